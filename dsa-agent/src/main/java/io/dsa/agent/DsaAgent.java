@@ -1,0 +1,53 @@
+package io.dsa.agent;
+
+import io.dsa.DsaProgram;
+import java.util.List;
+
+/**
+ * One node of a DSA virtual machine (the paper's DsaAgent, library style): holds the partitions
+ * homed here, caches others, runs the coherence protocol, and proxies the node's workers.
+ * Node 0's agent is also the monitor (membership, registry, barrier root).
+ *
+ * <pre>{@code
+ * DsaAgent agent = DsaAgent.start(config);      // binds, joins the monitor
+ * RunReport report = agent.run(program, args);  // collective: every node calls it
+ * agent.close();
+ * }</pre>
+ */
+public final class DsaAgent implements AutoCloseable {
+    private DsaAgent() {}
+
+    /**
+     * Starts the agent of node {@code config.nodeId()}: binds its port and, unless it is node 0,
+     * joins the monitor at {@code config.monitorAddress()}. Returns without waiting for the VM
+     * to form.
+     *
+     * @throws io.dsa.DsaException if the port cannot be bound or the monitor refuses
+     */
+    public static DsaAgent start(DsaConfig config) {
+        throw new UnsupportedOperationException();
+    }
+
+    /** @return this node's id */
+    public int nodeId() { throw new UnsupportedOperationException(); }
+
+    /** @return the {@code host:port} this agent listens on */
+    public String address() { throw new UnsupportedOperationException(); }
+
+    /**
+     * Runs {@code program} on this node once the VM has formed: {@code setup}, then
+     * {@code threadsPerNode} workers. Collective: every node of the VM calls it. Returns when
+     * every worker of every node has finished.
+     *
+     * @return on node 0, every node's report lines and the timings; on other nodes, this node's
+     * @throws io.dsa.DsaException if any worker anywhere threw (the first failure), or the VM
+     *         failed to form in time
+     */
+    public RunReport run(DsaProgram program, List<String> args) {
+        throw new UnsupportedOperationException();
+    }
+
+    /** Stops the agent and closes its connections. Idempotent. */
+    @Override
+    public void close() { throw new UnsupportedOperationException(); }
+}

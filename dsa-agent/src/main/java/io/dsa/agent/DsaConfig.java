@@ -1,0 +1,234 @@
+package io.dsa.agent;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+
+
+/**
+ * Configuration of a virtual machine, or of one agent of it. Immutable; build with
+ * {@link #builder()}, whose {@link Builder#build()} validates every field.
+ *
+ * <p>The cluster secret authenticates every connection. It comes from a file
+ * ({@link Builder#secretFile(Path)}), the environment variable {@value #SECRET_ENV}, or, for a
+ * VM inside one JVM, a random one ({@link Builder#randomSecret()}). It is never a command-line
+ * argument.
+ */
+public final class DsaConfig {
+    /** Environment variable holding the cluster secret. */
+    public static final String SECRET_ENV = "DSA_SECRET";
+    /** Default VM name. */
+    public static final String DEFAULT_VM = "dsa";
+    /** Default bind address: loopback. */
+    public static final String DEFAULT_BIND_HOST = "127.0.0.1";
+    /** Largest frame accepted by default: 64 MiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 64 << 20;
+    /** Default limit on waiting for the VM to form. */
+    public static final long DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+    /** Largest number of nodes. */
+    public static final int MAX_NODES = 1024;
+    /** Largest number of worker threads per node. */
+    public static final int MAX_THREADS_PER_NODE = 1024;
+
+    private final int nodes;
+    private final int threadsPerNode;
+    private final String vmName;
+    private final byte[] secret;
+    private final String bindHost;
+    private final int port;
+    private final int nodeId;
+    private final String monitorAddress;
+    private final int maxFrameBytes;
+    private final long startupTimeoutMs;
+
+    private DsaConfig(Builder b) {
+        this.nodes = b.nodes;
+        this.threadsPerNode = b.threadsPerNode;
+        this.vmName = b.vmName;
+        this.secret = b.secret.clone();
+        this.bindHost = b.bindHost;
+        this.port = b.port;
+        this.nodeId = b.nodeId;
+        this.monitorAddress = b.monitorAddress;
+        this.maxFrameBytes = b.maxFrameBytes;
+        this.startupTimeoutMs = b.startupTimeoutMs;
+    }
+
+    /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
+    public static Builder builder() { return new Builder(); }
+
+    /** @return a builder holding this config's values */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.nodes = nodes;
+        b.threadsPerNode = threadsPerNode;
+        b.vmName = vmName;
+        b.secret = secret.clone();
+        b.bindHost = bindHost;
+        b.port = port;
+        b.nodeId = nodeId;
+        b.monitorAddress = monitorAddress;
+        b.maxFrameBytes = maxFrameBytes;
+        b.startupTimeoutMs = startupTimeoutMs;
+        return b;
+    }
+
+    /** @return nodes in the VM */
+    public int nodes() { return nodes; }
+
+    /** @return worker threads per node */
+    public int threadsPerNode() { return threadsPerNode; }
+
+    /** @return the VM's name; connections between different VMs are refused */
+    public String vmName() { return vmName; }
+
+    /** @return a copy of the cluster secret */
+    public byte[] secret() { return secret.clone(); }
+
+    /** @return the address agents bind to */
+    public String bindHost() { return bindHost; }
+
+    /** @return the port an agent binds to; 0 picks a free one */
+    public int port() { return port; }
+
+    /** @return this agent's node id (used by {@link DsaAgent#start(DsaConfig)}) */
+    public int nodeId() { return nodeId; }
+
+    /** @return {@code host:port} of node 0's agent (the monitor), or null for node 0 itself */
+    public String monitorAddress() { return monitorAddress; }
+
+    /** @return the largest frame accepted from a peer */
+    public int maxFrameBytes() { return maxFrameBytes; }
+
+    /** @return how long to wait for the VM to form */
+    public long startupTimeoutMs() { return startupTimeoutMs; }
+
+    @Override
+    public String toString() {
+        return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
+                + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + "}";
+    }
+
+    /** Builds a {@link DsaConfig}. Not thread-safe. */
+    public static final class Builder {
+        private int nodes = 1;
+        private int threadsPerNode = 1;
+        private String vmName = DEFAULT_VM;
+        private byte[] secret = new byte[0];
+        private String bindHost = DEFAULT_BIND_HOST;
+        private int port = 0;
+        private int nodeId = 0;
+        private String monitorAddress;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private long startupTimeoutMs = DEFAULT_STARTUP_TIMEOUT_MS;
+
+        private Builder() {}
+
+        /** @param nodes nodes in the VM, in {@code [1, MAX_NODES]} */
+        public Builder nodes(int nodes) { this.nodes = nodes; return this; }
+
+        /** @param threads worker threads per node, in {@code [1, MAX_THREADS_PER_NODE]} */
+        public Builder threadsPerNode(int threads) { this.threadsPerNode = threads; return this; }
+
+        /** @param vmName the VM's name: letters, digits, '-', '_', '.', at most 64 */
+        public Builder vmName(String vmName) { this.vmName = vmName; return this; }
+
+        /** @param secret the cluster secret, at least 16 bytes */
+        public Builder secret(byte[] secret) { this.secret = secret.clone(); return this; }
+
+        /** Generates a random 32-byte secret, for a VM whose agents all live in this JVM. */
+        public Builder randomSecret() {
+            byte[] s = new byte[32];
+            new SecureRandom().nextBytes(s);
+            this.secret = s;
+            return this;
+        }
+
+        /**
+         * Reads the secret from a file (its bytes, trailing newline removed).
+         *
+         * @throws IllegalArgumentException if the file cannot be read
+         */
+        public Builder secretFile(Path file) {
+            try {
+                String text = Files.readString(file, StandardCharsets.UTF_8).strip();
+                this.secret = text.getBytes(StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read secret file " + file + ": " + e.getMessage(), e);
+            }
+            return this;
+        }
+
+        /**
+         * Reads the secret from {@value #SECRET_ENV}.
+         *
+         * @throws IllegalArgumentException if it is not set
+         */
+        public Builder secretFromEnvironment() {
+            String value = System.getenv(SECRET_ENV);
+            if (value == null || value.isEmpty()) {
+                throw new IllegalArgumentException("environment variable " + SECRET_ENV + " is not set");
+            }
+            this.secret = value.strip().getBytes(StandardCharsets.UTF_8);
+            return this;
+        }
+
+        /** @param host the address to bind, e.g. 127.0.0.1 */
+        public Builder bindHost(String host) { this.bindHost = host; return this; }
+
+        /** @param port the port to bind, in {@code [0, 65535]}; 0 picks a free one */
+        public Builder port(int port) { this.port = port; return this; }
+
+        /** @param nodeId this agent's node id, in {@code [0, nodes)} */
+        public Builder nodeId(int nodeId) { this.nodeId = nodeId; return this; }
+
+        /** @param hostPort node 0's {@code host:port}; required for every other node */
+        public Builder monitorAddress(String hostPort) { this.monitorAddress = hostPort; return this; }
+
+        /** @param bytes largest frame accepted, in {@code [4096, 1 GiB]} */
+        public Builder maxFrameBytes(int bytes) { this.maxFrameBytes = bytes; return this; }
+
+        /** @param ms how long to wait for the VM to form, in {@code [1, 3600000]} */
+        public Builder startupTimeoutMs(long ms) { this.startupTimeoutMs = ms; return this; }
+
+        /**
+         * @return the config
+         * @throws IllegalArgumentException naming the first bad value and its valid range
+         */
+        public DsaConfig build() {
+            range("nodes", nodes, 1, MAX_NODES);
+            range("threads per node", threadsPerNode, 1, MAX_THREADS_PER_NODE);
+            range("node id", nodeId, 0, nodes - 1);
+            range("port", port, 0, 65535);
+            range("max frame bytes", maxFrameBytes, 4096, 1 << 30);
+            range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
+            if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
+                throw new IllegalArgumentException("vm name '" + vmName
+                        + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
+            }
+            if (secret.length < 16) {
+                throw new IllegalArgumentException("cluster secret has " + secret.length
+                        + " bytes, at least 16 required (use a secret file or " + SECRET_ENV + ")");
+            }
+            if (bindHost == null || bindHost.isEmpty()) {
+                throw new IllegalArgumentException("bind host must be non-empty");
+            }
+            if (nodeId != 0 && monitorAddress == null) {
+                throw new IllegalArgumentException("node " + nodeId + " needs the monitor address (node 0's host:port)");
+            }
+            if (monitorAddress != null) {
+                HostPort.parse(monitorAddress);
+            }
+            return new DsaConfig(this);
+        }
+
+        private static void range(String what, long value, long min, long max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(what + " " + value + " out of range [" + min + ", " + max + "]");
+            }
+        }
+    }
+
+}

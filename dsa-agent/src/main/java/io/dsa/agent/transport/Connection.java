@@ -1,0 +1,27 @@
+package io.dsa.agent.transport;
+
+/**
+ * An authenticated connection to one peer. Thread-safe: any thread may send.
+ */
+public interface Connection {
+    /** @return the peer's node id from its handshake */
+    int peerNodeId();
+
+    /**
+     * Queues {@code message} (a {@link io.dsa.agent.wire.WireMessage} or a
+     * {@link io.dsa.coherence.CoherenceMessage}) for sending. Messages sent on one connection
+     * arrive in order. Never blocks.
+     *
+     * @throws IllegalArgumentException for a message type the wire does not know
+     */
+    void send(Object message);
+
+    /** @return whether the connection is still open */
+    boolean isOpen();
+
+    /** Closes the connection; the handler's {@code onDisconnected} follows. */
+    void close();
+
+    /** @return the peer's address, for messages */
+    String remoteAddress();
+}

@@ -1,0 +1,59 @@
+package io.dsa.coherence;
+
+/**
+ * Coherence message types with their wire codes. The constructor checks that codes are unique
+ * and in range, so a duplicated code fails at class initialisation, not on the wire.
+ */
+public enum CoherenceOp {
+    /** requester to home: wants a shared (read) copy */
+    GET_S(1, false),
+    /** requester to home: wants exclusive (write) ownership; an upgrade if the requester is a sharer */
+    GET_M(2, false),
+    /** home to requester: shared copy, with data */
+    DATA_S(3, true),
+    /** home to requester: exclusive ownership; with data, or without when the requester already holds a valid shared copy */
+    DATA_M(4, true),
+    /** home to sharer: drop your copy and acknowledge */
+    INV(5, false),
+    /** sharer to home: copy dropped */
+    INV_ACK(6, false),
+    /** home to exclusive owner: downgrade to shared and send me the data (intervention forwarding) */
+    FWD_GET_S(7, false),
+    /** home to exclusive owner: give up the partition and send me the data */
+    FWD_GET_M(8, false),
+    /** owner to home: answer to FWD_GET_S, data attached, owner is now a sharer */
+    OWNER_DATA(9, true),
+    /** owner to home: answer to FWD_GET_M, data attached, owner is now invalid */
+    OWNER_RELEASE(10, true);
+
+    private static final CoherenceOp[] BY_CODE = new CoherenceOp[16];
+
+    static {
+        for (CoherenceOp op : values()) {
+            if (BY_CODE[op.code] != null) {
+                throw new IllegalStateException("duplicate coherence op code " + op.code + ": " + BY_CODE[op.code] + ", " + op);
+            }
+            BY_CODE[op.code] = op;
+        }
+    }
+
+    private final int code;
+    private final boolean mayCarryData;
+
+    CoherenceOp(int code, boolean mayCarryData) {
+        if (code <= 0 || code >= 16) throw new IllegalArgumentException("code " + code + " out of range [1, 16)");
+        this.code = code;
+        this.mayCarryData = mayCarryData;
+    }
+
+    /** @return the wire code, in {@code [1, 16)} */
+    public int code() { return code; }
+
+    /** @return whether messages of this type may carry partition data */
+    public boolean mayCarryData() { return mayCarryData; }
+
+    /** @return the op with wire code {@code code}, or {@code null} if none */
+    public static CoherenceOp fromCode(int code) {
+        return code > 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

@@ -1,0 +1,34 @@
+package io.dsa;
+
+/** Combining operations for reductions and scans. {@code AND}, {@code OR}, {@code XOR} apply to longs only. */
+public enum ReduceOp {
+    SUM, MIN, MAX, PROD, AND, OR, XOR;
+
+    /**
+     * @return {@code a op b}
+     * @throws DsaException for a bitwise op, which has no meaning on doubles
+     */
+    public double apply(double a, double b) {
+        switch (this) {
+            case SUM: return a + b;
+            case MIN: return Math.min(a, b);
+            case MAX: return Math.max(a, b);
+            case PROD: return a * b;
+            default: throw new DsaException("reduce op " + this + " is defined for longs only, not doubles");
+        }
+    }
+
+    /** @return {@code a op b} */
+    public long apply(long a, long b) {
+        switch (this) {
+            case SUM: return a + b;
+            case MIN: return Math.min(a, b);
+            case MAX: return Math.max(a, b);
+            case PROD: return a * b;
+            case AND: return a & b;
+            case OR: return a | b;
+            case XOR: return a ^ b;
+            default: throw new AssertionError(this);
+        }
+    }
+}
