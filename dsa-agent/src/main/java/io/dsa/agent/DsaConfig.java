@@ -14,7 +14,8 @@ import java.security.SecureRandom;
  * <p>The cluster secret authenticates every connection. It comes from a file
  * ({@link Builder#secretFile(Path)}), the environment variable {@value #SECRET_ENV}, or, for a
  * VM inside one JVM, a random one ({@link Builder#randomSecret()}). It is never a command-line
- * argument.
+ * argument. A config may be built without one for {@link DsaCluster#local}, which then makes a
+ * random one; {@link DsaAgent#start} refuses to start without one.
  */
 public final class DsaConfig {
     /** Environment variable holding the cluster secret. */
@@ -83,6 +84,9 @@ public final class DsaConfig {
 
     /** @return the VM's name; connections between different VMs are refused */
     public String vmName() { return vmName; }
+
+    /** @return whether a secret was given ({@link DsaCluster#local} makes one when not) */
+    public boolean hasSecret() { return secret.length > 0; }
 
     /** @return a copy of the cluster secret */
     public byte[] secret() { return secret.clone(); }
@@ -208,7 +212,7 @@ public final class DsaConfig {
                 throw new IllegalArgumentException("vm name '" + vmName
                         + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
             }
-            if (secret.length < 16) {
+            if (secret.length > 0 && secret.length < 16) {
                 throw new IllegalArgumentException("cluster secret has " + secret.length
                         + " bytes, at least 16 required (use a secret file or " + SECRET_ENV + ")");
             }
