@@ -19,11 +19,29 @@ public final class ArrayLayout {
     private final int partitionCount;
     private final int nodeGridRows;
     private final int nodeGridCols;
+    // Copies of the spec's shape, read on every element access.
+    private final int rows;
+    private final int cols;
+    private final int partRows;
+    private final int partCols;
+    // Power-of-two partition dimensions: shift and mask replace division and remainder; -1 if not.
+    private final int partRowShift;
+    private final int partColShift;
+    private final int partRowMask;
+    private final int partColMask;
 
     private ArrayLayout(ArraySpec spec, int nodeCount, int threadsPerNode) {
         this.spec = spec;
         this.nodeCount = nodeCount;
         this.threadsPerNode = threadsPerNode;
+        this.rows = spec.rows();
+        this.cols = spec.cols();
+        this.partRows = spec.partitionRows();
+        this.partCols = spec.partitionCols();
+        this.partRowShift = log2IfPowerOfTwo(partRows);
+        this.partColShift = log2IfPowerOfTwo(partCols);
+        this.partRowMask = partRows - 1;
+        this.partColMask = partCols - 1;
         this.gridRows = ceilDiv(spec.rows(), spec.partitionRows());
         this.gridCols = ceilDiv(spec.cols(), spec.partitionCols());
         long count = (long) gridRows * gridCols;
@@ -50,7 +68,12 @@ public final class ArrayLayout {
         return new ArrayLayout(spec, nodeCount, threadsPerNode);
     }
 
-    private static int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+    // (a + b - 1) / b would overflow for a near Integer.MAX_VALUE; a >= 1 and b >= 1 here.
+    private static int ceilDiv(int a, int b) { return (a - 1) / b + 1; }
+
+    private static int log2IfPowerOfTwo(int n) {
+        return Integer.bitCount(n) == 1 ? Integer.numberOfTrailingZeros(n) : -1;
+    }
 
     /** @return the spec this layout was made from */
     public ArraySpec spec() { return spec; }
@@ -81,8 +104,8 @@ public final class ArrayLayout {
 
     /** @throws IndexOutOfBoundsException if {@code (row, col)} is outside the array */
     public void checkIndex(int row, int col) {
-        if (row < 0 || row >= spec.rows()) throw outOfRange("row", row, spec.rows());
-        if (col < 0 || col >= spec.cols()) throw outOfRange(spec.oneDimensional() ? "index" : "col", col, spec.cols());
+        if (row < 0 || row >= rows) throw outOfRange("row", row, rows);
+        if (col < 0 || col >= cols) throw outOfRange(spec.oneDimensional() ? "index" : "col", col, cols);
     }
 
     private IndexOutOfBoundsException outOfRange(String what, long value, long limit) {
@@ -98,7 +121,16 @@ public final class ArrayLayout {
     /** @return the partition holding {@code (row, col)} @throws IndexOutOfBoundsException if outside */
     public int partitionOf(int row, int col) {
         checkIndex(row, col);
-        return (row / spec.partitionRows()) * gridCols + col / spec.partitionCols();
+        return gridRowOf(row) * gridCols + gridColOf(col);
+    }
+
+    // Row of the partition grid holding array row {@code row}; {@code row} must be valid (>= 0).
+    private int gridRowOf(int row) {
+        return partRowShift >= 0 ? row >>> partRowShift : row / partRows;
+    }
+
+    private int gridColOf(int col) {
+        return partColShift >= 0 ? col >>> partColShift : col / partCols;
     }
 
     /** @return the partition holding element {@code index} of the row-major flattening */
@@ -109,20 +141,21 @@ public final class ArrayLayout {
 
     /** @return the offset of {@code (row, col)} within its partition; indices must be valid */
     public int offsetInPartition(int row, int col) {
-        int pr = row / spec.partitionRows();
-        int pc = col / spec.partitionCols();
+        int pc = gridColOf(col);
         int width = partitionColsOf(pc);
-        return (row - pr * spec.partitionRows()) * width + (col - pc * spec.partitionCols());
+        int rowInPartition = partRowShift >= 0 ? row & partRowMask : row - gridRowOf(row) * partRows;
+        int colInPartition = partColShift >= 0 ? col & partColMask : col - pc * partCols;
+        return rowInPartition * width + colInPartition;
     }
 
     private int partitionColsOf(int gridCol) {
-        int first = gridCol * spec.partitionCols();
-        return Math.min(spec.partitionCols(), spec.cols() - first);
+        int first = gridCol * partCols;
+        return Math.min(partCols, cols - first);
     }
 
     private int partitionRowsOf(int gridRow) {
-        int first = gridRow * spec.partitionRows();
-        return Math.min(spec.partitionRows(), spec.rows() - first);
+        int first = gridRow * partRows;
+        return Math.min(partRows, rows - first);
     }
 
     /** @return the first row of {@code partition} */
