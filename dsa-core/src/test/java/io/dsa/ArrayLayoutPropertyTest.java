@@ -27,9 +27,7 @@ class ArrayLayoutPropertyTest {
             String where = "seed " + seed + ", layout " + layout + ": ";
             try {
                 checkAll(layout, where);
-            } catch (AssertionError e) {
-                throw e;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException e) {   // an unexpected exception: report it with the seed too
                 throw new AssertionError(where + e, e);
             }
         }
