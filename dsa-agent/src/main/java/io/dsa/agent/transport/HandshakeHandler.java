@@ -230,7 +230,9 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             Throwable reason = ctx.channel().attr(FrameDecoder.CLOSE_REASON).get();
             String why = reason != null ? reason.getMessage() : "connection closed by peer";
             transitionTo(HandshakeState.FAILED, why);
-            LOG.warn("handshake with {} failed: {}", peer, why);
+            if (reason == null) {
+                LOG.warn("handshake with {} failed: {}", peer, why);
+            } // else the decoder has logged it
             if (connectFuture != null) {
                 connectFuture.completeExceptionally(new DsaException("handshake with " + peer + " failed: " + why));
             }

@@ -73,7 +73,7 @@ public final class Transport implements AutoCloseable {
     private Transport(TransportConfig config, InboundHandler inbound) {
         this.config = config;
         this.inbound = inbound;
-        this.epoll = Epoll.isAvailable();
+        this.epoll = config.preferNativeTransport() && Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         String name = "dsa-" + config.vmName() + "-" + config.nodeId();
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true), io);
@@ -126,7 +126,11 @@ public final class Transport implements AutoCloseable {
     private void accept(SocketChannel ch) {
         int open = acceptedOpen.incrementAndGet();
         ch.closeFuture().addListener(f -> acceptedOpen.decrementAndGet());
-        if (open > config.maxConnections() || closed.get()) {
+        if (closed.get()) {
+            ch.close();
+            return;
+        }
+        if (open > config.maxConnections()) {
             LOG.warn("refusing connection from {}: {} accepted connections open, limit {}",
                     HandshakeHandler.format(ch.remoteAddress()), open - 1, config.maxConnections());
             ch.close();

@@ -46,6 +46,7 @@ public final class TransportConfig {
     private final int connectTimeoutMs;
     private final int maxConnections;
     private final int ioThreads;
+    private final boolean preferNativeTransport;
 
     private TransportConfig(Builder b) {
         this.bindHost = b.bindHost;
@@ -58,6 +59,7 @@ public final class TransportConfig {
         this.connectTimeoutMs = b.connectTimeoutMs;
         this.maxConnections = b.maxConnections;
         this.ioThreads = b.ioThreads;
+        this.preferNativeTransport = b.preferNativeTransport;
     }
 
     /** @return a builder with the defaults */
@@ -96,12 +98,15 @@ public final class TransportConfig {
     /** @return the number of I/O (event loop) threads */
     public int ioThreads() { return ioThreads; }
 
+    /** @return whether native epoll is used when the platform has it (else NIO) */
+    public boolean preferNativeTransport() { return preferNativeTransport; }
+
     @Override
     public String toString() {
         return "TransportConfig{vm=" + vmName + ", node=" + nodeId + ", bind=" + bindHost + ":" + port
                 + ", maxFrameBytes=" + maxFrameBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
                 + ", connectTimeoutMs=" + connectTimeoutMs + ", maxConnections=" + maxConnections
-                + ", ioThreads=" + ioThreads + "}"; // never the secret
+                + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + "}"; // never the secret
     }
 
     /** Collects settings; {@link #build()} validates them all at once. Not thread-safe. */
@@ -116,6 +121,7 @@ public final class TransportConfig {
         private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int ioThreads = DEFAULT_IO_THREADS;
+        private boolean preferNativeTransport = true;
 
         private Builder() {}
 
@@ -148,6 +154,12 @@ public final class TransportConfig {
 
         /** @param ioThreads number of I/O threads */
         public Builder ioThreads(int ioThreads) { this.ioThreads = ioThreads; return this; }
+
+        /** @param preferNativeTransport use native epoll when available (default), else always NIO */
+        public Builder preferNativeTransport(boolean preferNativeTransport) {
+            this.preferNativeTransport = preferNativeTransport;
+            return this;
+        }
 
         /**
          * @return the config

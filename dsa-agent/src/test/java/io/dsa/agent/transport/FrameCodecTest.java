@@ -331,6 +331,7 @@ class FrameCodecTest {
             return decoded;
         } finally {
             frame.release();
+            assertEquals(0, frame.refCnt(), "the decoder released every slice it was given");
         }
     }
 

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -58,8 +57,12 @@ class TransportTest {
         }
     }
 
-    static TransportConfig.Builder config(int nodeId) {
-        return TransportConfig.builder().bindHost(LOOPBACK).port(0).vmName(VM).nodeId(nodeId).secret(SECRET);
+    /** @return whether this run uses native epoll (when available); a subclass runs everything on NIO */
+    boolean nativeTransport() { return true; }
+
+    TransportConfig.Builder config(int nodeId) {
+        return TransportConfig.builder().bindHost(LOOPBACK).port(0).vmName(VM).nodeId(nodeId).secret(SECRET)
+                .preferNativeTransport(nativeTransport());
     }
 
     private Transport start(TransportConfig.Builder config, InboundHandler handler) {
@@ -208,6 +211,44 @@ class TransportTest {
         assertThrows(IllegalArgumentException.class, () -> c.send("a string"));
         assertThrows(IllegalArgumentException.class, () -> c.send(null));
         assertThrows(IllegalArgumentException.class, () -> c.send(new RefuseMessage("no handshake types")));
+    }
+
+    @Test
+    void aThrowingHandlerNeitherClosesTheConnectionNorLosesLaterMessages() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler() {
+            @Override
+            public void onMessage(Connection connection, Object message) {
+                if (message instanceof ReportMessage r && r.text().equals("boom")) {
+                    throw new IllegalStateException("handler bug");
+                }
+                super.onMessage(connection, message);
+            }
+        };
+        Transport server = start(config(0), serverSide);
+        Transport client = start(config(1), new RecordingHandler());
+        Connection c = await(client.connect(LOOPBACK, port(server)));
+        c.send(new ReportMessage(1, "boom"));
+        c.send(new ReportMessage(1, "after"));
+        assertEquals(new ReportMessage(1, "after"), serverSide.awaitMessage());
+        assertTrue(c.isOpen());
+    }
+
+    @Test
+    void manyPeersConnectConcurrently() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler();
+        Transport server = start(config(0), serverSide);
+        List<CompletableFuture<Connection>> dialling = new ArrayList<>();
+        for (int node = 1; node <= 8; node++) {
+            Transport peer = start(config(node).ioThreads(1), new RecordingHandler());
+            dialling.add(peer.connect(LOOPBACK, port(server)));
+        }
+        for (CompletableFuture<Connection> f : dialling) {
+            Connection c = await(f);
+            c.send(new JoinMessage(c.peerNodeId(), LOOPBACK, 0));
+        }
+        for (int i = 0; i < dialling.size(); i++) {
+            assertEquals(0, ((JoinMessage) serverSide.awaitMessage()).nodeId());
+        }
     }
 
     @Test
