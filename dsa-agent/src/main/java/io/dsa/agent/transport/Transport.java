@@ -137,10 +137,11 @@ public final class Transport implements AutoCloseable {
             return;
         }
         channels.add(ch);
-        initPipeline(ch, HandshakeHandler.forAcceptor(config, inbound));
+        initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound));
     }
 
-    private void initPipeline(Channel ch, HandshakeHandler handshake) {
+    /** Sets up a new channel's pipeline for the handshake; also used by tests on embedded channels. */
+    static void initPipeline(Channel ch, TransportConfig config, HandshakeHandler handshake) {
         ch.pipeline()
                 .addLast(DECODER, new FrameDecoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES, true))
                 .addLast(ENCODER, new FrameEncoder(config.maxFrameBytes()))
@@ -179,7 +180,7 @@ public final class Transport implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        initPipeline(ch, HandshakeHandler.forDialer(config, inbound, result, peer));
+                        initPipeline(ch, config, HandshakeHandler.forDialer(config, inbound, result, peer));
                     }
                 });
         try {
