@@ -336,6 +336,20 @@ class FrameCodecTest {
     }
 
     @Test
+    void frameLayoutIsPinned() {
+        // [len=15][ver=1][type=JOIN 10][nodeId=1][host: len 1, 'h'][port=2]
+        byte[] expected = {0, 0, 0, 15, 1, 10, 0, 0, 0, 1, 0, 0, 0, 1, 'h', 0, 0, 0, 2};
+        ByteBuf frame = encode(new JoinMessage(1, "h", 2));
+        try {
+            byte[] actual = new byte[frame.readableBytes()];
+            frame.getBytes(frame.readerIndex(), actual);
+            assertArrayEquals(expected, actual);
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Test
     void stringsAreUtf8OnTheWire() {
         ByteBuf frame = encode(new ReportMessage(1, "é"));
         try {

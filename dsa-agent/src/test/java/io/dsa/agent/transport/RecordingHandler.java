@@ -2,7 +2,6 @@ package io.dsa.agent.transport;
 
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +52,4 @@ class RecordingHandler implements InboundHandler {
         assertNotNull(c, "no onDisconnected within 10 s");
         return c;
     }
-
-    static CompletableFuture<Void> never() { return new CompletableFuture<>(); }
 }
