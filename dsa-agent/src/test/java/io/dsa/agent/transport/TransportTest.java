@@ -251,6 +251,23 @@ class TransportTest {
     }
 
     @Test
+    void oversizeFrameFromAnAuthenticatedPeerClosesOnlyThatConnection() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler();
+        Transport server = start(config(0).maxFrameBytes(4096), serverSide);
+        RecordingHandler clientSide = new RecordingHandler();
+        Transport client = start(config(1), clientSide);
+        Connection c = await(client.connect(LOOPBACK, port(server)));
+        c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 1, 0, 0, new byte[8192]));
+        serverSide.awaitDisconnected();
+        clientSide.awaitDisconnected();
+        assertEquals(1, serverSide.disconnectCauses.size());
+        assertTrue(serverSide.disconnectCauses.get(0).getMessage().contains("frame length 8219 out of range [2, 4096]"),
+                serverSide.disconnectCauses.get(0).getMessage());
+        assertTrue(serverSide.messages.isEmpty());
+        assertServes(server, serverSide);
+    }
+
+    @Test
     void wrongSecretIsRefusedAndTheServerKeepsServing() throws Exception {
         RecordingHandler serverSide = new RecordingHandler();
         Transport server = start(config(0), serverSide);
@@ -383,6 +400,7 @@ class TransportTest {
             Transport client = start(config(1).handshakeTimeoutMs(200), new RecordingHandler());
             CompletableFuture<Connection> connecting = client.connect(LOOPBACK, fake.getLocalPort());
             try (Socket s = fake.accept()) {
+                assertTrue(s.isConnected());
                 Throwable failed = awaitFailure(connecting);
                 assertTrue(failed.getMessage().contains("timed out after 200 ms"), failed.getMessage());
             }
