@@ -1,0 +1,78 @@
+package io.dsa.agent.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Last handler of an authenticated channel: hands decoded messages and the close to the user's
+ * {@link InboundHandler}. A handler that throws is logged; it neither closes the connection nor
+ * reaches the event loop.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+
+    private final NettyConnection connection;
+    private final InboundHandler inbound;
+    private Throwable cause;
+    private boolean disconnected;
+
+    ConnectionHandler(NettyConnection connection, InboundHandler inbound) {
+        this.connection = connection;
+        this.inbound = inbound;
+    }
+
+    /** Tells the user the connection is up; called once, right after the handshake. */
+    void connected(ChannelHandlerContext ctx) {
+        try {
+            inbound.onConnected(connection);
+        } catch (RuntimeException | Error e) {
+            LOG.error("onConnected for {} threw", connection, e);
+        }
+        if (!ctx.channel().isActive()) {
+            disconnect(); // closed before we got here: channelInactive will not come to us
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            inbound.onMessage(connection, msg);
+        } catch (RuntimeException | Error e) {
+            LOG.error("onMessage for {} threw on {}", connection, msg, e);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable t) {
+        if (cause == null) {
+            cause = t;
+        }
+        LOG.warn("closing {}: {}", connection, t.toString());
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Throwable reason = ctx.channel().attr(FrameDecoder.CLOSE_REASON).get();
+        if (cause == null) {
+            cause = reason;
+        }
+        disconnect();
+        ctx.fireChannelInactive();
+    }
+
+    private void disconnect() {
+        if (disconnected) {
+            return;
+        }
+        disconnected = true;
+        LOG.debug("{} closed{}", connection, cause == null ? "" : ": " + cause);
+        try {
+            inbound.onDisconnected(connection, cause);
+        } catch (RuntimeException | Error e) {
+            LOG.error("onDisconnected for {} threw", connection, e);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.dsa.agent.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.util.AttributeKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+
+/**
+ * Splits the byte stream into frames ({@link WireFormat}) and decodes each into its message
+ * record. Before authentication ({@code handshakePhase}) only handshake types and small frames
+ * are accepted; afterwards only the others.
+ *
+ * <p>Any violation (length out of range, wrong version, unknown or out-of-phase type, malformed
+ * or truncated body, trailing bytes) logs a WARN naming the peer and the reason, discards all
+ * further input and closes the connection. Nothing is thrown into the pipeline. The reason is
+ * left in {@link #CLOSE_REASON} for the connection's {@code onDisconnected}.
+ *
+ * <p>Decoding reads the body in place from the cumulation buffer: no copies beyond the decoded
+ * values (the payload's {@code byte[]} is allocated here and owned by the receiver).
+ */
+final class FrameDecoder extends ByteToMessageDecoder {
+    /** Why the transport closed a channel, when it did so because of the peer. */
+    static final AttributeKey<Throwable> CLOSE_REASON = AttributeKey.valueOf(FrameDecoder.class, "closeReason");
+
+    private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
+
+    private final int maxFrameBytes;
+    private final boolean handshakePhase;
+    private boolean rejected;
+
+    /**
+     * @param maxFrameBytes the largest length field value accepted
+     * @param handshakePhase whether the connection is still unauthenticated
+     */
+    FrameDecoder(int maxFrameBytes, boolean handshakePhase) {
+        this.maxFrameBytes = maxFrameBytes;
+        this.handshakePhase = handshakePhase;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (rejected) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        if (in.readableBytes() < WireFormat.LENGTH_FIELD_BYTES) {
+            return;
+        }
+        int start = in.readerIndex();
+        int length = in.getInt(start);
+        if (length < WireFormat.HEADER_BYTES || length > maxFrameBytes) {
+            reject(ctx, in, "frame length " + length + " out of range [" + WireFormat.HEADER_BYTES + ", "
+                    + maxFrameBytes + "]");
+            return;
+        }
+        int readable = in.readableBytes();
+        if (readable > WireFormat.LENGTH_FIELD_BYTES) {
+            // Check the version as soon as it arrives rather than waiting for a large frame.
+            int version = in.getUnsignedByte(start + WireFormat.LENGTH_FIELD_BYTES);
+            if (version != WireFormat.VERSION) {
+                reject(ctx, in, "protocol version " + version + ", expected " + WireFormat.VERSION);
+                return;
+            }
+        }
+        if (readable < WireFormat.LENGTH_FIELD_BYTES + length) {
+            return;
+        }
+        int code = in.getUnsignedByte(start + WireFormat.LENGTH_FIELD_BYTES + 1);
+        MessageType type = MessageType.fromCode(code);
+        if (type == null) {
+            reject(ctx, in, "unknown message type code " + code);
+            return;
+        }
+        if (type.handshake() != handshakePhase) {
+            reject(ctx, in, handshakePhase ? type + " message before the handshake completed"
+                    : "handshake message " + type + " after the handshake completed");
+            return;
+        }
+        ByteBuf body = in.slice(start + WireFormat.PREFIX_BYTES, length - WireFormat.HEADER_BYTES);
+        Object message;
+        try {
+            message = WireFormat.readBody(type, body);
+        } catch (IndexOutOfBoundsException e) {
+            reject(ctx, in, "truncated " + type + " frame of " + length + " bytes");
+            return;
+        } catch (RuntimeException e) {
+            reject(ctx, in, "malformed " + type + " frame: " + e.getMessage());
+            return;
+        }
+        if (body.isReadable()) {
+            reject(ctx, in, type + " frame has " + body.readableBytes() + " trailing bytes");
+            return;
+        }
+        in.skipBytes(WireFormat.LENGTH_FIELD_BYTES + length);
+        out.add(message);
+    }
+
+    private void reject(ChannelHandlerContext ctx, ByteBuf in, String reason) {
+        rejected = true;
+        in.skipBytes(in.readableBytes());
+        LOG.warn("closing connection with {}: {}", ctx.channel().remoteAddress(), reason);
+        ctx.channel().attr(CLOSE_REASON).setIfAbsent(new CorruptedFrameException(reason));
+        ctx.close();
+    }
+}

@@ -1,0 +1,45 @@
+package io.dsa.agent.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.EncoderException;
+import io.netty.handler.codec.MessageToByteEncoder;
+
+/**
+ * Encodes wire messages, coherence messages and handshake records into frames
+ * ({@link WireFormat}). The buffer is sized up front for payload-carrying messages, so a
+ * partition's bytes are copied exactly once, from the message's array into the frame.
+ * A frame larger than the peer would accept fails that write (the connection stays open).
+ */
+final class FrameEncoder extends MessageToByteEncoder<Object> {
+    private final int maxFrameBytes;
+
+    FrameEncoder(int maxFrameBytes) {
+        super(Object.class);
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    @Override
+    public boolean acceptOutboundMessage(Object msg) {
+        return MessageType.of(msg) != null;
+    }
+
+    @Override
+    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
+        int size = WireFormat.sizeHint(MessageType.of(msg), msg);
+        return preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
+    }
+
+    @Override
+    protected void encode(ChannelHandlerContext ctx, Object msg, ByteBuf out) {
+        MessageType type = MessageType.of(msg);
+        int start = out.writerIndex();
+        WireFormat.writeFrame(type, msg, out);
+        int length = out.writerIndex() - start - WireFormat.LENGTH_FIELD_BYTES;
+        if (length > maxFrameBytes) {
+            out.writerIndex(start);
+            throw new EncoderException(type + " frame of " + length + " bytes exceeds the limit of "
+                    + maxFrameBytes + " bytes");
+        }
+    }
+}

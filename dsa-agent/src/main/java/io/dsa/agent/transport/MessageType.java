@@ -1,0 +1,98 @@
+package io.dsa.agent.transport;
+
+import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.RegisterMessage;
+import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.VarOpMessage;
+import io.dsa.agent.wire.VarResultMessage;
+import io.dsa.agent.wire.ViewMessage;
+import io.dsa.coherence.CoherenceMessage;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The message type code of every frame: one code per message class. The constructor checks that
+ * codes are in range and unique, so a duplicated code fails at class initialisation rather than
+ * on the wire. Handshake types are only legal before a connection is authenticated; the others
+ * only after.
+ */
+enum MessageType {
+    CHALLENGE(1, ChallengeMessage.class, true),
+    HELLO(2, HelloMessage.class, true),
+    WELCOME(3, WelcomeMessage.class, true),
+    REFUSE(4, RefuseMessage.class, true),
+
+    JOIN(10, JoinMessage.class, false),
+    VIEW(11, ViewMessage.class, false),
+    REGISTER(12, RegisterMessage.class, false),
+    REGISTERED(13, RegisteredMessage.class, false),
+    DEFINE(14, DefineMessage.class, false),
+    VAR_OP(15, VarOpMessage.class, false),
+    VAR_RESULT(16, VarResultMessage.class, false),
+    BARRIER_ARRIVE(17, BarrierArriveMessage.class, false),
+    BARRIER_RELEASE(18, BarrierReleaseMessage.class, false),
+    LOCK(19, LockMessage.class, false),
+    REPORT(20, ReportMessage.class, false),
+    STATUS(21, StatusMessage.class, false),
+
+    COHERENCE(32, CoherenceMessage.class, false);
+
+    /** Codes fit the frame's uint8 type field. */
+    static final int MAX_CODE = 255;
+
+    private static final MessageType[] BY_CODE = new MessageType[MAX_CODE + 1];
+    private static final Map<Class<?>, MessageType> BY_CLASS = new HashMap<>();
+
+    static {
+        for (MessageType type : values()) {
+            if (BY_CODE[type.code] != null) {
+                throw new IllegalStateException("duplicate message type code " + type.code + ": "
+                        + BY_CODE[type.code] + ", " + type);
+            }
+            BY_CODE[type.code] = type;
+            if (BY_CLASS.put(type.messageClass, type) != null) {
+                throw new IllegalStateException("message class " + type.messageClass.getName()
+                        + " has two type codes");
+            }
+        }
+    }
+
+    private final int code;
+    private final Class<?> messageClass;
+    private final boolean handshake;
+
+    MessageType(int code, Class<?> messageClass, boolean handshake) {
+        if (code <= 0 || code > MAX_CODE) {
+            throw new IllegalArgumentException("message type code " + code + " out of range [1, " + MAX_CODE + "]");
+        }
+        this.code = code;
+        this.messageClass = messageClass;
+        this.handshake = handshake;
+    }
+
+    /** @return the wire code, in {@code [1, 255]} */
+    int code() { return code; }
+
+    /** @return whether this type belongs to the handshake (legal only before authentication) */
+    boolean handshake() { return handshake; }
+
+    /** @return the record class this type carries */
+    Class<?> messageClass() { return messageClass; }
+
+    /** @return the type with wire code {@code code}, or {@code null} if none */
+    static MessageType fromCode(int code) {
+        return code > 0 && code <= MAX_CODE ? BY_CODE[code] : null;
+    }
+
+    /** @return the type of {@code message}, or {@code null} when the wire does not know its class */
+    static MessageType of(Object message) {
+        return message == null ? null : BY_CLASS.get(message.getClass());
+    }
+}

@@ -1,0 +1,257 @@
+package io.dsa.agent.transport;
+
+import io.dsa.DsaException;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A node's network endpoint: listens for peers, dials peers, and runs the authenticated
+ * handshake on every connection before any message is decoded. Uses native epoll when available,
+ * else NIO. One instance per node; thread-safe.
+ *
+ * <pre>{@code
+ * Transport transport = Transport.start(config, handler);      // listening
+ * Connection c = transport.connect("10.0.0.2", 4567).join();   // authenticated
+ * c.send(new JoinMessage(1, "10.0.0.1", transport.boundAddress().getPort()));
+ * transport.close();
+ * }</pre>
+ *
+ * <p>Channel pipeline: {@code decoder} ({@link FrameDecoder}, handshake frames only until
+ * authenticated), {@code encoder} ({@link FrameEncoder}), then {@code handshake}
+ * ({@link HandshakeHandler}), which replaces itself with {@code connection}
+ * ({@link ConnectionHandler}) on success.
+ */
+public final class Transport implements AutoCloseable {
+    static final String DECODER = "decoder";
+    static final String ENCODER = "encoder";
+    static final String HANDSHAKE_HANDLER = "handshake";
+    static final String CONNECTION_HANDLER = "connection";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
+    private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
+
+    private final TransportConfig config;
+    private final InboundHandler inbound;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final boolean epoll;
+    private final ChannelGroup channels = new DefaultChannelGroup("dsa-transport", GlobalEventExecutor.INSTANCE);
+    private final AtomicInteger acceptedOpen = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private Channel serverChannel;
+
+    private Transport(TransportConfig config, InboundHandler inbound) {
+        this.config = config;
+        this.inbound = inbound;
+        this.epoll = config.preferNativeTransport() && Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        String name = "dsa-" + config.vmName() + "-" + config.nodeId();
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true), io);
+        this.workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory(name + "-io", true), io);
+    }
+
+    /**
+     * Binds the listening socket and starts serving.
+     *
+     * @param config where to listen, who this node is, the secret and limits
+     * @param inbound receives connections and messages, on I/O threads
+     * @return the running transport
+     * @throws DsaException when the address cannot be bound (e.g. "cannot bind 127.0.0.1:5000: Address already in use")
+     */
+    public static Transport start(TransportConfig config, InboundHandler inbound) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(inbound, "inbound");
+        Transport transport = new Transport(config, inbound);
+        try {
+            transport.bind();
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+        return transport;
+    }
+
+    private void bind() {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        accept(ch);
+                    }
+                });
+        ChannelFuture bound = bootstrap.bind(config.bindHost(), config.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new DsaException("cannot bind " + config.bindHost() + ":" + config.port() + ": "
+                    + describe(bound.cause()), bound.cause());
+        }
+        serverChannel = bound.channel();
+        LOG.info("node {} of vm '{}' listening on {} ({})", config.nodeId(), config.vmName(),
+                HandshakeHandler.format(serverChannel.localAddress()), epoll ? "epoll" : "nio");
+    }
+
+    private void accept(SocketChannel ch) {
+        int open = acceptedOpen.incrementAndGet();
+        ch.closeFuture().addListener(f -> acceptedOpen.decrementAndGet());
+        if (closed.get()) {
+            ch.close();
+            return;
+        }
+        if (open > config.maxConnections()) {
+            LOG.warn("refusing connection from {}: {} accepted connections open, limit {}",
+                    HandshakeHandler.format(ch.remoteAddress()), open - 1, config.maxConnections());
+            ch.close();
+            return;
+        }
+        channels.add(ch);
+        initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound));
+    }
+
+    /** Sets up a new channel's pipeline for the handshake; also used by tests on embedded channels. */
+    static void initPipeline(Channel ch, TransportConfig config, HandshakeHandler handshake) {
+        ch.pipeline()
+                .addLast(DECODER, new FrameDecoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES, true))
+                .addLast(ENCODER, new FrameEncoder(config.maxFrameBytes()))
+                .addLast(HANDSHAKE_HANDLER, handshake);
+    }
+
+    /** @return the address the server is bound to (with the real port when the config said 0) */
+    public InetSocketAddress boundAddress() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** @return this transport's configuration */
+    public TransportConfig config() { return config; }
+
+    /**
+     * Dials a peer and runs the handshake. Never blocks.
+     *
+     * @return completes with the authenticated connection (after the handler's {@code onConnected}),
+     *         or exceptionally with a {@link DsaException} saying why (connect failure, refused,
+     *         timed out)
+     */
+    public CompletableFuture<Connection> connect(String host, int port) {
+        CompletableFuture<Connection> result = new CompletableFuture<>();
+        String peer = host + ":" + port;
+        if (closed.get()) {
+            result.completeExceptionally(new DsaException("cannot connect to " + peer + ": transport closed"));
+            return result;
+        }
+        Bootstrap bootstrap = new Bootstrap()
+                .group(workerGroup)
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMs())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        initPipeline(ch, config, HandshakeHandler.forDialer(config, inbound, result, peer));
+                    }
+                });
+        try {
+            bootstrap.connect(host, port).addListener((ChannelFuture f) -> {
+                if (!f.isSuccess()) {
+                    result.completeExceptionally(new DsaException("cannot connect to " + peer + ": "
+                            + describe(f.cause()), f.cause()));
+                }
+            });
+        } catch (RuntimeException e) {
+            // e.g. the event loop group is shutting down
+            result.completeExceptionally(new DsaException("cannot connect to " + peer + ": " + describe(e), e));
+        }
+        return result;
+    }
+
+    /**
+     * Closes the listening socket and every connection (handlers see {@code onDisconnected}),
+     * then stops the I/O threads. Waits up to a few seconds unless called on an I/O thread, where
+     * it only starts the shutdown. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        boolean wait = !inEventLoop();
+        if (serverChannel != null) {
+            ChannelFuture f = serverChannel.close();
+            if (wait) {
+                f.awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+        }
+        Future<Void> closing = channels.close();
+        if (wait) {
+            closing.awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        Future<?> boss = bossGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Future<?> workers = workerGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        if (wait) {
+            boss.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            workers.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        LOG.debug("transport of node {} closed", config.nodeId());
+    }
+
+    private boolean inEventLoop() {
+        for (EventExecutor e : workerGroup) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        for (EventExecutor e : bossGroup) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Netty's native errors read "bind(..) failed: Address already in use"; keep what follows "failed: ". */
+    private static String describe(Throwable t) {
+        if (t == null) {
+            return "unknown error";
+        }
+        String message = t.getMessage();
+        if (message == null) {
+            return t.getClass().getSimpleName();
+        }
+        int failed = message.indexOf("failed");
+        int colon = failed < 0 ? -1 : message.indexOf(": ", failed);
+        return colon >= 0 && colon + 2 < message.length() ? message.substring(colon + 2) : message;
+    }
+}

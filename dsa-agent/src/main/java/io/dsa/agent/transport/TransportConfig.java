@@ -1,0 +1,207 @@
+package io.dsa.agent.transport;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * Settings of one {@link Transport}: where it listens, who it is, the cluster secret and the
+ * limits. Immutable; build with {@link #builder()}. Defaults are the {@code DEFAULT_*} constants.
+ *
+ * <pre>{@code
+ * TransportConfig config = TransportConfig.builder()
+ *         .vmName("jacobi").nodeId(2).secret(secretBytes)   // required
+ *         .bindHost("0.0.0.0").port(0)                        // optional
+ *         .build();
+ * }</pre>
+ */
+public final class TransportConfig {
+    /** Default interface to listen on. */
+    public static final String DEFAULT_BIND_HOST = "127.0.0.1";
+    /** Default port: 0 picks a free one (see {@link Transport#boundAddress()}). */
+    public static final int DEFAULT_PORT = 0;
+    /** Default largest frame, in bytes: 64 MiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 64 << 20;
+    /** Default time a new connection has to complete its handshake, in milliseconds. */
+    public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
+    /** Default TCP connect timeout, in milliseconds. */
+    public static final int DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+    /** Default limit on accepted connections open at once; more are closed on arrival. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    /** Default number of I/O threads: up to 4, at most the processors. */
+    public static final int DEFAULT_IO_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    /** Smallest cluster secret accepted, in bytes. */
+    public static final int MIN_SECRET_BYTES = 16;
+    /** Longest VM name, in UTF-8 bytes (it travels in the small handshake frame). */
+    public static final int MAX_VM_NAME_BYTES = 255;
+    /** Smallest {@code maxFrameBytes}: room for a handshake frame. */
+    public static final int MIN_MAX_FRAME_BYTES = WireFormat.MAX_HANDSHAKE_FRAME_BYTES;
+
+    private final String bindHost;
+    private final int port;
+    private final byte[] secret;
+    private final String vmName;
+    private final int nodeId;
+    private final int maxFrameBytes;
+    private final long handshakeTimeoutMs;
+    private final int connectTimeoutMs;
+    private final int maxConnections;
+    private final int ioThreads;
+    private final boolean preferNativeTransport;
+
+    private TransportConfig(Builder b) {
+        this.bindHost = b.bindHost;
+        this.port = b.port;
+        this.secret = b.secret.clone();
+        this.vmName = b.vmName;
+        this.nodeId = b.nodeId;
+        this.maxFrameBytes = b.maxFrameBytes;
+        this.handshakeTimeoutMs = b.handshakeTimeoutMs;
+        this.connectTimeoutMs = b.connectTimeoutMs;
+        this.maxConnections = b.maxConnections;
+        this.ioThreads = b.ioThreads;
+        this.preferNativeTransport = b.preferNativeTransport;
+    }
+
+    /** @return a builder with the defaults */
+    public static Builder builder() { return new Builder(); }
+
+    /** @return the interface to listen on */
+    public String bindHost() { return bindHost; }
+
+    /** @return the port to listen on; 0 picks a free one */
+    public int port() { return port; }
+
+    /** @return a copy of the cluster secret */
+    public byte[] secret() { return secret.clone(); }
+
+    /** Internal: the secret without a copy. */
+    byte[] secretNoCopy() { return secret; }
+
+    /** @return the VM name; connections from other VMs are refused */
+    public String vmName() { return vmName; }
+
+    /** @return this node's id, told to peers in the handshake */
+    public int nodeId() { return nodeId; }
+
+    /** @return the largest frame sent or accepted, in bytes */
+    public int maxFrameBytes() { return maxFrameBytes; }
+
+    /** @return the time a connection has to authenticate, in milliseconds */
+    public long handshakeTimeoutMs() { return handshakeTimeoutMs; }
+
+    /** @return the TCP connect timeout, in milliseconds */
+    public int connectTimeoutMs() { return connectTimeoutMs; }
+
+    /** @return the limit on accepted connections open at once */
+    public int maxConnections() { return maxConnections; }
+
+    /** @return the number of I/O (event loop) threads */
+    public int ioThreads() { return ioThreads; }
+
+    /** @return whether native epoll is used when the platform has it (else NIO) */
+    public boolean preferNativeTransport() { return preferNativeTransport; }
+
+    @Override
+    public String toString() {
+        return "TransportConfig{vm=" + vmName + ", node=" + nodeId + ", bind=" + bindHost + ":" + port
+                + ", maxFrameBytes=" + maxFrameBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
+                + ", connectTimeoutMs=" + connectTimeoutMs + ", maxConnections=" + maxConnections
+                + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + "}"; // never the secret
+    }
+
+    /** Collects settings; {@link #build()} validates them all at once. Not thread-safe. */
+    public static final class Builder {
+        private String bindHost = DEFAULT_BIND_HOST;
+        private int port = DEFAULT_PORT;
+        private byte[] secret;
+        private String vmName;
+        private int nodeId = -1;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private long handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS;
+        private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int ioThreads = DEFAULT_IO_THREADS;
+        private boolean preferNativeTransport = true;
+
+        private Builder() {}
+
+        /** @param bindHost interface to listen on, e.g. {@code "0.0.0.0"}; default {@value #DEFAULT_BIND_HOST} */
+        public Builder bindHost(String bindHost) { this.bindHost = bindHost; return this; }
+
+        /** @param port port to listen on, 0 for any free one */
+        public Builder port(int port) { this.port = port; return this; }
+
+        /** @param secret the cluster secret, at least {@value #MIN_SECRET_BYTES} bytes (copied); required */
+        public Builder secret(byte[] secret) { this.secret = secret == null ? null : secret.clone(); return this; }
+
+        /** @param vmName the VM's name; required */
+        public Builder vmName(String vmName) { this.vmName = vmName; return this; }
+
+        /** @param nodeId this node's id, {@code >= 0}; required */
+        public Builder nodeId(int nodeId) { this.nodeId = nodeId; return this; }
+
+        /** @param maxFrameBytes largest frame, in bytes */
+        public Builder maxFrameBytes(int maxFrameBytes) { this.maxFrameBytes = maxFrameBytes; return this; }
+
+        /** @param handshakeTimeoutMs time a connection has to authenticate, in milliseconds */
+        public Builder handshakeTimeoutMs(long handshakeTimeoutMs) { this.handshakeTimeoutMs = handshakeTimeoutMs; return this; }
+
+        /** @param connectTimeoutMs TCP connect timeout, in milliseconds */
+        public Builder connectTimeoutMs(int connectTimeoutMs) { this.connectTimeoutMs = connectTimeoutMs; return this; }
+
+        /** @param maxConnections limit on accepted connections open at once */
+        public Builder maxConnections(int maxConnections) { this.maxConnections = maxConnections; return this; }
+
+        /** @param ioThreads number of I/O threads */
+        public Builder ioThreads(int ioThreads) { this.ioThreads = ioThreads; return this; }
+
+        /** @param preferNativeTransport use native epoll when available (default), else always NIO */
+        public Builder preferNativeTransport(boolean preferNativeTransport) {
+            this.preferNativeTransport = preferNativeTransport;
+            return this;
+        }
+
+        /**
+         * @return the config
+         * @throws IllegalArgumentException naming the first invalid setting, its value and what is expected
+         */
+        public TransportConfig build() {
+            if (bindHost == null || bindHost.isEmpty()) {
+                throw new IllegalArgumentException("bind host '" + bindHost + "' invalid: expected a host name or address");
+            }
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port " + port + " out of range [0, 65535]");
+            }
+            if (secret == null || secret.length < MIN_SECRET_BYTES) {
+                throw new IllegalArgumentException("cluster secret has " + (secret == null ? "no" : secret.length)
+                        + " bytes, at least " + MIN_SECRET_BYTES + " required");
+            }
+            Objects.requireNonNull(vmName, "vm name is required");
+            int vmNameBytes = vmName.getBytes(StandardCharsets.UTF_8).length;
+            if (vmNameBytes == 0 || vmNameBytes > MAX_VM_NAME_BYTES) {
+                throw new IllegalArgumentException("vm name '" + vmName + "' has " + vmNameBytes
+                        + " UTF-8 bytes, expected [1, " + MAX_VM_NAME_BYTES + "]");
+            }
+            if (nodeId < 0) {
+                throw new IllegalArgumentException("node id " + nodeId + " invalid: expected >= 0 (is it set?)");
+            }
+            if (maxFrameBytes < MIN_MAX_FRAME_BYTES) {
+                throw new IllegalArgumentException("max frame bytes " + maxFrameBytes + " too small, expected >= "
+                        + MIN_MAX_FRAME_BYTES);
+            }
+            if (handshakeTimeoutMs <= 0) {
+                throw new IllegalArgumentException("handshake timeout " + handshakeTimeoutMs + " ms invalid, expected > 0");
+            }
+            if (connectTimeoutMs <= 0) {
+                throw new IllegalArgumentException("connect timeout " + connectTimeoutMs + " ms invalid, expected > 0");
+            }
+            if (maxConnections <= 0) {
+                throw new IllegalArgumentException("max connections " + maxConnections + " invalid, expected > 0");
+            }
+            if (ioThreads <= 0) {
+                throw new IllegalArgumentException("io threads " + ioThreads + " invalid, expected > 0");
+            }
+            return new TransportConfig(this);
+        }
+    }
+}

@@ -1,0 +1,374 @@
+package io.dsa.agent.transport;
+
+import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.RegisterMessage;
+import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.VarOpMessage;
+import io.dsa.agent.wire.VarResultMessage;
+import io.dsa.agent.wire.ViewMessage;
+import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.CoherenceOp;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.CorruptedFrameException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The one place that knows the byte layout of DSA frames. All integers are big-endian.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |        length: int32, bytes after this field (2 + body)       |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * | version: u8 = 1 |  type: u8     |  body: length - 2 bytes ... |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ *
+ * <p>{@code type} is a {@link MessageType} code. Body fields, in record component order:
+ * <ul>
+ *   <li>{@code int}: int32; {@code long}: int64; {@code boolean}: u8 0 or 1;</li>
+ *   <li>{@code String}: int32 byte count + UTF-8 bytes (count -1 = null);</li>
+ *   <li>{@code List<String>}: int32 count + that many strings (count -1 = null);</li>
+ *   <li>{@code long[]}: int32 count + that many int64 (count -1 = null);</li>
+ *   <li>{@code byte[]} (payload, nonce, mac): int32 byte count + raw bytes (count -1 = null);</li>
+ *   <li>{@link CoherenceMessage}: u8 op code, int32 arrayId, partition, source, destination,
+ *       requester, then data as {@code byte[]}.</li>
+ * </ul>
+ * Every count is checked against the bytes left in the frame before anything is allocated, and a
+ * frame must be consumed exactly: trailing bytes are an error.
+ *
+ * <p>Stateless and thread-safe. Encoding and decoding do not allocate beyond the decoded values.
+ */
+final class WireFormat {
+    /** The protocol version this build speaks. */
+    static final int VERSION = 1;
+    /** Bytes of the length field. */
+    static final int LENGTH_FIELD_BYTES = 4;
+    /** Bytes of version and type, counted by the length field. */
+    static final int HEADER_BYTES = 2;
+    /** Bytes before the body: length, version, type. */
+    static final int PREFIX_BYTES = LENGTH_FIELD_BYTES + HEADER_BYTES;
+    /** Length of handshake nonces and HMAC-SHA256 tags. */
+    static final int NONCE_BYTES = 32;
+    /** Largest frame (length field value) accepted before a connection is authenticated. */
+    static final int MAX_HANDSHAKE_FRAME_BYTES = 1024;
+
+    private static final int DEFAULT_SIZE_HINT = 128;
+
+    private WireFormat() {}
+
+    /**
+     * Writes one whole frame for {@code message} of type {@code type} at the writer index.
+     *
+     * @throws IllegalArgumentException when the message does not fit the format (e.g. a body over 2 GiB)
+     */
+    static void writeFrame(MessageType type, Object message, ByteBuf out) {
+        int start = out.writerIndex();
+        out.writeInt(0); // patched below
+        out.writeByte(VERSION);
+        out.writeByte(type.code());
+        writeBody(type, message, out);
+        out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_BYTES);
+    }
+
+    /** @return a good initial buffer size for {@code message}'s frame: exact for payload-carrying types */
+    static int sizeHint(MessageType type, Object message) {
+        if (type == MessageType.COHERENCE) {
+            byte[] data = ((CoherenceMessage) message).data();
+            return PREFIX_BYTES + 1 + 5 * Integer.BYTES + Integer.BYTES + (data == null ? 0 : data.length);
+        }
+        return DEFAULT_SIZE_HINT;
+    }
+
+    private static void writeBody(MessageType type, Object message, ByteBuf out) {
+        switch (type) {
+            case CHALLENGE -> {
+                ChallengeMessage m = (ChallengeMessage) message;
+                out.writeInt(m.version());
+                writeBytes(m.nonce(), out);
+            }
+            case HELLO -> {
+                HelloMessage m = (HelloMessage) message;
+                out.writeInt(m.version());
+                writeString(m.vmName(), out);
+                out.writeInt(m.nodeId());
+                writeBytes(m.nonce(), out);
+                writeBytes(m.mac(), out);
+            }
+            case WELCOME -> {
+                WelcomeMessage m = (WelcomeMessage) message;
+                out.writeInt(m.nodeId());
+                writeBytes(m.mac(), out);
+            }
+            case REFUSE -> writeString(((RefuseMessage) message).reason(), out);
+            case JOIN -> {
+                JoinMessage m = (JoinMessage) message;
+                out.writeInt(m.nodeId());
+                writeString(m.host(), out);
+                out.writeInt(m.port());
+            }
+            case VIEW -> {
+                ViewMessage m = (ViewMessage) message;
+                out.writeInt(m.threadsPerNode());
+                writeStrings(m.addresses(), out);
+            }
+            case REGISTER -> {
+                RegisterMessage m = (RegisterMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.kind());
+                writeString(m.name(), out);
+                writeLongs(m.params(), out);
+            }
+            case REGISTERED -> {
+                RegisteredMessage m = (RegisteredMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.objectId());
+                out.writeInt(m.home());
+                writeString(m.error(), out);
+            }
+            case DEFINE -> {
+                DefineMessage m = (DefineMessage) message;
+                out.writeInt(m.kind());
+                out.writeInt(m.objectId());
+                out.writeInt(m.home());
+                writeString(m.name(), out);
+                writeLongs(m.params(), out);
+            }
+            case VAR_OP -> {
+                VarOpMessage m = (VarOpMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.varId());
+                out.writeInt(m.op());
+                out.writeLong(m.a());
+                out.writeLong(m.b());
+            }
+            case VAR_RESULT -> {
+                VarResultMessage m = (VarResultMessage) message;
+                out.writeLong(m.requestId());
+                out.writeLong(m.value());
+                out.writeBoolean(m.success());
+            }
+            case BARRIER_ARRIVE -> {
+                BarrierArriveMessage m = (BarrierArriveMessage) message;
+                out.writeInt(m.barrierId());
+                out.writeLong(m.generation());
+                out.writeInt(m.node());
+                out.writeInt(m.arrivals());
+                writeLongs(m.values(), out);
+            }
+            case BARRIER_RELEASE -> {
+                BarrierReleaseMessage m = (BarrierReleaseMessage) message;
+                out.writeInt(m.barrierId());
+                out.writeLong(m.generation());
+                writeLongs(m.values(), out);
+            }
+            case LOCK -> {
+                LockMessage m = (LockMessage) message;
+                out.writeInt(m.lockId());
+                out.writeInt(m.op());
+                out.writeInt(m.node());
+                out.writeLong(m.requestId());
+            }
+            case REPORT -> {
+                ReportMessage m = (ReportMessage) message;
+                out.writeInt(m.node());
+                writeString(m.text(), out);
+            }
+            case STATUS -> {
+                StatusMessage m = (StatusMessage) message;
+                out.writeInt(m.node());
+                out.writeInt(m.code());
+                writeString(m.text(), out);
+            }
+            case COHERENCE -> {
+                CoherenceMessage m = (CoherenceMessage) message;
+                out.writeByte(m.op().code());
+                out.writeInt(m.arrayId());
+                out.writeInt(m.partition());
+                out.writeInt(m.source());
+                out.writeInt(m.destination());
+                out.writeInt(m.requester());
+                writeBytes(m.data(), out); // the payload's one copy
+            }
+            default -> throw new IllegalArgumentException("no body layout for " + type);
+        }
+    }
+
+    /**
+     * Reads the body of a frame of type {@code type}. {@code body} must hold exactly the body: the
+     * caller checks that it is consumed completely.
+     *
+     * @throws CorruptedFrameException when the body is malformed (with what and where)
+     * @throws IndexOutOfBoundsException when the body is truncated
+     */
+    static Object readBody(MessageType type, ByteBuf body) {
+        return switch (type) {
+            case CHALLENGE -> new ChallengeMessage(body.readInt(), readBytes(body, "nonce"));
+            case HELLO -> new HelloMessage(body.readInt(), readString(body, "vmName"), body.readInt(),
+                    readBytes(body, "nonce"), readBytes(body, "mac"));
+            case WELCOME -> new WelcomeMessage(body.readInt(), readBytes(body, "mac"));
+            case REFUSE -> new RefuseMessage(readString(body, "reason"));
+            case JOIN -> new JoinMessage(body.readInt(), readString(body, "host"), body.readInt());
+            case VIEW -> new ViewMessage(body.readInt(), readStrings(body, "addresses"));
+            case REGISTER -> new RegisterMessage(body.readLong(), body.readInt(), readString(body, "name"),
+                    readLongs(body, "params"));
+            case REGISTERED -> new RegisteredMessage(body.readLong(), body.readInt(), body.readInt(),
+                    readString(body, "error"));
+            case DEFINE -> new DefineMessage(body.readInt(), body.readInt(), body.readInt(),
+                    readString(body, "name"), readLongs(body, "params"));
+            case VAR_OP -> new VarOpMessage(body.readLong(), body.readInt(), body.readInt(), body.readLong(),
+                    body.readLong());
+            case VAR_RESULT -> new VarResultMessage(body.readLong(), body.readLong(), readBoolean(body, "success"));
+            case BARRIER_ARRIVE -> new BarrierArriveMessage(body.readInt(), body.readLong(), body.readInt(),
+                    body.readInt(), readLongs(body, "values"));
+            case BARRIER_RELEASE -> new BarrierReleaseMessage(body.readInt(), body.readLong(),
+                    readLongs(body, "values"));
+            case LOCK -> new LockMessage(body.readInt(), body.readInt(), body.readInt(), body.readLong());
+            case REPORT -> new ReportMessage(body.readInt(), readString(body, "text"));
+            case STATUS -> new StatusMessage(body.readInt(), body.readInt(), readString(body, "text"));
+            case COHERENCE -> readCoherence(body);
+        };
+    }
+
+    private static CoherenceMessage readCoherence(ByteBuf body) {
+        int code = body.readUnsignedByte();
+        CoherenceOp op = CoherenceOp.fromCode(code);
+        if (op == null) {
+            throw new CorruptedFrameException("unknown coherence op code " + code);
+        }
+        int arrayId = body.readInt();
+        int partition = body.readInt();
+        int source = body.readInt();
+        int destination = body.readInt();
+        int requester = body.readInt();
+        byte[] data = readBytes(body, "data");
+        if (data != null && !op.mayCarryData()) {
+            throw new CorruptedFrameException("coherence op " + op + " carries " + data.length + " data bytes, expected none");
+        }
+        return new CoherenceMessage(op, arrayId, partition, source, destination, requester, data);
+    }
+
+    // ---- field primitives
+
+    static void writeString(String s, ByteBuf out) {
+        if (s == null) {
+            out.writeInt(-1);
+            return;
+        }
+        int lengthIndex = out.writerIndex();
+        out.writeInt(0);
+        int bytes = out.writeCharSequence(s, StandardCharsets.UTF_8);
+        out.setInt(lengthIndex, bytes);
+    }
+
+    static String readString(ByteBuf in, String field) {
+        int bytes = readCount(in, field, 1);
+        if (bytes < 0) {
+            return null;
+        }
+        String s = in.toString(in.readerIndex(), bytes, StandardCharsets.UTF_8);
+        in.skipBytes(bytes);
+        return s;
+    }
+
+    static void writeStrings(List<String> list, ByteBuf out) {
+        if (list == null) {
+            out.writeInt(-1);
+            return;
+        }
+        out.writeInt(list.size());
+        for (int i = 0; i < list.size(); i++) {
+            writeString(list.get(i), out);
+        }
+    }
+
+    static List<String> readStrings(ByteBuf in, String field) {
+        int count = readCount(in, field, Integer.BYTES);
+        if (count < 0) {
+            return null;
+        }
+        String[] strings = new String[count];
+        for (int i = 0; i < count; i++) {
+            strings[i] = readString(in, field + "[" + i + "]");
+        }
+        return Arrays.asList(strings);
+    }
+
+    static void writeLongs(long[] values, ByteBuf out) {
+        if (values == null) {
+            out.writeInt(-1);
+            return;
+        }
+        out.writeInt(values.length);
+        for (long v : values) {
+            out.writeLong(v);
+        }
+    }
+
+    static long[] readLongs(ByteBuf in, String field) {
+        int count = readCount(in, field, Long.BYTES);
+        if (count < 0) {
+            return null;
+        }
+        long[] values = new long[count];
+        for (int i = 0; i < count; i++) {
+            values[i] = in.readLong();
+        }
+        return values;
+    }
+
+    static void writeBytes(byte[] bytes, ByteBuf out) {
+        if (bytes == null) {
+            out.writeInt(-1);
+            return;
+        }
+        out.writeInt(bytes.length);
+        out.writeBytes(bytes);
+    }
+
+    static byte[] readBytes(ByteBuf in, String field) {
+        int count = readCount(in, field, 1);
+        if (count < 0) {
+            return null;
+        }
+        byte[] bytes = new byte[count];
+        in.readBytes(bytes);
+        return bytes;
+    }
+
+    static boolean readBoolean(ByteBuf in, String field) {
+        int b = in.readUnsignedByte();
+        if (b > 1) {
+            throw new CorruptedFrameException(field + " is " + b + ", expected 0 or 1");
+        }
+        return b == 1;
+    }
+
+    /**
+     * Reads an int32 count of elements of at least {@code minElementBytes} each and checks it
+     * against the bytes left, so a forged count cannot make us allocate.
+     *
+     * @return the count, or -1 for null
+     */
+    private static int readCount(ByteBuf in, String field, int minElementBytes) {
+        int count = in.readInt();
+        if (count < -1) {
+            throw new CorruptedFrameException(field + " count " + count + " negative, expected >= -1");
+        }
+        if (count > 0 && (long) count * minElementBytes > in.readableBytes()) {
+            throw new CorruptedFrameException(field + " count " + count + " needs at least "
+                    + (long) count * minElementBytes + " bytes, " + in.readableBytes() + " left in frame");
+        }
+        return count;
+    }
+}

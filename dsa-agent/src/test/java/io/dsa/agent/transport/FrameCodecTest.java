@@ -1,0 +1,362 @@
+package io.dsa.agent.transport;
+
+import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.RegisterMessage;
+import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.VarOpMessage;
+import io.dsa.agent.wire.VarResultMessage;
+import io.dsa.agent.wire.ViewMessage;
+import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.CoherenceOp;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The frame codec without sockets: round trips, byte-by-byte feeding and malformed input. */
+@Timeout(10)
+class FrameCodecTest {
+    private static final int MAX_FRAME_BYTES = 64 * 1024;
+
+    static List<Object> everyMessage() {
+        byte[] data = new byte[8192];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i * 31);
+        }
+        List<Object> all = new ArrayList<>();
+        all.add(new JoinMessage(3, "host-é-東京", 4567));
+        all.add(new ViewMessage(4, List.of("10.0.0.1:1", "10.0.0.2:2", "ünïcødé:3")));
+        all.add(new ViewMessage(0, List.of()));
+        all.add(new RegisterMessage(Long.MAX_VALUE, RegisterMessage.ARRAY, "A", new long[] {0, 1024, 1024, 64, 64, 1, 0}));
+        all.add(new RegisterMessage(-1, RegisterMessage.LOCK, "", new long[0]));
+        all.add(new RegisteredMessage(7, 12, -1, ""));
+        all.add(new RegisteredMessage(8, -1, -1, "array 'A' registered with shape 10x10, asked 20x20 ✗"));
+        all.add(new DefineMessage(RegisterMessage.VARIABLE, 5, 2, "counter", new long[] {1, Long.MIN_VALUE}));
+        all.add(new VarOpMessage(1, 2, VarOpMessage.COMPARE_AND_SET, -5, Long.MAX_VALUE));
+        all.add(new VarResultMessage(9, Double.doubleToLongBits(3.5), true));
+        all.add(new VarResultMessage(10, 0, false));
+        all.add(new BarrierArriveMessage(1, 1L << 40, 3, 2, new long[] {4, 5}));
+        all.add(new BarrierArriveMessage(1, 0, 3, 2, new long[0]));
+        all.add(new BarrierReleaseMessage(1, 17, new long[] {1, 2, 3}));
+        all.add(new LockMessage(4, LockMessage.GRANT, 2, 99));
+        all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));
+        all.add(new StatusMessage(1, StatusMessage.FAILED, "worker 3 threw java.lang.IllegalStateException"));
+        all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
+        all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
+        all.add(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data));
+        all.add(new CoherenceMessage(CoherenceOp.OWNER_RELEASE, 9, 0, 1, 0, 2, new byte[0]));
+        return all;
+    }
+
+    @Test
+    void everyNonHandshakeTypeIsCoveredByTheRoundTripSet() {
+        Set<MessageType> covered = EnumSet.noneOf(MessageType.class);
+        for (Object m : everyMessage()) {
+            covered.add(MessageType.of(m));
+        }
+        for (MessageType type : MessageType.values()) {
+            assertEquals(type.handshake(), !covered.contains(type), type.toString());
+        }
+    }
+
+    @Test
+    void everyMessageRoundTripsWholeFrames() {
+        for (Object message : everyMessage()) {
+            assertEquals(Messages.canonical(message), Messages.canonical(roundTrip(message, false)));
+        }
+    }
+
+    @Test
+    void everyMessageRoundTripsFedByteByByte() {
+        for (Object message : everyMessage()) {
+            assertEquals(Messages.canonical(message), Messages.canonical(roundTrip(message, true)));
+        }
+    }
+
+    @Test
+    void handshakeMessagesRoundTripOnlyInHandshakePhase() {
+        byte[] nonce = HandshakeHandler.randomNonce();
+        List<Object> handshake = List.of(new ChallengeMessage(1, nonce),
+                new HelloMessage(1, "vm-ß", 4, nonce, HandshakeHandler.randomNonce()),
+                new WelcomeMessage(0, nonce), new RefuseMessage("authentication failed"));
+        for (Object message : handshake) {
+            ByteBuf frame = encode(message);
+            EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES, true));
+            assertTrue(decoder.writeInbound(frame));
+            Object decoded = decoder.readInbound();
+            assertEquals(Messages.canonical(message), Messages.canonical(decoded));
+            assertFalse(decoder.finish());
+        }
+    }
+
+    @Test
+    void manyFramesInOneBufferDecodeInOrder() {
+        List<Object> all = everyMessage();
+        ByteBuf stream = Unpooled.buffer();
+        for (Object m : all) {
+            ByteBuf frame = encode(m);
+            stream.writeBytes(frame);
+            frame.release();
+        }
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(MAX_FRAME_BYTES, false));
+        assertTrue(decoder.writeInbound(stream));
+        for (Object m : all) {
+            assertEquals(Messages.canonical(m), Messages.canonical(decoder.readInbound()));
+        }
+        assertFalse(decoder.finish());
+    }
+
+    @Test
+    void coherencePayloadIsCopiedOnceIntoAnExactlySizedBuffer() {
+        byte[] data = new byte[8192];
+        CoherenceMessage message = new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data);
+        ByteBuf frame = encode(message);
+        try {
+            // Sized up front: no growth, so no second copy of the payload.
+            assertEquals(WireFormat.sizeHint(MessageType.COHERENCE, message), frame.readableBytes());
+            assertEquals(frame.readableBytes(), frame.capacity());
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Test
+    void decodedPayloadIsAFreshArrayOwnedByTheReceiver() {
+        byte[] data = {1, 2, 3, 4};
+        CoherenceMessage decoded = (CoherenceMessage) roundTrip(
+                new CoherenceMessage(CoherenceOp.OWNER_DATA, 1, 2, 3, 0, 4, data), false);
+        assertArrayEquals(data, decoded.data());
+        assertFalse(data == decoded.data());
+    }
+
+    @Test
+    void oversizeOutgoingFrameFailsTheWriteOnly() {
+        EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES));
+        CoherenceMessage big = new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, new byte[4096]);
+        assertThrows(Exception.class, () -> encoder.writeOutbound(big));
+        assertTrue(encoder.isOpen());
+        assertNull(encoder.readOutbound());
+        assertFalse(encoder.finish());
+    }
+
+    // ---- malformed input closes the channel
+
+    @Test
+    void lengthBelowHeaderCloses() {
+        assertRejected(false, b -> b.writeInt(1).writeByte(1));
+    }
+
+    @Test
+    void negativeLengthCloses() {
+        assertRejected(false, b -> b.writeInt(-5).writeByte(1).writeByte(10));
+    }
+
+    @Test
+    void oversizeFrameClosesBeforeItArrives() {
+        assertRejected(false, b -> b.writeInt(MAX_FRAME_BYTES + 1).writeByte(1).writeByte(10));
+    }
+
+    @Test
+    void oversizeHandshakeFrameCloses() {
+        assertRejected(true, b -> b.writeInt(WireFormat.MAX_HANDSHAKE_FRAME_BYTES + 1));
+    }
+
+    @Test
+    void wrongVersionCloses() {
+        assertRejected(false, b -> frame(b, 2, MessageType.JOIN.code(), body -> body.writeInt(1).writeInt(-1).writeInt(2)));
+    }
+
+    @Test
+    void unknownTypeCloses() {
+        assertRejected(false, b -> frame(b, 1, 99, body -> body.writeInt(1)));
+    }
+
+    @Test
+    void truncatedBodyCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.JOIN.code(), body -> body.writeInt(1)));
+    }
+
+    @Test
+    void stringLongerThanFrameCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.JOIN.code(),
+                body -> body.writeInt(1).writeInt(1000).writeBytes(new byte[8])));
+    }
+
+    @Test
+    void negativeArrayCountCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.BARRIER_RELEASE.code(),
+                body -> body.writeInt(1).writeLong(2).writeInt(-2)));
+    }
+
+    @Test
+    void negativeStringLengthCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.REPORT.code(), body -> body.writeInt(1).writeInt(-7)));
+    }
+
+    @Test
+    void forgedHugeCountClosesWithoutAllocating() {
+        assertRejected(false, b -> frame(b, 1, MessageType.BARRIER_RELEASE.code(),
+                body -> body.writeInt(1).writeLong(2).writeInt(Integer.MAX_VALUE)));
+        assertRejected(false, b -> frame(b, 1, MessageType.VIEW.code(),
+                body -> body.writeInt(1).writeInt(1 << 30)));
+    }
+
+    @Test
+    void trailingBytesClose() {
+        assertRejected(false, b -> frame(b, 1, MessageType.LOCK.code(),
+                body -> body.writeInt(1).writeInt(2).writeInt(3).writeLong(4).writeByte(0)));
+    }
+
+    @Test
+    void unknownCoherenceOpCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.COHERENCE.code(),
+                body -> body.writeByte(15).writeInt(1).writeInt(2).writeInt(3).writeInt(4).writeInt(5).writeInt(-1)));
+    }
+
+    @Test
+    void dataOnCoherenceOpWithoutDataCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.COHERENCE.code(),
+                body -> body.writeByte(CoherenceOp.INV.code()).writeInt(1).writeInt(2).writeInt(3).writeInt(4)
+                        .writeInt(5).writeInt(1).writeByte(7)));
+    }
+
+    @Test
+    void badBooleanCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.VAR_RESULT.code(),
+                body -> body.writeLong(1).writeLong(2).writeByte(2)));
+    }
+
+    @Test
+    void messageBeforeHandshakeCloses() {
+        assertRejected(true, b -> frame(b, 1, MessageType.LOCK.code(),
+                body -> body.writeInt(1).writeInt(2).writeInt(3).writeLong(4)));
+    }
+
+    @Test
+    void handshakeMessageAfterHandshakeCloses() {
+        assertRejected(false, b -> frame(b, 1, MessageType.REFUSE.code(), body -> WireFormat.writeString("x", body)));
+    }
+
+    @Test
+    void goodFrameBeforeBadOneIsDeliveredThenChannelCloses() {
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(MAX_FRAME_BYTES, false));
+        ByteBuf in = encode(new LockMessage(1, LockMessage.ACQUIRE, 2, 3));
+        in.writeInt(-1).writeInt(0);
+        decoder.writeInbound(in);
+        assertEquals(new LockMessage(1, LockMessage.ACQUIRE, 2, 3), decoder.readInbound());
+        assertFalse(decoder.isOpen());
+        assertNotNull(decoder.attr(FrameDecoder.CLOSE_REASON).get());
+        assertFalse(decoder.finish());
+    }
+
+    @Test
+    void typeCodesAreUniqueAndLookedUp() {
+        for (MessageType type : MessageType.values()) {
+            assertEquals(type, MessageType.fromCode(type.code()));
+        }
+        assertNull(MessageType.fromCode(0));
+        assertNull(MessageType.fromCode(256));
+        assertNull(MessageType.of("a string"));
+    }
+
+    // ---- helpers
+
+    private static void assertRejected(boolean handshakePhase, Consumer<ByteBuf> writer) {
+        int max = handshakePhase ? WireFormat.MAX_HANDSHAKE_FRAME_BYTES : MAX_FRAME_BYTES;
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(max, handshakePhase));
+        ByteBuf in = Unpooled.buffer();
+        writer.accept(in);
+        decoder.writeInbound(in);
+        assertNull(decoder.readInbound());
+        assertFalse(decoder.isOpen(), "channel should be closed");
+        assertNotNull(decoder.attr(FrameDecoder.CLOSE_REASON).get());
+        assertEquals(0, in.refCnt());
+        assertFalse(decoder.finish());
+    }
+
+    private static void frame(ByteBuf out, int version, int type, Consumer<ByteBuf> body) {
+        int start = out.writerIndex();
+        out.writeInt(0).writeByte(version).writeByte(type);
+        body.accept(out);
+        out.setInt(start, out.writerIndex() - start - 4);
+    }
+
+    private static ByteBuf encode(Object message) {
+        EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder(MAX_FRAME_BYTES));
+        assertTrue(encoder.writeOutbound(message));
+        ByteBuf frame = encoder.readOutbound();
+        assertFalse(encoder.finish());
+        return frame;
+    }
+
+    private static Object roundTrip(Object message, boolean byteByByte) {
+        ByteBuf frame = encode(message);
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(MAX_FRAME_BYTES, false));
+        try {
+            if (byteByByte) {
+                int n = frame.readableBytes();
+                for (int i = 0; i < n; i++) {
+                    boolean produced = decoder.writeInbound(frame.readRetainedSlice(1));
+                    assertEquals(i == n - 1, produced, "message complete only at the last byte, at byte " + i);
+                }
+            } else {
+                assertTrue(decoder.writeInbound(frame.retain()));
+            }
+            Object decoded = decoder.readInbound();
+            assertNull(decoder.readInbound());
+            assertTrue(decoder.isOpen());
+            assertFalse(decoder.finish());
+            return decoded;
+        } finally {
+            frame.release();
+            assertEquals(0, frame.refCnt(), "the decoder released every slice it was given");
+        }
+    }
+
+    @Test
+    void frameLayoutIsPinned() {
+        // [len=15][ver=1][type=JOIN 10][nodeId=1][host: len 1, 'h'][port=2]
+        byte[] expected = {0, 0, 0, 15, 1, 10, 0, 0, 0, 1, 0, 0, 0, 1, 'h', 0, 0, 0, 2};
+        ByteBuf frame = encode(new JoinMessage(1, "h", 2));
+        try {
+            byte[] actual = new byte[frame.readableBytes()];
+            frame.getBytes(frame.readerIndex(), actual);
+            assertArrayEquals(expected, actual);
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Test
+    void stringsAreUtf8OnTheWire() {
+        ByteBuf frame = encode(new ReportMessage(1, "é"));
+        try {
+            assertEquals(2, frame.getInt(WireFormat.PREFIX_BYTES + 4));
+            assertEquals("é", frame.toString(WireFormat.PREFIX_BYTES + 8, 2, StandardCharsets.UTF_8));
+        } finally {
+            frame.release();
+        }
+    }
+}
