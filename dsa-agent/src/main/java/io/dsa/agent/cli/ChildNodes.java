@@ -1,0 +1,140 @@
+package io.dsa.agent.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The child processes of {@code dsa run}, one per node 1..N-1: starts them, forwards their
+ * output with a {@code [node k]} prefix, reports the first one to fail, and ends them all.
+ * Every process started here is ended by {@link #close()}, and by a shutdown hook if the
+ * launcher itself is stopped.
+ */
+final class ChildNodes implements AutoCloseable {
+    /** How long children get to exit after SIGTERM before they are killed. */
+    static final long GRACE_MS = 5_000;
+
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final Map<Integer, Process> processes = new TreeMap<>();
+    private final List<Thread> forwarders = new ArrayList<>();
+    private final CompletableFuture<String> firstFailure = new CompletableFuture<>();
+    private final Thread shutdownHook = new Thread(this::killAll, "dsa-children-shutdown");
+
+    ChildNodes(PrintWriter out, PrintWriter err) {
+        this.out = out;
+        this.err = err;
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts node {@code nodeId} with {@code command}.
+     *
+     * @throws IOException if the process cannot be started
+     */
+    synchronized void start(int nodeId, List<String> command) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
+        Process process = builder.start();
+        process.getOutputStream().close();
+        processes.put(nodeId, process);
+        forwarders.add(forward(process.getInputStream(), out, nodeId, "out"));
+        forwarders.add(forward(process.getErrorStream(), err, nodeId, "err"));
+        process.onExit().thenAccept(p -> {
+            if (p.exitValue() != 0) firstFailure.complete("node " + nodeId + " exited with code " + p.exitValue());
+        });
+    }
+
+    /** @return completes with a reason when the first child exits with a non-zero code */
+    CompletableFuture<String> firstFailure() { return firstFailure; }
+
+    /** @return the child processes by node id */
+    synchronized Map<Integer, Process> processes() { return Map.copyOf(processes); }
+
+    /**
+     * Waits until every child has exited, at most {@code timeoutMs}.
+     *
+     * @return null if all exited with code 0, else the reason they did not
+     */
+    String awaitExit(long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        for (Map.Entry<Integer, Process> e : processes().entrySet()) {
+            long leftNs = deadline - System.nanoTime();
+            if (!e.getValue().waitFor(Math.max(0, leftNs), TimeUnit.NANOSECONDS)) {
+                return "node " + e.getKey() + " did not exit within " + timeoutMs + " ms after the job finished";
+            }
+        }
+        for (Map.Entry<Integer, Process> e : processes().entrySet()) {
+            int code = e.getValue().exitValue();
+            if (code != 0) return "node " + e.getKey() + " exited with code " + code;
+        }
+        return null;
+    }
+
+    /** Ends every child still running: SIGTERM, then after {@link #GRACE_MS} a kill. Waits for them. */
+    void destroyAll() throws InterruptedException {
+        for (Process p : processes().values()) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
+        for (Process p : processes().values()) {
+            if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+        for (Process p : processes().values()) p.waitFor();
+    }
+
+    /** Ends every child still running and waits for their output to be forwarded. */
+    @Override
+    public void close() throws InterruptedException {
+        try {
+            destroyAll();
+            for (Thread t : forwarders) t.join(GRACE_MS);
+            out.flush();
+            err.flush();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException e) {
+                // the JVM is already shutting down; the hook runs
+            }
+        }
+    }
+
+    private void killAll() {
+        for (Process p : processes().values()) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static Thread forward(InputStream stream, PrintWriter target, int nodeId, String which) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    synchronized (target) {
+                        target.println("[node " + nodeId + "] " + line);
+                        target.flush();
+                    }
+                }
+            } catch (IOException e) {
+                // the process ended and its pipe closed
+            }
+        }, "dsa-node-" + nodeId + "-" + which);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}

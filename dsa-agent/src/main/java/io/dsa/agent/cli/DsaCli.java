@@ -1,0 +1,64 @@
+package io.dsa.agent.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code dsa} command: {@code run}, {@code programs}, and the hidden {@code node} that
+ * {@code run} starts in each child process.
+ *
+ * <p>Exit codes: 0 success, 1 the job failed or timed out, 2 bad usage.
+ */
+@Command(name = "dsa",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = "DSA: distributed shared arrays for SPMD Java programs.",
+        subcommands = {RunCommand.class, ProgramsCommand.class, NodeCommand.class},
+        synopsisSubcommandLabel = "COMMAND",
+        footer = {"", "Run 'dsa COMMAND --help' for a command's options."})
+public final class DsaCli implements Runnable {
+    /** Exit code of a job that failed or timed out. */
+    public static final int EXIT_FAILED = 1;
+    /** Exit code of bad usage (picocli's default for parameter errors). */
+    public static final int EXIT_USAGE = CommandLine.ExitCode.USAGE;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Creates the top-level command; see {@link #commandLine()}. */
+    public DsaCli() {}
+
+    /** Runs the command line and exits the JVM with its exit code. */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** @return the {@code dsa} command line, ready to {@code execute(args)}; used by {@link #main} and tests */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new DsaCli());
+        cli.setParameterExceptionHandler(DsaCli::onParameterError);
+        // Everything after PROGRAM belongs to the program, even if it looks like an option.
+        cli.setStopAtPositional(true);
+        return cli;
+    }
+
+    @Override
+    public void run() {
+        // `dsa` alone: show what it can do.
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    // Prints the reason and a hint instead of the whole usage text, which would bury the reason.
+    private static int onParameterError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println("dsa: " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+}

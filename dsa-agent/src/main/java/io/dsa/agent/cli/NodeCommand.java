@@ -1,0 +1,111 @@
+package io.dsa.agent.cli;
+
+import io.dsa.DsaProgram;
+import io.dsa.agent.DsaAgent;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.RunReport;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dsa node}: one node of a virtual machine in this process. {@code dsa run} starts one per
+ * child process; it can also be started by hand or by a site launcher. Node 0 is the monitor and
+ * prints the job's report; the others print only failures. Exit code 0 if the job succeeded.
+ */
+@Command(name = "node",
+        hidden = true,
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = {"Runs one node of a virtual machine (what 'dsa run' starts in each child process).",
+            "The cluster secret comes from --secret-file or the environment variable " + DsaConfig.SECRET_ENV + "."})
+final class NodeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    JobOptions job;
+
+    @Option(names = "--node", paramLabel = "K", required = true, description = "This node's id, in [0, N).")
+    int nodeId;
+
+    @Option(names = "--monitor", paramLabel = "HOST:PORT", description = "Node 0's address; required unless --node 0.")
+    String monitorAddress;
+
+    @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
+    Path secretFile;
+
+    @Option(names = "--bind", paramLabel = "HOST", defaultValue = DsaConfig.DEFAULT_BIND_HOST,
+            description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    String bindHost;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+            description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Override
+    public Integer call() {
+        job.validate(spec);
+        Checks.range(spec, "--node", nodeId, 0, job.nodes - 1);
+        Checks.range(spec, "--port", port, 0, 65535);
+        if (nodeId != 0 && monitorAddress == null) {
+            throw Checks.usage(spec, "--monitor HOST:PORT is required for node " + nodeId);
+        }
+        Class<? extends DsaProgram> programType = RunCommand.resolveProgram(spec, job.program);
+        DsaConfig config;
+        try {
+            DsaConfig.Builder builder = job.config().nodeId(nodeId).bindHost(bindHost).port(port)
+                    .monitorAddress(nodeId == 0 ? null : monitorAddress);
+            config = (secretFile != null ? builder.secretFile(secretFile) : builder.secretFromEnvironment()).build();
+        } catch (IllegalArgumentException e) {
+            throw Checks.usage(spec, e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            return run(config, ProgramCatalog.instantiate(programType), out);
+        } catch (RuntimeException e) {
+            Jobs.printFailed(out, Jobs.describe(e));
+            return DsaCli.EXIT_FAILED;
+        }
+    }
+
+    private int run(DsaConfig config, DsaProgram program, PrintWriter out) {
+        try (DsaAgent agent = DsaAgent.start(config)) {
+            if (nodeId == 0) {
+                out.println("node 0 (monitor) listening on " + agent.address());
+                out.flush();
+            }
+            List<String> args = List.copyOf(job.args);
+            CompletableFuture<RunReport> run = Jobs.start(() -> agent.run(program, args));
+            RunReport report;
+            try {
+                report = run.get(job.timeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+                return DsaCli.EXIT_FAILED;
+            } catch (ExecutionException e) {
+                Jobs.printFailed(out, Jobs.describe(e));
+                return DsaCli.EXIT_FAILED;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                Jobs.printFailed(out, "interrupted");
+                return DsaCli.EXIT_FAILED;
+            }
+            if (nodeId == 0) {
+                Jobs.printReport(out, report);
+                Jobs.printOk(out);
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package io.dsa.agent.cli;
+
+import io.dsa.DsaProgram;
+import io.dsa.agent.DsaAgent;
+import io.dsa.agent.DsaCluster;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.RunReport;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dsa run}: starts a virtual machine on this machine, runs a program on it, prints the
+ * program's report, the timings and the result.
+ *
+ * <p>By default every node is its own JVM: this process is node 0 (and so the monitor) and starts
+ * nodes 1..N-1 as child processes of the same Java and class path. {@code --in-process} runs the
+ * whole VM in this JVM instead. Exit code 0 only if every worker succeeded and every child exited
+ * with 0; on failure or timeout every child process is ended.
+ */
+@Command(name = "run",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = "Starts a virtual machine on this machine, runs PROGRAM on it and prints its result.",
+        footer = {"", "Examples:",
+            "  dsa run --nodes 4 --threads 2 inner-product 512 32",
+            "  dsa run --in-process matmul 256 32"})
+final class RunCommand implements Callable<Integer> {
+    /** The class every child process runs. */
+    static final String MAIN_CLASS = DsaCli.class.getName();
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    JobOptions job;
+
+    @Option(names = "--in-process", description = "Run every node in this JVM instead of one process per node.")
+    boolean inProcess;
+
+    @Override
+    public Integer call() throws Exception {
+        job.validate(spec);
+        Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return inProcess ? runInProcess(programType, out) : runProcesses(programType, out, err);
+        } catch (RuntimeException e) {
+            Jobs.printFailed(out, Jobs.describe(e));
+            return DsaCli.EXIT_FAILED;
+        }
+    }
+
+    /** @throws picocli.CommandLine.ParameterException for an unknown program, listing the known ones */
+    static Class<? extends DsaProgram> resolveProgram(CommandSpec spec, String program) {
+        try {
+            return ProgramCatalog.fromContext().resolve(program);
+        } catch (IllegalArgumentException e) {
+            throw Checks.usage(spec, e.getMessage());
+        }
+    }
+
+    private int runInProcess(Class<? extends DsaProgram> programType, PrintWriter out) throws InterruptedException {
+        DsaConfig config = job.config().randomSecret().build();
+        DsaProgram program = ProgramCatalog.instantiate(programType);
+        String[] args = job.args.toArray(new String[0]);
+        CompletableFuture<DsaCluster> cluster = new CompletableFuture<>();
+        CompletableFuture<RunReport> run = Jobs.start(() -> {
+            DsaCluster c = DsaCluster.local(config);
+            cluster.complete(c);
+            return c.run(program, args);
+        });
+        try {
+            RunReport report = run.get(job.timeoutMs(), TimeUnit.MILLISECONDS);
+            Jobs.printReport(out, report);
+            Jobs.printOk(out);
+            return 0;
+        } catch (TimeoutException e) {
+            Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+            return DsaCli.EXIT_FAILED;
+        } catch (ExecutionException e) {
+            Jobs.printFailed(out, Jobs.describe(e));
+            return DsaCli.EXIT_FAILED;
+        } finally {
+            cluster.thenAccept(RunCommand::closeQuietly);
+        }
+    }
+
+    private int runProcesses(Class<? extends DsaProgram> programType, PrintWriter out, PrintWriter err)
+            throws InterruptedException, IOException {
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
+        DsaProgram program = ProgramCatalog.instantiate(programType);
+        try (SecretFile secret = SecretFile.create()) {
+            DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
+                    .secretFile(secret.path()).build();
+            DsaAgent agent = DsaAgent.start(config);
+            try (ChildNodes children = new ChildNodes(out, err)) {
+                for (int node = 1; node < job.nodes; node++) {
+                    children.start(node, childCommand(node, agent.address(), secret.path(), programType));
+                }
+                String failure = await(agent, program, children, deadlineNs, out);
+                if (failure != null) {
+                    children.destroyAll();
+                    children.close();   // flush the children's last output before the verdict
+                    Jobs.printFailed(out, failure);
+                    return DsaCli.EXIT_FAILED;
+                }
+                Jobs.printOk(out);
+                return 0;
+            } finally {
+                closeQuietly(agent);
+            }
+        }
+    }
+
+    // Runs node 0's part and waits for the children. Returns null on success, else the reason.
+    private String await(DsaAgent agent, DsaProgram program, ChildNodes children, long deadlineNs, PrintWriter out)
+            throws InterruptedException {
+        List<String> args = List.copyOf(job.args);
+        CompletableFuture<RunReport> run = Jobs.start(() -> agent.run(program, args));
+        CompletableFuture<Object> first = CompletableFuture.anyOf(run, children.firstFailure());
+        try {
+            first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            return "timed out after " + job.timeoutSeconds + " s";
+        } catch (ExecutionException e) {
+            return Jobs.describe(e);   // node 0's run threw: the job's first failure
+        }
+        if (!run.isDone()) {
+            // A child died first. Node 0's run usually fails a moment later with the real reason.
+            try {
+                run.get(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                return Jobs.describe(e);
+            } catch (TimeoutException e) {
+                // no better reason than the child's exit
+            }
+            return children.firstFailure().getNow("a node failed");
+        }
+        RunReport report = run.join();
+        String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
+        children.close();   // all exited: this only drains their output
+        Jobs.printReport(out, report);
+        return exit;
+    }
+
+    /** The command line of child node {@code node}: same Java, same class path, secret by file. */
+    List<String> childCommand(int node, String monitorAddress, Path secretFile, Class<? extends DsaProgram> programType) {
+        List<String> command = new ArrayList<>();
+        command.add(javaExecutable());
+        for (String property : List.of("org.slf4j.simpleLogger.defaultLogLevel", "io.netty.leakDetection.level")) {
+            String value = System.getProperty(property);
+            if (value != null) command.add("-D" + property + "=" + value);
+        }
+        command.add("-cp");
+        command.add(classPath());
+        command.add(MAIN_CLASS);
+        command.add("node");
+        command.addAll(List.of("--node", Integer.toString(node), "--nodes", Integer.toString(job.nodes),
+                "--threads", Integer.toString(job.threads), "--vm", job.vmName,
+                "--timeout", Long.toString(job.timeoutSeconds),
+                "--monitor", monitorAddress, "--secret-file", secretFile.toString()));
+        // The resolved class name, so a child never resolves a short name differently.
+        command.add(programType.getName());
+        command.addAll(job.args);
+        return command;
+    }
+
+    /** @return this JVM's java launcher */
+    static String javaExecutable() {
+        Path bin = Path.of(System.getProperty("java.home"), "bin");
+        Path java = bin.resolve("java");
+        if (!Files.isRegularFile(java) && Files.isRegularFile(bin.resolve("java.exe"))) java = bin.resolve("java.exe");
+        return java.toString();
+    }
+
+    /** @return this JVM's class path with absolute entries, so children find the same classes from any directory */
+    static String classPath() {
+        String classPath = System.getProperty("java.class.path", "");
+        List<String> entries = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            if (!entry.isEmpty()) entries.add(Path.of(entry).toAbsolutePath().toString());
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    private static long remainingMs(long deadlineNs) {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            // shutting down after the verdict: nothing to report
+        }
+    }
+}

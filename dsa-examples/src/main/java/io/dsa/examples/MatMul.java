@@ -1,0 +1,131 @@
+package io.dsa.examples;
+
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ProgramName;
+import io.dsa.SharedDoubleArray;
+
+/**
+ * Matrix multiply {@code C = A * B} of shared {@code n x n} double matrices (the paper's Figure 3
+ * program): every worker fills its block of rows of {@code A} and {@code B}, then computes its
+ * block of rows of {@code C} from region reads of {@code A} and {@code B}. Thread 0 checks every
+ * element of {@code C} against a sequential product; the matrices hold small integers, so every
+ * sum is exact and the check is exact.
+ *
+ * <p>Arguments: {@code [n=128] [partitionSize=16]}.
+ */
+@ProgramName("matmul")
+public final class MatMul implements DsaProgram {
+    static final String NAME = "matmul";
+    static final String USAGE = "matmul [n=128] [partitionSize=16]";
+
+    private int n;
+    private SharedDoubleArray matrixA;
+    private SharedDoubleArray matrixB;
+    private SharedDoubleArray matrixC;
+
+    /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+    public MatMul() {}
+
+    @Override
+    public void setup(DsaNode node) {
+        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
+        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 128, 1, 8192);
+        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", 16, 1, 8192);
+        matrixA = node.createSharedDoubleArray("matmul.A", n, n, partitionSize);
+        matrixB = node.createSharedDoubleArray("matmul.B", n, n, partitionSize);
+        matrixC = node.createSharedDoubleArray("matmul.C", n, n, partitionSize);
+    }
+
+    @Override
+    public void work(DsaWorker worker) {
+        int threadId = worker.threadId();
+        int from = matrixA.layout().startingIndexAtThread(threadId);
+        int to = matrixA.layout().maxIndexAtThread(threadId);
+        int rows = to - from;
+
+        if (rows > 0) {
+            double[] block = new double[rows * n];
+            fill(block, from, rows, n, MatMul::aAt);
+            matrixA.write(from, 0, rows, n, block);
+            fill(block, from, rows, n, MatMul::bAt);
+            matrixB.write(from, 0, rows, n, block);
+        }
+        worker.barrier();
+
+        if (rows > 0) {
+            double[] aRows = new double[rows * n];
+            matrixA.read(from, 0, rows, n, aRows);
+            double[] b = new double[n * n];
+            matrixB.read(0, 0, n, n, b);
+            double[] cRows = new double[rows * n];
+            multiply(aRows, b, cRows, rows, n);
+            matrixC.write(from, 0, rows, n, cRows);
+        }
+        worker.barrier();
+
+        if (threadId == 0) {
+            double[] c = new double[n * n];
+            matrixC.read(0, 0, n, n, c);
+            double checksum = check(c, n);
+            worker.node().report("matmul " + n + "x" + n + ": C = A*B, sum of C = " + (long) checksum
+                    + " (verified against sequential)");
+        }
+    }
+
+    /** {@code A[i][j]}: a small integer, so products and sums are exact in double. */
+    static double aAt(int i, int j) { return (i * 7L + j * 3L) % 11 - 5; }
+
+    /** {@code B[i][j]}: a small integer. */
+    static double bAt(int i, int j) { return (i * 5L + j * 2L) % 13 - 6; }
+
+    /** {@code C[i][j]} of the sequential product. */
+    static double cAt(int i, int j, int n) {
+        double sum = 0;
+        for (int k = 0; k < n; k++) sum += aAt(i, k) * bAt(k, j);
+        return sum;
+    }
+
+    /**
+     * Checks {@code c} (row-major {@code n x n}) element by element against the sequential product.
+     *
+     * @return the sum of all elements of {@code c}
+     * @throws DsaException naming the first wrong element, its value and the expected one
+     */
+    static double check(double[] c, int n) {
+        double checksum = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                double expected = cAt(i, j, n);
+                double actual = c[i * n + j];
+                if (actual != expected) {
+                    throw new DsaException(NAME + ": C[" + i + "][" + j + "] = " + actual + ", expected " + expected
+                            + " (sequential product)");
+                }
+                checksum += actual;
+            }
+        }
+        return checksum;
+    }
+
+    private interface Element { double at(int i, int j); }
+
+    private static void fill(double[] block, int firstRow, int rows, int n, Element element) {
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0; j < n; j++) block[r * n + j] = element.at(firstRow + r, j);
+        }
+    }
+
+    // i-k-j order: streams through rows of b and c.
+    private static void multiply(double[] aRows, double[] b, double[] cRows, int rows, int n) {
+        for (int r = 0; r < rows; r++) {
+            for (int k = 0; k < n; k++) {
+                double aik = aRows[r * n + k];
+                if (aik == 0) continue;
+                for (int j = 0; j < n; j++) cRows[r * n + j] += aik * b[k * n + j];
+            }
+        }
+    }
+}
