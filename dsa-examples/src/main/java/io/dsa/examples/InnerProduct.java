@@ -35,7 +35,7 @@ public final class InnerProduct implements DsaProgram {
     public void setup(DsaNode node) {
         ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
         length = ProgramArgs.intArg(NAME, node.args(), 0, "length", 1024, 1, 1 << 28);
-        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", 32, 1, 1 << 24);
+        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(32, length), 1, length);
         a = node.createSharedDoubleArray("inner-product.a", length, partitionSize);
         b = node.createSharedDoubleArray("inner-product.b", length, partitionSize);
     }

@@ -33,7 +33,7 @@ public final class MatMul implements DsaProgram {
     public void setup(DsaNode node) {
         ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
         n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 128, 1, 8192);
-        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", 16, 1, 8192);
+        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(16, n), 1, n);
         matrixA = node.createSharedDoubleArray("matmul.A", n, n, partitionSize);
         matrixB = node.createSharedDoubleArray("matmul.B", n, n, partitionSize);
         matrixC = node.createSharedDoubleArray("matmul.C", n, n, partitionSize);

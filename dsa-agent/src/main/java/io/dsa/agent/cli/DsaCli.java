@@ -1,6 +1,7 @@
 package io.dsa.agent.cli;
 
 import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Spec;
         subcommands = {RunCommand.class, ProgramsCommand.class, NodeCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         footer = {"", "Run 'dsa COMMAND --help' for a command's options."})
-public final class DsaCli implements Runnable {
+public final class DsaCli implements Callable<Integer> {
     /** Exit code of a job that failed or timed out. */
     public static final int EXIT_FAILED = 1;
     /** Exit code of bad usage (picocli's default for parameter errors). */
@@ -46,9 +47,10 @@ public final class DsaCli implements Runnable {
     }
 
     @Override
-    public void run() {
-        // `dsa` alone: show what it can do.
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        // `dsa` without a command: show what it can do, as a usage error.
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return EXIT_USAGE;
     }
 
     // Prints the reason and a hint instead of the whole usage text, which would bury the reason.
