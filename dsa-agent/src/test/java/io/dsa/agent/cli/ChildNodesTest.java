@@ -1,0 +1,63 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Child processes: output forwarding, failure detection, and that every child is ended. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ChildNodesTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private static List<String> java(String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of(RunCommand.javaExecutable(), "-cp",
+                RunCommand.classPath(), ChildMain.class.getName()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    @Test
+    void forwardsOutputWithANodePrefixAndSeesCleanExits() throws Exception {
+        try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
+            children.start(1, java("exit", "0"));
+            children.start(2, java("exit", "0"));
+            assertNull(children.awaitExit(30_000));
+            assertFalse(children.firstFailure().isDone());
+            children.close();
+            assertTrue(out.toString().contains("[node 1] hello from exit"), out.toString());
+            assertTrue(out.toString().contains("[node 2] hello from exit"), out.toString());
+            assertTrue(err.toString().contains("[node 2] to stderr"), err.toString());
+        }
+    }
+
+    @Test
+    void reportsTheFirstChildThatFails() throws Exception {
+        try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
+            children.start(3, java("exit", "7"));
+            assertEquals("node 3 exited with code 7", children.firstFailure().get(30, TimeUnit.SECONDS));
+            assertEquals("node 3 exited with code 7", children.awaitExit(30_000));
+        }
+    }
+
+    @Test
+    void closeEndsChildrenThatDoNotExit() throws Exception {
+        List<ProcessHandle> started;
+        try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
+            children.start(1, java("block"));
+            children.start(2, java("block"));
+            started = children.processes().values().stream().map(Process::toHandle).toList();
+            assertTrue(children.awaitExit(200) .contains("did not exit"));
+        }
+        for (ProcessHandle p : started) assertFalse(p.isAlive(), "child " + p.pid() + " still alive");
+        assertTrue(ProcessHandle.current().descendants().noneMatch(started::contains));
+    }
+}

@@ -1,0 +1,147 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The {@code dsa} command line: help, version, validation and program lookup, through {@code execute()}. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class DsaCliTest {
+    @TempDir
+    Path servicesDir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "run", "programs", "node"})
+    void helpPrintsUsageAndExitsZero(String command) {
+        Cli cli = command.isEmpty() ? Cli.execute("--help") : Cli.execute(command, "--help");
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().startsWith("Usage: dsa" + (command.isEmpty() ? "" : " " + command)), cli.toString());
+        assertTrue(cli.out().contains("--version"), cli.toString());
+        assertEquals("", cli.err(), cli.toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "run", "programs", "node"})
+    void versionPrintsTheVersionAndExitsZero(String command) {
+        Cli cli = command.isEmpty() ? Cli.execute("--version") : Cli.execute(command, "--version");
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().startsWith("dsa "), cli.toString());
+    }
+
+    @Test
+    void mainUsageListsCommandsButHidesNode() {
+        Cli cli = Cli.execute("--help");
+        assertTrue(cli.out().contains("run "), cli.toString());
+        assertTrue(cli.out().contains("programs "), cli.toString());
+        assertFalse(cli.out().contains("node "), cli.toString());
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        Cli cli = Cli.execute();
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().startsWith("Usage: dsa"), cli.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "--nodes, 0, '--nodes 0 out of range [1, 1024]'",
+        "--nodes, 1025, '--nodes 1025 out of range [1, 1024]'",
+        "--threads, 0, '--threads 0 out of range [1, 1024]'",
+        "--threads, -3, '--threads -3 out of range [1, 1024]'",
+        "--timeout, 0, '--timeout 0 out of range [1, 86400]'",
+    })
+    void runRejectsOutOfRangeValues(String option, String value, String message) {
+        Cli cli = Cli.execute("run", option, value, "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("dsa: " + message), cli.toString());
+        assertTrue(cli.err().contains("Try 'dsa run --help'"), cli.toString());
+        assertEquals("", cli.out(), cli.toString());
+    }
+
+    @Test
+    void runRejectsANonNumber() {
+        Cli cli = Cli.execute("run", "--nodes", "four", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("'four'"), cli.toString());
+    }
+
+    @Test
+    void runRejectsABadVmName() {
+        Cli cli = Cli.execute("run", "--vm", "no spaces", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--vm 'no spaces' invalid"), cli.toString());
+    }
+
+    @Test
+    void runNeedsAProgram() {
+        Cli cli = Cli.execute("run", "--nodes", "2");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("PROGRAM"), cli.toString());
+    }
+
+    @Test
+    void unknownProgramListsTheKnownOnes() throws Exception {
+        Cli cli = TestPrograms.withRegisteredPrograms(servicesDir, () -> Cli.execute("run", "no-such-program", "1"));
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("unknown program 'no-such-program'; known programs: failing-test, idle-test"),
+                cli.toString());
+    }
+
+    @Test
+    void aClassThatIsNotAProgramIsRefused() {
+        Cli cli = Cli.execute("run", TestPrograms.NotAProgram.class.getName());
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("does not implement io.dsa.DsaProgram"), cli.toString());
+    }
+
+    @Test
+    void programsListsShortNamesAndClasses() throws Exception {
+        Cli cli = TestPrograms.withRegisteredPrograms(servicesDir, () -> Cli.execute("programs"));
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("failing-test  " + TestPrograms.Failing.class.getName()), cli.toString());
+        assertTrue(cli.out().contains("idle-test     " + TestPrograms.Idle.class.getName()), cli.toString());
+    }
+
+    @Test
+    void programArgumentsThatLookLikeOptionsBelongToTheProgram() throws Exception {
+        // --nodes after PROGRAM is the program's, so it is not validated as ours.
+        Cli cli = TestPrograms.withRegisteredPrograms(servicesDir,
+                () -> Cli.execute("run", "--nodes", "0", "idle-test", "--nodes", "5"));
+        assertTrue(cli.err().contains("--nodes 0 out of range"), cli.toString());
+        assertFalse(cli.err().contains("--nodes 5"), cli.toString());
+    }
+
+    @Test
+    void nodeValidatesItsIdAndMonitor() {
+        Cli cli = Cli.execute("node", "--node", "4", "--nodes", "4", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--node 4 out of range [0, 3]"), cli.toString());
+
+        cli = Cli.execute("node", "--node", "1", "--nodes", "2", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--monitor HOST:PORT is required for node 1"), cli.toString());
+
+        cli = Cli.execute("node", "--node", "1", "--nodes", "2", "--monitor", "localhost:0",
+                "--secret-file", "/nonexistent/secret", TestPrograms.Idle.class.getName());
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("port 0 in 'localhost:0' out of range [1, 65535]")
+                || cli.err().contains("cannot read secret file"), cli.toString());
+    }
+
+    @Test
+    void nodeNeedsNodeId() {
+        Cli cli = Cli.execute("node", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--node"), cli.toString());
+    }
+}

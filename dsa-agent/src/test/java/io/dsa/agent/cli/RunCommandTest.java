@@ -1,0 +1,73 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** How {@code dsa run} starts children and keeps the secret off command lines; failures in-process. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RunCommandTest {
+
+    @Test
+    void childCommandRunsTheNodeCommandWithTheSecretInAFile() {
+        RunCommand run = new RunCommand();
+        new CommandLine(run).setStopAtPositional(true).parseArgs("--nodes", "3", "--threads", "5", "--vm", "vm-1", "--timeout", "9",
+                "idle-test", "a", "--b");
+        List<String> command = run.childCommand(2, "127.0.0.1:4567", Path.of("/tmp/secret"), TestPrograms.Idle.class);
+        assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
+        int cp = command.indexOf("-cp");
+        assertTrue(cp > 0, command.toString());
+        for (String entry : command.get(cp + 1).split(File.pathSeparator)) {
+            assertTrue(Path.of(entry).isAbsolute(), entry);
+        }
+        List<String> tail = command.subList(cp + 2, command.size());
+        assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
+                "--vm", "vm-1", "--timeout", "9", "--monitor", "127.0.0.1:4567", "--secret-file", "/tmp/secret",
+                TestPrograms.Idle.class.getName(), "a", "--b"), tail);
+        assertFalse(String.join(" ", command).contains("--secret "), command.toString());
+    }
+
+    @Test
+    void secretFileIsPrivateRandomAndDeleted() throws Exception {
+        Path path;
+        String first;
+        try (SecretFile secret = SecretFile.create(); SecretFile other = SecretFile.create()) {
+            path = secret.path();
+            first = Files.readString(path, StandardCharsets.US_ASCII);
+            assertTrue(first.matches("[0-9a-f]{64}"), first);
+            assertFalse(first.equals(Files.readString(other.path(), StandardCharsets.US_ASCII)));
+            if (path.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
+            }
+        }
+        assertFalse(Files.exists(path));
+    }
+
+    @Test
+    void aFailingJobInProcessExitsOneWithTheReason() throws Exception {
+        Cli cli = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "2", "--timeout", "30",
+                TestPrograms.Failing.class.getName());
+        assertEquals(1, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("result: FAILED: "), cli.toString());
+        assertFalse(cli.out().contains("result: OK"), cli.toString());
+    }
+
+    @Test
+    void aFailingJobOnOneNodeProcessExitsOne() throws Exception {
+        Cli cli = Cli.execute("run", "--nodes", "1", "--threads", "2", "--timeout", "30",
+                TestPrograms.Failing.class.getName());
+        assertEquals(1, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("result: FAILED: "), cli.toString());
+    }
+}
