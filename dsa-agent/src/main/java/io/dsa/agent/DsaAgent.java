@@ -1,6 +1,9 @@
 package io.dsa.agent;
 
+import io.dsa.DsaException;
 import io.dsa.DsaProgram;
+import io.dsa.agent.internal.JobRunner;
+import io.dsa.agent.internal.NodeRuntime;
 import java.util.List;
 
 /**
@@ -15,7 +18,10 @@ import java.util.List;
  * }</pre>
  */
 public final class DsaAgent implements AutoCloseable {
-    private DsaAgent() {}
+    private final NodeRuntime runtime;
+    private boolean ran;
+
+    private DsaAgent(NodeRuntime runtime) { this.runtime = runtime; }
 
     /**
      * Starts the agent of node {@code config.nodeId()}: binds its port and, unless it is node 0,
@@ -25,14 +31,14 @@ public final class DsaAgent implements AutoCloseable {
      * @throws io.dsa.DsaException if the port cannot be bound or the monitor refuses
      */
     public static DsaAgent start(DsaConfig config) {
-        throw new UnsupportedOperationException();
+        return new DsaAgent(NodeRuntime.start(config));
     }
 
     /** @return this node's id */
-    public int nodeId() { throw new UnsupportedOperationException(); }
+    public int nodeId() { return runtime.nodeId(); }
 
     /** @return the {@code host:port} this agent listens on */
-    public String address() { throw new UnsupportedOperationException(); }
+    public String address() { return runtime.address(); }
 
     /**
      * Runs {@code program} on this node once the VM has formed: {@code setup}, then
@@ -44,10 +50,14 @@ public final class DsaAgent implements AutoCloseable {
      *         failed to form in time
      */
     public RunReport run(DsaProgram program, List<String> args) {
-        throw new UnsupportedOperationException();
+        synchronized (this) {
+            if (ran) throw new DsaException("node " + nodeId() + " already ran a program; start a new agent for the next");
+            ran = true;
+        }
+        return JobRunner.run(runtime, program, args);
     }
 
     /** Stops the agent and closes its connections. Idempotent. */
     @Override
-    public void close() { throw new UnsupportedOperationException(); }
+    public void close() { runtime.close(); }
 }

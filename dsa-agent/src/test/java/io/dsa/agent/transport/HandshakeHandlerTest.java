@@ -7,6 +7,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.MockTicker;
+import io.netty.util.concurrent.Ticker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,13 +39,19 @@ class HandshakeHandlerTest {
         return TransportConfig.builder().vmName(VM).nodeId(nodeId).secret(SECRET).handshakeTimeoutMs(100).build();
     }
 
-    private static EmbeddedChannel channel(TransportConfig config, HandshakeHandler handler) {
-        return new EmbeddedChannel(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                Transport.initPipeline(ch, config, handler);
-            }
-        });
+    /** The channels' clock: moves only when a test advances it, however slow the machine is. */
+    private final MockTicker ticker = Ticker.newMockTicker();
+
+    private EmbeddedChannel channel(TransportConfig config, HandshakeHandler handler) {
+        return EmbeddedChannel.builder()
+                .ticker(ticker)
+                .handlers(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        Transport.initPipeline(ch, config, handler);
+                    }
+                })
+                .build();
     }
 
     @Test
@@ -140,10 +148,10 @@ class HandshakeHandlerTest {
     void acceptorClosesASilentPeerAfterTheTimeout() throws Exception {
         EmbeddedChannel ch = channel(config(0), HandshakeHandler.forAcceptor(config(0), new RecordingHandler()));
         readOutbound(ch);
-        ch.advanceTimeBy(99, TimeUnit.MILLISECONDS);
+        ticker.advance(99, TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
         assertTrue(ch.isOpen());
-        ch.advanceTimeBy(2, TimeUnit.MILLISECONDS);
+        ticker.advance(2, TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
         assertFalse(ch.isOpen());
         assertFalse(ch.finish());

@@ -1,0 +1,79 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import io.dsa.DsaProgram;
+import io.dsa.agent.RunReport;
+import io.dsa.agent.wire.ViewMessage;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** Runs one program on one node: setup, the workers, and the wait for the whole VM to finish. */
+public final class JobRunner {
+    private JobRunner() {}
+
+    /**
+     * @return the report (every node's lines on node 0)
+     * @throws DsaException with the job's first failure
+     */
+    public static RunReport run(NodeRuntime rt, DsaProgram program, List<String> args) {
+        ViewMessage view = rt.awaitView();
+        long runStart = System.nanoTime();
+        ExecutorService async = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "dsa-async-" + rt.nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+        AtomicReference<Throwable> firstLocal = new AtomicReference<>();
+        try {
+            NodeContext node = new NodeContext(rt, args, view.addresses(), async);
+            boolean setupOk = true;
+            try {
+                program.setup(node);
+            } catch (Throwable t) {
+                setupOk = false;
+                fail(rt, firstLocal, t, "node " + rt.nodeId + " setup");
+            }
+            if (setupOk) {
+                Thread[] threads = new Thread[rt.threadsPerNode];
+                for (int i = 0; i < threads.length; i++) {
+                    WorkerImpl w = new WorkerImpl(rt, node, i);
+                    threads[i] = new Thread(() -> {
+                        w.bind();
+                        try {
+                            program.work(w);
+                        } catch (Throwable t) {
+                            fail(rt, firstLocal, t, "node " + rt.nodeId + " worker " + w.threadId());
+                        }
+                    }, "dsa-worker-" + rt.nodeId + "-" + i);
+                    threads[i].start();
+                }
+                for (Thread t : threads) {
+                    try {
+                        t.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new DsaException("interrupted while waiting for the workers of node " + rt.nodeId);
+                    }
+                }
+            }
+            rt.reportDone();
+            String failure = rt.awaitFinished();
+            long runNanos = System.nanoTime() - runStart;
+            if (!failure.isEmpty()) {
+                throw new DsaException("job failed: " + failure, firstLocal.get());
+            }
+            return new RunReport(rt.nodes, rt.threadsPerNode, rt.reportLines(), rt.startupNanos(), runNanos);
+        } finally {
+            async.shutdownNow();
+        }
+    }
+
+    private static void fail(NodeRuntime rt, AtomicReference<Throwable> first, Throwable t, String where) {
+        // a worker released by someone else's failure is not the cause: report only our own
+        if (rt.failed() && t instanceof DsaException) return;
+        first.compareAndSet(null, t);
+        rt.reportFailure(where + " failed: " + t);
+    }
+}

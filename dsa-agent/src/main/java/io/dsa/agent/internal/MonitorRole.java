@@ -1,0 +1,281 @@
+package io.dsa.agent.internal;
+
+import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.RegisterMessage;
+import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.ViewMessage;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Node 0's extra role (the paper's DsaMonitor): membership, the registry of shared objects by
+ * name, the root of barriers, the home of locks, and the job's lifecycle. All state is guarded
+ * by this object's monitor; handlers never block.
+ */
+final class MonitorRole {
+    private static final Logger LOG = LoggerFactory.getLogger(MonitorRole.class);
+    static final int GLOBAL_BARRIER = 0;
+
+    private final NodeRuntime runtime;
+    private final int nodes;
+    private final int threadsPerNode;
+    private final String[] addresses;
+    private int joined;
+    private boolean viewSent;
+
+    private final Map<String, Registration> registry = new HashMap<>();
+    private final int[] nextId = new int[5];
+    private final Map<Integer, RootBarrier> barriers = new HashMap<>();
+    private final Map<Integer, LockState> locks = new HashMap<>();
+
+    private final List<String> lines = new ArrayList<>();
+    private final boolean[] done;
+    private int doneCount;
+    private String firstFailure;
+
+    private record Registration(int kind, int id, int home, String name, long[] params) {}
+
+    private static final class RootBarrier {
+        final int parties;
+        long generation;
+        int arrived;
+        final long[][] valuesByNode;
+
+        RootBarrier(int parties, int nodes) {
+            this.parties = parties;
+            this.valuesByNode = new long[nodes][];
+        }
+    }
+
+    private static final class LockState {
+        int holder = -1;
+        final ArrayDeque<long[]> waiting = new ArrayDeque<>();
+    }
+
+    MonitorRole(NodeRuntime runtime, int nodes, int threadsPerNode, String selfAddress) {
+        this.runtime = runtime;
+        this.nodes = nodes;
+        this.threadsPerNode = threadsPerNode;
+        this.addresses = new String[nodes];
+        this.addresses[0] = selfAddress;
+        this.joined = 1;
+        this.done = new boolean[nodes];
+        barriers.put(GLOBAL_BARRIER, new RootBarrier(nodes, nodes));
+        Arrays.fill(nextId, 1);
+    }
+
+    /** Node 0 alone is a complete VM. */
+    synchronized void maybeSendView() {
+        if (!viewSent && joined == nodes) {
+            viewSent = true;
+            runtime.peers().sendToAll(new ViewMessage(threadsPerNode, List.of(addresses)));
+        }
+    }
+
+    /** @return an error text if the join is refused */
+    synchronized String onJoin(int connectionNode, JoinMessage join) {
+        int k = join.nodeId();
+        if (k <= 0 || k >= nodes) return "node id " + k + " out of range [1, " + nodes + ")";
+        if (k != connectionNode) return "join as node " + k + " on a connection authenticated as node " + connectionNode;
+        if (addresses[k] != null) return "node " + k + " joined twice";
+        addresses[k] = join.host() + ":" + join.port();
+        joined++;
+        LOG.debug("node {} joined from {} ({}/{})", k, addresses[k], joined, nodes);
+        maybeSendView();
+        return null;
+    }
+
+    void onRegister(int from, RegisterMessage m) {
+        List<Object[]> sends = new ArrayList<>();
+        synchronized (this) {
+            String key = m.kind() + ":" + m.name();
+            Registration r = registry.get(key);
+            if (r == null) {
+                int id = m.kind() == RegisterMessage.BARRIER ? nextId[m.kind()]++ : nextId[m.kind()]++;
+                int home = m.kind() == RegisterMessage.VARIABLE ? id % nodes : 0;
+                r = new Registration(m.kind(), id, home, m.name(), m.params().clone());
+                registry.put(key, r);
+                if (m.kind() == RegisterMessage.BARRIER) {
+                    barriers.put(-id, new RootBarrier((int) m.params()[0], nodes));
+                }
+                if (m.kind() == RegisterMessage.LOCK) locks.put(id, new LockState());
+                if (m.kind() == RegisterMessage.ARRAY || m.kind() == RegisterMessage.VARIABLE) {
+                    DefineMessage define = new DefineMessage(r.kind, id, home, r.name, r.params);
+                    for (int n = 0; n < nodes; n++) sends.add(new Object[] {n, define});
+                }
+                sends.add(new Object[] {from, new RegisteredMessage(m.requestId(), id, home, "")});
+            } else if (!Arrays.equals(r.params, m.params())) {
+                sends.add(new Object[] {from, new RegisteredMessage(m.requestId(), -1, -1, mismatch(r, m))});
+            } else {
+                sends.add(new Object[] {from, new RegisteredMessage(m.requestId(), r.id, r.home, "")});
+            }
+        }
+        for (Object[] s : sends) runtime.peers().send((Integer) s[0], s[1]);
+    }
+
+    private String mismatch(Registration r, RegisterMessage m) {
+        switch (m.kind()) {
+            case RegisterMessage.ARRAY:
+                return "array '" + m.name() + "' already exists as " + Specs.fromParams(m.name(), r.params).shape()
+                        + ", requested " + Specs.fromParams(m.name(), m.params()).shape();
+            case RegisterMessage.VARIABLE:
+                return "shared variable '" + m.name() + "' already exists with type/initial value "
+                        + Arrays.toString(r.params) + ", requested " + Arrays.toString(m.params());
+            case RegisterMessage.BARRIER:
+                return "barrier '" + m.name() + "' already exists with " + r.params[0] + " parties, requested "
+                        + m.params()[0];
+            default:
+                return "'" + m.name() + "' already exists with different parameters";
+        }
+    }
+
+    void onArrive(int from, BarrierArriveMessage a) {
+        BarrierReleaseMessage release = null;
+        String error = null;
+        synchronized (this) {
+            int key = a.barrierId() == GLOBAL_BARRIER ? GLOBAL_BARRIER : -a.barrierId();
+            RootBarrier b = barriers.get(key);
+            if (b == null) {
+                error = "arrival at unknown barrier " + a.barrierId() + " from node " + from;
+            } else if (a.generation() != b.generation) {
+                error = "node " + from + " arrived at generation " + a.generation() + " of barrier " + a.barrierId()
+                        + ", expected " + b.generation;
+            } else if (key == GLOBAL_BARRIER) {
+                if (b.valuesByNode[a.node()] != null) {
+                    error = "node " + a.node() + " arrived twice at global barrier generation " + b.generation;
+                } else {
+                    b.valuesByNode[a.node()] = a.values();
+                    if (++b.arrived == nodes) {
+                        release = new BarrierReleaseMessage(GLOBAL_BARRIER, b.generation, gather(b));
+                        if (release.values() == null) {
+                            error = "collective mismatch at global barrier generation " + b.generation
+                                    + ": some nodes contributed values, others called a plain barrier";
+                            release = null;
+                        }
+                        Arrays.fill(b.valuesByNode, null);
+                        b.arrived = 0;
+                        b.generation++;
+                    }
+                }
+            } else {
+                b.arrived += a.arrivals();
+                if (b.arrived > b.parties) {
+                    error = "barrier " + a.barrierId() + " got " + b.arrived + " arrivals, it has " + b.parties + " parties";
+                } else if (b.arrived == b.parties) {
+                    release = new BarrierReleaseMessage(a.barrierId(), b.generation, new long[0]);
+                    b.arrived = 0;
+                    b.generation++;
+                }
+            }
+        }
+        if (error != null) {
+            onFailure(error);
+        } else if (release != null) {
+            runtime.peers().sendToAll(release);
+        }
+    }
+
+    private long[] gather(RootBarrier b) {
+        int withValues = 0;
+        for (long[] v : b.valuesByNode) if (v.length > 0) withValues++;
+        if (withValues == 0) return new long[0];
+        if (withValues != nodes) return null;
+        long[] all = new long[nodes * threadsPerNode];
+        for (int n = 0; n < nodes; n++) System.arraycopy(b.valuesByNode[n], 0, all, n * threadsPerNode, threadsPerNode);
+        return all;
+    }
+
+    void onLock(int from, LockMessage m) {
+        LockMessage grant = null;
+        int grantTo = -1;
+        String error = null;
+        synchronized (this) {
+            LockState s = locks.get(m.lockId());
+            if (s == null) {
+                error = "lock message for unknown lock " + m.lockId() + " from node " + from;
+            } else if (m.op() == LockMessage.ACQUIRE) {
+                if (s.holder < 0) {
+                    s.holder = m.node();
+                    grant = new LockMessage(m.lockId(), LockMessage.GRANT, m.node(), m.requestId());
+                    grantTo = m.node();
+                } else {
+                    s.waiting.add(new long[] {m.node(), m.requestId()});
+                }
+            } else if (m.op() == LockMessage.RELEASE) {
+                if (s.holder != m.node()) {
+                    error = "node " + m.node() + " released lock " + m.lockId() + " held by node " + s.holder;
+                } else {
+                    long[] next = s.waiting.poll();
+                    s.holder = next == null ? -1 : (int) next[0];
+                    if (next != null) {
+                        grant = new LockMessage(m.lockId(), LockMessage.GRANT, (int) next[0], next[1]);
+                        grantTo = (int) next[0];
+                    }
+                }
+            }
+        }
+        if (error != null) onFailure(error);
+        if (grant != null) runtime.peers().send(grantTo, grant);
+    }
+
+    synchronized void onReport(ReportMessage m) {
+        lines.add("node " + m.node() + ": " + m.text());
+    }
+
+    synchronized List<String> lines() { return new ArrayList<>(lines); }
+
+    void onStatus(int from, StatusMessage m) {
+        if (m.code() == StatusMessage.FAILED) {
+            onFailure(m.text());
+        } else if (m.code() == StatusMessage.DONE) {
+            onNodeDone(m.node());
+        }
+    }
+
+    /** A node is gone: the job cannot finish correctly. */
+    void onNodeLost(int node, String why) {
+        boolean wasDone;
+        synchronized (this) {
+            wasDone = done[node] || viewSent && doneCount == nodes;
+        }
+        if (wasDone) return;
+        onFailure("lost node " + node + ": " + why);
+        onNodeDone(node);
+    }
+
+    void onFailure(String text) {
+        boolean first;
+        synchronized (this) {
+            first = firstFailure == null;
+            if (first) firstFailure = text;
+        }
+        if (first) {
+            LOG.debug("job failed: {}", text);
+            runtime.peers().sendToAll(new StatusMessage(0, StatusMessage.ABORT, text));
+        }
+    }
+
+    private void onNodeDone(int node) {
+        StatusMessage finished = null;
+        synchronized (this) {
+            if (done[node]) return;
+            done[node] = true;
+            if (++doneCount == nodes) {
+                finished = new StatusMessage(0, StatusMessage.FINISHED, firstFailure == null ? "" : firstFailure);
+            }
+        }
+        if (finished != null) runtime.peers().sendToAll(finished);
+    }
+}

@@ -1,0 +1,508 @@
+package io.dsa.agent.internal;
+
+import io.dsa.ArraySpec;
+import io.dsa.DsaException;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.HostPort;
+import io.dsa.agent.transport.Connection;
+import io.dsa.agent.transport.InboundHandler;
+import io.dsa.agent.transport.Transport;
+import io.dsa.agent.transport.TransportConfig;
+import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.RegisterMessage;
+import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.VarOpMessage;
+import io.dsa.agent.wire.VarResultMessage;
+import io.dsa.agent.wire.ViewMessage;
+import io.dsa.coherence.Access;
+import io.dsa.coherence.CoherenceEngine;
+import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.PartitionStore;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runtime of one node: its transport and peers, the coherence engine with the node's
+ * partition slots, shared variables homed here, barrier and lock clients, and (on node 0) the
+ * monitor role. Inbound messages are handled on transport threads and never block.
+ */
+public final class NodeRuntime implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
+    /** How often blocked workers re-check for a failed job. */
+    static final long POLL_MS = 50;
+
+    final DsaConfig config;
+    final int nodeId;
+
+    /** @return this node's id */
+    public int nodeId() { return nodeId; }
+    final int nodes;
+    final int threadsPerNode;
+    private final long startNanos = System.nanoTime();
+    private final Transport transport;
+    private final Peers peers;
+    private final MonitorRole monitor;
+
+    /** Serialises every call into the coherence engine. */
+    final Object engineLock = new Object();
+    final CoherenceEngine engine;
+    private final Map<Integer, ArrayState> arrays = new ConcurrentHashMap<>();
+    private final Map<Integer, List<CoherenceMessage>> earlyCoherence = new HashMap<>();
+
+    private final Map<Integer, AtomicLong> homedVariables = new ConcurrentHashMap<>();
+    private final Map<Integer, List<Object[]>> earlyVarOps = new HashMap<>();
+
+    private final Map<Long, CompletableFuture<Object>> calls = new ConcurrentHashMap<>();
+    private final AtomicLong nextRequestId = new AtomicLong(1);
+
+    final BarrierClient barriers;
+    private final CompletableFuture<ViewMessage> view = new CompletableFuture<>();
+    private volatile long viewNanos;
+    private final CompletableFuture<String> finished = new CompletableFuture<>();
+    private volatile String failure;
+    private volatile boolean closed;
+
+    private NodeRuntime(DsaConfig config) {
+        if (!config.hasSecret()) {
+            throw new DsaException("node " + config.nodeId() + " has no cluster secret: give a secret file or set "
+                    + DsaConfig.SECRET_ENV);
+        }
+        this.config = config;
+        this.nodeId = config.nodeId();
+        this.nodes = config.nodes();
+        this.threadsPerNode = config.threadsPerNode();
+        this.peers = new Peers(nodeId, nodes, this::dispatch);
+        this.engine = new CoherenceEngine(nodeId, nodes, (a, p) -> array(a).layout.homeOf(p), new SlotStore(),
+                m -> peers.send(m.destination(), m));
+        this.barriers = new BarrierClient(this);
+        TransportConfig tc = TransportConfig.builder()
+                .bindHost(config.bindHost())
+                .port(config.port())
+                .secret(config.secret())
+                .vmName(config.vmName())
+                .nodeId(nodeId)
+                .maxFrameBytes(config.maxFrameBytes())
+                .ioThreads(1) // a node has at most N-1 connections; one I/O thread keeps ordering cheap
+                .build();
+        this.transport = Transport.start(tc, new Inbound());
+        String self = config.bindHost() + ":" + transport.boundAddress().getPort();
+        this.monitor = nodeId == 0 ? new MonitorRole(this, nodes, threadsPerNode, self) : null;
+    }
+
+    /** Starts the node: binds and, unless node 0, joins the monitor. */
+    public static NodeRuntime start(DsaConfig config) {
+        NodeRuntime rt = new NodeRuntime(config);
+        try {
+            if (rt.monitor != null) {
+                rt.monitor.maybeSendView();
+            } else {
+                HostPort m = HostPort.parse(config.monitorAddress());
+                Connection c = rt.transport.connect(m.host(), m.port())
+                        .get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                if (c.peerNodeId() != 0) {
+                    throw new DsaException("monitor address " + m + " is node " + c.peerNodeId() + ", expected node 0");
+                }
+                rt.peers.attach(0, c);
+                c.send(new JoinMessage(rt.nodeId, config.bindHost(), rt.transport.boundAddress().getPort()));
+            }
+            return rt;
+        } catch (ExecutionException e) {
+            rt.close();
+            throw new DsaException("node " + config.nodeId() + " cannot join the monitor at " + config.monitorAddress()
+                    + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            rt.close();
+            throw new DsaException("node " + config.nodeId() + " timed out after " + config.startupTimeoutMs()
+                    + " ms joining the monitor at " + config.monitorAddress());
+        } catch (InterruptedException e) {
+            rt.close();
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while joining the monitor");
+        } catch (RuntimeException e) {
+            rt.close();
+            throw e;
+        }
+    }
+
+    /** @return {@code host:port} this node listens on */
+    public String address() { return config.bindHost() + ":" + transport.boundAddress().getPort(); }
+
+    Peers peers() { return peers; }
+
+    /** Waits for the membership view. */
+    ViewMessage awaitView() {
+        try {
+            return view.get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new DsaException("the virtual machine did not form within " + config.startupTimeoutMs()
+                    + " ms (node " + nodeId + " waited for the view of " + nodes + " nodes)");
+        } catch (ExecutionException e) {
+            throw new DsaException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting for the view");
+        }
+    }
+
+    long startupNanos() { return viewNanos - startNanos; }
+
+    // ---- failures ------------------------------------------------------------------------------
+
+    /** @throws DsaException if the job has failed */
+    void checkFailed() {
+        String f = failure;
+        if (f != null) throw new DsaException("job failed: " + f);
+    }
+
+    boolean failed() { return failure != null; }
+
+    /** Reports a local failure to the monitor, which aborts the job everywhere. */
+    void reportFailure(String text) {
+        peers.send(0, new StatusMessage(nodeId, StatusMessage.FAILED, text));
+    }
+
+    private void abort(String text) {
+        if (failure == null) failure = text;
+        for (CompletableFuture<Object> f : calls.values()) f.completeExceptionally(new DsaException("job failed: " + text));
+        for (ArrayState a : arrays.values()) for (Slot s : a.slots) s.wakeAll();
+        barriers.wakeAll();
+    }
+
+    // ---- requests with replies -------------------------------------------------------------------
+
+    long newRequest(CompletableFuture<Object> future) {
+        long id = nextRequestId.getAndIncrement();
+        calls.put(id, future);
+        if (failure != null) future.completeExceptionally(new DsaException("job failed: " + failure));
+        return id;
+    }
+
+    /** Waits for {@code future}, waking up to notice a failed job. */
+    <T> T await(CompletableFuture<T> future, String what) {
+        while (true) {
+            checkFailed();
+            try {
+                return future.get(POLL_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // poll again
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                if (c instanceof DsaException) throw new DsaException(c.getMessage(), c);
+                throw new DsaException(what + " failed: " + c, c);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("interrupted while waiting for " + what);
+            }
+        }
+    }
+
+    // ---- registry --------------------------------------------------------------------------------
+
+    RegisteredMessage register(int kind, String name, long[] params) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        long id = newRequest(f);
+        peers.send(0, new RegisterMessage(id, kind, name, params));
+        RegisteredMessage r = (RegisteredMessage) await(f, "registering '" + name + "'");
+        if (!r.error().isEmpty()) throw new DsaException(r.error());
+        return r;
+    }
+
+    ArrayState registerArray(ArraySpec spec) {
+        long[] params = Specs.toParams(spec);
+        RegisteredMessage r = register(RegisterMessage.ARRAY, spec.name(), params);
+        // the monitor's definition may still be on its way (another thread of the monitor may be
+        // sending it); the registration proved the spec, so define it here, idempotently
+        onDefine(new DefineMessage(RegisterMessage.ARRAY, r.objectId(), r.home(), spec.name(), params));
+        return array(r.objectId());
+    }
+
+    ArrayState array(int id) {
+        ArrayState a = arrays.get(id);
+        if (a == null) throw new IllegalStateException("unknown array id " + id + " at node " + nodeId);
+        return a;
+    }
+
+    private void onDefine(DefineMessage d) {
+        if (d.kind() == RegisterMessage.ARRAY) {
+            List<CoherenceMessage> early;
+            synchronized (engineLock) {
+                if (arrays.containsKey(d.objectId())) return;
+                arrays.put(d.objectId(), new ArrayState(d.objectId(), Specs.fromParams(d.name(), d.params()), nodes,
+                        threadsPerNode, nodeId));
+                early = earlyCoherence.remove(d.objectId());
+                if (early != null) for (CoherenceMessage m : early) engine.onMessage(m);
+            }
+        } else if (d.kind() == RegisterMessage.VARIABLE && d.home() == nodeId) {
+            List<Object[]> early;
+            synchronized (homedVariables) {
+                if (homedVariables.containsKey(d.objectId())) return;
+                homedVariables.put(d.objectId(), new AtomicLong(d.params()[1]));
+                early = earlyVarOps.remove(d.objectId());
+            }
+            if (early != null) for (Object[] op : early) onVarOp((Integer) op[0], (VarOpMessage) op[1]);
+        }
+    }
+
+    private void onCoherence(CoherenceMessage m) {
+        synchronized (engineLock) {
+            if (!arrays.containsKey(m.arrayId())) {
+                // the monitor's definition is on its way on another connection
+                earlyCoherence.computeIfAbsent(m.arrayId(), k -> new ArrayList<>()).add(m);
+                return;
+            }
+            engine.onMessage(m);
+        }
+    }
+
+    // ---- shared variables --------------------------------------------------------------------------
+
+    /** Executes a variable operation at its home, here or remote. */
+    VarResultMessage varOp(int varId, int home, int op, long a, long b) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        long id = newRequest(f);
+        peers.send(home, new VarOpMessage(id, varId, op, a, b));
+        return (VarResultMessage) await(f, "shared variable operation");
+    }
+
+    private void onVarOp(int from, VarOpMessage m) {
+        AtomicLong v;
+        synchronized (homedVariables) {
+            v = homedVariables.get(m.varId());
+            if (v == null) {
+                earlyVarOps.computeIfAbsent(m.varId(), k -> new ArrayList<>()).add(new Object[] {from, m});
+                return;
+            }
+        }
+        peers.send(from, VariableOps.execute(v, m));
+    }
+
+    // ---- locks ---------------------------------------------------------------------------------------
+
+    void lockAcquire(int lockId) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        long id = newRequest(f);
+        peers.send(0, new LockMessage(lockId, LockMessage.ACQUIRE, nodeId, id));
+        await(f, "lock");
+    }
+
+    void lockRelease(int lockId) {
+        peers.send(0, new LockMessage(lockId, LockMessage.RELEASE, nodeId, 0));
+    }
+
+    // ---- job lifecycle -------------------------------------------------------------------------------
+
+    void report(String line) {
+        peers.send(0, new ReportMessage(nodeId, line));
+    }
+
+    void reportDone() {
+        peers.send(0, new StatusMessage(nodeId, StatusMessage.DONE, ""));
+    }
+
+    /** Waits until every node is done. @return the first failure, or empty */
+    String awaitFinished() {
+        while (true) {
+            try {
+                return finished.get(POLL_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // keep waiting: other nodes may still be working
+            } catch (ExecutionException e) {
+                return e.getCause().getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("interrupted while waiting for the job to finish");
+            }
+        }
+    }
+
+    List<String> reportLines() { return monitor == null ? List.of() : monitor.lines(); }
+
+    // ---- dispatch --------------------------------------------------------------------------------------
+
+    private void dispatch(int from, Object m) {
+        if (m instanceof CoherenceMessage) {
+            onCoherence((CoherenceMessage) m);
+        } else if (m instanceof BarrierReleaseMessage) {
+            barriers.onRelease((BarrierReleaseMessage) m);
+        } else if (m instanceof RegisteredMessage) {
+            complete(((RegisteredMessage) m).requestId(), m);
+        } else if (m instanceof VarResultMessage) {
+            complete(((VarResultMessage) m).requestId(), m);
+        } else if (m instanceof VarOpMessage) {
+            onVarOp(from, (VarOpMessage) m);
+        } else if (m instanceof DefineMessage) {
+            onDefine((DefineMessage) m);
+        } else if (m instanceof LockMessage && ((LockMessage) m).op() == LockMessage.GRANT) {
+            complete(((LockMessage) m).requestId(), m);
+        } else if (m instanceof ViewMessage) {
+            onView((ViewMessage) m);
+        } else if (m instanceof StatusMessage && isNodeStatus((StatusMessage) m)) {
+            onJobStatus((StatusMessage) m);
+        } else if (monitor != null) {
+            dispatchToMonitor(from, m);
+        } else {
+            LOG.warn("node {} ignored unexpected {} from node {}", nodeId, m.getClass().getSimpleName(), from);
+        }
+    }
+
+    private static boolean isNodeStatus(StatusMessage s) {
+        return s.code() == StatusMessage.ABORT || s.code() == StatusMessage.FINISHED;
+    }
+
+    private void dispatchToMonitor(int from, Object m) {
+        if (m instanceof RegisterMessage) {
+            monitor.onRegister(from, (RegisterMessage) m);
+        } else if (m instanceof BarrierArriveMessage) {
+            monitor.onArrive(from, (BarrierArriveMessage) m);
+        } else if (m instanceof LockMessage) {
+            monitor.onLock(from, (LockMessage) m);
+        } else if (m instanceof ReportMessage) {
+            monitor.onReport((ReportMessage) m);
+        } else if (m instanceof StatusMessage) {
+            monitor.onStatus(from, (StatusMessage) m);
+        } else {
+            LOG.warn("monitor ignored unexpected {} from node {}", m.getClass().getSimpleName(), from);
+        }
+    }
+
+    private void complete(long requestId, Object value) {
+        CompletableFuture<Object> f = calls.remove(requestId);
+        if (f != null) f.complete(value);
+    }
+
+    private void onView(ViewMessage v) {
+        if (v.addresses().size() != nodes || v.threadsPerNode() != threadsPerNode) {
+            abort("view of " + v.addresses().size() + " nodes x " + v.threadsPerNode() + " threads does not match node "
+                    + nodeId + "'s configuration of " + nodes + " x " + threadsPerNode);
+            view.completeExceptionally(new DsaException(failure));
+            return;
+        }
+        // the higher id dials the lower; node 0's connection exists since the join
+        for (int j = 1; j < nodeId; j++) {
+            int peer = j;
+            HostPort hp = HostPort.parse(v.addresses().get(j));
+            transport.connect(hp.host(), hp.port()).whenComplete((c, e) -> {
+                if (e != null) {
+                    reportFailure("node " + nodeId + " cannot connect to node " + peer + " at " + hp + ": " + e.getMessage());
+                } else if (c.peerNodeId() != peer || !peers.attach(peer, c)) {
+                    c.close();
+                    reportFailure("node " + nodeId + " reached node " + c.peerNodeId() + " at " + hp + ", expected node " + peer);
+                }
+            });
+        }
+        viewNanos = System.nanoTime();
+        view.complete(v);
+    }
+
+    private void onJobStatus(StatusMessage s) {
+        if (s.code() == StatusMessage.ABORT) {
+            abort(s.text());
+        } else {
+            if (!s.text().isEmpty()) abort(s.text());
+            finished.complete(s.text());
+        }
+    }
+
+    private final class Inbound implements InboundHandler {
+        @Override
+        public void onConnected(Connection c) {
+            int peer = c.peerNodeId();
+            // nodes dial the monitor and lower nodes; node 0's connections are attached at join
+            if (peer <= nodeId && !(nodeId == 0)) {
+                return; // a connection we dialled: attached by the dialler's code
+            }
+            if (!peers.attach(peer, c)) {
+                LOG.warn("node {} refused a second connection from node {} ({})", nodeId, peer, c.remoteAddress());
+                c.close();
+            }
+        }
+
+        @Override
+        public void onMessage(Connection c, Object m) {
+            int from = c.peerNodeId();
+            try {
+                if (monitor != null && m instanceof JoinMessage) {
+                    String error = monitor.onJoin(from, (JoinMessage) m);
+                    if (error != null) {
+                        LOG.warn("monitor refused join from {}: {}", c.remoteAddress(), error);
+                        c.close();
+                    }
+                    return;
+                }
+                dispatch(from, m);
+            } catch (RuntimeException e) {
+                LOG.warn("node {} failed handling {} from node {}", nodeId, m, from, e);
+                reportFailure("node " + nodeId + " failed handling " + m.getClass().getSimpleName() + " from node " + from
+                        + ": " + e);
+            }
+        }
+
+        @Override
+        public void onDisconnected(Connection c, Throwable cause) {
+            if (closed || finished.isDone()) return;
+            int peer = c.peerNodeId();
+            String why = cause == null ? "connection closed" : cause.toString();
+            if (monitor != null) {
+                monitor.onNodeLost(peer, why);
+            } else if (peer == 0) {
+                String text = "lost the monitor (node 0): " + why;
+                abort(text);
+                finished.complete(text);
+            } else {
+                reportFailure("node " + nodeId + " lost node " + peer + ": " + why);
+            }
+        }
+    }
+
+    // ---- partition store -----------------------------------------------------------------------------
+
+    /** The engine's view of this node's slots; called with {@link #engineLock} held. */
+    private final class SlotStore implements PartitionStore {
+        @Override
+        public void setAccess(int arrayId, int partition, Access access) {
+            array(arrayId).slots[partition].setAccess(access);
+        }
+
+        @Override
+        public byte[] snapshot(int arrayId, int partition) {
+            ArrayState a = array(arrayId);
+            return a.slots[partition].snapshot(a.layout.partitionBytes(partition));
+        }
+
+        @Override
+        public void install(int arrayId, int partition, byte[] data, Access access) {
+            ArrayState a = array(arrayId);
+            int expected = a.layout.partitionBytes(partition);
+            if (data.length != expected) {
+                throw new IllegalStateException("partition " + partition + " of array '" + a.spec.name() + "' arrived with "
+                        + data.length + " bytes, expected " + expected);
+            }
+            a.slots[partition].install(data, access);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        abort("node " + nodeId + " closed");
+        peers.close();
+        transport.close();
+    }
+}

@@ -1,0 +1,77 @@
+package io.dsa.agent.internal;
+
+import io.dsa.agent.transport.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * One connection per peer node. Messages to a node not yet connected are queued and flushed,
+ * in order, when its connection arrives. Messages to this node itself are dispatched at once
+ * on the calling thread. The higher node id dials the lower, so a pair never has two
+ * connections.
+ */
+final class Peers {
+    private final int self;
+    private final Connection[] connections;
+    private final List<List<Object>> queued;
+    private final BiConsumer<Integer, Object> localDispatch;
+    private boolean closed;
+
+    Peers(int self, int nodes, BiConsumer<Integer, Object> localDispatch) {
+        this.self = self;
+        this.connections = new Connection[nodes];
+        this.queued = new ArrayList<>(nodes);
+        for (int i = 0; i < nodes; i++) queued.add(new ArrayList<>());
+        this.localDispatch = localDispatch;
+    }
+
+    void send(int node, Object message) {
+        if (node == self) {
+            localDispatch.accept(self, message);
+            return;
+        }
+        Connection c;
+        synchronized (this) {
+            if (closed) return;
+            c = connections[node];
+            if (c == null) {
+                queued.get(node).add(message);
+                return;
+            }
+            // sent under the lock so that a message never overtakes one queued before it
+            c.send(message);
+        }
+    }
+
+    void sendToAll(Object message) {
+        for (int n = 0; n < connections.length; n++) send(n, message);
+    }
+
+    /** @return false if {@code node} already had a connection (the new one is refused) */
+    synchronized boolean attach(int node, Connection connection) {
+        if (closed || node < 0 || node >= connections.length || node == self || connections[node] != null) {
+            return false;
+        }
+        for (Object m : queued.get(node)) connection.send(m);
+        queued.get(node).clear();
+        connections[node] = connection;
+        return true;
+    }
+
+    synchronized int nodeOf(Connection connection) {
+        for (int n = 0; n < connections.length; n++) if (connections[n] == connection) return n;
+        return -1;
+    }
+
+    synchronized boolean connected(int node) { return connections[node] != null; }
+
+    void close() {
+        Connection[] all;
+        synchronized (this) {
+            closed = true;
+            all = connections.clone();
+        }
+        for (Connection c : all) if (c != null) c.close();
+    }
+}

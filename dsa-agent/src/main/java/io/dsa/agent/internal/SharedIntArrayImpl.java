@@ -1,0 +1,170 @@
+package io.dsa.agent.internal;
+
+import io.dsa.SharedIntArray;
+import io.dsa.coherence.Access;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.Executor;
+
+/**
+ * Shared array of {@code int}. Element hits read the slot's stamp and access the partition's
+ * little-endian bytes through a {@link VarHandle} view: no allocation, no lock, no message.
+ * Writes re-check the stamp after a full fence and redo through the miss path if a revocation
+ * raced with them (see {@link Slot}). Generated from SharedArrayTemplate.txt by
+ * scripts/gen-shared-arrays.sh.
+ */
+final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntArray {
+    private static final VarHandle VIEW = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int SHIFT = 2;
+
+    SharedIntArrayImpl(NodeRuntime rt, ArrayState state, Executor async) {
+        super(rt, state, async);
+    }
+
+    @Override
+    public int read(int row, int col) {
+        int p = layout.partitionOf(row, col);
+        int off = layout.offsetInPartition(row, col) << SHIFT;
+        Slot s = slots[p];
+        if (Slot.readable(s.stamp)) {
+            return (int) VIEW.get(s.data, off);
+        }
+        return readMiss(p, off);
+    }
+
+    private int readMiss(int p, int off) {
+        Slot s = slots[p];
+        while (true) {
+            awaitAccess(p, Access.READ);
+            if (Slot.readable(s.stamp)) {
+                return (int) VIEW.get(s.data, off);
+            }
+        }
+    }
+
+    @Override
+    public void write(int row, int col, int value) {
+        int p = layout.partitionOf(row, col);
+        int off = layout.offsetInPartition(row, col) << SHIFT;
+        Slot s = slots[p];
+        int stamp = s.stamp;
+        if (Slot.writable(stamp)) {
+            VIEW.set(s.data, off, value);
+            VarHandle.fullFence();
+            if (s.stamp == stamp) return;
+        }
+        writeMiss(p, off, value);
+    }
+
+    private void writeMiss(int p, int off, int value) {
+        Slot s = slots[p];
+        while (true) {
+            awaitAccess(p, Access.READ_WRITE);
+            int stamp = s.stamp;
+            if (Slot.writable(stamp)) {
+                VIEW.set(s.data, off, value);
+                VarHandle.fullFence();
+                if (s.stamp == stamp) return;
+            }
+        }
+    }
+
+    @Override
+    public int read(int index) {
+        return read(rowOfIndex(index), colOfIndex(index));
+    }
+
+    @Override
+    public void write(int index, int value) {
+        write(rowOfIndex(index), colOfIndex(index), value);
+    }
+
+    @Override
+    public void readPartition(int partition, int[] dst) {
+        checkBuffer(partition, dst.length, "destination");
+        int n = layout.partitionElements(partition);
+        Slot s = slots[partition];
+        while (true) {
+            awaitAccess(partition, Access.READ);
+            int stamp = s.stamp;
+            if (!Slot.readable(stamp)) continue;
+            byte[] d = s.data;
+            for (int i = 0; i < n; i++) dst[i] = (int) VIEW.get(d, i << SHIFT);
+            return;
+        }
+    }
+
+    @Override
+    public void writePartition(int partition, int[] src) {
+        checkBuffer(partition, src.length, "source");
+        int n = layout.partitionElements(partition);
+        Slot s = slots[partition];
+        while (true) {
+            awaitAccess(partition, Access.READ_WRITE);
+            int stamp = s.stamp;
+            if (!Slot.writable(stamp)) continue;
+            byte[] d = s.data;
+            for (int i = 0; i < n; i++) VIEW.set(d, i << SHIFT, src[i]);
+            VarHandle.fullFence();
+            if (s.stamp == stamp) return;
+        }
+    }
+
+    @Override
+    public void read(int row, int col, int rows, int cols, int[] dst) {
+        checkRegion(row, col, rows, cols, dst.length);
+        region(row, col, rows, cols, dst, false);
+    }
+
+    @Override
+    public void write(int row, int col, int rows, int cols, int[] src) {
+        checkRegion(row, col, rows, cols, src.length);
+        region(row, col, rows, cols, src, true);
+    }
+
+    /** Walks the partitions the region covers, copying each intersection under one access. */
+    private void region(int row, int col, int rows, int cols, int[] buf, boolean write) {
+        if (rows == 0 || cols == 0) return;
+        int pr = layout.spec().partitionRows();
+        int pc = layout.spec().partitionCols();
+        int lastRow = row + rows;
+        int lastCol = col + cols;
+        for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
+            int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
+            for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
+                int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
+                int p = layout.partitionOf(r0, c0);
+                int width = layout.partitionCols(p);
+                int base = layout.offsetInPartition(r0, c0);
+                copyBlock(p, base, width, r0 - row, c0 - col, r1 - r0, c1 - c0, cols, buf, write);
+            }
+        }
+    }
+
+    private void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth,
+                           int[] buf, boolean write) {
+        Slot s = slots[p];
+        Access needed = write ? Access.READ_WRITE : Access.READ;
+        while (true) {
+            awaitAccess(p, needed);
+            int stamp = s.stamp;
+            if (write ? !Slot.writable(stamp) : !Slot.readable(stamp)) continue;
+            byte[] d = s.data;
+            for (int r = 0; r < rows; r++) {
+                int src = base + r * width;
+                int b = (bufRow + r) * bufWidth + bufCol;
+                for (int c = 0; c < cols; c++) {
+                    if (write) {
+                        VIEW.set(d, (src + c) << SHIFT, buf[b + c]);
+                    } else {
+                        buf[b + c] = (int) VIEW.get(d, (src + c) << SHIFT);
+                    }
+                }
+            }
+            if (!write) return;
+            VarHandle.fullFence();
+            if (s.stamp == stamp) return;
+        }
+    }
+}

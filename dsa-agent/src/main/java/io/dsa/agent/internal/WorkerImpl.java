@@ -1,0 +1,117 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaWorker;
+import io.dsa.ReduceOp;
+
+/**
+ * A worker thread's identity and collectives. Collectives gather every worker's value on the
+ * global barrier tree and fold them in thread-id order on each worker, so every worker gets the
+ * same bits.
+ */
+final class WorkerImpl implements DsaWorker {
+    private static final ThreadLocal<WorkerImpl> CURRENT = new ThreadLocal<>();
+
+    private final NodeRuntime rt;
+    private final DsaNode node;
+    private final int localThreadId;
+    private long epoch;
+
+    WorkerImpl(NodeRuntime rt, DsaNode node, int localThreadId) {
+        this.rt = rt;
+        this.node = node;
+        this.localThreadId = localThreadId;
+    }
+
+    void bind() { CURRENT.set(this); }
+
+    /** The global barrier as {@code node.globalBarrier().await()} reaches it: counts the caller's epoch. */
+    static void globalBarrier(NodeRuntime rt) {
+        WorkerImpl w = CURRENT.get();
+        if (w != null && w.rt == rt) {
+            w.barrier();
+        } else {
+            rt.barriers.global(-1, 0);
+        }
+    }
+
+    @Override public DsaNode node() { return node; }
+
+    @Override public int threadId() { return rt.nodeId * rt.threadsPerNode + localThreadId; }
+
+    @Override public int localThreadId() { return localThreadId; }
+
+    @Override public int nodeId() { return rt.nodeId; }
+
+    @Override public long epoch() { return epoch; }
+
+    @Override
+    public void barrier() {
+        rt.barriers.global(-1, 0);
+        epoch++;
+    }
+
+    private long[] gather(long bits) {
+        long[] all = rt.barriers.global(localThreadId, bits);
+        epoch++;
+        if (all.length != rt.nodes * rt.threadsPerNode) {
+            throw new DsaException("collective at thread " + threadId() + " got " + all.length + " values, expected "
+                    + rt.nodes * rt.threadsPerNode + " (did every worker call the same collective?)");
+        }
+        return all;
+    }
+
+    @Override
+    public double allReduce(double value, ReduceOp op) {
+        op.apply(0.0, 0.0); // rejects bitwise ops on doubles before anyone waits
+        long[] all = gather(Double.doubleToRawLongBits(value));
+        double acc = Double.longBitsToDouble(all[0]);
+        for (int i = 1; i < all.length; i++) acc = op.apply(acc, Double.longBitsToDouble(all[i]));
+        return acc;
+    }
+
+    @Override
+    public long allReduce(long value, ReduceOp op) {
+        long[] all = gather(value);
+        long acc = all[0];
+        for (int i = 1; i < all.length; i++) acc = op.apply(acc, all[i]);
+        return acc;
+    }
+
+    @Override
+    public double scan(double value, ReduceOp op) {
+        op.apply(0.0, 0.0);
+        long[] all = gather(Double.doubleToRawLongBits(value));
+        double acc = Double.longBitsToDouble(all[0]);
+        for (int i = 1; i <= threadId(); i++) acc = op.apply(acc, Double.longBitsToDouble(all[i]));
+        return acc;
+    }
+
+    @Override
+    public long scan(long value, ReduceOp op) {
+        long[] all = gather(value);
+        long acc = all[0];
+        for (int i = 1; i <= threadId(); i++) acc = op.apply(acc, all[i]);
+        return acc;
+    }
+
+    @Override
+    public double broadcast(double value, int rootThreadId) {
+        checkRoot(rootThreadId);
+        return Double.longBitsToDouble(gather(Double.doubleToRawLongBits(value))[rootThreadId]);
+    }
+
+    @Override
+    public long broadcast(long value, int rootThreadId) {
+        checkRoot(rootThreadId);
+        return gather(value)[rootThreadId];
+    }
+
+    private void checkRoot(int root) {
+        int max = rt.nodes * rt.threadsPerNode;
+        if (root < 0 || root >= max) {
+            throw new IllegalArgumentException("root thread id " + root + " out of range [0, " + max + ")");
+        }
+    }
+}

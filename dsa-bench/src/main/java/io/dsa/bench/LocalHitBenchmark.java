@@ -1,0 +1,96 @@
+package io.dsa.bench;
+
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.SharedDoubleArray;
+import io.dsa.agent.DsaCluster;
+import io.dsa.agent.DsaConfig;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Element reads and writes that hit a valid local partition, beside the same access pattern on a
+ * plain {@code double[]} in the same run. Run with {@code -prof gc} to see the allocation rate.
+ *
+ * <pre>java -jar dsa-bench/target/benchmarks.jar LocalHit -prof gc</pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class LocalHitBenchmark {
+    @Param({"64"})
+    int partitionSize;
+
+    private static final int N = 256;
+    private DsaCluster cluster;
+    private SharedDoubleArray shared;
+    private double[] plain;
+    private int i;
+
+    /** Captures the array a one-node VM creates, so the benchmark thread can hit it. */
+    public static final class Capture implements DsaProgram {
+        static volatile SharedDoubleArray array;
+        final int partition;
+
+        public Capture() { this(64); }
+
+        Capture(int partition) { this.partition = partition; }
+
+        @Override
+        public void setup(DsaNode node) { array = node.createSharedDoubleArray("A", N, N, partition); }
+
+        @Override
+        public void work(DsaWorker worker) {}
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        cluster = DsaCluster.local(DsaConfig.builder().nodes(1).threadsPerNode(1).build());
+        cluster.run(new Capture(partitionSize));
+        shared = Capture.array;
+        plain = new double[N * N];
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() { cluster.close(); }
+
+    @Benchmark
+    public double sharedRead() {
+        int k = i++;
+        return shared.read(k & (N - 1), (k >> 8) & (N - 1));
+    }
+
+    @Benchmark
+    public double plainRead() {
+        int k = i++;
+        return plain[(k & (N - 1)) * N + ((k >> 8) & (N - 1))];
+    }
+
+    @Benchmark
+    public void sharedWrite() {
+        int k = i++;
+        shared.write(k & (N - 1), (k >> 8) & (N - 1), k);
+    }
+
+    @Benchmark
+    public void plainWrite() {
+        int k = i++;
+        plain[(k & (N - 1)) * N + ((k >> 8) & (N - 1))] = k;
+    }
+}
