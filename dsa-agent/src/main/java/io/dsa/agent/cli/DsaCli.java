@@ -32,8 +32,17 @@ public final class DsaCli implements Callable<Integer> {
     /** Creates the top-level command; see {@link #commandLine()}. */
     public DsaCli() {}
 
-    /** Runs the command line and exits the JVM with its exit code. */
+    /** The SLF4J simple logger's level property; {@code dsa} defaults it to {@value #DEFAULT_LOG_LEVEL}. */
+    static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
+    static final String DEFAULT_LOG_LEVEL = "warn";
+
+    /**
+     * Runs the command line and exits the JVM with its exit code. Agents log warnings and errors
+     * only, unless {@code -Dorg.slf4j.simpleLogger.defaultLogLevel=info} says otherwise; child
+     * nodes inherit the level.
+     */
     public static void main(String[] args) {
+        if (System.getProperty(LOG_LEVEL_PROPERTY) == null) System.setProperty(LOG_LEVEL_PROPERTY, DEFAULT_LOG_LEVEL);
         System.exit(commandLine().execute(args));
     }
 

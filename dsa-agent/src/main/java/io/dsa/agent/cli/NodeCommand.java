@@ -74,8 +74,19 @@ final class NodeCommand implements Callable<Integer> {
         try {
             return run(config, ProgramCatalog.instantiate(programType), out);
         } catch (RuntimeException e) {
-            Jobs.printFailed(out, Jobs.describe(e));
+            failed(Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
+        }
+    }
+
+    // Node 0 prints the job's verdict; the others say why they stopped on stderr, which `dsa run` forwards.
+    private void failed(String reason) {
+        if (nodeId == 0) {
+            Jobs.printFailed(spec.commandLine().getOut(), reason);
+        } else {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("node " + nodeId + " stopped: " + reason);
+            err.flush();
         }
     }
 
@@ -91,14 +102,14 @@ final class NodeCommand implements Callable<Integer> {
             try {
                 report = run.get(job.timeoutMs(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+                failed("timed out after " + job.timeoutSeconds + " s");
                 return DsaCli.EXIT_FAILED;
             } catch (ExecutionException e) {
-                Jobs.printFailed(out, Jobs.describe(e));
+                failed(Jobs.describe(e));
                 return DsaCli.EXIT_FAILED;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                Jobs.printFailed(out, "interrupted");
+                failed("interrupted");
                 return DsaCli.EXIT_FAILED;
             }
             if (nodeId == 0) {

@@ -163,7 +163,7 @@ final class RunCommand implements Callable<Integer> {
     List<String> childCommand(int node, String monitorAddress, Path secretFile, Class<? extends DsaProgram> programType) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
-        for (String property : List.of("org.slf4j.simpleLogger.defaultLogLevel", "io.netty.leakDetection.level")) {
+        for (String property : List.of(DsaCli.LOG_LEVEL_PROPERTY, "io.netty.leakDetection.level")) {
             String value = System.getProperty(property);
             if (value != null) command.add("-D" + property + "=" + value);
         }
