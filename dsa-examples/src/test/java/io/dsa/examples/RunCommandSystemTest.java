@@ -32,9 +32,6 @@ class RunCommandSystemTest {
         assertTrue(dsa.out().contains(" ms (4 nodes x 2 threads)"), dsa.toString());
         assertTrue(dsa.out().contains("\nrun: "), dsa.toString());
         assertTrue(dsa.out().endsWith("result: OK\n"), dsa.toString());
-        for (int node = 1; node < 4; node++) {
-            assertTrue(dsa.err().contains("[node " + node + "] "), "output of node " + node + " forwarded: " + dsa);
-        }
     }
 
     @Test
@@ -64,6 +61,11 @@ class RunCommandSystemTest {
         assertTrue(dsa.out().contains("\nresult: FAILED: ") || dsa.out().startsWith("result: FAILED: "), dsa.toString());
         assertTrue(dsa.out().contains("deliberate failure on thread 5"), dsa.toString());
         assertFalse(dsa.out().contains("result: OK"), dsa.toString());
+        for (int node = 1; node < 4; node++) {
+            assertTrue(dsa.out().contains("[node " + node + "] setup on node " + node + "\n"),
+                    "output of node " + node + " forwarded: " + dsa);
+        }
+        assertTrue(dsa.err().contains("[node 2] node 2 stopped: "), dsa.toString());
     }
 
     @Test

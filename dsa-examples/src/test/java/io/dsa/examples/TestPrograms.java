@@ -1,6 +1,7 @@
 package io.dsa.examples;
 
 import io.dsa.DsaException;
+import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import java.util.concurrent.CountDownLatch;
@@ -9,9 +10,18 @@ import java.util.concurrent.CountDownLatch;
 final class TestPrograms {
     private TestPrograms() {}
 
-    /** Thread 5 (node 2 at 2 threads per node) throws; the others wait in a barrier. */
+    /**
+     * Thread 5 (node 2 at 2 threads per node) throws; the others wait in a barrier. Each node
+     * prints a line in setup, to show child output is forwarded.
+     */
     public static final class FailingProgram implements DsaProgram {
         public FailingProgram() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            System.out.println("setup on node " + node.network().nodeId());
+            System.out.flush();
+        }
 
         @Override
         public void work(DsaWorker worker) {

@@ -113,11 +113,15 @@ final class RunCommand implements Callable<Integer> {
                 for (int node = 1; node < job.nodes; node++) {
                     children.start(node, childCommand(node, agent.address(), secret.path(), programType));
                 }
-                String failure = await(agent, program, children, deadlineNs, out);
-                if (failure != null) {
+                Verdict verdict = await(agent, program, children, deadlineNs, out);
+                if (verdict.failure() != null) {
+                    if (!verdict.timedOut()) {
+                        // The other nodes learn of the failure too: let them say why and exit on their own.
+                        children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
+                    }
                     children.destroyAll();
                     children.close();   // flush the children's last output before the verdict
-                    Jobs.printFailed(out, failure);
+                    Jobs.printFailed(out, verdict.failure());
                     return DsaCli.EXIT_FAILED;
                 }
                 Jobs.printOk(out);
@@ -128,8 +132,15 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    // Runs node 0's part and waits for the children. Returns null on success, else the reason.
-    private String await(DsaAgent agent, DsaProgram program, ChildNodes children, long deadlineNs, PrintWriter out)
+    /** How a job ended: {@code failure} is null on success. */
+    private record Verdict(String failure, boolean timedOut) {
+        static final Verdict OK = new Verdict(null, false);
+
+        static Verdict failed(String reason) { return new Verdict(reason, false); }
+    }
+
+    // Runs node 0's part and waits for the children.
+    private Verdict await(DsaAgent agent, DsaProgram program, ChildNodes children, long deadlineNs, PrintWriter out)
             throws InterruptedException {
         List<String> args = List.copyOf(job.args);
         CompletableFuture<RunReport> run = Jobs.start(() -> agent.run(program, args));
@@ -137,26 +148,26 @@ final class RunCommand implements Callable<Integer> {
         try {
             first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return "timed out after " + job.timeoutSeconds + " s";
+            return new Verdict("timed out after " + job.timeoutSeconds + " s", true);
         } catch (ExecutionException e) {
-            return Jobs.describe(e);   // node 0's run threw: the job's first failure
+            return Verdict.failed(Jobs.describe(e));   // node 0's run threw: the job's first failure
         }
         if (!run.isDone()) {
             // A child died first. Node 0's run usually fails a moment later with the real reason.
             try {
                 run.get(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                return Jobs.describe(e);
+                return Verdict.failed(Jobs.describe(e));
             } catch (TimeoutException e) {
                 // no better reason than the child's exit
             }
-            return children.firstFailure().getNow("a node failed");
+            return Verdict.failed(children.firstFailure().getNow("a node failed"));
         }
         RunReport report = run.join();
         String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
         children.close();   // all exited: this only drains their output
         Jobs.printReport(out, report);
-        return exit;
+        return exit == null ? Verdict.OK : Verdict.failed(exit);
     }
 
     /** The command line of child node {@code node}: same Java, same class path, secret by file. */
