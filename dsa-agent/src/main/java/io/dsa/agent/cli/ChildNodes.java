@@ -95,20 +95,31 @@ final class ChildNodes implements AutoCloseable {
         for (Process p : processes().values()) p.waitFor();
     }
 
-    /** Ends every child still running and waits for their output to be forwarded. */
+    /** Waits (at most {@link #GRACE_MS} each) until the output of every exited child has been forwarded. */
+    void drainOutput() {
+        try {
+            for (Thread t : forwarders) t.join(GRACE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        out.flush();
+        err.flush();
+    }
+
+    /** Ends every child still running (killing them at once if interrupted) and forwards their last output. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try {
             destroyAll();
-            for (Thread t : forwarders) t.join(GRACE_MS);
-            out.flush();
-            err.flush();
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException e) {
-                // the JVM is already shutting down; the hook runs
-            }
+        } catch (InterruptedException e) {
+            killAll();
+            Thread.currentThread().interrupt();
+        }
+        drainOutput();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down; the hook runs
         }
     }
 

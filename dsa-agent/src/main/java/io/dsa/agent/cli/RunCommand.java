@@ -60,7 +60,7 @@ final class RunCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             return inProcess ? runInProcess(programType, out) : runProcesses(programType, out, err);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
         }
@@ -120,7 +120,7 @@ final class RunCommand implements Callable<Integer> {
                         children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
                     }
                     children.destroyAll();
-                    children.close();   // flush the children's last output before the verdict
+                    children.drainOutput();   // the children's last words before the verdict
                     Jobs.printFailed(out, verdict.failure());
                     return DsaCli.EXIT_FAILED;
                 }
@@ -165,7 +165,7 @@ final class RunCommand implements Callable<Integer> {
         }
         RunReport report = run.join();
         String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
-        children.close();   // all exited: this only drains their output
+        children.drainOutput();
         Jobs.printReport(out, report);
         return exit == null ? Verdict.OK : Verdict.failed(exit);
     }

@@ -32,7 +32,7 @@ class ChildNodesTest {
             children.start(2, java("exit", "0"));
             assertNull(children.awaitExit(30_000));
             assertFalse(children.firstFailure().isDone());
-            children.close();
+            children.drainOutput();
             assertTrue(out.toString().contains("[node 1] hello from exit"), out.toString());
             assertTrue(out.toString().contains("[node 2] hello from exit"), out.toString());
             assertTrue(err.toString().contains("[node 2] to stderr"), err.toString());
