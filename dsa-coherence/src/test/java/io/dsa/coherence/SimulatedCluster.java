@@ -33,8 +33,8 @@ final class SimulatedCluster {
     final int[][] home;
     final CoherenceEngine[] engine;
     final RecordingPartitionStore[] store;
-    /** queue[src][dst]: FIFO per ordered pair */
-    final ArrayDeque<CoherenceMessage>[][] queue;
+    /** FIFO per ordered pair of nodes, at index {@code src * nodes + dst} */
+    final List<ArrayDeque<CoherenceMessage>> queues = new ArrayList<>();
     final Map<Long, Integer> oracle = new HashMap<>();
     final Worker[][] workers;
     final ArrayDeque<String> trace = new ArrayDeque<>();
@@ -50,7 +50,6 @@ final class SimulatedCluster {
     int homeWantWrite;
     int step;
 
-    @SuppressWarnings("unchecked")
     SimulatedCluster(long seed, int nodes, int arrays, int partitions, int elements, int workersPerNode) {
         this.seed = seed;
         this.rnd = new Random(seed);
@@ -64,14 +63,13 @@ final class SimulatedCluster {
         HomeResolver homes = (arrayId, partition) -> home[arrayIndex(arrayId)][partition];
         engine = new CoherenceEngine[nodes];
         store = new RecordingPartitionStore[nodes];
-        queue = new ArrayDeque[nodes][nodes];
         workers = new Worker[nodes][workersPerNode];
         for (int n = 0; n < nodes; n++) {
             store[n] = new RecordingPartitionStore(n, homes, elements * 4);
             store[n].recording = false;
             int src = n;
             engine[n] = new CoherenceEngine(n, nodes, homes, store[n], m -> route(src, m));
-            for (int d = 0; d < nodes; d++) queue[n][d] = new ArrayDeque<>();
+            for (int d = 0; d < nodes; d++) queues.add(new ArrayDeque<>());
             for (int w = 0; w < workersPerNode; w++) workers[n][w] = new Worker(n, w);
         }
     }
@@ -185,12 +183,12 @@ final class SimulatedCluster {
         if (m.source() != src) throw new AssertionError("node " + src + " sent " + m + " with source " + m.source());
         if (m.destination() == src) throw new AssertionError("node " + src + " sent a message to itself: " + m);
         if (m.destination() < 0 || m.destination() >= nodes) throw new AssertionError("no node " + m.destination() + ": " + m);
-        queue[src][m.destination()].addLast(m);
+        queues.get(src * nodes + m.destination()).addLast(m);
     }
 
     boolean deliverOne() {
         List<ArrayDeque<CoherenceMessage>> ready = new ArrayList<>();
-        for (ArrayDeque<CoherenceMessage>[] row : queue) for (ArrayDeque<CoherenceMessage> q : row) if (!q.isEmpty()) ready.add(q);
+        for (ArrayDeque<CoherenceMessage> q : queues) if (!q.isEmpty()) ready.add(q);
         if (ready.isEmpty()) return false;
         CoherenceMessage m = ready.get(rnd.nextInt(ready.size())).removeFirst();
         messages++;
@@ -211,7 +209,7 @@ final class SimulatedCluster {
     }
 
     boolean anyMessage() {
-        for (ArrayDeque<CoherenceMessage>[] row : queue) for (ArrayDeque<CoherenceMessage> q : row) if (!q.isEmpty()) return true;
+        for (ArrayDeque<CoherenceMessage> q : queues) if (!q.isEmpty()) return true;
         return false;
     }
 
