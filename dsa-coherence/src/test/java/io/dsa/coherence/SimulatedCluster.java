@@ -16,7 +16,8 @@ import java.util.Random;
  * <p>Checked after every step: (a) per partition, at most one node may write, and then no other
  * node may read; (b) every read returns the last completed write of that element (an oracle keeps
  * it; a write completes when it is applied to a copy with {@link Access#READ_WRITE}); the engine's
- * view of access equals the store's. At the end, after draining, (c) every request completed.
+ * view of access equals the store's; a node has at most one request per partition unanswered. At the
+ * end, after draining, (c) every request completed.
  * A failure is an {@link AssertionError} naming the seed, with the last trace events.
  */
 final class SimulatedCluster {
@@ -36,6 +37,8 @@ final class SimulatedCluster {
     /** FIFO per ordered pair of nodes, at index {@code src * nodes + dst} */
     final List<ArrayDeque<CoherenceMessage>> queues = new ArrayList<>();
     final Map<Long, Integer> oracle = new HashMap<>();
+    /** (node, array, partition) with a GET in flight or queued at the home: at most one each (coalescing) */
+    final java.util.Set<String> requestsInFlight = new java.util.HashSet<>();
     final Worker[][] workers;
     final ArrayDeque<String> trace = new ArrayDeque<>();
     int nextValue = 1;
@@ -122,6 +125,7 @@ final class SimulatedCluster {
     /** Every request completed: no message in flight, no engine waiting, every worker idle. */
     void drainAndCheckCompletion() {
         deliverAll();
+        if (!requestsInFlight.isEmpty()) throw new AssertionError("requests never answered: " + requestsInFlight);
         for (int n = 0; n < nodes; n++) {
             if (!engine[n].quiescent()) throw new AssertionError("node " + n + " has a request stuck after draining");
         }
@@ -183,6 +187,10 @@ final class SimulatedCluster {
         if (m.source() != src) throw new AssertionError("node " + src + " sent " + m + " with source " + m.source());
         if (m.destination() == src) throw new AssertionError("node " + src + " sent a message to itself: " + m);
         if (m.destination() < 0 || m.destination() >= nodes) throw new AssertionError("no node " + m.destination() + ": " + m);
+        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M)
+                && !requestsInFlight.add(m.source() + "/" + m.arrayId() + ":" + m.partition())) {
+            throw new AssertionError("node " + src + " sent a second request before the first was answered: " + m);
+        }
         queues.get(src * nodes + m.destination()).addLast(m);
     }
 
@@ -196,6 +204,9 @@ final class SimulatedCluster {
         CoherenceEngine to = engine[m.destination()];
         if (m.op() == CoherenceOp.INV && to.pendingRequest(m.arrayId(), m.partition()) == Access.READ_WRITE) invCrossedUpgrade++;
         if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M) && to.busy(m.arrayId(), m.partition())) requestQueuedWhileBusy++;
+        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.DATA_M) {
+            requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
+        }
         engine[m.destination()].onMessage(m);
         return true;
     }
