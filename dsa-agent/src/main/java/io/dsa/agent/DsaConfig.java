@@ -28,6 +28,8 @@ public final class DsaConfig {
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 << 20;
     /** Default limit on waiting for the VM to form. */
     public static final long DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+    /** Default children per node of a k-ary barrier tree. */
+    public static final int DEFAULT_BARRIER_FANOUT = 4;
     /** Largest number of nodes. */
     public static final int MAX_NODES = 1024;
     /** Largest number of worker threads per node. */
@@ -43,6 +45,9 @@ public final class DsaConfig {
     private final String monitorAddress;
     private final int maxFrameBytes;
     private final long startupTimeoutMs;
+    private final BarrierKind barrier;
+    private final int barrierFanout;
+    private final ProxyMode proxy;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -55,6 +60,9 @@ public final class DsaConfig {
         this.monitorAddress = b.monitorAddress;
         this.maxFrameBytes = b.maxFrameBytes;
         this.startupTimeoutMs = b.startupTimeoutMs;
+        this.barrier = b.barrier;
+        this.barrierFanout = b.barrierFanout;
+        this.proxy = b.proxy;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -73,6 +81,9 @@ public final class DsaConfig {
         b.monitorAddress = monitorAddress;
         b.maxFrameBytes = maxFrameBytes;
         b.startupTimeoutMs = startupTimeoutMs;
+        b.barrier = barrier;
+        b.barrierFanout = barrierFanout;
+        b.proxy = proxy;
         return b;
     }
 
@@ -109,10 +120,20 @@ public final class DsaConfig {
     /** @return how long to wait for the VM to form */
     public long startupTimeoutMs() { return startupTimeoutMs; }
 
+    /** @return how the global barrier travels; default {@link BarrierKind#TREE} */
+    public BarrierKind barrier() { return barrier; }
+
+    /** @return children per node in a {@link BarrierKind#KARY} barrier tree; default {@value #DEFAULT_BARRIER_FANOUT} */
+    public int barrierFanout() { return barrierFanout; }
+
+    /** @return who sends a node's barrier messages; default {@link ProxyMode#FLOAT} */
+    public ProxyMode proxy() { return proxy; }
+
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
-                + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + "}";
+                + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
+                + ", proxy=" + proxy + "}";
     }
 
     /** Builds a {@link DsaConfig}. Not thread-safe. */
@@ -127,8 +148,20 @@ public final class DsaConfig {
         private String monitorAddress;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
         private long startupTimeoutMs = DEFAULT_STARTUP_TIMEOUT_MS;
+        private BarrierKind barrier = BarrierKind.TREE;
+        private int barrierFanout = DEFAULT_BARRIER_FANOUT;
+        private ProxyMode proxy = ProxyMode.FLOAT;
 
         private Builder() {}
+
+        /** @param kind how the global barrier travels between nodes */
+        public Builder barrier(BarrierKind kind) { this.barrier = java.util.Objects.requireNonNull(kind, "barrier kind"); return this; }
+
+        /** @param fanout children per node of a k-ary barrier tree, in {@code [2, 64]} */
+        public Builder barrierFanout(int fanout) { this.barrierFanout = fanout; return this; }
+
+        /** @param mode who sends a node's barrier messages */
+        public Builder proxy(ProxyMode mode) { this.proxy = java.util.Objects.requireNonNull(mode, "proxy mode"); return this; }
 
         /** @param nodes nodes in the VM, in {@code [1, MAX_NODES]} */
         public Builder nodes(int nodes) { this.nodes = nodes; return this; }
@@ -208,6 +241,7 @@ public final class DsaConfig {
             range("port", port, 0, 65535);
             range("max frame bytes", maxFrameBytes, 4096, 1 << 30);
             range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
+            range("barrier fanout", barrierFanout, 2, 64);
             if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
                 throw new IllegalArgumentException("vm name '" + vmName
                         + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");

@@ -1,70 +1,32 @@
 package io.dsa.coherence;
 
+import io.dsa.CacheState;
+
 import java.util.ArrayDeque;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * One node's side of the home-based MSI directory protocol: the directory entries of the
  * partitions homed here and the cache entries of the others. Pure protocol logic: no threads,
  * sockets or clock. Not thread-safe: the runtime calls it from one thread at a time.
  *
- * <p>Transactions on one partition are serialised at its home (the paper's home lock): while one
- * is in progress, later requests wait in the entry's queue, so no request is ever refused. The
- * home's own workers go through the same entry and queue. See {@code docs/coherence.md} for the
- * state and transition table.
+ * <p>See {@code docs/coherence.md} for the state and transition table.
  */
 public final class CoherenceEngine {
+    private static final System.Logger LOG = System.getLogger(CoherenceEngine.class.getName());
+
     private final int nodeId;
     private final int nodeCount;
     private final HomeResolver homes;
     private final PartitionStore store;
     private final Outbox outbox;
-    private final Map<Long, Directory> directories = new HashMap<>();
-    private final Map<Long, Cache> caches = new HashMap<>();
-
-    /** Directory states at the home. */
-    public enum DirectoryState {
-        /** only the home has a valid copy; the home's workers may read and write */
-        HOME,
-        /** the home and the sharers have read-only copies */
-        SHARED,
-        /** one other node owns the only valid copy */
-        EXCLUSIVE
-    }
-
-    /** Cache states at a node that is not the partition's home. */
-    public enum CacheLine { INVALID, SHARED, EXCLUSIVE }
-
-    private static final int NONE = 0;
-    private static final int READ = 1;
-    private static final int WRITE = 2;
-
-    private static final class Directory {
-        final int arrayId;
-        final int partition;
-        DirectoryState state = DirectoryState.HOME;
-        final BitSet sharers = new BitSet();
-        int owner = -1;
-        /** the transaction in progress: its requester and kind, or kind NONE */
-        int busyRequester = -1;
-        int busyKind = NONE;
-        int acksPending;
-        byte[] grantData;
-        final ArrayDeque<int[]> queue = new ArrayDeque<>();
-
-        Directory(int arrayId, int partition) {
-            this.arrayId = arrayId;
-            this.partition = partition;
-        }
-    }
-
-    private static final class Cache {
-        CacheLine state = CacheLine.INVALID;
-        int pending = NONE;
-        boolean wantWrite;
-    }
+    /** directory entries of the partitions homed here, created on first use */
+    private final Map<Long, HomeEntry> directory = new HashMap<>();
+    /** cache entries of the partitions homed elsewhere, created on first use */
+    private final Map<Long, CacheEntry> cache = new HashMap<>();
 
     /**
      * @param nodeId this node
@@ -74,30 +36,15 @@ public final class CoherenceEngine {
      * @param outbox messages to other nodes
      */
     public CoherenceEngine(int nodeId, int nodeCount, HomeResolver homes, PartitionStore store, Outbox outbox) {
-        if (nodeCount < 1 || nodeId < 0 || nodeId >= nodeCount) {
-            throw new IllegalArgumentException("node id " + nodeId + " out of range [0, " + nodeCount + ")");
+        if (nodeCount < 1) throw new IllegalArgumentException("nodeCount " + nodeCount + " must be >= 1");
+        if (nodeId < 0 || nodeId >= nodeCount) {
+            throw new IllegalArgumentException("nodeId " + nodeId + " out of range [0, " + nodeCount + ")");
         }
         this.nodeId = nodeId;
         this.nodeCount = nodeCount;
-        this.homes = homes;
-        this.store = store;
-        this.outbox = outbox;
-    }
-
-    private static long key(int arrayId, int partition) {
-        return ((long) arrayId << 32) | (partition & 0xFFFF_FFFFL);
-    }
-
-    private boolean isHome(int arrayId, int partition) {
-        return homes.homeOf(arrayId, partition) == nodeId;
-    }
-
-    private Directory directory(int arrayId, int partition) {
-        return directories.computeIfAbsent(key(arrayId, partition), k -> new Directory(arrayId, partition));
-    }
-
-    private Cache cache(int arrayId, int partition) {
-        return caches.computeIfAbsent(key(arrayId, partition), k -> new Cache());
+        this.homes = Objects.requireNonNull(homes, "homes");
+        this.store = Objects.requireNonNull(store, "store");
+        this.outbox = Objects.requireNonNull(outbox, "outbox");
     }
 
     /**
@@ -108,376 +55,584 @@ public final class CoherenceEngine {
      * grants the access.
      */
     public boolean request(int arrayId, int partition, Access needed) {
-        if (needed == Access.NONE) return true;
-        if (access(arrayId, partition).allows(needed)) return true;
-        int kind = needed == Access.READ_WRITE ? WRITE : READ;
+        Objects.requireNonNull(needed, "needed");
         if (isHome(arrayId, partition)) {
-            Directory d = directory(arrayId, partition);
-            if (d.busyRequester == nodeId && d.busyKind >= kind) return false;
-            for (int[] q : d.queue) {
-                if (q[0] == nodeId && q[1] >= kind) return false; // coalesce with the local request already queued
+            HomeEntry e = homeEntry(arrayId, partition);
+            if (e.access.allows(needed)) return true;
+            boolean write = needed == Access.READ_WRITE;
+            switch (e.localPending) {
+                case NONE -> {
+                    e.localPending = write ? Pending.WRITE : Pending.READ;
+                    e.queue.addLast(new Request(nodeId, write));
+                    drain(e);
+                }
+                case READ -> e.localWantWrite |= write;
+                case WRITE -> { /* the write under way grants reads too */ }
             }
-            enqueue(d, nodeId, kind);
             return false;
         }
-        Cache c = cache(arrayId, partition);
-        if (c.pending == WRITE || c.pending == kind) return false;
-        if (c.pending == READ) { // kind == WRITE: ask for ownership once the shared copy arrives
-            c.wantWrite = true;
-            return false;
+        CacheEntry c = cacheEntry(arrayId, partition);
+        if (c.access().allows(needed)) return true;
+        boolean write = needed == Access.READ_WRITE;
+        switch (c.pending) {
+            case NONE -> {
+                c.pending = write ? Pending.WRITE : Pending.READ;
+                send(write ? CoherenceOp.GET_M : CoherenceOp.GET_S, c.arrayId, c.partition, c.home, nodeId, null);
+            }
+            // a write wanted while a read is under way: ask for ownership once the shared copy arrives
+            case READ -> c.wantWrite |= write;
+            case WRITE -> { /* the write under way grants reads too */ }
         }
-        c.pending = kind;
-        send(kind == WRITE ? CoherenceOp.GET_M : CoherenceOp.GET_S, arrayId, partition,
-                homes.homeOf(arrayId, partition), nodeId, null);
         return false;
+    }
+
+    /** Handles a message from another node. */
+    public void onMessage(CoherenceMessage message) {
+        Objects.requireNonNull(message, "message");
+        if (message.destination() != nodeId) {
+            throw new IllegalStateException("node " + nodeId + " received " + message + " addressed to node " + message.destination());
+        }
+        if (message.source() < 0 || message.source() >= nodeCount || message.source() == nodeId) {
+            throw new IllegalStateException("node " + nodeId + " received " + message + " from source " + message.source()
+                    + ", expected another node in [0, " + nodeCount + ")");
+        }
+        if (message.requester() < 0 || message.requester() >= nodeCount) {
+            throw new IllegalStateException("node " + nodeId + " received " + message + " with requester " + message.requester()
+                    + " out of range [0, " + nodeCount + ")");
+        }
+        boolean home = isHome(message.arrayId(), message.partition());
+        switch (message.op()) {
+            case GET_S, GET_M, INV_ACK, OWNER_DATA, OWNER_RELEASE -> {
+                if (!home) throw new IllegalStateException("node " + nodeId + " received " + message + " but is not the home of "
+                        + message.arrayId() + ":" + message.partition() + " (home is "
+                        + homes.homeOf(message.arrayId(), message.partition()) + ")");
+                onHomeMessage(homeEntry(message.arrayId(), message.partition()), message);
+            }
+            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M -> {
+                if (home) throw new IllegalStateException("node " + nodeId + " received " + message
+                        + " but is the home of " + message.arrayId() + ":" + message.partition());
+                onCacheMessage(cacheEntry(message.arrayId(), message.partition()), message);
+            }
+        }
     }
 
     /** @return this node's current access to a partition */
     public Access access(int arrayId, int partition) {
         if (isHome(arrayId, partition)) {
-            Directory d = directories.get(key(arrayId, partition));
-            if (d == null) return Access.READ_WRITE;
-            switch (d.state) {
-                case HOME: return Access.READ_WRITE;
-                case SHARED: return Access.READ;
-                default: return Access.NONE;
-            }
+            HomeEntry e = directory.get(key(arrayId, partition));
+            return e == null ? Access.READ_WRITE : e.access;
         }
-        Cache c = caches.get(key(arrayId, partition));
-        if (c == null) return Access.NONE;
-        switch (c.state) {
-            case SHARED: return Access.READ;
-            case EXCLUSIVE: return Access.READ_WRITE;
-            default: return Access.NONE;
-        }
+        CacheEntry c = cache.get(key(arrayId, partition));
+        return c == null ? Access.NONE : c.access();
     }
 
-    /** @return the directory state of a partition homed here (for tests and status) */
+    // ------------------------------------------------------------------ inspection
+
+    /** @return whether this node is the home of the partition */
+    public boolean isHome(int arrayId, int partition) {
+        return homes.homeOf(arrayId, partition) == nodeId;
+    }
+
+    /**
+     * @return this node's copy of the partition seen as a cache: EXCLUSIVE with
+     *         {@link Access#READ_WRITE}, SHARED with {@link Access#READ}, INVALID otherwise (also at the home)
+     */
+    public CacheState cacheState(int arrayId, int partition) {
+        return switch (access(arrayId, partition)) {
+            case READ_WRITE -> CacheState.EXCLUSIVE;
+            case READ -> CacheState.SHARED;
+            case NONE -> CacheState.INVALID;
+        };
+    }
+
+    /**
+     * @return the directory state of a partition homed here
+     * @throws IllegalArgumentException if this node is not its home
+     */
     public DirectoryState directoryState(int arrayId, int partition) {
-        Directory d = directories.get(key(arrayId, partition));
-        return d == null ? DirectoryState.HOME : d.state;
+        HomeEntry e = peekHome(arrayId, partition);
+        return e == null ? DirectoryState.HOME : e.state;
     }
 
-    /** @return the sharers (excluding the home) of a partition homed here */
-    public BitSet sharers(int arrayId, int partition) {
-        Directory d = directories.get(key(arrayId, partition));
-        return d == null ? new BitSet() : (BitSet) d.sharers.clone();
+    /** @return the sharers (never the home) of a partition homed here, ascending */
+    public int[] sharers(int arrayId, int partition) {
+        HomeEntry e = peekHome(arrayId, partition);
+        return e == null ? new int[0] : e.sharers.stream().toArray();
     }
 
-    /** @return the exclusive owner of a partition homed here, or -1 */
+    /** @return the exclusive owner of a partition homed here, or -1 if none */
     public int owner(int arrayId, int partition) {
-        Directory d = directories.get(key(arrayId, partition));
-        return d == null || d.state != DirectoryState.EXCLUSIVE ? -1 : d.owner;
+        HomeEntry e = peekHome(arrayId, partition);
+        return e == null ? -1 : e.owner;
     }
 
-    /** @return whether a partition homed here has a transaction in progress or queued */
+    /** @return whether a transaction on a partition homed here is waiting for acks or an owner's data */
     public boolean busy(int arrayId, int partition) {
-        Directory d = directories.get(key(arrayId, partition));
-        return d != null && (d.busyKind != NONE || !d.queue.isEmpty());
+        HomeEntry e = peekHome(arrayId, partition);
+        return e != null && e.txn != null;
     }
 
-    /** @return whether this node (not the home) waits for a reply about a partition */
-    public boolean pending(int arrayId, int partition) {
-        Cache c = caches.get(key(arrayId, partition));
-        return c != null && c.pending != NONE;
+    /** @return requests (local and remote) queued behind the transaction in progress on a partition homed here */
+    public int queuedRequests(int arrayId, int partition) {
+        HomeEntry e = peekHome(arrayId, partition);
+        return e == null ? 0 : e.queue.size();
     }
 
-    /** Handles a message from another node. */
-    public void onMessage(CoherenceMessage m) {
-        if (m.destination() != nodeId) {
-            throw new IllegalStateException("node " + nodeId + " received " + m + " addressed to node " + m.destination());
+    /**
+     * @return the access this node's request under way on the partition asks for ({@link Access#READ} or
+     *         {@link Access#READ_WRITE}), or {@link Access#NONE} if none is under way
+     */
+    public Access pendingRequest(int arrayId, int partition) {
+        Pending p;
+        if (isHome(arrayId, partition)) {
+            HomeEntry e = directory.get(key(arrayId, partition));
+            p = e == null ? Pending.NONE : e.localPending;
+        } else {
+            CacheEntry c = cache.get(key(arrayId, partition));
+            p = c == null ? Pending.NONE : c.pending;
         }
+        return p.access;
+    }
+
+    /** @return whether a write is wanted after this node's read request under way on the partition */
+    public boolean wantsWrite(int arrayId, int partition) {
+        if (isHome(arrayId, partition)) {
+            HomeEntry e = directory.get(key(arrayId, partition));
+            return e != null && e.localWantWrite;
+        }
+        CacheEntry c = cache.get(key(arrayId, partition));
+        return c != null && c.wantWrite;
+    }
+
+    /** @return whether no transaction is in progress, none queued and no request of this node under way */
+    public boolean quiescent() {
+        for (HomeEntry e : directory.values()) {
+            if (e.txn != null || !e.queue.isEmpty() || e.localPending != Pending.NONE || e.localWantWrite) return false;
+        }
+        for (CacheEntry c : cache.values()) {
+            if (c.pending != Pending.NONE || c.wantWrite) return false;
+        }
+        return true;
+    }
+
+    /** @return a one-line description of this node's entry for a partition, for diagnostics */
+    public String describe(int arrayId, int partition) {
+        Object e = isHome(arrayId, partition) ? directory.get(key(arrayId, partition)) : cache.get(key(arrayId, partition));
+        return e == null ? "node " + nodeId + " " + arrayId + ":" + partition + " untouched" : e.toString();
+    }
+
+    // ------------------------------------------------------------------ home side
+
+    private void onHomeMessage(HomeEntry e, CoherenceMessage m) {
         switch (m.op()) {
-            case GET_S: onRequest(m, READ); break;
-            case GET_M: onRequest(m, WRITE); break;
-            case INV_ACK: onInvAck(m); break;
-            case OWNER_DATA: onOwnerData(m); break;
-            case OWNER_RELEASE: onOwnerRelease(m); break;
-            case DATA_S: onDataS(m); break;
-            case DATA_M: onDataM(m); break;
-            case INV: onInv(m); break;
-            case FWD_GET_S: onFwdGetS(m); break;
-            case FWD_GET_M: onFwdGetM(m); break;
-            default: throw new IllegalStateException("unknown op in " + m);
+            case GET_S, GET_M -> {
+                if (m.requester() != m.source()) throw unexpected(m, e, "requester must be the source");
+                e.queue.addLast(new Request(m.source(), m.op() == CoherenceOp.GET_M));
+            }
+            case INV_ACK -> {
+                Txn t = e.txn;
+                if (t == null || t.kind != TxnKind.INVALIDATE || !t.awaiting.get(m.source()) || m.requester() != t.requester) {
+                    throw unexpected(m, e, "no invalidation awaiting this ack");
+                }
+                t.awaiting.clear(m.source());
+                if (t.awaiting.isEmpty()) completeInvalidation(e, t);
+            }
+            case OWNER_DATA, OWNER_RELEASE -> {
+                Txn t = e.txn;
+                TxnKind kind = m.op() == CoherenceOp.OWNER_DATA ? TxnKind.FORWARD_S : TxnKind.FORWARD_M;
+                if (t == null || t.kind != kind || m.source() != e.owner || m.requester() != t.requester) {
+                    throw unexpected(m, e, "no " + (kind == TxnKind.FORWARD_S ? "FWD_GET_S" : "FWD_GET_M") + " awaiting this reply");
+                }
+                if (m.data() == null) throw unexpected(m, e, "the owner's data is missing");
+                if (kind == TxnKind.FORWARD_S) completeForwardS(e, t, m.data());
+                else completeForwardM(e, t, m.data());
+            }
+            default -> throw unexpected(m, e, "not a message for a home");
+        }
+        drain(e);
+    }
+
+    /** Starts queued transactions until one has to wait for other nodes. */
+    private void drain(HomeEntry e) {
+        while (e.txn == null && !e.queue.isEmpty()) {
+            Request r = e.queue.removeFirst();
+            if (r.requester == nodeId) startLocal(e, r.write);
+            else if (r.write) startGetM(e, r.requester);
+            else startGetS(e, r.requester);
         }
     }
 
-    // ---- home side ---------------------------------------------------------------------------------
-
-    private Directory homeEntry(CoherenceMessage m) {
-        if (!isHome(m.arrayId(), m.partition())) {
-            throw new IllegalStateException("node " + nodeId + " is not the home of " + m.arrayId() + ":" + m.partition()
-                    + " but received " + m);
-        }
-        return directory(m.arrayId(), m.partition());
-    }
-
-    private void onRequest(CoherenceMessage m, int kind) {
-        if (m.source() == nodeId) throw new IllegalStateException("request from self: " + m);
-        enqueue(homeEntry(m), m.source(), kind);
-    }
-
-    private void enqueue(Directory d, int requester, int kind) {
-        d.queue.add(new int[] {requester, kind});
-        if (d.busyKind == NONE) drain(d);
-    }
-
-    /** Starts queued transactions until one has to wait for another node. */
-    private void drain(Directory d) {
-        while (d.busyKind == NONE && !d.queue.isEmpty()) {
-            int[] q = d.queue.poll();
-            if (q[0] == nodeId) {
-                startLocal(d, q[1]);
-            } else if (q[1] == READ) {
-                startGetS(d, q[0]);
-            } else {
-                startGetM(d, q[0]);
+    private void startGetS(HomeEntry e, int r) {
+        switch (e.state) {
+            case HOME -> {
+                setHomeAccess(e, Access.READ);   // before the snapshot: no home write may be missed
+                byte[] data = store.snapshot(e.arrayId, e.partition);
+                e.sharers.set(r);
+                e.transitionTo(DirectoryState.SHARED, "GET_S from " + r);
+                send(CoherenceOp.DATA_S, e.arrayId, e.partition, r, r, data);
+            }
+            case SHARED -> {
+                // a sharer never asks again: it has a valid copy until an INV, which removes it here first
+                if (e.sharers.get(r)) throw unexpectedRequest(e, r, false);
+                byte[] data = store.snapshot(e.arrayId, e.partition);
+                e.sharers.set(r);
+                e.transitionTo(DirectoryState.SHARED, "GET_S from " + r);
+                send(CoherenceOp.DATA_S, e.arrayId, e.partition, r, r, data);
+            }
+            case EXCLUSIVE -> {
+                if (e.owner == r) throw unexpectedRequest(e, r, false);
+                e.txn = Txn.forward(TxnKind.FORWARD_S, r);
+                send(CoherenceOp.FWD_GET_S, e.arrayId, e.partition, e.owner, r, null);
             }
         }
     }
 
-    private void startGetS(Directory d, int r) {
-        switch (d.state) {
-            case HOME:
-                store.setAccess(d.arrayId, d.partition, Access.READ);
-                d.state = DirectoryState.SHARED;
-                // fall through: now shared by the home
-            case SHARED:
-                d.sharers.set(r);
-                send(CoherenceOp.DATA_S, d, r, r, store.snapshot(d.arrayId, d.partition));
-                break;
-            case EXCLUSIVE:
-                if (d.owner == r) {
-                    throw new IllegalStateException("owner " + r + " asked for a shared copy of " + d.arrayId + ":" + d.partition);
-                }
-                begin(d, r, READ);
-                send(CoherenceOp.FWD_GET_S, d, d.owner, r, null);
-                break;
-            default:
-                throw new AssertionError(d.state);
-        }
-    }
-
-    private void startGetM(Directory d, int r) {
-        switch (d.state) {
-            case HOME:
-                store.setAccess(d.arrayId, d.partition, Access.NONE);
-                grantExclusive(d, r, store.snapshot(d.arrayId, d.partition));
-                break;
-            case SHARED: {
-                store.setAccess(d.arrayId, d.partition, Access.NONE);
-                byte[] data = d.sharers.get(r) ? null : store.snapshot(d.arrayId, d.partition);
-                invalidateThen(d, r, WRITE, data);
-                break;
+    private void startGetM(HomeEntry e, int r) {
+        switch (e.state) {
+            case HOME -> {
+                setHomeAccess(e, Access.NONE);
+                byte[] data = store.snapshot(e.arrayId, e.partition);
+                grantExclusive(e, r, data, "GET_M from " + r);
             }
-            case EXCLUSIVE:
-                if (d.owner == r) {
-                    throw new IllegalStateException("owner " + r + " asked again for " + d.arrayId + ":" + d.partition);
+            case SHARED -> {
+                setHomeAccess(e, Access.NONE);
+                // an upgrading sharer keeps its copy, which equals the home memory: no data needed
+                boolean withData = !e.sharers.get(r);
+                BitSet others = (BitSet) e.sharers.clone();
+                others.clear(r);
+                if (others.isEmpty()) {
+                    byte[] data = withData ? store.snapshot(e.arrayId, e.partition) : null;
+                    e.sharers.clear();
+                    grantExclusive(e, r, data, "GET_M from " + r + (withData ? "" : " (upgrade)"));
+                } else {
+                    e.txn = Txn.invalidate(r, others, withData);
+                    for (int s = others.nextSetBit(0); s >= 0; s = others.nextSetBit(s + 1)) {
+                        send(CoherenceOp.INV, e.arrayId, e.partition, s, r, null);
+                    }
                 }
-                begin(d, r, WRITE);
-                send(CoherenceOp.FWD_GET_M, d, d.owner, r, null);
-                break;
-            default:
-                throw new AssertionError(d.state);
+            }
+            case EXCLUSIVE -> {
+                if (e.owner == r) throw unexpectedRequest(e, r, true);
+                e.txn = Txn.forward(TxnKind.FORWARD_M, r);
+                send(CoherenceOp.FWD_GET_M, e.arrayId, e.partition, e.owner, r, null);
+            }
         }
     }
 
-    private void startLocal(Directory d, int kind) {
-        switch (d.state) {
-            case HOME:
-                return; // already satisfied
-            case SHARED:
-                if (kind == READ) return;
-                invalidateThen(d, nodeId, WRITE, null);
-                return;
-            case EXCLUSIVE:
-                begin(d, nodeId, kind);
-                send(kind == READ ? CoherenceOp.FWD_GET_S : CoherenceOp.FWD_GET_M, d, d.owner, nodeId, null);
-                return;
-            default:
-                throw new AssertionError(d.state);
+    /** A transaction for the home's own workers. It may be satisfied by the time it leaves the queue. */
+    private void startLocal(HomeEntry e, boolean write) {
+        switch (e.state) {
+            case HOME -> finishLocal(e);
+            case SHARED -> {
+                if (!write) {
+                    finishLocal(e);
+                } else {
+                    e.txn = Txn.invalidate(nodeId, (BitSet) e.sharers.clone(), false);
+                    for (int s = e.sharers.nextSetBit(0); s >= 0; s = e.sharers.nextSetBit(s + 1)) {
+                        send(CoherenceOp.INV, e.arrayId, e.partition, s, nodeId, null);
+                    }
+                }
+            }
+            case EXCLUSIVE -> {
+                e.txn = Txn.forward(write ? TxnKind.FORWARD_M : TxnKind.FORWARD_S, nodeId);
+                send(write ? CoherenceOp.FWD_GET_M : CoherenceOp.FWD_GET_S, e.arrayId, e.partition, e.owner, nodeId, null);
+            }
         }
     }
 
-    /** Invalidates every sharer except {@code r}, then grants {@code r} ownership. */
-    private void invalidateThen(Directory d, int r, int kind, byte[] data) {
-        int acks = 0;
-        for (int s = d.sharers.nextSetBit(0); s >= 0; s = d.sharers.nextSetBit(s + 1)) {
-            if (s == r) continue;
-            send(CoherenceOp.INV, d, s, r, null);
-            acks++;
-        }
-        if (acks == 0) {
-            d.sharers.clear();
-            grantAfterInvalidation(d, r, data);
-            return;
-        }
-        begin(d, r, kind);
-        d.acksPending = acks;
-        d.grantData = data;
-    }
-
-    private void grantAfterInvalidation(Directory d, int r, byte[] data) {
-        if (r == nodeId) {
-            d.state = DirectoryState.HOME;
-            d.owner = -1;
-            store.setAccess(d.arrayId, d.partition, Access.READ_WRITE);
+    private void completeInvalidation(HomeEntry e, Txn t) {
+        e.txn = null;
+        e.sharers.clear();
+        if (t.requester == nodeId) {
+            setHomeAccess(e, Access.READ_WRITE);
+            e.transitionTo(DirectoryState.HOME, "local write, sharers invalidated");
+            finishLocal(e);
         } else {
-            grantExclusive(d, r, data);
+            // the home has had no access since the transaction began, so the snapshot is current
+            byte[] data = t.withData ? store.snapshot(e.arrayId, e.partition) : null;
+            grantExclusive(e, t.requester, data, "GET_M from " + t.requester + ", sharers invalidated");
         }
     }
 
-    private void grantExclusive(Directory d, int r, byte[] dataOrNull) {
-        d.state = DirectoryState.EXCLUSIVE;
-        d.owner = r;
-        d.sharers.clear();
-        send(CoherenceOp.DATA_M, d, r, r, dataOrNull);
-    }
-
-    private void begin(Directory d, int requester, int kind) {
-        d.busyRequester = requester;
-        d.busyKind = kind;
-    }
-
-    private void end(Directory d) {
-        d.busyRequester = -1;
-        d.busyKind = NONE;
-        d.acksPending = 0;
-        d.grantData = null;
-        drain(d);
-    }
-
-    private void expectBusy(Directory d, CoherenceMessage m, int kind) {
-        if (d.busyKind != kind || (m.op() != CoherenceOp.INV_ACK && m.source() != d.owner)) {
-            throw new IllegalStateException("unexpected " + m + " at home " + nodeId + " (state " + d.state + ", busy "
-                    + d.busyKind + " for " + d.busyRequester + ", owner " + d.owner + ")");
-        }
-    }
-
-    private void onInvAck(CoherenceMessage m) {
-        Directory d = homeEntry(m);
-        expectBusy(d, m, WRITE);
-        if (d.acksPending <= 0) throw new IllegalStateException("extra " + m + " at home " + nodeId);
-        if (--d.acksPending > 0) return;
-        int r = d.busyRequester;
-        byte[] data = d.grantData;
-        d.sharers.clear();
-        grantAfterInvalidation(d, r, data);
-        end(d);
-    }
-
-    private void onOwnerData(CoherenceMessage m) {
-        Directory d = homeEntry(m);
-        expectBusy(d, m, READ);
-        int r = d.busyRequester;
-        int oldOwner = d.owner;
-        byte[] data = m.data();
-        if (r == nodeId) {
-            store.install(d.arrayId, d.partition, data, Access.READ);
+    private void completeForwardS(HomeEntry e, Txn t, byte[] data) {
+        e.txn = null;
+        int previousOwner = e.owner;
+        e.owner = -1;
+        e.sharers.set(previousOwner);
+        if (t.requester == nodeId) {
+            installHome(e, data, Access.READ);
+            e.transitionTo(DirectoryState.SHARED, "local read, owner " + previousOwner + " downgraded");
+            finishLocal(e);
         } else {
-            store.install(d.arrayId, d.partition, data.clone(), Access.READ);
-            send(CoherenceOp.DATA_S, d, r, r, data);
+            // the store takes ownership of what it installs: the requester gets its own copy
+            installHome(e, data.clone(), Access.READ);
+            e.sharers.set(t.requester);
+            e.transitionTo(DirectoryState.SHARED, "GET_S from " + t.requester + ", owner " + previousOwner + " downgraded");
+            send(CoherenceOp.DATA_S, e.arrayId, e.partition, t.requester, t.requester, data);
         }
-        d.state = DirectoryState.SHARED;
-        d.owner = -1;
-        d.sharers.clear();
-        d.sharers.set(oldOwner);
-        if (r != nodeId) d.sharers.set(r);
-        end(d);
     }
 
-    private void onOwnerRelease(CoherenceMessage m) {
-        Directory d = homeEntry(m);
-        expectBusy(d, m, WRITE);
-        int r = d.busyRequester;
-        if (r == nodeId) {
-            store.install(d.arrayId, d.partition, m.data(), Access.READ_WRITE);
-            d.state = DirectoryState.HOME;
-            d.owner = -1;
-            d.sharers.clear();
+    private void completeForwardM(HomeEntry e, Txn t, byte[] data) {
+        e.txn = null;
+        int previousOwner = e.owner;
+        if (t.requester == nodeId) {
+            e.owner = -1;
+            installHome(e, data, Access.READ_WRITE);
+            e.transitionTo(DirectoryState.HOME, "local write, owner " + previousOwner + " released");
+            finishLocal(e);
         } else {
-            grantExclusive(d, r, m.data());
-        }
-        end(d);
-    }
-
-    // ---- cache side ----------------------------------------------------------------------------------
-
-    private Cache cacheEntry(CoherenceMessage m) {
-        if (isHome(m.arrayId(), m.partition())) {
-            throw new IllegalStateException("home " + nodeId + " received cache message " + m);
-        }
-        return cache(m.arrayId(), m.partition());
-    }
-
-    private void onDataS(CoherenceMessage m) {
-        Cache c = cacheEntry(m);
-        if (c.pending != READ || m.data() == null) throw unexpected(m, c);
-        store.install(m.arrayId(), m.partition(), m.data(), Access.READ);
-        c.state = CacheLine.SHARED;
-        c.pending = NONE;
-        if (c.wantWrite) {
-            c.wantWrite = false;
-            c.pending = WRITE;
-            send(CoherenceOp.GET_M, m.arrayId(), m.partition(), m.source(), nodeId, null);
+            // the home memory stays stale and inaccessible: the data goes straight to the new owner
+            grantExclusive(e, t.requester, data, "GET_M from " + t.requester + ", owner " + previousOwner + " released");
         }
     }
 
-    private void onDataM(CoherenceMessage m) {
-        Cache c = cacheEntry(m);
-        if (c.pending != WRITE) throw unexpected(m, c);
-        if (m.data() != null) {
-            store.install(m.arrayId(), m.partition(), m.data(), Access.READ_WRITE);
-        } else if (c.state == CacheLine.SHARED) {
-            store.setAccess(m.arrayId(), m.partition(), Access.READ_WRITE); // upgrade: our copy is current
-        } else {
-            throw unexpected(m, c);
+    private void grantExclusive(HomeEntry e, int r, byte[] dataOrNull, String reason) {
+        e.owner = r;
+        e.transitionTo(DirectoryState.EXCLUSIVE, reason);
+        send(CoherenceOp.DATA_M, e.arrayId, e.partition, r, r, dataOrNull);
+    }
+
+    /** The home's own request is done; a write wanted meanwhile becomes the next local request. */
+    private void finishLocal(HomeEntry e) {
+        e.localPending = Pending.NONE;
+        if (e.localWantWrite) {
+            e.localWantWrite = false;
+            if (!e.access.allows(Access.READ_WRITE)) {
+                e.localPending = Pending.WRITE;
+                e.queue.addLast(new Request(nodeId, true));
+            }
         }
-        c.state = CacheLine.EXCLUSIVE;
-        c.pending = NONE;
-        c.wantWrite = false;
     }
 
-    private void onInv(CoherenceMessage m) {
-        Cache c = cacheEntry(m);
-        if (c.state != CacheLine.SHARED) throw unexpected(m, c);
-        store.setAccess(m.arrayId(), m.partition(), Access.NONE);
-        c.state = CacheLine.INVALID;
-        send(CoherenceOp.INV_ACK, m.arrayId(), m.partition(), m.source(), m.requester(), null);
+    private void setHomeAccess(HomeEntry e, Access access) {
+        store.setAccess(e.arrayId, e.partition, access);
+        e.access = access;
     }
 
-    private void onFwdGetS(CoherenceMessage m) {
-        Cache c = cacheEntry(m);
-        if (c.state != CacheLine.EXCLUSIVE) throw unexpected(m, c);
-        store.setAccess(m.arrayId(), m.partition(), Access.READ);
-        c.state = CacheLine.SHARED;
-        send(CoherenceOp.OWNER_DATA, m.arrayId(), m.partition(), m.source(), m.requester(),
-                store.snapshot(m.arrayId(), m.partition()));
+    private void installHome(HomeEntry e, byte[] data, Access access) {
+        store.install(e.arrayId, e.partition, data, access);
+        e.access = access;
     }
 
-    private void onFwdGetM(CoherenceMessage m) {
-        Cache c = cacheEntry(m);
-        if (c.state != CacheLine.EXCLUSIVE) throw unexpected(m, c);
-        store.setAccess(m.arrayId(), m.partition(), Access.NONE);
-        c.state = CacheLine.INVALID;
-        send(CoherenceOp.OWNER_RELEASE, m.arrayId(), m.partition(), m.source(), m.requester(),
-                store.snapshot(m.arrayId(), m.partition()));
+    // ------------------------------------------------------------------ cache side
+
+    private void onCacheMessage(CacheEntry c, CoherenceMessage m) {
+        if (m.source() != c.home) throw unexpected(m, c, "only the home " + c.home + " sends this");
+        switch (m.op()) {
+            case DATA_S -> {
+                if (c.state != CacheState.INVALID || c.pending != Pending.READ || m.data() == null) {
+                    throw unexpected(m, c, "expected INVALID with a read under way and data");
+                }
+                store.install(c.arrayId, c.partition, m.data(), Access.READ);
+                c.pending = Pending.NONE;
+                c.transitionTo(CacheState.SHARED, "DATA_S");
+                if (c.wantWrite) {
+                    c.wantWrite = false;
+                    c.pending = Pending.WRITE;
+                    send(CoherenceOp.GET_M, c.arrayId, c.partition, c.home, nodeId, null);
+                }
+            }
+            case DATA_M -> {
+                if (c.pending != Pending.WRITE) throw unexpected(m, c, "expected a write under way");
+                if (m.data() == null) {
+                    // upgrade: the shared copy is current, because the home still counted us as a sharer
+                    if (c.state != CacheState.SHARED) throw unexpected(m, c, "DATA_M without data needs a SHARED copy");
+                    store.setAccess(c.arrayId, c.partition, Access.READ_WRITE);
+                } else {
+                    if (c.state != CacheState.INVALID) throw unexpected(m, c, "DATA_M with data expected an INVALID copy");
+                    store.install(c.arrayId, c.partition, m.data(), Access.READ_WRITE);
+                }
+                c.pending = Pending.NONE;
+                c.transitionTo(CacheState.EXCLUSIVE, "DATA_M");
+            }
+            case INV -> {
+                // a pending upgrade stays pending: the home removed us from the sharers, so it will send data
+                if (c.state != CacheState.SHARED) throw unexpected(m, c, "INV needs a SHARED copy");
+                store.setAccess(c.arrayId, c.partition, Access.NONE);
+                c.transitionTo(CacheState.INVALID, "INV for " + m.requester());
+                send(CoherenceOp.INV_ACK, c.arrayId, c.partition, c.home, m.requester(), null);
+            }
+            case FWD_GET_S -> {
+                if (c.state != CacheState.EXCLUSIVE) throw unexpected(m, c, "FWD_GET_S needs the EXCLUSIVE copy");
+                store.setAccess(c.arrayId, c.partition, Access.READ);   // before the snapshot: no write may be lost
+                byte[] data = store.snapshot(c.arrayId, c.partition);
+                c.transitionTo(CacheState.SHARED, "FWD_GET_S for " + m.requester());
+                send(CoherenceOp.OWNER_DATA, c.arrayId, c.partition, c.home, m.requester(), data);
+            }
+            case FWD_GET_M -> {
+                if (c.state != CacheState.EXCLUSIVE) throw unexpected(m, c, "FWD_GET_M needs the EXCLUSIVE copy");
+                store.setAccess(c.arrayId, c.partition, Access.NONE);
+                byte[] data = store.snapshot(c.arrayId, c.partition);
+                c.transitionTo(CacheState.INVALID, "FWD_GET_M for " + m.requester());
+                send(CoherenceOp.OWNER_RELEASE, c.arrayId, c.partition, c.home, m.requester(), data);
+            }
+            default -> throw unexpected(m, c, "not a message for a cache");
+        }
     }
 
-    private IllegalStateException unexpected(CoherenceMessage m, Cache c) {
-        return new IllegalStateException("unexpected " + m + " at node " + nodeId + " (cache " + c.state + ", pending "
-                + c.pending + ", wantWrite " + c.wantWrite + ")");
+    // ------------------------------------------------------------------ plumbing
+
+    private void send(CoherenceOp op, int arrayId, int partition, int destination, int requester, byte[] data) {
+        outbox.send(new CoherenceMessage(op, arrayId, partition, nodeId, destination, requester, data));
     }
 
-    // ---- sending ---------------------------------------------------------------------------------------
-
-    private void send(CoherenceOp op, Directory d, int to, int requester, byte[] data) {
-        send(op, d.arrayId, d.partition, to, requester, data);
+    private HomeEntry homeEntry(int arrayId, int partition) {
+        return directory.computeIfAbsent(key(arrayId, partition), k -> new HomeEntry(arrayId, partition));
     }
 
-    private void send(CoherenceOp op, int arrayId, int partition, int to, int requester, byte[] data) {
-        if (to == nodeId) throw new IllegalStateException("engine " + nodeId + " tried to send " + op + " to itself");
-        if (to < 0 || to >= nodeCount) throw new IllegalStateException(op + " to node " + to + " of " + nodeCount);
-        outbox.send(new CoherenceMessage(op, arrayId, partition, nodeId, to, requester, data));
+    private CacheEntry cacheEntry(int arrayId, int partition) {
+        return cache.computeIfAbsent(key(arrayId, partition),
+                k -> new CacheEntry(arrayId, partition, homes.homeOf(arrayId, partition)));
+    }
+
+    private HomeEntry peekHome(int arrayId, int partition) {
+        if (!isHome(arrayId, partition)) {
+            throw new IllegalArgumentException("node " + nodeId + " is not the home of " + arrayId + ":" + partition
+                    + " (home is " + homes.homeOf(arrayId, partition) + ")");
+        }
+        return directory.get(key(arrayId, partition));
+    }
+
+    private static long key(int arrayId, int partition) {
+        return ((long) arrayId << 32) | (partition & 0xFFFF_FFFFL);
+    }
+
+    private IllegalStateException unexpected(CoherenceMessage m, Object entry, String expected) {
+        return new IllegalStateException("node " + nodeId + ": unexpected " + m + " (" + expected + ") in " + entry);
+    }
+
+    private IllegalStateException unexpectedRequest(HomeEntry e, int r, boolean write) {
+        return new IllegalStateException("node " + nodeId + ": unexpected " + (write ? "GET_M" : "GET_S") + " from " + r
+                + " (the requester already has that access) in " + e);
+    }
+
+    private enum Pending {
+        NONE(Access.NONE), READ(Access.READ), WRITE(Access.READ_WRITE);
+
+        final Access access;
+
+        Pending(Access access) { this.access = access; }
+    }
+
+    private record Request(int requester, boolean write) {
+        @Override
+        public String toString() { return (write ? "W" : "R") + requester; }
+    }
+
+    private enum TxnKind { INVALIDATE, FORWARD_S, FORWARD_M }
+
+    /** A home transaction waiting for other nodes. */
+    private static final class Txn {
+        final TxnKind kind;
+        final int requester;
+        /** INVALIDATE: sharers whose INV_ACK is outstanding */
+        final BitSet awaiting;
+        /** INVALIDATE for a remote requester: whether DATA_M carries data (the requester was no sharer) */
+        final boolean withData;
+
+        private Txn(TxnKind kind, int requester, BitSet awaiting, boolean withData) {
+            this.kind = kind;
+            this.requester = requester;
+            this.awaiting = awaiting;
+            this.withData = withData;
+        }
+
+        static Txn invalidate(int requester, BitSet awaiting, boolean withData) {
+            return new Txn(TxnKind.INVALIDATE, requester, awaiting, withData);
+        }
+
+        static Txn forward(TxnKind kind, int requester) {
+            return new Txn(kind, requester, null, false);
+        }
+
+        @Override
+        public String toString() {
+            return kind + " for " + requester + (kind == TxnKind.INVALIDATE ? " awaiting " + awaiting : "");
+        }
+    }
+
+    /** Directory entry of a partition homed here. */
+    private final class HomeEntry {
+        final int arrayId;
+        final int partition;
+        DirectoryState state = DirectoryState.HOME;
+        final BitSet sharers = new BitSet();
+        int owner = -1;
+        /** the home workers' access, as last set in the store */
+        Access access = Access.READ_WRITE;
+        Txn txn;
+        final ArrayDeque<Request> queue = new ArrayDeque<>();
+        Pending localPending = Pending.NONE;
+        boolean localWantWrite;
+
+        HomeEntry(int arrayId, int partition) {
+            this.arrayId = arrayId;
+            this.partition = partition;
+        }
+
+        /** Every directory state change passes here: checks the state's invariant and logs. */
+        void transitionTo(DirectoryState next, String reason) {
+            boolean ok = switch (next) {
+                case HOME -> sharers.isEmpty() && owner == -1 && access == Access.READ_WRITE;
+                case SHARED -> !sharers.isEmpty() && !sharers.get(nodeId) && owner == -1 && access == Access.READ;
+                case EXCLUSIVE -> sharers.isEmpty() && owner >= 0 && owner != nodeId && access == Access.NONE;
+            };
+            if (!ok) throw new IllegalStateException("node " + nodeId + ": illegal transition to " + next + " (" + reason + ") in " + this);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, "node {0} home {1}:{2} {3} -> {4}: {5}",
+                        nodeId, arrayId, partition, state, next, reason);
+            }
+            state = next;
+        }
+
+        @Override
+        public String toString() {
+            return "node " + nodeId + " home " + arrayId + ":" + partition + " {" + state + " sharers " + sharers + " owner " + owner
+                    + " access " + access + " txn " + txn + " queue " + queue + " local " + localPending
+                    + (localWantWrite ? "+wantWrite" : "") + "}";
+        }
+    }
+
+    /** Cache entry of a partition homed elsewhere. */
+    private final class CacheEntry {
+        final int arrayId;
+        final int partition;
+        final int home;
+        CacheState state = CacheState.INVALID;
+        Pending pending = Pending.NONE;
+        boolean wantWrite;
+
+        CacheEntry(int arrayId, int partition, int home) {
+            if (home < 0 || home >= nodeCount) {
+                throw new IllegalStateException("home " + home + " of " + arrayId + ":" + partition + " out of range [0, " + nodeCount + ")");
+            }
+            this.arrayId = arrayId;
+            this.partition = partition;
+            this.home = home;
+        }
+
+        Access access() {
+            return switch (state) {
+                case INVALID -> Access.NONE;
+                case SHARED -> Access.READ;
+                case EXCLUSIVE -> Access.READ_WRITE;
+            };
+        }
+
+        /** Every cache state change passes here: each message moves the copy to a different state. */
+        void transitionTo(CacheState next, String reason) {
+            if (next == state) throw new IllegalStateException("node " + nodeId + ": no-op transition to " + next + " (" + reason + ") in " + this);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, "node {0} cache {1}:{2} {3} -> {4}: {5}",
+                        nodeId, arrayId, partition, state, next, reason);
+            }
+            state = next;
+        }
+
+        @Override
+        public String toString() {
+            return "node " + nodeId + " cache " + arrayId + ":" + partition + " {" + state + " home " + home + " pending " + pending
+                    + (wantWrite ? "+wantWrite" : "") + "}";
+        }
     }
 }

@@ -1,0 +1,311 @@
+package io.dsa.coherence;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * N coherence engines on an in-memory router with a FIFO queue per ordered pair of nodes; which
+ * pair delivers next is chosen by a seeded {@link Random}. Each node runs a few simulated workers
+ * that read and write int elements of real byte[] copies, as the runtime's worker threads would:
+ * {@code while (!engine.request(...)) wait}, then access the local copy if the store allows it.
+ *
+ * <p>Checked after every step: (a) per partition, at most one node may write, and then no other
+ * node may read; (b) every read returns the last completed write of that element (an oracle keeps
+ * it; a write completes when it is applied to a copy with {@link Access#READ_WRITE}); the engine's
+ * view of access equals the store's; a node has at most one request per partition unanswered. At the
+ * end, after draining, (c) every request completed.
+ * A failure is an {@link AssertionError} naming the seed, with the last trace events.
+ */
+final class SimulatedCluster {
+    static final int TRACE = 50;
+    static final int[] ARRAY_IDS = {0, 5};
+
+    final long seed;
+    final Random rnd;
+    final int nodes;
+    final int arrays;
+    final int partitions;
+    final int elements;
+    final int workersPerNode;
+    final int[][] home;
+    final CoherenceEngine[] engine;
+    final RecordingPartitionStore[] store;
+    /** FIFO per ordered pair of nodes, at index {@code src * nodes + dst} */
+    final List<ArrayDeque<CoherenceMessage>> queues = new ArrayList<>();
+    final Map<Long, Integer> oracle = new HashMap<>();
+    /** (node, array, partition) with a GET in flight or queued at the home: at most one each (coalescing) */
+    final java.util.Set<String> requestsInFlight = new java.util.HashSet<>();
+    final Worker[][] workers;
+    final ArrayDeque<String> trace = new ArrayDeque<>();
+    int nextValue = 1;
+    int opsIssued;
+    int opsDone;
+    int reads;
+    int writes;
+    long messages;
+    /** coverage of the races: INV reaching a node whose upgrade is under way, GETs arriving while the home is busy */
+    int invCrossedUpgrade;
+    int requestQueuedWhileBusy;
+    int homeWantWrite;
+    int step;
+
+    SimulatedCluster(long seed, int nodes, int arrays, int partitions, int elements, int workersPerNode) {
+        this.seed = seed;
+        this.rnd = new Random(seed);
+        this.nodes = nodes;
+        this.arrays = arrays;
+        this.partitions = partitions;
+        this.elements = elements;
+        this.workersPerNode = workersPerNode;
+        this.home = new int[arrays][partitions];
+        for (int a = 0; a < arrays; a++) for (int p = 0; p < partitions; p++) home[a][p] = rnd.nextInt(nodes);
+        HomeResolver homes = (arrayId, partition) -> home[arrayIndex(arrayId)][partition];
+        engine = new CoherenceEngine[nodes];
+        store = new RecordingPartitionStore[nodes];
+        workers = new Worker[nodes][workersPerNode];
+        for (int n = 0; n < nodes; n++) {
+            store[n] = new RecordingPartitionStore(n, homes, elements * 4);
+            store[n].recording = false;
+            int src = n;
+            engine[n] = new CoherenceEngine(n, nodes, homes, store[n], m -> route(src, m));
+            for (int d = 0; d < nodes; d++) queues.add(new ArrayDeque<>());
+            for (int w = 0; w < workersPerNode; w++) workers[n][w] = new Worker(n, w);
+        }
+    }
+
+    /** One simulated worker thread: at most one operation under way. */
+    final class Worker {
+        final int node;
+        final int id;
+        boolean busy;
+        int arrayId;
+        int partition;
+        int element;
+        boolean write;
+
+        Worker(int node, int id) {
+            this.node = node;
+            this.id = id;
+        }
+
+        Access needed() { return write ? Access.READ_WRITE : Access.READ; }
+
+        @Override
+        public String toString() {
+            return "n" + node + "w" + id + " " + (write ? "write " : "read ") + arrayId + ":" + partition + "[" + element + "]";
+        }
+    }
+
+    /** Runs {@code ops} operations with random interleaving, then drains and checks completion. */
+    SimulatedCluster run(int ops) {
+        try {
+            while (opsIssued < ops || anyBusyWorker() || anyMessage()) {
+                step++;
+                if (step > ops * 400) throw new AssertionError("no progress after " + step + " steps");
+                if (opsIssued >= ops && rnd.nextInt(4) == 0 || !anyMessage() || rnd.nextBoolean()) {
+                    Worker w = workers[rnd.nextInt(nodes)][rnd.nextInt(workersPerNode)];
+                    if (w.busy) tryComplete(w);
+                    else if (opsIssued < ops) issue(w);
+                } else {
+                    deliverOne();
+                }
+                checkInvariants();
+            }
+            drainAndCheckCompletion();
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError(failure(e.toString()), e);
+        }
+        return this;
+    }
+
+    /** Every request completed: no message in flight, no engine waiting, every worker idle. */
+    void drainAndCheckCompletion() {
+        deliverAll();
+        if (!requestsInFlight.isEmpty()) throw new AssertionError("requests never answered: " + requestsInFlight);
+        for (int n = 0; n < nodes; n++) {
+            if (!engine[n].quiescent()) throw new AssertionError("node " + n + " has a request stuck after draining");
+        }
+        for (Worker[] ws : workers) for (Worker w : ws) {
+            if (w.busy) throw new AssertionError(w + " never completed");
+        }
+    }
+
+    void issue(Worker w) {
+        int a = ARRAY_IDS[rnd.nextInt(arrays)];
+        int p = rnd.nextInt(partitions);
+        // half of the accesses hit "my" element: many nodes writing different elements of one partition
+        int e = rnd.nextBoolean() ? (w.node * workersPerNode + w.id) % elements : rnd.nextInt(elements);
+        w.busy = true;
+        w.arrayId = a;
+        w.partition = p;
+        w.element = e;
+        w.write = rnd.nextInt(3) == 0;
+        opsIssued++;
+        event("issue " + w);
+        tryComplete(w);
+    }
+
+    /** The worker's loop body: access the copy if the store allows it, else (re)request and wait. */
+    void tryComplete(Worker w) {
+        if (store[w.node].access(w.arrayId, w.partition).allows(w.needed())) {
+            perform(w);
+            return;
+        }
+        boolean granted = engine[w.node].request(w.arrayId, w.partition, w.needed());
+        if (engine[w.node].isHome(w.arrayId, w.partition) && engine[w.node].wantsWrite(w.arrayId, w.partition)) homeWantWrite++;
+        if (granted) throw new AssertionError("request() returned true for " + w + " but the store has "
+                + store[w.node].access(w.arrayId, w.partition));
+    }
+
+    void perform(Worker w) {
+        RecordingPartitionStore s = store[w.node];
+        long k = elementKey(w.arrayId, w.partition, w.element);
+        if (w.write) {
+            int v = nextValue++;
+            s.writeInt(w.arrayId, w.partition, w.element, v);
+            oracle.put(k, v);
+            writes++;
+            event("done " + w + " = " + v);
+        } else {
+            int v = s.readInt(w.arrayId, w.partition, w.element);
+            int expected = oracle.getOrDefault(k, 0);
+            reads++;
+            event("done " + w + " -> " + v);
+            if (v != expected) {
+                throw new AssertionError("stale read: " + w + " returned " + v + ", last write was " + expected);
+            }
+        }
+        w.busy = false;
+        opsDone++;
+    }
+
+    void route(int src, CoherenceMessage m) {
+        if (m.source() != src) throw new AssertionError("node " + src + " sent " + m + " with source " + m.source());
+        if (m.destination() == src) throw new AssertionError("node " + src + " sent a message to itself: " + m);
+        if (m.destination() < 0 || m.destination() >= nodes) throw new AssertionError("no node " + m.destination() + ": " + m);
+        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M)
+                && !requestsInFlight.add(m.source() + "/" + m.arrayId() + ":" + m.partition())) {
+            throw new AssertionError("node " + src + " sent a second request before the first was answered: " + m);
+        }
+        queues.get(src * nodes + m.destination()).addLast(m);
+    }
+
+    boolean deliverOne() {
+        List<ArrayDeque<CoherenceMessage>> ready = new ArrayList<>();
+        for (ArrayDeque<CoherenceMessage> q : queues) if (!q.isEmpty()) ready.add(q);
+        if (ready.isEmpty()) return false;
+        CoherenceMessage m = ready.get(rnd.nextInt(ready.size())).removeFirst();
+        messages++;
+        event("deliver " + m);
+        CoherenceEngine to = engine[m.destination()];
+        if (m.op() == CoherenceOp.INV && to.pendingRequest(m.arrayId(), m.partition()) == Access.READ_WRITE) invCrossedUpgrade++;
+        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M) && to.busy(m.arrayId(), m.partition())) requestQueuedWhileBusy++;
+        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.DATA_M) {
+            requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
+        }
+        engine[m.destination()].onMessage(m);
+        return true;
+    }
+
+    void deliverAll() {
+        int guard = 0;
+        while (deliverOne()) {
+            checkInvariants();
+            if (++guard > 1_000_000) throw new AssertionError("messages never stop");
+        }
+    }
+
+    boolean anyMessage() {
+        for (ArrayDeque<CoherenceMessage> q : queues) if (!q.isEmpty()) return true;
+        return false;
+    }
+
+    boolean anyBusyWorker() {
+        for (Worker[] ws : workers) for (Worker w : ws) if (w.busy) return true;
+        return false;
+    }
+
+    void checkInvariants() {
+        for (int ai = 0; ai < arrays; ai++) {
+            int a = ARRAY_IDS[ai];
+            for (int p = 0; p < partitions; p++) {
+                int writer = -1;
+                int readers = 0;
+                for (int n = 0; n < nodes; n++) {
+                    Access s = store[n].access(a, p);
+                    if (s == Access.READ_WRITE) {
+                        if (writer >= 0) throw new AssertionError("two writers of " + a + ":" + p + ": nodes " + writer + " and " + n);
+                        writer = n;
+                    } else if (s == Access.READ) {
+                        readers++;
+                    }
+                }
+                if (writer >= 0 && readers > 0) {
+                    throw new AssertionError("node " + writer + " writes " + a + ":" + p + " while " + readers + " node(s) read it");
+                }
+                for (int n = 0; n < nodes; n++) {
+                    Access s = store[n].access(a, p);
+                    Access e = engine[n].access(a, p);
+                    if (s != e) throw new AssertionError("node " + n + " " + a + ":" + p + ": engine says " + e + ", store has " + s);
+                }
+            }
+        }
+    }
+
+    /** Fault injection for the checker's own test: changes an element of a readable copy behind the protocol's back. */
+    Worker corruptReadableCopy() {
+        for (int n = 0; n < nodes; n++) {
+            for (int ai = 0; ai < arrays; ai++) {
+                for (int p = 0; p < partitions; p++) {
+                    int a = ARRAY_IDS[ai];
+                    if (!store[n].access(a, p).allows(Access.READ)) continue;
+                    for (Worker w : workers[n]) {
+                        if (w.busy) continue;
+                        store[n].writeInt(a, p, 0, -7);
+                        event("corrupt n" + n + " " + a + ":" + p + "[0]");
+                        w.busy = true;
+                        w.arrayId = a;
+                        w.partition = p;
+                        w.element = 0;
+                        w.write = false;
+                        opsIssued++;
+                        return w;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no idle worker with a readable copy");
+    }
+
+    int arrayIndex(int arrayId) {
+        for (int i = 0; i < ARRAY_IDS.length; i++) if (ARRAY_IDS[i] == arrayId) return i;
+        throw new IllegalArgumentException("array " + arrayId + " not in " + java.util.Arrays.toString(ARRAY_IDS));
+    }
+
+    long elementKey(int arrayId, int partition, int element) {
+        return ((long) arrayId << 40) | ((long) partition << 20) | element;
+    }
+
+    void event(String e) {
+        if (trace.size() == TRACE) trace.removeFirst();
+        trace.addLast(step + ": " + e);
+    }
+
+    String failure(String what) {
+        StringBuilder b = new StringBuilder()
+                .append("seed ").append(seed).append(" (nodes ").append(nodes).append(", arrays ").append(arrays)
+                .append(", partitions ").append(partitions).append(", elements ").append(elements)
+                .append(", workers/node ").append(workersPerNode).append(") failed at step ").append(step)
+                .append(": ").append(what).append("\nlast ").append(trace.size()).append(" events:");
+        for (String e : trace) b.append("\n  ").append(e);
+        b.append("\nentries:");
+        for (int ai = 0; ai < arrays; ai++) for (int p = 0; p < partitions; p++) for (int n = 0; n < nodes; n++) {
+            b.append("\n  ").append(engine[n].describe(ARRAY_IDS[ai], p));
+        }
+        return b.toString();
+    }
+}
