@@ -52,6 +52,7 @@ public final class DsaCli implements Callable<Integer> {
         cli.setParameterExceptionHandler(DsaCli::onParameterError);
         // Everything after PROGRAM belongs to the program, even if it looks like an option.
         cli.setStopAtPositional(true);
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
         return cli;
     }
 

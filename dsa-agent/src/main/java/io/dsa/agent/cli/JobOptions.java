@@ -1,6 +1,8 @@
 package io.dsa.agent.cli;
 
+import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -9,6 +11,9 @@ import picocli.CommandLine.Parameters;
 
 /** Options and parameters shared by {@code dsa run} and {@code dsa node}: the VM's shape and the program. */
 final class JobOptions {
+    /** Range of {@code --fanout}, as {@link DsaConfig.Builder#barrierFanout(int)} accepts it. */
+    static final int MIN_FANOUT = 2;
+    static final int MAX_FANOUT = 64;
     /** Longest run accepted by {@code --timeout}: one day. */
     static final long MAX_TIMEOUT_SECONDS = 86_400;
 
@@ -28,6 +33,18 @@ final class JobOptions {
             description = "Fail the job if it has not finished after this many seconds (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
+    @Option(names = "--barrier", paramLabel = "KIND", defaultValue = "TREE",
+            description = "How the global barrier travels between nodes: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    BarrierKind barrier;
+
+    @Option(names = "--fanout", paramLabel = "K", defaultValue = "" + DsaConfig.DEFAULT_BARRIER_FANOUT,
+            description = "Children per node of a KARY barrier tree (default: ${DEFAULT-VALUE}).")
+    int barrierFanout;
+
+    @Option(names = "--proxy", paramLabel = "MODE", defaultValue = "FLOAT",
+            description = "Who sends a node's barrier messages: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    ProxyMode proxy;
+
     @Parameters(index = "0", paramLabel = "PROGRAM",
             description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram.")
     String program;
@@ -40,6 +57,7 @@ final class JobOptions {
         Checks.range(spec, "--nodes", nodes, 1, DsaConfig.MAX_NODES);
         Checks.range(spec, "--threads", threads, 1, DsaConfig.MAX_THREADS_PER_NODE);
         Checks.range(spec, "--timeout", timeoutSeconds, 1, MAX_TIMEOUT_SECONDS);
+        Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
         if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
             throw Checks.usage(spec, "--vm '" + vmName + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
         }
@@ -47,7 +65,15 @@ final class JobOptions {
 
     /** @return the base config: shape and VM name */
     DsaConfig.Builder config() {
-        return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName);
+        return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy);
+    }
+
+    /** @return the options a child node needs to form the same VM, as command-line arguments */
+    List<String> vmArguments() {
+        return List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads), "--vm", vmName,
+                "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
+                "--timeout", Long.toString(timeoutSeconds));
     }
 
     /** @return the timeout in milliseconds */

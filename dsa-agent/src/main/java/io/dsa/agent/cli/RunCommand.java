@@ -182,10 +182,9 @@ final class RunCommand implements Callable<Integer> {
         command.add(classPath());
         command.add(MAIN_CLASS);
         command.add("node");
-        command.addAll(List.of("--node", Integer.toString(node), "--nodes", Integer.toString(job.nodes),
-                "--threads", Integer.toString(job.threads), "--vm", job.vmName,
-                "--timeout", Long.toString(job.timeoutSeconds),
-                "--monitor", monitorAddress, "--secret-file", secretFile.toString()));
+        command.addAll(List.of("--node", Integer.toString(node)));
+        command.addAll(job.vmArguments());
+        command.addAll(List.of("--monitor", monitorAddress, "--secret-file", secretFile.toString()));
         // The resolved class name, so a child never resolves a short name differently.
         command.add(programType.getName());
         command.addAll(job.args);

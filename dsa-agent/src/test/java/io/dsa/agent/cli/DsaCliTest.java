@@ -59,6 +59,7 @@ class DsaCliTest {
         "--threads, 0, '--threads 0 out of range [1, 1024]'",
         "--threads, -3, '--threads -3 out of range [1, 1024]'",
         "--timeout, 0, '--timeout 0 out of range [1, 86400]'",
+        "--fanout, 1, '--fanout 1 out of range [2, 64]'",
     })
     void runRejectsOutOfRangeValues(String option, String value, String message) {
         Cli cli = Cli.execute("run", option, value, "idle-test");
@@ -73,6 +74,14 @@ class DsaCliTest {
         Cli cli = Cli.execute("run", "--nodes", "four", "idle-test");
         assertEquals(2, cli.exitCode(), cli.toString());
         assertTrue(cli.err().contains("'four'"), cli.toString());
+    }
+
+    @Test
+    void runRejectsAnUnknownBarrierKind() {
+        Cli cli = Cli.execute("run", "--barrier", "ring", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--barrier"), cli.toString());
+        assertTrue(cli.err().contains("TREE, KARY, CENTRAL"), cli.toString());
     }
 
     @Test
