@@ -26,15 +26,15 @@ public final class DsaCli implements Callable<Integer> {
     /** Exit code of bad usage (picocli's default for parameter errors). */
     public static final int EXIT_USAGE = CommandLine.ExitCode.USAGE;
 
+    /** The SLF4J simple logger's level property; {@code dsa} defaults it to {@value #DEFAULT_LOG_LEVEL}. */
+    static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
+    static final String DEFAULT_LOG_LEVEL = "warn";
+
     @Spec
     CommandSpec spec;
 
     /** Creates the top-level command; see {@link #commandLine()}. */
     public DsaCli() {}
-
-    /** The SLF4J simple logger's level property; {@code dsa} defaults it to {@value #DEFAULT_LOG_LEVEL}. */
-    static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
-    static final String DEFAULT_LOG_LEVEL = "warn";
 
     /**
      * Runs the command line and exits the JVM with its exit code. Agents log warnings and errors
