@@ -10,7 +10,8 @@ import io.dsa.SharedDoubleArray;
 /**
  * Matrix multiply {@code C = A * B} of shared {@code n x n} double matrices (the paper's Figure 3
  * program): every worker fills its block of rows of {@code A} and {@code B}, then computes its
- * block of rows of {@code C} from region reads of {@code A} and {@code B}. Thread 0 checks every
+ * block of rows of {@code C} from region reads of {@code A} and {@code B}, one panel of the inner
+ * dimension at a time. Thread 0 checks every
  * element of {@code C} against a sequential product; the matrices hold small integers, so every
  * sum is exact and the check is exact.
  *
@@ -56,12 +57,8 @@ public final class MatMul implements DsaProgram {
         worker.barrier();
 
         if (rows > 0) {
-            double[] aRows = new double[rows * n];
-            matrixA.read(from, 0, rows, n, aRows);
-            double[] b = new double[n * n];
-            matrixB.read(0, 0, n, n, b);
             double[] cRows = new double[rows * n];
-            multiply(aRows, b, cRows, rows, n);
+            multiplyRows(from, rows, cRows);
             matrixC.write(from, 0, rows, n, cRows);
         }
         worker.barrier();
@@ -118,13 +115,24 @@ public final class MatMul implements DsaProgram {
         }
     }
 
-    // i-k-j order: streams through rows of b and c.
-    private static void multiply(double[] aRows, double[] b, double[] cRows, int rows, int n) {
-        for (int r = 0; r < rows; r++) {
-            for (int k = 0; k < n; k++) {
-                double aik = aRows[r * n + k];
-                if (aik == 0) continue;
-                for (int j = 0; j < n; j++) cRows[r * n + j] += aik * b[k * n + j];
+    /**
+     * {@code cRows = A[from..from+rows) * B}, a panel of {@code k} at a time: a {@code rows x h}
+     * region of A and an {@code h x n} region of B, with {@code h} the partition height, so a
+     * thread holds two panels rather than all of B.
+     */
+    private void multiplyRows(int from, int rows, double[] cRows) {
+        int panel = matrixB.layout().spec().partitionRows();
+        double[] aPanel = new double[rows * panel];
+        double[] bPanel = new double[panel * n];
+        for (int k0 = 0; k0 < n; k0 += panel) {
+            int h = Math.min(panel, n - k0);
+            matrixA.read(from, k0, rows, h, aPanel);
+            matrixB.read(k0, 0, h, n, bPanel);
+            for (int r = 0; r < rows; r++) {
+                for (int k = 0; k < h; k++) {
+                    double aik = aPanel[r * h + k];
+                    for (int j = 0; j < n; j++) cRows[r * n + j] += aik * bPanel[k * n + j];
+                }
             }
         }
     }
