@@ -350,6 +350,8 @@ public final class NodeRuntime implements AutoCloseable {
             onDefine((DefineMessage) m);
         } else if (m instanceof LockMessage && ((LockMessage) m).op() == LockMessage.GRANT) {
             complete(((LockMessage) m).requestId(), m);
+        } else if (m instanceof BarrierArriveMessage && barriers.handlesArrive((BarrierArriveMessage) m)) {
+            barriers.onArrive(from, (BarrierArriveMessage) m);
         } else if (m instanceof ViewMessage) {
             onView((ViewMessage) m);
         } else if (m instanceof StatusMessage && isNodeStatus((StatusMessage) m)) {
@@ -502,6 +504,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (closed) return;
         closed = true;
         abort("node " + nodeId + " closed");
+        barriers.close();
         peers.close();
         transport.close();
     }
