@@ -1,0 +1,81 @@
+package io.dsa.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.DsaException;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ReduceOp;
+import io.dsa.SharedDouble;
+import io.dsa.SharedFloat;
+import io.dsa.SharedInteger;
+import io.dsa.SharedLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Shared-variable accumulate, timed locks and votes, over real agents in this JVM. */
+@Timeout(60)
+class SyncFeaturesTest {
+
+    private static void run(int nodes, int threads, DsaProgram program) {
+        try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).build())) {
+            cluster.run(program);
+        }
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) throw new AssertionError(what);
+    }
+
+    @Test
+    void accumulateAppliesEveryOpAtTheHomeAndReturnsThePreviousValue() {
+        run(2, 2, w -> {
+            int me = w.threadId();
+            for (ReduceOp op : ReduceOp.values()) {
+                SharedLong l = w.node().createSharedLong("l" + op, op == ReduceOp.PROD || op == ReduceOp.AND ? -1L : op == ReduceOp.MIN ? Long.MAX_VALUE : 0L);
+                SharedInteger i = w.node().createSharedInteger("i" + op, op == ReduceOp.PROD ? 1 : op == ReduceOp.AND ? -1 : op == ReduceOp.MIN ? Integer.MAX_VALUE : 0);
+                long lv = op == ReduceOp.PROD ? 3 : 1L << (me + 1);
+                l.accumulate(lv, op);
+                i.accumulate((int) lv, op);
+                w.barrier();
+                long expectL = op == ReduceOp.PROD || op == ReduceOp.AND ? -1L : op == ReduceOp.MIN ? Long.MAX_VALUE : 0L;
+                int expectI = op == ReduceOp.PROD ? 1 : op == ReduceOp.AND ? -1 : op == ReduceOp.MIN ? Integer.MAX_VALUE : 0;
+                for (int t = 0; t < 4; t++) {
+                    long v = op == ReduceOp.PROD ? 3 : 1L << (t + 1);
+                    expectL = op.apply(expectL, v);
+                    expectI = (int) op.apply((long) expectI, v);
+                }
+                check(l.get() == expectL, "long " + op + ": " + l.get() + " != " + expectL);
+                check(i.get() == expectI, "int " + op + ": " + i.get() + " != " + expectI);
+                w.barrier();
+                if (me == 0) {
+                    long before = l.get();
+                    check(l.accumulate(0, op) == before, "accumulate returns the previous value");
+                }
+                if (op.ordinal() <= ReduceOp.PROD.ordinal()) {
+                    SharedDouble d = w.node().createSharedDouble("d" + op, op == ReduceOp.PROD ? 1.0 : op == ReduceOp.MIN ? 100.0 : 0.0);
+                    SharedFloat f = w.node().createSharedFloat("f" + op, op == ReduceOp.PROD ? 1f : op == ReduceOp.MIN ? 100f : 0f);
+                    double dv = me + 2; // exact in binary, so the order of application does not matter
+                    d.accumulate(dv, op);
+                    f.accumulate((float) dv, op);
+                    w.barrier();
+                    double expectD = op == ReduceOp.PROD ? 1.0 : op == ReduceOp.MIN ? 100.0 : 0.0;
+                    for (int t = 0; t < 4; t++) expectD = op.apply(expectD, t + 2);
+                    check(d.get() == expectD, "double " + op + ": " + d.get() + " != " + expectD);
+                    check(f.get() == (float) expectD, "float " + op + ": " + f.get() + " != " + expectD);
+                } else {
+                    SharedDouble d = w.node().createSharedDouble("d" + op, 1.0);
+                    try {
+                        d.accumulate(1.0, op);
+                        throw new AssertionError("bitwise accumulate on a double did not throw");
+                    } catch (DsaException expected) {
+                        check(expected.getMessage().contains(op.name()), expected.getMessage());
+                    }
+                }
+                w.barrier();
+            }
+        });
+    }
+}
