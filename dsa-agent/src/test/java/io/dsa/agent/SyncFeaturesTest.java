@@ -78,4 +78,45 @@ class SyncFeaturesTest {
             }
         });
     }
+
+    @Test
+    void tryLockTimesOutWhileHeldAndSucceedsAfterUnlock() {
+        run(2, 2, w -> {
+            io.dsa.DsaLock lock = w.node().createLock("L");
+            SharedInteger phase = w.node().createSharedInteger("phase", 0);
+            io.dsa.SharedLongArray a = w.node().createSharedLongArray("A", 4, 4);
+            if (w.threadId() == 3) {
+                lock.lock();
+                phase.set(1);
+                w.barrier(); // the others time out while this thread holds it
+                w.barrier();
+                lock.unlock();
+                w.barrier();
+            } else {
+                w.barrier();
+                long t0 = System.nanoTime();
+                check(!lock.tryLock(100, java.util.concurrent.TimeUnit.MILLISECONDS), "tryLock succeeded while held");
+                check(System.nanoTime() - t0 >= 90_000_000L, "tryLock returned before its timeout");
+                w.barrier();
+                w.barrier();
+            }
+            // after unlock (and withdrawn requests), every worker gets it: timed and untimed
+            check(lock.tryLock(10, java.util.concurrent.TimeUnit.SECONDS), "tryLock failed on a free lock");
+            a.write(0, a.read(0) + 1);
+            lock.unlock();
+            for (int k = 0; k < 20; k++) {
+                if (lock.tryLock(1, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    a.write(1, a.read(1) + 1);
+                    lock.unlock();
+                }
+                lock.lock();
+                a.write(2, a.read(2) + 1);
+                lock.unlock();
+            }
+            w.barrier();
+            check(a.read(0) == 4, "count under tryLock " + a.read(0));
+            check(a.read(2) == 80, "count under lock after timed-out requests " + a.read(2));
+            if (lock.tryLock(5, java.util.concurrent.TimeUnit.SECONDS)) lock.unlock(); else throw new AssertionError("lock unusable");
+        });
+    }
 }
