@@ -116,4 +116,30 @@ class BarrierKindTest {
             w.barrier();
         });
     }
+
+    @ParameterizedTest(name = "{0} {1} {2}x{3}")
+    @MethodSource("configs")
+    void votesAndAllGather(BarrierKind kind, ProxyMode proxy, int nodes, int threads, int fanout) {
+        int total = nodes * threads;
+        run(kind, proxy, nodes, threads, fanout, w -> {
+            int me = w.threadId();
+            for (int k = 0; k < 10; k++) {
+                int pick = k % (total + 1); // k == total: nobody votes
+                boolean flag = me >= pick && pick < total;
+                int expectCount = pick < total ? total - pick : 0;
+                if (w.count(flag) != expectCount) throw new AssertionError("count at thread " + me);
+                if (w.first(flag) != (pick < total ? pick : total)) throw new AssertionError("first at thread " + me);
+                if (w.any(flag) != (expectCount > 0)) throw new AssertionError("any");
+                if (w.all(flag) != (expectCount == total)) throw new AssertionError("all");
+                double[] d = w.allGather(me * 0.5 + k);
+                long[] l = w.allGather((long) me * k);
+                if (d.length != total || l.length != total) throw new AssertionError("allGather length");
+                for (int t = 0; t < total; t++) {
+                    if (d[t] != t * 0.5 + k || l[t] != (long) t * k) throw new AssertionError("allGather[" + t + "]");
+                }
+                l[0] = -1; // each worker owns its result
+            }
+            if (!w.all(true) || w.any(false) || w.first(false) != total) throw new AssertionError("trivial votes");
+        });
+    }
 }
