@@ -119,4 +119,34 @@ class SyncFeaturesTest {
             if (lock.tryLock(5, java.util.concurrent.TimeUnit.SECONDS)) lock.unlock(); else throw new AssertionError("lock unusable");
         });
     }
+
+    @Test
+    void oneNodeOneThreadUnderEveryBarrierKind() {
+        for (BarrierKind kind : BarrierKind.values()) {
+            for (ProxyMode proxy : ProxyMode.values()) {
+                DsaConfig config = DsaConfig.builder().barrier(kind).proxy(proxy).build();
+                try (DsaCluster cluster = DsaCluster.local(config)) {
+                    cluster.run(w -> {
+                        for (int k = 0; k < 20; k++) w.barrier();
+                        check(w.allReduce(2.5, ReduceOp.SUM) == 2.5 && w.scan(3L, ReduceOp.PROD) == 3L, "collectives");
+                        check(w.first(false) == 1 && w.first(true) == 0 && w.count(true) == 1, "votes");
+                        check(w.allGather(4L).length == 1 && w.broadcast(1.5, 0) == 1.5, "gather");
+                        w.node().createBarrier("solo", 1).await();
+                        w.node().localBarrier().await();
+                    });
+                }
+            }
+        }
+    }
+
+    @Test
+    void groupBarrierPartiesMismatchNamesBothValues() {
+        DsaException e = assertThrows(DsaException.class, () -> run(2, 1, w -> {
+            w.node().createBarrier("B", w.nodeId() == 0 ? 2 : 3);
+            w.barrier();
+        }));
+        String text = e.getMessage();
+        assertTrue(text.contains("barrier 'B' already exists with 2 parties, requested 3")
+                || text.contains("barrier 'B' already exists with 3 parties, requested 2"), text);
+    }
 }
