@@ -141,7 +141,7 @@ class SyncFeaturesTest {
 
     @Test
     void groupBarrierPartiesMismatchNamesBothValues() {
-        DsaException e = assertThrows(DsaException.class, () -> run(2, 1, w -> {
+        DsaException e = assertThrows(DsaException.class, () -> run(2, 2, w -> {
             w.node().createBarrier("B", w.nodeId() == 0 ? 2 : 3);
             w.barrier();
         }));
