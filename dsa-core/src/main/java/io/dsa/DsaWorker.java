@@ -44,4 +44,30 @@ public interface DsaWorker {
 
     /** {@link #broadcast(double, int)} for longs. */
     long broadcast(long value, int rootThreadId);
+
+    /**
+     * Gathers every worker's {@code value}. One barrier.
+     *
+     * @return a new array of length {@code globalThreadCount}: element {@code t} is thread {@code t}'s value
+     */
+    double[] allGather(double value);
+
+    /** {@link #allGather(double)} for longs. */
+    long[] allGather(long value);
+
+    /** Vote: one barrier. @return whether any worker passed {@code true} */
+    boolean any(boolean flag);
+
+    /** Vote: one barrier. @return whether every worker passed {@code true} */
+    boolean all(boolean flag);
+
+    /** Vote: one barrier. @return how many workers passed {@code true} */
+    int count(boolean flag);
+
+    /**
+     * Vote: one barrier.
+     *
+     * @return the lowest thread id whose worker passed {@code true}, or {@code globalThreadCount} if none did
+     */
+    int first(boolean flag);
 }

@@ -19,4 +19,14 @@ public interface SharedFloat {
 
     /** Atomically sets {@code update} if the value equals {@code expect} (bitwise for floating point). @return whether it did */
     boolean compareAndSet(float expect, float update);
+
+    /**
+     * Atomically replaces the value {@code v} by {@code op.apply(v, value)} at the variable's home
+     * (for example {@code accumulate(x, ReduceOp.MAX)} keeps the largest value offered). {@code AND}, {@code OR} and {@code XOR} are not
+     * defined for floating point and throw a {@link DsaException} without changing the value.
+     * One request and one reply; blocks the calling thread until the home has applied it.
+     *
+     * @return the value before the operation
+     */
+    float accumulate(float value, ReduceOp op);
 }

@@ -19,4 +19,13 @@ public interface SharedInteger {
 
     /** Atomically sets {@code update} if the value equals {@code expect} (bitwise for floating point). @return whether it did */
     boolean compareAndSet(int expect, int update);
+
+    /**
+     * Atomically replaces the value {@code v} by {@code op.apply(v, value)} at the variable's home
+     * (for example {@code accumulate(x, ReduceOp.MAX)} keeps the largest value offered).
+     * One request and one reply; blocks the calling thread until the home has applied it.
+     *
+     * @return the value before the operation
+     */
+    int accumulate(int value, ReduceOp op);
 }

@@ -213,6 +213,13 @@ final class MonitorRole {
                 } else {
                     s.waiting.add(new long[] {m.node(), m.requestId()});
                 }
+            } else if (m.op() == LockMessage.CANCEL) {
+                boolean queued = s.waiting.removeIf(w -> w[0] == m.node() && w[1] == m.requestId());
+                if (queued) {
+                    grant = new LockMessage(m.lockId(), LockMessage.CANCEL_ACK, m.node(), m.requestId());
+                    grantTo = m.node();
+                }
+                // else the grant was sent before this cancel and answers it (same connection, in order)
             } else if (m.op() == LockMessage.RELEASE) {
                 if (s.holder != m.node()) {
                     error = "node " + m.node() + " released lock " + m.lockId() + " held by node " + s.holder;

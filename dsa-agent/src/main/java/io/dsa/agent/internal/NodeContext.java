@@ -222,6 +222,29 @@ final class NodeContext implements DsaNode {
         }
 
         @Override
+        public boolean tryLock(long timeout, java.util.concurrent.TimeUnit unit) {
+            if (local.isHeldByCurrentThread()) throw new DsaException("lock " + id + " is not reentrant: this thread holds it");
+            long deadlineNs = System.nanoTime() + unit.toNanos(Math.max(0, timeout));
+            try {
+                while (!local.tryLock(Math.min(NodeRuntime.POLL_MS, Math.max(0, (deadlineNs - System.nanoTime()) / 1_000_000)),
+                        java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    rt.checkFailed();
+                    if (System.nanoTime() - deadlineNs >= 0) return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("interrupted while waiting for a lock");
+            }
+            boolean acquired = false;
+            try {
+                acquired = rt.lockTryAcquire(id, deadlineNs);
+                return acquired;
+            } finally {
+                if (!acquired) local.unlock();
+            }
+        }
+
+        @Override
         public void unlock() {
             if (!local.isHeldByCurrentThread()) throw new DsaException("unlock of lock " + id + " by a thread that does not hold it");
             rt.lockRelease(id);

@@ -301,6 +301,39 @@ public final class NodeRuntime implements AutoCloseable {
         await(f, "lock");
     }
 
+    /**
+     * Asks the home for the lock and waits until {@code deadlineNs} ({@link System#nanoTime()}).
+     * On time-out withdraws the request; a grant that raced the withdrawal is kept (and reported).
+     *
+     * @return whether this node now holds the lock
+     */
+    boolean lockTryAcquire(int lockId, long deadlineNs) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        long id = newRequest(f);
+        peers.send(0, new LockMessage(lockId, LockMessage.ACQUIRE, nodeId, id));
+        while (true) {
+            checkFailed();
+            long leftNs = deadlineNs - System.nanoTime();
+            if (leftNs <= 0) break;
+            try {
+                f.get(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(POLL_MS)), TimeUnit.NANOSECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                // poll again
+            } catch (ExecutionException e) {
+                throw new DsaException("lock failed: " + e.getCause().getMessage(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("interrupted while waiting for a lock");
+            }
+        }
+        peers.send(0, new LockMessage(lockId, LockMessage.CANCEL, nodeId, id));
+        // the home answers with CANCEL_ACK, or the grant it sent before it saw the cancel: then the
+        // lock was granted before the withdrawal took effect, and this node keeps it
+        LockMessage answer = (LockMessage) await(f, "lock cancel");
+        return answer.op() == LockMessage.GRANT;
+    }
+
     void lockRelease(int lockId) {
         peers.send(0, new LockMessage(lockId, LockMessage.RELEASE, nodeId, 0));
     }
@@ -348,8 +381,11 @@ public final class NodeRuntime implements AutoCloseable {
             onVarOp(from, (VarOpMessage) m);
         } else if (m instanceof DefineMessage) {
             onDefine((DefineMessage) m);
-        } else if (m instanceof LockMessage && ((LockMessage) m).op() == LockMessage.GRANT) {
+        } else if (m instanceof LockMessage && (((LockMessage) m).op() == LockMessage.GRANT
+                || ((LockMessage) m).op() == LockMessage.CANCEL_ACK)) {
             complete(((LockMessage) m).requestId(), m);
+        } else if (m instanceof BarrierArriveMessage && barriers.handlesArrive((BarrierArriveMessage) m)) {
+            barriers.onArrive(from, (BarrierArriveMessage) m);
         } else if (m instanceof ViewMessage) {
             onView((ViewMessage) m);
         } else if (m instanceof StatusMessage && isNodeStatus((StatusMessage) m)) {
@@ -502,6 +538,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (closed) return;
         closed = true;
         abort("node " + nodeId + " closed");
+        barriers.close();
         peers.close();
         transport.close();
     }

@@ -1,5 +1,7 @@
 package io.dsa.agent.internal;
 
+import io.dsa.DsaException;
+import io.dsa.ReduceOp;
 import io.dsa.SharedDouble;
 import io.dsa.SharedFloat;
 import io.dsa.SharedInteger;
@@ -32,6 +34,13 @@ final class SharedVariables {
 
         long getAndAdd(long deltaBits) { return rt.varOp(id, home, VarOpMessage.GET_AND_ADD, deltaBits, type).value(); }
 
+        long accumulate(long operandBits, ReduceOp op) {
+            if (type != VariableOps.INT && type != VariableOps.LONG && op.ordinal() > ReduceOp.PROD.ordinal()) {
+                throw new DsaException("reduce op " + op + " is defined for integer variables only, not for '" + name + "'");
+            }
+            return rt.varOp(id, home, VarOpMessage.ACCUMULATE, operandBits, type | (long) op.ordinal() << 8).value();
+        }
+
         boolean compareAndSet(long expect, long update) {
             return rt.varOp(id, home, VarOpMessage.COMPARE_AND_SET, expect, update).success();
         }
@@ -43,6 +52,9 @@ final class SharedVariables {
         @Override public String name() { return h.name; }
         @Override public double get() { return Double.longBitsToDouble(h.get()); }
         @Override public void set(double v) { h.set(Double.doubleToRawLongBits(v)); }
+        @Override public double accumulate(double v, ReduceOp op) {
+            return Double.longBitsToDouble(h.accumulate(Double.doubleToRawLongBits(v), op));
+        }
         @Override public double getAndAdd(double d) { return Double.longBitsToDouble(h.getAndAdd(Double.doubleToRawLongBits(d))); }
         @Override public boolean compareAndSet(double e, double u) {
             return h.compareAndSet(Double.doubleToRawLongBits(e), Double.doubleToRawLongBits(u));
@@ -55,6 +67,7 @@ final class SharedVariables {
         @Override public String name() { return h.name; }
         @Override public float get() { return Float.intBitsToFloat((int) h.get()); }
         @Override public void set(float v) { h.set(bits(v)); }
+        @Override public float accumulate(float v, ReduceOp op) { return Float.intBitsToFloat((int) h.accumulate(bits(v), op)); }
         @Override public float getAndAdd(float d) { return Float.intBitsToFloat((int) h.getAndAdd(bits(d))); }
         @Override public boolean compareAndSet(float e, float u) { return h.compareAndSet(bits(e), bits(u)); }
         static long bits(float v) { return Float.floatToRawIntBits(v) & 0xFFFF_FFFFL; }
@@ -66,6 +79,7 @@ final class SharedVariables {
         @Override public String name() { return h.name; }
         @Override public long get() { return h.get(); }
         @Override public void set(long v) { h.set(v); }
+        @Override public long accumulate(long v, ReduceOp op) { return h.accumulate(v, op); }
         @Override public long getAndAdd(long d) { return h.getAndAdd(d); }
         @Override public boolean compareAndSet(long e, long u) { return h.compareAndSet(e, u); }
     }
@@ -76,6 +90,7 @@ final class SharedVariables {
         @Override public String name() { return h.name; }
         @Override public int get() { return (int) h.get(); }
         @Override public void set(int v) { h.set(bits(v)); }
+        @Override public int accumulate(int v, ReduceOp op) { return (int) h.accumulate(bits(v), op); }
         @Override public int getAndAdd(int d) { return (int) h.getAndAdd(bits(d)); }
         @Override public boolean compareAndSet(int e, int u) { return h.compareAndSet(bits(e), bits(u)); }
         static long bits(int v) { return v & 0xFFFF_FFFFL; }

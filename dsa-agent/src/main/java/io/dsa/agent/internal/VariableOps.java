@@ -1,5 +1,6 @@
 package io.dsa.agent.internal;
 
+import io.dsa.ReduceOp;
 import io.dsa.agent.wire.VarOpMessage;
 import io.dsa.agent.wire.VarResultMessage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,8 +32,36 @@ final class VariableOps {
                     if (bits.compareAndSet(old, next)) return new VarResultMessage(m.requestId(), old, true);
                 }
             }
+            case VarOpMessage.ACCUMULATE: {
+                int type = (int) (m.b() & 0xFF);
+                int opIndex = (int) ((m.b() >>> 8) & 0xFF);
+                if (opIndex >= OPS.length) {
+                    throw new IllegalArgumentException("unknown reduce op " + opIndex + " for variable " + m.varId());
+                }
+                ReduceOp op = OPS[opIndex];
+                while (true) {
+                    long old = bits.get();
+                    long next = accumulate(type, op, old, m.a());
+                    if (bits.compareAndSet(old, next)) return new VarResultMessage(m.requestId(), old, true);
+                }
+            }
             default:
                 throw new IllegalArgumentException("unknown shared variable op " + m.op() + " for variable " + m.varId());
+        }
+    }
+
+    private static final ReduceOp[] OPS = ReduceOp.values();
+
+    /** @return the bits of {@code op.apply(value, operand)} in the variable's type */
+    static long accumulate(int type, ReduceOp op, long bits, long operandBits) {
+        switch (type) {
+            case INT: return (int) op.apply((long) (int) bits, (long) (int) operandBits) & 0xFFFF_FFFFL;
+            case LONG: return op.apply(bits, operandBits);
+            // a float op computed in double and rounded once is the float op (53 >= 2 * 24 + 2)
+            case FLOAT: return Float.floatToRawIntBits((float) op.apply((double) Float.intBitsToFloat((int) bits),
+                    (double) Float.intBitsToFloat((int) operandBits))) & 0xFFFF_FFFFL;
+            case DOUBLE: return Double.doubleToRawLongBits(op.apply(Double.longBitsToDouble(bits), Double.longBitsToDouble(operandBits)));
+            default: throw new IllegalArgumentException("unknown shared variable type " + type);
         }
     }
 

@@ -108,6 +108,40 @@ final class WorkerImpl implements DsaWorker {
         return gather(value)[rootThreadId];
     }
 
+    @Override
+    public double[] allGather(double value) {
+        long[] all = gather(Double.doubleToRawLongBits(value));
+        double[] out = new double[all.length];
+        for (int i = 0; i < all.length; i++) out[i] = Double.longBitsToDouble(all[i]);
+        return out;
+    }
+
+    @Override
+    public long[] allGather(long value) {
+        return gather(value).clone(); // the gathered array is shared by the node's workers
+    }
+
+    @Override
+    public boolean any(boolean flag) { return count(flag) > 0; }
+
+    @Override
+    public boolean all(boolean flag) { return count(flag) == rt.nodes * rt.threadsPerNode; }
+
+    @Override
+    public int count(boolean flag) {
+        long[] all = gather(flag ? 1 : 0);
+        int n = 0;
+        for (long v : all) n += (int) v;
+        return n;
+    }
+
+    @Override
+    public int first(boolean flag) {
+        long[] all = gather(flag ? 1 : 0);
+        for (int i = 0; i < all.length; i++) if (all[i] != 0) return i;
+        return all.length;
+    }
+
     private void checkRoot(int root) {
         int max = rt.nodes * rt.threadsPerNode;
         if (root < 0 || root >= max) {

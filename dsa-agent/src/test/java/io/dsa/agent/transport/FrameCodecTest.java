@@ -61,6 +61,11 @@ class FrameCodecTest {
         all.add(new BarrierArriveMessage(1, 0, 3, 2, new long[0]));
         all.add(new BarrierReleaseMessage(1, 17, new long[] {1, 2, 3}));
         all.add(new LockMessage(4, LockMessage.GRANT, 2, 99));
+        all.add(new LockMessage(4, LockMessage.CANCEL, 2, 99));
+        all.add(new LockMessage(4, LockMessage.CANCEL_ACK, 2, 99));
+        all.add(new VarOpMessage(3, 2, VarOpMessage.ACCUMULATE, -7, 1 | 6L << 8));
+        all.add(new BarrierArriveMessage(Integer.MIN_VALUE, 5, 3, 4, new long[] {3, 1, 2, 7, 8, 9}));
+        all.add(new BarrierReleaseMessage(Integer.MIN_VALUE + 1, 5, new long[] {1, 2}));
         all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));
         all.add(new StatusMessage(1, StatusMessage.FAILED, "worker 3 threw java.lang.IllegalStateException"));
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
