@@ -11,7 +11,7 @@ import java.util.concurrent.Executor;
  * Shared array of {@code long}. Element hits read the slot's stamp and access the partition's
  * little-endian bytes through a {@link VarHandle} view: no allocation, no lock, no message.
  * Writes re-check the stamp after a full fence and redo through the miss path if a revocation
- * raced with them (see {@link Slot}). Generated from SharedArrayTemplate.txt by
+ * raced with them (see {@link Slot}). Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
  * scripts/gen-shared-arrays.sh.
  */
 final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLongArray {

@@ -4,7 +4,6 @@ import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
-import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -53,8 +52,6 @@ final class TestPrograms {
         try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, TestPrograms.class.getClassLoader())) {
             thread.setContextClassLoader(loader);
             return body.call();
-        } catch (IOException e) {
-            throw e;
         } finally {
             thread.setContextClassLoader(previous);
         }
