@@ -38,8 +38,8 @@ public final class BarrierBench {
             "  --threads LIST    threads per node (default 1,2,3,4)",
             "  --kinds LIST      barrier kinds (default TREE,KARY,CENTRAL)",
             "  --proxies LIST    proxy modes (default FLOAT,FIXED)",
-            "  --warmup N        warm-up barriers (default 50)",
-            "  --iters N         timed barriers per repetition (default 200)",
+            "  --warmup N        warm-up barriers (default 20)",
+            "  --iters N         timed barriers per repetition (default 50)",
             "  --reps N          repetitions; median and p90 are over them (default 5)",
             "  --in-process      all nodes in this JVM (quick), instead of one process per node",
             "  --no-mpi          skip the MPI_Barrier peer",
@@ -52,7 +52,7 @@ public final class BarrierBench {
     List<Integer> threads = List.of(1, 2, 3, 4);
     List<BarrierKind> kinds = List.of(BarrierKind.TREE, BarrierKind.KARY, BarrierKind.CENTRAL);
     List<ProxyMode> proxies = List.of(ProxyMode.FLOAT, ProxyMode.FIXED);
-    int warmup = 50, iters = 200, reps = 5;
+    int warmup = 20, iters = 50, reps = 5;
     boolean inProcess, mpi = true;
     Path mpiSrc = Path.of("dsa-bench/src/main/c/mpi_barrier.c");
     Path out = Path.of("bench-results");
