@@ -1,0 +1,325 @@
+package io.dsa.bench;
+
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.DsaAgent;
+import io.dsa.agent.DsaCluster;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
+import io.dsa.agent.RunReport;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * The barrier macro benchmark (paper Sec. 4.4, Fig. 11): global barrier latency for every
+ * nodes x threads x barrier kind x proxy mode, each node its own JVM (node 0 in this process),
+ * with MPI_Barrier over TCP loopback measured in the same run as the peer. Writes
+ * {@code barrier.csv}, {@code barrier.png} and {@code barrier.md} to the output directory.
+ */
+public final class BarrierBench {
+    static final String USAGE = String.join("\n",
+            "usage: java -cp dsa-bench/target/benchmarks.jar io.dsa.bench.BarrierBench [options]",
+            "  --nodes LIST      node counts, e.g. 1,2,3,4 (default 1,2,3,4)",
+            "  --threads LIST    threads per node (default 1,2,3,4)",
+            "  --kinds LIST      barrier kinds (default TREE,KARY,CENTRAL)",
+            "  --proxies LIST    proxy modes (default FLOAT,FIXED)",
+            "  --warmup N        warm-up barriers (default 20)",
+            "  --iters N         timed barriers per repetition (default 50)",
+            "  --reps N          repetitions; median and p90 are over them (default 5)",
+            "  --in-process      all nodes in this JVM (quick), instead of one process per node",
+            "  --no-mpi          skip the MPI_Barrier peer",
+            "  --mpi-src FILE    mpi_barrier.c (default dsa-bench/src/main/c/mpi_barrier.c)",
+            "  --out DIR         output directory (default bench-results)",
+            "  --smoke           tiny run: nodes 1,2 x threads 2, TREE/FLOAT, few iterations",
+            "  --help            this text");
+
+    List<Integer> nodes = List.of(1, 2, 3, 4);
+    List<Integer> threads = List.of(1, 2, 3, 4);
+    List<BarrierKind> kinds = List.of(BarrierKind.TREE, BarrierKind.KARY, BarrierKind.CENTRAL);
+    List<ProxyMode> proxies = List.of(ProxyMode.FLOAT, ProxyMode.FIXED);
+    int warmup = 20, iters = 50, reps = 5;
+    boolean inProcess, mpi = true;
+    Path mpiSrc = Path.of("dsa-bench/src/main/c/mpi_barrier.c");
+    Path out = Path.of("bench-results");
+    String command;
+
+    /** One measured configuration. */
+    record Row(String kind, String proxy, int nodes, int threads, double medianUs, double p90Us, Double mpiUs) {}
+
+    public static void main(String[] args) throws Exception {
+        BarrierBench bench = new BarrierBench();
+        if (!bench.parse(args)) return;
+        bench.run();
+        System.exit(0);
+    }
+
+    boolean parse(String[] args) {
+        command = "java -cp dsa-bench/target/benchmarks.jar " + BarrierBench.class.getName()
+                + (args.length == 0 ? "" : " " + String.join(" ", args));
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--help", "-h" -> { System.out.println(USAGE); return false; }
+                case "--nodes" -> nodes = ints(args[++i]);
+                case "--threads" -> threads = ints(args[++i]);
+                case "--kinds" -> kinds = Arrays.stream(args[++i].split(",")).map(s -> BarrierKind.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
+                case "--proxies" -> proxies = Arrays.stream(args[++i].split(",")).map(s -> ProxyMode.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                case "--iters" -> iters = Integer.parseInt(args[++i]);
+                case "--reps" -> reps = Integer.parseInt(args[++i]);
+                case "--in-process" -> inProcess = true;
+                case "--no-mpi" -> mpi = false;
+                case "--mpi-src" -> mpiSrc = Path.of(args[++i]);
+                case "--out" -> out = Path.of(args[++i]);
+                case "--smoke" -> {
+                    nodes = List.of(1, 2); threads = List.of(2);
+                    kinds = List.of(BarrierKind.TREE); proxies = List.of(ProxyMode.FLOAT);
+                    warmup = 5; iters = 20; reps = 3;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
+            }
+        }
+        return true;
+    }
+
+    private static List<Integer> ints(String list) {
+        return Arrays.stream(list.split(",")).map(String::trim).map(Integer::parseInt).toList();
+    }
+
+    List<Row> run() throws Exception {
+        Files.createDirectories(out);
+        Map<Integer, Double> mpiUs = mpi ? runMpi() : Map.of();
+        List<Row> rows = new ArrayList<>();
+        for (BarrierKind kind : kinds) {
+            for (ProxyMode proxy : proxies) {
+                for (int n : nodes) {
+                    for (int t : threads) {
+                        double[] ns = measure(kind, proxy, n, t);
+                        Arrays.sort(ns);
+                        Row row = new Row(kind.name(), proxy.name(), n, t, percentile(ns, 50) / 1e3,
+                                percentile(ns, 90) / 1e3, mpiUs.get(n));
+                        System.out.printf(Locale.ROOT, "%-7s %-5s nodes=%d threads=%d median=%.1f us p90=%.1f us%n",
+                                kind, proxy, n, t, row.medianUs(), row.p90Us());
+                        rows.add(row);
+                    }
+                }
+            }
+        }
+        writeCsv(rows);
+        writeMarkdown(rows, mpiUs);
+        writePlot(rows, mpiUs);
+        return rows;
+    }
+
+    static double percentile(double[] sorted, int p) {
+        int idx = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, idx))];
+    }
+
+    private DsaConfig.Builder config(BarrierKind kind, ProxyMode proxy, int n, int t) {
+        return DsaConfig.builder().nodes(n).threadsPerNode(t).barrier(kind).proxy(proxy);
+    }
+
+    /** @return the per-barrier nanoseconds of every repetition */
+    double[] measure(BarrierKind kind, ProxyMode proxy, int n, int t) throws Exception {
+        List<String> args = List.of(Integer.toString(warmup), Integer.toString(iters), Integer.toString(reps));
+        RunReport report;
+        if (inProcess) {
+            try (DsaCluster cluster = DsaCluster.local(config(kind, proxy, n, t).build())) {
+                report = cluster.run(new BarrierProgram(), args.toArray(new String[0]));
+            }
+        } else {
+            report = runProcesses(kind, proxy, n, t, args);
+        }
+        List<Double> values = new ArrayList<>();
+        for (String line : report.lines()) {
+            int at = line.indexOf("rep ");
+            if (at < 0) continue;
+            String[] parts = line.substring(at).trim().split("\\s+");
+            values.add(Double.parseDouble(parts[2]));
+        }
+        if (values.isEmpty()) throw new IllegalStateException("no timings reported for " + kind + "/" + proxy + " " + n + "x" + t);
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private RunReport runProcesses(BarrierKind kind, ProxyMode proxy, int n, int t, List<String> args) throws Exception {
+        Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        Files.writeString(secret, HexFormat.of().formatHex(bytes));
+        List<Process> children = new ArrayList<>();
+        DsaAgent agent = DsaAgent.start(config(kind, proxy, n, t).nodeId(0).port(0)
+                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).build());
+        try {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String cp = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                    .map(p -> Path.of(p).toAbsolutePath().toString()).reduce((a, b) -> a + File.pathSeparator + b).orElse("");
+            File log = out.resolve("nodes.log").toFile();
+            for (int node = 1; node < n; node++) {
+                List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, "io.dsa.agent.cli.DsaCli", "node",
+                        "--node", Integer.toString(node), "--nodes", Integer.toString(n), "--threads", Integer.toString(t),
+                        "--barrier", kind.name(), "--proxy", proxy.name(),
+                        "--monitor", agent.address(), "--secret-file", secret.toString(), BarrierProgram.class.getName()));
+                cmd.addAll(args);
+                children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());
+            }
+            RunReport report = agent.run(new BarrierProgram(), args);
+            for (Process p : children) {
+                if (!p.waitFor(60, TimeUnit.SECONDS)) throw new IllegalStateException("a node did not exit; see " + log);
+                if (p.exitValue() != 0) throw new IllegalStateException("a node exited with " + p.exitValue() + "; see " + log);
+            }
+            return report;
+        } finally {
+            agent.close();
+            for (Process p : children) {
+                if (p.isAlive()) { p.destroy(); if (!p.waitFor(5, TimeUnit.SECONDS)) p.destroyForcibly(); }
+            }
+            Files.deleteIfExists(secret);
+        }
+    }
+
+    /** @return MPI_Barrier median microseconds per rank count, empty if mpicc/mpirun are missing */
+    Map<Integer, Double> runMpi() throws Exception {
+        Map<Integer, Double> result = new LinkedHashMap<>();
+        if (!onPath("mpicc") || !onPath("mpirun")) {
+            System.out.println("MPI peer skipped: mpicc/mpirun not found (Debian/Ubuntu: apt-get install -y openmpi-bin libopenmpi-dev)");
+            return result;
+        }
+        if (!Files.isRegularFile(mpiSrc)) {
+            System.out.println("MPI peer skipped: " + mpiSrc + " not found (run from the repository root or pass --mpi-src)");
+            return result;
+        }
+        Path exe = out.resolve("mpi_barrier");
+        if (exec(List.of("mpicc", "-O2", "-o", exe.toString(), mpiSrc.toString())).exit != 0) {
+            System.out.println("MPI peer skipped: mpicc failed");
+            return result;
+        }
+        boolean root = "root".equals(System.getProperty("user.name"));
+        for (int n : nodes) {
+            List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(n),
+                    "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"));
+            if (root) cmd.add("--allow-run-as-root");
+            cmd.addAll(List.of(exe.toAbsolutePath().toString(), Integer.toString(warmup), Integer.toString(iters), Integer.toString(reps)));
+            Exec e = exec(cmd);
+            List<Double> ns = new ArrayList<>();
+            for (String line : e.output.split("\n")) {
+                if (line.startsWith("rep ")) ns.add(Double.parseDouble(line.trim().split("\\s+")[2]));
+            }
+            if (e.exit != 0 || ns.isEmpty()) {
+                System.out.println("MPI peer failed for np=" + n + ":\n" + e.output);
+                continue;
+            }
+            double[] sorted = ns.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            result.put(n, percentile(sorted, 50) / 1e3);
+            System.out.printf(Locale.ROOT, "MPI_Barrier np=%d median=%.1f us%n", n, result.get(n));
+        }
+        return result;
+    }
+
+    private record Exec(int exit, String output) {}
+
+    private static Exec exec(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return new Exec(p.waitFor(), output);
+    }
+
+    static boolean onPath(String tool) {
+        String path = System.getenv("PATH");
+        if (path == null) return false;
+        return Arrays.stream(path.split(File.pathSeparator)).anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
+    }
+
+    private void writeCsv(List<Row> rows) throws IOException {
+        StringBuilder sb = new StringBuilder("kind,proxy,nodes,threads,median_us,p90_us,mpi_us\n");
+        for (Row r : rows) {
+            sb.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%.2f,%.2f,%s%n", r.kind(), r.proxy(), r.nodes(), r.threads(),
+                    r.medianUs(), r.p90Us(), r.mpiUs() == null ? "" : String.format(Locale.ROOT, "%.2f", r.mpiUs())));
+        }
+        Files.writeString(out.resolve("barrier.csv"), sb);
+    }
+
+    private static Row find(List<Row> rows, String kind, String proxy, int n, int t) {
+        return rows.stream().filter(r -> r.kind().equals(kind) && r.proxy().equals(proxy) && r.nodes() == n && r.threads() == t)
+                .findFirst().orElse(null);
+    }
+
+    private void writeMarkdown(List<Row> rows, Map<Integer, Double> mpiUs) throws IOException {
+        StringBuilder sb = new StringBuilder("# Barrier latency (paper Sec. 4.4, Fig. 11)\n\n");
+        sb.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs (nproc), ")
+                .append(cpuModel()).append("\n");
+        sb.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.version")).append("\n");
+        sb.append("- Mode: ").append(inProcess ? "all nodes in one JVM" : "one JVM per node over loopback TCP").append("\n");
+        sb.append("- Per configuration: ").append(warmup).append(" warm-up barriers, ").append(reps).append(" repetitions of ")
+                .append(iters).append(" timed barriers; per-barrier time is the MAX over workers; median and p90 over repetitions\n");
+        sb.append("- Command: `").append(command).append("`\n\n");
+        sb.append("| kind | proxy | nodes | threads | median µs | p90 µs | MPI_Barrier µs |\n|---|---|---:|---:|---:|---:|---:|\n");
+        for (Row r : rows) {
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f | %s |%n", r.kind(), r.proxy(), r.nodes(),
+                    r.threads(), r.medianUs(), r.p90Us(), r.mpiUs() == null ? "–" : String.format(Locale.ROOT, "%.1f", r.mpiUs())));
+        }
+        sb.append("\n## Targets\n\n");
+        Row tree42 = find(rows, "TREE", "FLOAT", 4, 2);
+        Double mpi4 = mpiUs.get(4);
+        if (tree42 != null && mpi4 != null) {
+            double ratio = tree42.medianUs() / mpi4;
+            sb.append(String.format(Locale.ROOT, "- TREE/FLOAT 4 nodes x 2 threads vs MPI_Barrier np=4: %.1f / %.1f µs = %.2fx (target within 4x): %s%n",
+                    tree42.medianUs(), mpi4, ratio, ratio <= 4 ? "**met**" : "**not met**"));
+        } else {
+            sb.append("- TREE vs MPI_Barrier at 4 x 2: not measured in this run\n");
+        }
+        for (String proxy : List.of("FLOAT", "FIXED")) {
+            Row tree44 = find(rows, "TREE", proxy, 4, 4), central44 = find(rows, "CENTRAL", proxy, 4, 4);
+            if (tree44 != null && central44 != null) {
+                double ratio = central44.medianUs() / tree44.medianUs();
+                sb.append(String.format(Locale.ROOT, "- CENTRAL vs TREE, %s, 4 x 4: %.1f / %.1f µs = TREE %.2fx faster (target at least 2x): %s%n",
+                        proxy, central44.medianUs(), tree44.medianUs(), ratio, ratio >= 2 ? "**met**" : "**not met**"));
+            }
+        }
+        Files.writeString(out.resolve("barrier.md"), sb);
+    }
+
+    static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown CPU");
+        } catch (IOException e) {
+            return "unknown CPU";
+        }
+    }
+
+    private void writePlot(List<Row> rows, Map<Integer, Double> mpiUs) throws IOException {
+        int t = threads.stream().max(Integer::compare).orElse(1);
+        XYChart chart = new XYChartBuilder().width(900).height(600)
+                .title("Global barrier latency, " + t + " thread(s) per node").xAxisTitle("nodes").yAxisTitle("µs per barrier (median)").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        for (BarrierKind kind : kinds) {
+            for (ProxyMode proxy : proxies) {
+                List<Row> series = rows.stream().filter(r -> r.kind().equals(kind.name()) && r.proxy().equals(proxy.name()) && r.threads() == t).toList();
+                if (series.isEmpty()) continue;
+                chart.addSeries(kind + "/" + proxy, series.stream().map(Row::nodes).toList(), series.stream().map(Row::medianUs).toList());
+            }
+        }
+        if (!mpiUs.isEmpty()) {
+            chart.addSeries("MPI_Barrier (1 rank/node)", new ArrayList<>(mpiUs.keySet()), new ArrayList<>(mpiUs.values()));
+        }
+        BitmapEncoder.saveBitmap(chart, out.resolve("barrier.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+}

@@ -1,0 +1,39 @@
+package io.dsa.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs {@code BarrierBench --smoke} (two tiny process-per-node VMs) and checks its outputs. */
+class BarrierBenchSmokeTest {
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void smokeRunWritesPlausibleCsvTableAndPlot(@TempDir Path out) throws Exception {
+        Path mpiSrc = Path.of("src/main/c/mpi_barrier.c").toAbsolutePath();
+        boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun") && Files.isRegularFile(mpiSrc);
+        BarrierBench bench = new BarrierBench();
+        bench.parse(mpi ? new String[] {"--smoke", "--out", out.toString(), "--mpi-src", mpiSrc.toString()}
+                        : new String[] {"--smoke", "--out", out.toString(), "--no-mpi"});
+        bench.run();
+
+        List<String> csv = Files.readAllLines(out.resolve("barrier.csv"));
+        assertEquals("kind,proxy,nodes,threads,median_us,p90_us,mpi_us", csv.get(0));
+        assertEquals(3, csv.size(), "header and two configurations");
+        for (String line : csv.subList(1, csv.size())) {
+            String[] f = line.split(",", -1);
+            double median = Double.parseDouble(f[4]), p90 = Double.parseDouble(f[5]);
+            assertTrue(median > 0 && median < 1_000_000, "median µs plausible: " + line);
+            assertTrue(p90 >= median, "p90 >= median: " + line);
+            if (mpi && Integer.parseInt(f[2]) > 1) assertTrue(Double.parseDouble(f[6]) > 0, "MPI peer measured: " + line);
+        }
+        assertTrue(Files.readString(out.resolve("barrier.md")).contains("| kind | proxy |"));
+        assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+}
