@@ -1,0 +1,189 @@
+package io.dsa.examples;
+
+import io.dsa.ArraySpec;
+import io.dsa.Distribution;
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ElementType;
+import io.dsa.ProgramName;
+import io.dsa.ReduceOp;
+import io.dsa.SharedDoubleArray;
+
+/**
+ * Jacobi iteration of the 5-point Laplace stencil on an {@code n x n} grid with fixed boundary
+ * values: two shared arrays in bands of {@code partitionRows} full rows, read from one and written
+ * to the other, swapped every iteration, one global barrier per iteration. Each worker owns a
+ * contiguous band of rows; it reads its band plus one halo row on each side (the only remote
+ * data) and writes its band.
+ *
+ * <p>Every iteration's state is just (iteration number, the array it reads), so iteration {@code t}
+ * starts from nothing but the shared arrays.
+ *
+ * <p>Verification: thread 0 runs the same iterations sequentially with the same arithmetic (in the
+ * same order), and the results must be bitwise equal. The report gives the final residual
+ * {@code max |u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1) - 4 u(i,j)|} over the interior.
+ *
+ * <p>Arguments: {@code [n=512] [iterations=100] [partitionRows=16]}.
+ */
+@ProgramName("jacobi")
+public final class Jacobi implements DsaProgram {
+    static final String NAME = "jacobi";
+    static final String USAGE = "jacobi [n=512] [iterations=100] [partitionRows=16]";
+
+    private int n;
+    private int iterations;
+    private int partitionRows;
+    private SharedDoubleArray[] grids;
+    /** Test hook: thread 0 adds {@code corruptDelta} to this element of the result before checking. */
+    private int[] corruptAt;
+    private double corruptDelta;
+
+    /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+    public Jacobi() {}
+
+    /** Test hook: the check must then fail naming element {@code (row, col)}. */
+    Jacobi corruptBeforeCheck(int row, int col, double delta) {
+        corruptAt = new int[] {row, col};
+        corruptDelta = delta;
+        return this;
+    }
+
+    @Override
+    public void setup(DsaNode node) {
+        ProgramArgs.atMost(NAME, node.args(), 3, USAGE);
+        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 512, 3, 1 << 14);
+        iterations = ProgramArgs.intArg(NAME, node.args(), 1, "iterations", 100, 0, 1 << 20);
+        partitionRows = ProgramArgs.intArg(NAME, node.args(), 2, "partitionRows", Math.min(16, n), 1, n);
+        grids = new SharedDoubleArray[2];
+        for (int g = 0; g < 2; g++) {
+            grids[g] = (SharedDoubleArray) node.createSharedArray(
+                    ArraySpec.of("jacobi.u" + g, ElementType.DOUBLE, n, n, partitionRows, n, Distribution.BLOCK));
+        }
+    }
+
+    @Override
+    public void work(DsaWorker worker) {
+        int threadId = worker.threadId();
+        int from = grids[0].layout().startingIndexAtThread(threadId);
+        int to = grids[0].layout().maxIndexAtThread(threadId);
+        int rows = to - from;
+        // the band with a halo row on each side (where they exist)
+        int haloFrom = Math.max(0, from - 1);
+        int haloTo = Math.min(n, to + 1);
+        double[] band = new double[(haloTo - haloFrom) * n];
+        double[] next = new double[rows * n];
+
+        if (rows > 0) {
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < n; c++) next[r * n + c] = initial(from + r, c, n);
+            }
+            grids[0].write(from, 0, rows, n, next);
+            grids[1].write(from, 0, rows, n, next);
+        }
+        worker.barrier();
+
+        long start = System.nanoTime();
+        for (int t = 0; t < iterations; t++) {
+            SharedDoubleArray src = grids[t % 2];
+            SharedDoubleArray dst = grids[(t + 1) % 2];
+            if (rows > 0) {
+                src.read(haloFrom, 0, haloTo - haloFrom, n, band);
+                for (int i = from; i < to; i++) {
+                    sweepRow(band, (i - haloFrom) * n, next, (i - from) * n, i, n);
+                }
+                dst.write(from, 0, rows, n, next);
+            }
+            worker.barrier();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+
+        SharedDoubleArray result = grids[iterations % 2];
+        double localResidual = 0;
+        if (rows > 0) {
+            result.read(haloFrom, 0, haloTo - haloFrom, n, band);
+            localResidual = residual(band, haloFrom, from, to, n);
+        }
+        double residual = worker.allReduce(localResidual, ReduceOp.MAX);
+
+        if (threadId == 0) {
+            if (corruptAt != null) {
+                result.write(corruptAt[0], corruptAt[1], result.read(corruptAt[0], corruptAt[1]) + corruptDelta);
+            }
+            double[] u = new double[n * n];
+            result.read(0, 0, n, n, u);
+            check(u, sequential(n, iterations), n);
+            worker.node().report(String.format("jacobi %dx%d, %d iterations, partitions %dx%d: bitwise equal to sequential"
+                    + " (verified, max difference 0), residual %.6e, iterations %.3f s", n, n, iterations, partitionRows, n,
+                    residual, seconds));
+        }
+    }
+
+    /** Initial value of {@code (i, j)}: the fixed boundary values on the edges, 0 inside. */
+    static double initial(int i, int j, int n) {
+        if (i == 0) return Math.sin(Math.PI * j / (n - 1));
+        if (j == 0) return (double) i / (n - 1);
+        if (i == n - 1 || j == n - 1) return 0.25;
+        return 0;
+    }
+
+    /**
+     * Row {@code i} of the next iterate from the current one: {@code cur} holds row {@code i} at
+     * {@code curRow} with its neighbours {@code n} before and after; boundary values are copied.
+     * Both the parallel and the sequential code use this method, so they are bitwise equal.
+     */
+    static void sweepRow(double[] cur, int curRow, double[] out, int outRow, int i, int n) {
+        if (i == 0 || i == n - 1) {
+            System.arraycopy(cur, curRow, out, outRow, n);
+            return;
+        }
+        out[outRow] = cur[curRow];
+        for (int j = 1; j < n - 1; j++) {
+            int c = curRow + j;
+            out[outRow + j] = 0.25 * (((cur[c - n] + cur[c + n]) + cur[c - 1]) + cur[c + 1]);
+        }
+        out[outRow + n - 1] = cur[curRow + n - 1];
+    }
+
+    /** Max residual over the interior rows of {@code [from, to)}; {@code band} holds rows from {@code bandFrom}. */
+    static double residual(double[] band, int bandFrom, int from, int to, int n) {
+        double worst = 0;
+        for (int i = Math.max(1, from); i < Math.min(n - 1, to); i++) {
+            int row = (i - bandFrom) * n;
+            for (int j = 1; j < n - 1; j++) {
+                int c = row + j;
+                double r = Math.abs(band[c - n] + band[c + n] + band[c - 1] + band[c + 1] - 4 * band[c]);
+                if (Double.isNaN(r)) return Double.NaN;
+                worst = Math.max(worst, r);
+            }
+        }
+        return worst;
+    }
+
+    /** The grid after {@code iterations} sequential Jacobi iterations, row-major. */
+    static double[] sequential(int n, int iterations) {
+        double[] cur = new double[n * n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) cur[i * n + j] = initial(i, j, n);
+        }
+        double[] next = new double[n * n];
+        for (int t = 0; t < iterations; t++) {
+            for (int i = 0; i < n; i++) sweepRow(cur, i * n, next, i * n, i, n);
+            double[] swap = cur;
+            cur = next;
+            next = swap;
+        }
+        return cur;
+    }
+
+    /** @throws DsaException naming the first element of {@code u} that is not bitwise equal to {@code expected} */
+    static void check(double[] u, double[] expected, int n) {
+        for (int k = 0; k < n * n; k++) {
+            if (Double.doubleToLongBits(u[k]) != Double.doubleToLongBits(expected[k])) {
+                throw new DsaException(NAME + ": u[" + (k / n) + "][" + (k % n) + "] = " + u[k] + ", expected " + expected[k]
+                        + " (sequential), difference " + Math.abs(u[k] - expected[k]));
+            }
+        }
+    }
+}

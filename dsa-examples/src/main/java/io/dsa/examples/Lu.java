@@ -1,0 +1,264 @@
+package io.dsa.examples;
+
+import io.dsa.ArrayLayout;
+import io.dsa.ArraySpec;
+import io.dsa.Distribution;
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ElementType;
+import io.dsa.ProgramName;
+import io.dsa.SharedDoubleArray;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * LU factorisation without pivoting of a shared {@code n x n} double matrix in a 2-D
+ * {@link Distribution#BLOCK_CYCLIC} distribution of {@code b x b} blocks (the paper's section
+ * 4.5.1). The matrix is strictly diagonally dominant, so no pivoting is needed.
+ *
+ * <p>Right-looking blocked algorithm, owner computes: every block is updated only by the worker
+ * that owns it ({@link ArrayLayout#partitionsOfThread(int)}: the blocks homed at its node, dealt
+ * round-robin to the node's threads). At step {@code k}: the owner of the diagonal block factors
+ * it in place ({@code A_kk = L_kk U_kk}); barrier; the owners of the panel blocks solve
+ * {@code U_kj = L_kk^-1 A_kj} and {@code L_ik = A_ik U_kk^-1}; barrier; the owners of the trailing
+ * blocks update {@code A_ij -= L_ik U_kj}, reading the panel blocks whole
+ * ({@code readPartition}) and writing their block whole ({@code writePartition}); barrier.
+ *
+ * <p>Thread 0 then checks the residual {@code ||L*U - A||_max / ||A||_max < 1e-9} against the
+ * original matrix, regenerated from its formula.
+ *
+ * <p>Arguments: {@code [n=1024] [partitionSize=64]} (the block size, 8..128, at most n).
+ */
+@ProgramName("lu")
+public final class Lu implements DsaProgram {
+    static final String NAME = "lu";
+    static final String USAGE = "lu [n=1024] [partitionSize=64]";
+    /** Largest accepted relative residual. */
+    static final double TOLERANCE = 1e-9;
+
+    private int n;
+    private int blockSize;
+    private SharedDoubleArray matrix;
+    /** Test hook: thread 0 adds {@code delta} to this element of the factors before checking. */
+    private int[] corruptAt;
+    private double corruptDelta;
+
+    /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+    public Lu() {}
+
+    /** Test hook: the check must then fail naming element {@code (row, col)}. */
+    Lu corruptBeforeCheck(int row, int col, double delta) {
+        corruptAt = new int[] {row, col};
+        corruptDelta = delta;
+        return this;
+    }
+
+    @Override
+    public void setup(DsaNode node) {
+        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
+        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 1024, 1, 8192);
+        blockSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(64, n), Math.min(8, n),
+                Math.min(128, n));
+        matrix = (SharedDoubleArray) node.createSharedArray(
+                ArraySpec.of("lu.A", ElementType.DOUBLE, n, n, blockSize, blockSize, Distribution.BLOCK_CYCLIC));
+    }
+
+    @Override
+    public void work(DsaWorker worker) {
+        ArrayLayout layout = matrix.layout();
+        int[] mine = layout.partitionsOfThread(worker.threadId());
+        int grid = layout.partitionGridRows();
+
+        for (int p : mine) {
+            matrix.writePartition(p, original(layout, p));
+        }
+        worker.barrier();
+
+        long start = System.nanoTime();
+        double[] diagonal = new double[blockSize * blockSize];
+        for (int k = 0; k < grid; k++) {
+            int kk = k * grid + k;
+            if (owns(mine, kk)) {
+                double[] a = new double[layout.partitionElements(kk)];
+                matrix.readPartition(kk, a);
+                factor(a, layout.partitionRows(kk));
+                matrix.writePartition(kk, a);
+            }
+            worker.barrier();
+
+            boolean diagonalRead = false;
+            for (int p : mine) {
+                int bi = p / grid;
+                int bj = p % grid;
+                if ((bi == k && bj > k) || (bj == k && bi > k)) {
+                    if (!diagonalRead) {
+                        matrix.readPartition(kk, diagonal);
+                        diagonalRead = true;
+                    }
+                    int h = layout.partitionRows(kk);
+                    double[] a = new double[layout.partitionElements(p)];
+                    matrix.readPartition(p, a);
+                    if (bi == k) {
+                        solveUnitLower(diagonal, h, a, layout.partitionCols(p));
+                    } else {
+                        solveUpperRight(diagonal, h, a, layout.partitionRows(p));
+                    }
+                    matrix.writePartition(p, a);
+                }
+            }
+            worker.barrier();
+
+            Map<Integer, double[]> panels = new HashMap<>();
+            for (int p : mine) {
+                int bi = p / grid;
+                int bj = p % grid;
+                if (bi > k && bj > k) {
+                    int lPart = bi * grid + k;
+                    int uPart = k * grid + bj;
+                    double[] l = panels.computeIfAbsent(lPart, q -> readWhole(layout, q));
+                    double[] u = panels.computeIfAbsent(uPart, q -> readWhole(layout, q));
+                    double[] a = new double[layout.partitionElements(p)];
+                    matrix.readPartition(p, a);
+                    subtractProduct(a, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p));
+                    matrix.writePartition(p, a);
+                }
+            }
+            worker.barrier();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+
+        if (worker.threadId() == 0) {
+            double[] lu = new double[n * n];
+            matrix.read(0, 0, n, n, lu);
+            if (corruptAt != null) lu[corruptAt[0] * n + corruptAt[1]] += corruptDelta;
+            double residual = check(lu, n);
+            worker.node().report(String.format("lu %dx%d, blocks %dx%d BLOCK_CYCLIC: ||L*U - A||/||A|| = %.3e"
+                    + " (verified, < %.0e), factorisation %.3f s", n, n, blockSize, blockSize, residual, TOLERANCE, seconds));
+        }
+    }
+
+    private static boolean owns(int[] mine, int partition) {
+        for (int p : mine) if (p == partition) return true;
+        return false;
+    }
+
+    private double[] readWhole(ArrayLayout layout, int partition) {
+        double[] data = new double[layout.partitionElements(partition)];
+        matrix.readPartition(partition, data);
+        return data;
+    }
+
+    /** The original elements of {@code partition}, row-major in the partition's shape. */
+    private double[] original(ArrayLayout layout, int partition) {
+        int r0 = layout.partitionFirstRow(partition);
+        int c0 = layout.partitionFirstCol(partition);
+        int rows = layout.partitionRows(partition);
+        int cols = layout.partitionCols(partition);
+        double[] block = new double[rows * cols];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) block[r * cols + c] = aAt(r0 + r, c0 + c, n);
+        }
+        return block;
+    }
+
+    /**
+     * {@code A[i][j]}: a deterministic pseudo-random value in [-1, 1) off the diagonal, and
+     * {@code n + 1 + (value in [0, 1))} on it, so every row is strictly diagonally dominant.
+     */
+    static double aAt(int i, int j, int n) {
+        long z = (long) i * 0x9E3779B97F4A7C15L + (long) j * 0xC2B2AE3D27D4EB4FL + 0x165667B19E3779F9L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z ^= z >>> 31;
+        double unit = (z >>> 11) * 0x1.0p-53;   // [0, 1)
+        return i == j ? n + 1 + unit : 2 * unit - 1;
+    }
+
+    /** In-place LU without pivoting of the {@code h x h} row-major block {@code a} (unit lower L). */
+    static void factor(double[] a, int h) {
+        for (int k = 0; k < h; k++) {
+            double pivot = a[k * h + k];
+            for (int i = k + 1; i < h; i++) {
+                double lik = a[i * h + k] / pivot;
+                a[i * h + k] = lik;
+                for (int j = k + 1; j < h; j++) a[i * h + j] -= lik * a[k * h + j];
+            }
+        }
+    }
+
+    /** {@code a = L^-1 a} with {@code L} the unit lower triangle of the {@code h x h} block {@code lu}; {@code a} is {@code h x w}. */
+    static void solveUnitLower(double[] lu, int h, double[] a, int w) {
+        for (int i = 1; i < h; i++) {
+            for (int k = 0; k < i; k++) {
+                double lik = lu[i * h + k];
+                for (int j = 0; j < w; j++) a[i * w + j] -= lik * a[k * w + j];
+            }
+        }
+    }
+
+    /** {@code a = a U^-1} with {@code U} the upper triangle of the {@code h x h} block {@code lu}; {@code a} is {@code rows x h}. */
+    static void solveUpperRight(double[] lu, int h, double[] a, int rows) {
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0; j < h; j++) {
+                double sum = a[r * h + j];
+                for (int k = 0; k < j; k++) sum -= a[r * h + k] * lu[k * h + j];
+                a[r * h + j] = sum / lu[j * h + j];
+            }
+        }
+    }
+
+    /** {@code a -= l * u}: {@code a} is {@code rows x cols}, {@code l} is {@code rows x inner}, {@code u} is {@code inner x cols}. */
+    static void subtractProduct(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
+        for (int r = 0; r < rows; r++) {
+            for (int k = 0; k < inner; k++) {
+                double lrk = l[r * inner + k];
+                for (int c = 0; c < cols; c++) a[r * cols + c] -= lrk * u[k * cols + c];
+            }
+        }
+    }
+
+    /**
+     * Checks the packed factors {@code lu} (row-major {@code n x n}: L below the diagonal with a
+     * unit diagonal, U on and above it) against the original matrix.
+     *
+     * @return {@code ||L*U - A||_max / ||A||_max}
+     * @throws DsaException naming the worst element, its value in {@code L*U} and the expected one
+     */
+    static double check(double[] lu, int n) {
+        double worst = -1;
+        int worstI = 0;
+        int worstJ = 0;
+        double worstActual = 0;
+        double maxA = 0;
+        double[] row = new double[n];
+        for (int i = 0; i < n; i++) {
+            java.util.Arrays.fill(row, 0);
+            // row i of L*U = sum over k <= i of L[i][k] * U[k][*], with L[i][i] = 1
+            for (int k = 0; k < i; k++) {
+                double lik = lu[i * n + k];
+                for (int j = k; j < n; j++) row[j] += lik * lu[k * n + j];
+            }
+            for (int j = i; j < n; j++) row[j] += lu[i * n + j];
+            for (int j = 0; j < n; j++) {
+                double expected = aAt(i, j, n);
+                maxA = Math.max(maxA, Math.abs(expected));
+                double error = Math.abs(row[j] - expected);
+                if (!Double.isNaN(worst) && (Double.isNaN(error) || error > worst)) {   // the first NaN is the worst
+                    worst = error;
+                    worstI = i;
+                    worstJ = j;
+                    worstActual = row[j];
+                }
+            }
+        }
+        double residual = worst / maxA;
+        if (!(residual < TOLERANCE)) {
+            throw new DsaException(NAME + ": (L*U)[" + worstI + "][" + worstJ + "] = " + worstActual + ", expected A["
+                    + worstI + "][" + worstJ + "] = " + aAt(worstI, worstJ, n) + ": ||L*U - A||/||A|| = " + residual
+                    + " >= " + TOLERANCE);
+        }
+        return residual;
+    }
+}
