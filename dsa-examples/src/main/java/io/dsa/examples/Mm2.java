@@ -1,0 +1,169 @@
+package io.dsa.examples;
+
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ProgramName;
+import io.dsa.SharedLongArray;
+
+/**
+ * MM2 from the Aurora paper: {@code P = Q x R}, a barrier, then {@code R = Q x P}, on shared
+ * {@code n x n} matrices of random small integers (seeded), held in shared long arrays so every
+ * product is exact. Rows are divided among the workers; each worker computes its block of rows
+ * from region reads of its rows of the left operand and of panels of the right operand. Thread 0
+ * checks both products element by element against a sequential computation.
+ *
+ * <p>Arguments: {@code [n=512] [partitionSize=32] [seed=1]}.
+ */
+@ProgramName("mm2")
+public final class Mm2 implements DsaProgram {
+    static final String NAME = "mm2";
+    static final String USAGE = "mm2 [n=512] [partitionSize=32] [seed=1]";
+    /** Matrix entries are in {@code [-MAX_VALUE, MAX_VALUE]}. */
+    static final int MAX_VALUE = 9;
+
+    /** Test hook: when set on node 0's instance, thread 0 corrupts one element of R before the check. */
+    boolean corruptBeforeCheck;
+
+    private int n;
+    private long seed;
+    private SharedLongArray q;
+    private SharedLongArray r;
+    private SharedLongArray p;
+
+    /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+    public Mm2() {}
+
+    @Override
+    public void setup(DsaNode node) {
+        ProgramArgs.atMost(NAME, node.args(), 3, USAGE);
+        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 512, 1, 4096);
+        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(32, n), 1, n);
+        seed = ProgramArgs.intArg(NAME, node.args(), 2, "seed", 1, 0, Integer.MAX_VALUE);
+        q = node.createSharedLongArray("mm2.Q", n, n, partitionSize);
+        r = node.createSharedLongArray("mm2.R", n, n, partitionSize);
+        p = node.createSharedLongArray("mm2.P", n, n, partitionSize);
+    }
+
+    @Override
+    public void work(DsaWorker worker) {
+        int threadId = worker.threadId();
+        int from = q.layout().startingIndexAtThread(threadId);
+        int to = q.layout().maxIndexAtThread(threadId);
+        int rows = to - from;
+
+        if (rows > 0) {
+            long[] block = new long[rows * n];
+            fill(block, from, rows, 0);
+            q.write(from, 0, rows, n, block);
+            fill(block, from, rows, 1);
+            r.write(from, 0, rows, n, block);
+        }
+        worker.barrier();
+        long start = System.nanoTime();
+
+        if (rows > 0) {
+            long[] out = new long[rows * n];
+            multiplyRows(q, r, from, rows, out);
+            p.write(from, 0, rows, n, out);
+        }
+        worker.barrier();   // P complete; every read of R is done
+        if (rows > 0) {
+            long[] out = new long[rows * n];
+            multiplyRows(q, p, from, rows, out);
+            r.write(from, 0, rows, n, out);
+        }
+        worker.barrier();
+        long computeNanos = System.nanoTime() - start;
+
+        if (threadId == 0) {
+            long[] pAll = new long[n * n];
+            long[] rAll = new long[n * n];
+            p.read(0, 0, n, n, pAll);
+            r.read(0, 0, n, n, rAll);
+            if (corruptBeforeCheck) rAll[rAll.length / 2] += 1;
+            long checksum = check(n, seed, pAll, rAll);
+            worker.node().report(String.format("mm2 %dx%d: P = Q*R, R = Q*P, sum of R = %d (verified against sequential),"
+                    + " compute %.1f ms", n, n, checksum, computeNanos / 1e6));
+        }
+    }
+
+    /** Element {@code (i, j)} of the initial matrix {@code which} (0 = Q, 1 = R). */
+    static long initial(long seed, int which, int i, int j, int n) {
+        return Seeded.between(seed, which, (long) i * n + j, -MAX_VALUE, MAX_VALUE);
+    }
+
+    private void fill(long[] block, int firstRow, int rows, int which) {
+        for (int i = 0; i < rows; i++) {
+            for (int j = 0; j < n; j++) block[i * n + j] = initial(seed, which, firstRow + i, j, n);
+        }
+    }
+
+    /** {@code out = left[from..from+rows) x right}, a panel of the inner dimension at a time. */
+    private void multiplyRows(SharedLongArray left, SharedLongArray right, int from, int rows, long[] out) {
+        int panel = right.layout().spec().partitionRows();
+        long[] leftPanel = new long[rows * panel];
+        long[] rightPanel = new long[panel * n];
+        for (int k0 = 0; k0 < n; k0 += panel) {
+            int h = Math.min(panel, n - k0);
+            left.read(from, k0, rows, h, leftPanel);
+            right.read(k0, 0, h, n, rightPanel);
+            for (int i = 0; i < rows; i++) {
+                for (int k = 0; k < h; k++) {
+                    long a = leftPanel[i * h + k];
+                    if (a == 0) continue;
+                    int o = i * n;
+                    int b = k * n;
+                    for (int j = 0; j < n; j++) out[o + j] += a * rightPanel[b + j];
+                }
+            }
+        }
+    }
+
+    /** Sequential {@code left x right} of row-major {@code n x n} matrices. */
+    static long[] multiply(long[] left, long[] right, int n) {
+        long[] out = new long[n * n];
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < n; k++) {
+                long a = left[i * n + k];
+                if (a == 0) continue;
+                for (int j = 0; j < n; j++) out[i * n + j] += a * right[k * n + j];
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Checks {@code p} and {@code r} (the final R) against the sequential MM2.
+     *
+     * @return the sum of the elements of the final R
+     * @throws DsaException naming the first wrong element, its value and the expected one
+     */
+    static long check(int n, long seed, long[] p, long[] r) {
+        long[] q0 = new long[n * n];
+        long[] r0 = new long[n * n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                q0[i * n + j] = initial(seed, 0, i, j, n);
+                r0[i * n + j] = initial(seed, 1, i, j, n);
+            }
+        }
+        long[] expectedP = multiply(q0, r0, n);
+        compare("P", expectedP, p, n);
+        long[] expectedR = multiply(q0, expectedP, n);
+        compare("R", expectedR, r, n);
+        long sum = 0;
+        for (long v : r) sum += v;
+        return sum;
+    }
+
+    private static void compare(String matrix, long[] expected, long[] actual, int n) {
+        for (int i = 0; i < expected.length; i++) {
+            if (expected[i] != actual[i]) {
+                throw new DsaException(NAME + ": " + matrix + "[" + i / n + "][" + i % n + "] = " + actual[i]
+                        + ", expected " + expected[i] + " (sequential MM2)");
+            }
+        }
+    }
+}
