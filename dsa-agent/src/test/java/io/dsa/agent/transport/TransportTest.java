@@ -498,10 +498,15 @@ class TransportTest {
     static void writeFrame(DataOutputStream out, int version, int type, BodyWriter writer) throws IOException {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         writer.write(new DataOutputStream(bytes));
-        out.writeInt(bytes.size() + 2);
-        out.writeByte(version);
-        out.writeByte(type);
-        bytes.writeTo(out);
+        // One write for the whole frame: the server may close as soon as it has read a bad header,
+        // and a second write would then fail with a broken pipe instead of reaching the assertion.
+        java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream();
+        DataOutputStream header = new DataOutputStream(frame);
+        header.writeInt(bytes.size() + 2);
+        header.writeByte(version);
+        header.writeByte(type);
+        bytes.writeTo(frame);
+        frame.writeTo(out);
         out.flush();
     }
 
