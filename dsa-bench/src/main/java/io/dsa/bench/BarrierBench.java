@@ -38,9 +38,10 @@ public final class BarrierBench {
             "  --threads LIST    threads per node (default 1,2,3,4)",
             "  --kinds LIST      barrier kinds (default TREE,KARY,CENTRAL)",
             "  --proxies LIST    proxy modes (default FLOAT,FIXED)",
-            "  --warmup N        warm-up barriers (default 20)",
-            "  --iters N         timed barriers per repetition (default 50)",
-            "  --reps N          repetitions; median and p90 are over them (default 5)",
+            "  --warmup N        at least N warm-up barriers (default 200)",
+            "  --warmup-ms MS    and at least MS milliseconds of warm-up (default 1000)",
+            "  --iters N         timed barriers per repetition (default 100)",
+            "  --reps N          repetitions; median and p90 are over them (default 7)",
             "  --in-process      all nodes in this JVM (quick), instead of one process per node",
             "  --no-mpi          skip the MPI_Barrier peer",
             "  --mpi-src FILE    mpi_barrier.c (default dsa-bench/src/main/c/mpi_barrier.c)",
@@ -52,14 +53,19 @@ public final class BarrierBench {
     List<Integer> threads = List.of(1, 2, 3, 4);
     List<BarrierKind> kinds = List.of(BarrierKind.TREE, BarrierKind.KARY, BarrierKind.CENTRAL);
     List<ProxyMode> proxies = List.of(ProxyMode.FLOAT, ProxyMode.FIXED);
-    int warmup = 20, iters = 50, reps = 5;
+    int warmup = 200, warmupMs = 1000, iters = 100, reps = 7;
     boolean inProcess, mpi = true;
     Path mpiSrc = Path.of("dsa-bench/src/main/c/mpi_barrier.c");
     Path out = Path.of("bench-results");
     String command;
 
-    /** One measured configuration. */
-    record Row(String kind, String proxy, int nodes, int threads, double medianUs, double p90Us, Double mpiUs) {}
+    /**
+     * One measured configuration; {@code mpiUs} is MPI_Barrier with one rank per node (the same
+     * process count), {@code mpiWorkersUs} with one rank per worker thread; {@code load} is the
+     * 1-minute load average when the configuration finished.
+     */
+    record Row(String kind, String proxy, int nodes, int threads, double medianUs, double p90Us, Double mpiUs,
+               Double mpiWorkersUs, double load) {}
 
     public static void main(String[] args) throws Exception {
         BarrierBench bench = new BarrierBench();
@@ -80,6 +86,7 @@ public final class BarrierBench {
                 case "--kinds" -> kinds = Arrays.stream(args[++i].split(",")).map(s -> BarrierKind.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
                 case "--proxies" -> proxies = Arrays.stream(args[++i].split(",")).map(s -> ProxyMode.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                case "--warmup-ms" -> warmupMs = Integer.parseInt(args[++i]);
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
                 case "--in-process" -> inProcess = true;
@@ -89,7 +96,7 @@ public final class BarrierBench {
                 case "--smoke" -> {
                     nodes = List.of(1, 2); threads = List.of(2);
                     kinds = List.of(BarrierKind.TREE); proxies = List.of(ProxyMode.FLOAT);
-                    warmup = 5; iters = 20; reps = 3;
+                    warmup = 50; warmupMs = 0; iters = 20; reps = 3;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
             }
@@ -109,12 +116,12 @@ public final class BarrierBench {
             for (ProxyMode proxy : proxies) {
                 for (int n : nodes) {
                     for (int t : threads) {
-                        double[] ns = measure(kind, proxy, n, t);
+                        double[] ns = measureWithRetry(kind, proxy, n, t);
                         Arrays.sort(ns);
                         Row row = new Row(kind.name(), proxy.name(), n, t, percentile(ns, 50) / 1e3,
-                                percentile(ns, 90) / 1e3, mpiUs.get(n));
-                        System.out.printf(Locale.ROOT, "%-7s %-5s nodes=%d threads=%d median=%.1f us p90=%.1f us%n",
-                                kind, proxy, n, t, row.medianUs(), row.p90Us());
+                                percentile(ns, 90) / 1e3, mpiUs.get(n), mpiUs.get(n * t), loadAverage());
+                        System.out.printf(Locale.ROOT, "%-7s %-5s nodes=%d threads=%d median=%.1f us p90=%.1f us load=%.2f%n",
+                                kind, proxy, n, t, row.medianUs(), row.p90Us(), row.load());
                         rows.add(row);
                     }
                 }
@@ -131,13 +138,32 @@ public final class BarrierBench {
         return sorted[Math.max(0, Math.min(sorted.length - 1, idx))];
     }
 
+    /** A configuration that fails (a node lost on a busy machine) is run once more before giving up. */
+    private double[] measureWithRetry(BarrierKind kind, ProxyMode proxy, int n, int t) throws Exception {
+        try {
+            return measure(kind, proxy, n, t);
+        } catch (Exception | AssertionError e) {
+            System.out.println("retrying " + kind + "/" + proxy + " " + n + "x" + t + " after: " + e.getMessage());
+            return measure(kind, proxy, n, t);
+        }
+    }
+
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
     private DsaConfig.Builder config(BarrierKind kind, ProxyMode proxy, int n, int t) {
         return DsaConfig.builder().nodes(n).threadsPerNode(t).barrier(kind).proxy(proxy);
     }
 
     /** @return the per-barrier nanoseconds of every repetition */
     double[] measure(BarrierKind kind, ProxyMode proxy, int n, int t) throws Exception {
-        List<String> args = List.of(Integer.toString(warmup), Integer.toString(iters), Integer.toString(reps));
+        List<String> args = List.of(Integer.toString(warmup), Integer.toString(warmupMs), Integer.toString(iters),
+                Integer.toString(reps));
         RunReport report;
         if (inProcess) {
             try (DsaCluster cluster = DsaCluster.local(config(kind, proxy, n, t).build())) {
@@ -211,11 +237,17 @@ public final class BarrierBench {
             return result;
         }
         boolean root = "root".equals(System.getProperty("user.name"));
+        java.util.SortedSet<Integer> counts = new java.util.TreeSet<>();
         for (int n : nodes) {
+            counts.add(n);
+            for (int t : threads) counts.add(n * t);
+        }
+        for (int n : counts) {
             List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(n),
                     "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"));
             if (root) cmd.add("--allow-run-as-root");
-            cmd.addAll(List.of(exe.toAbsolutePath().toString(), Integer.toString(warmup), Integer.toString(iters), Integer.toString(reps)));
+            cmd.addAll(List.of(exe.toAbsolutePath().toString(), Integer.toString(Math.max(warmup, 1000)),
+                    Integer.toString(iters * 10), Integer.toString(reps)));
             Exec e = exec(cmd);
             List<Double> ns = new ArrayList<>();
             for (String line : e.output.split("\n")) {
@@ -248,12 +280,16 @@ public final class BarrierBench {
     }
 
     private void writeCsv(List<Row> rows) throws IOException {
-        StringBuilder sb = new StringBuilder("kind,proxy,nodes,threads,median_us,p90_us,mpi_us\n");
+        StringBuilder sb = new StringBuilder("kind,proxy,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%.2f,%.2f,%s%n", r.kind(), r.proxy(), r.nodes(), r.threads(),
-                    r.medianUs(), r.p90Us(), r.mpiUs() == null ? "" : String.format(Locale.ROOT, "%.2f", r.mpiUs())));
+            sb.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%.2f,%.2f,%s,%s,%.2f%n", r.kind(), r.proxy(), r.nodes(), r.threads(),
+                    r.medianUs(), r.p90Us(), fmt(r.mpiUs()), fmt(r.mpiWorkersUs()), r.load()));
         }
         Files.writeString(out.resolve("barrier.csv"), sb);
+    }
+
+    private static String fmt(Double v) {
+        return v == null ? "" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     private static Row find(List<Row> rows, String kind, String proxy, int n, int t) {
@@ -267,13 +303,18 @@ public final class BarrierBench {
                 .append(cpuModel()).append("\n");
         sb.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.version")).append("\n");
         sb.append("- Mode: ").append(inProcess ? "all nodes in one JVM" : "one JVM per node over loopback TCP").append("\n");
-        sb.append("- Per configuration: ").append(warmup).append(" warm-up barriers, ").append(reps).append(" repetitions of ")
+        sb.append("- Per configuration: at least ").append(warmup).append(" warm-up barriers and ").append(warmupMs)
+                .append(" ms of warm-up, ").append(reps).append(" repetitions of ")
                 .append(iters).append(" timed barriers; per-barrier time is the MAX over workers; median and p90 over repetitions\n");
         sb.append("- Command: `").append(command).append("`\n\n");
-        sb.append("| kind | proxy | nodes | threads | median µs | p90 µs | MPI_Barrier µs |\n|---|---|---:|---:|---:|---:|---:|\n");
+        sb.append("- MPI_Barrier: one rank per node (the same process count) and one rank per worker, ")
+                .append("at least 1000 warm-up barriers, ").append(iters * 10).append(" timed per repetition\n");
+        sb.append("\n| kind | proxy | nodes | threads | median µs | p90 µs | MPI np=nodes µs | MPI np=nodes×threads µs | load |\n")
+                .append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f | %s |%n", r.kind(), r.proxy(), r.nodes(),
-                    r.threads(), r.medianUs(), r.p90Us(), r.mpiUs() == null ? "–" : String.format(Locale.ROOT, "%.1f", r.mpiUs())));
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f | %s | %s | %.1f |%n", r.kind(), r.proxy(), r.nodes(),
+                    r.threads(), r.medianUs(), r.p90Us(), r.mpiUs() == null ? "–" : String.format(Locale.ROOT, "%.1f", r.mpiUs()),
+                    r.mpiWorkersUs() == null ? "–" : String.format(Locale.ROOT, "%.1f", r.mpiWorkersUs()), r.load()));
         }
         sb.append("\n## Targets\n\n");
         Row tree42 = find(rows, "TREE", "FLOAT", 4, 2);
@@ -284,6 +325,11 @@ public final class BarrierBench {
                     tree42.medianUs(), mpi4, ratio, ratio <= 4 ? "**met**" : "**not met**"));
         } else {
             sb.append("- TREE vs MPI_Barrier at 4 x 2: not measured in this run\n");
+        }
+        Double mpi8 = mpiUs.get(8);
+        if (tree42 != null && mpi8 != null) {
+            sb.append(String.format(Locale.ROOT, "- (for reference) the same vs MPI_Barrier np=8, one rank per worker: %.1f / %.1f µs = %.2fx%n",
+                    tree42.medianUs(), mpi8, tree42.medianUs() / mpi8));
         }
         for (String proxy : List.of("FLOAT", "FIXED")) {
             Row tree44 = find(rows, "TREE", proxy, 4, 4), central44 = find(rows, "CENTRAL", proxy, 4, 4);
@@ -317,8 +363,9 @@ public final class BarrierBench {
                 chart.addSeries(kind + "/" + proxy, series.stream().map(Row::nodes).toList(), series.stream().map(Row::medianUs).toList());
             }
         }
-        if (!mpiUs.isEmpty()) {
-            chart.addSeries("MPI_Barrier (1 rank/node)", new ArrayList<>(mpiUs.keySet()), new ArrayList<>(mpiUs.values()));
+        List<Integer> mpiNodes = nodes.stream().filter(mpiUs::containsKey).toList();
+        if (!mpiNodes.isEmpty()) {
+            chart.addSeries("MPI_Barrier (1 rank/node)", mpiNodes, mpiNodes.stream().map(mpiUs::get).toList());
         }
         BitmapEncoder.saveBitmap(chart, out.resolve("barrier.png").toString(), BitmapEncoder.BitmapFormat.PNG);
     }

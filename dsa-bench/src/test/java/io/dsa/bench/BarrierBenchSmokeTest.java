@@ -24,7 +24,7 @@ class BarrierBenchSmokeTest {
         bench.run();
 
         List<String> csv = Files.readAllLines(out.resolve("barrier.csv"));
-        assertEquals("kind,proxy,nodes,threads,median_us,p90_us,mpi_us", csv.get(0));
+        assertEquals("kind,proxy,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load", csv.get(0));
         assertEquals(3, csv.size(), "header and two configurations");
         for (String line : csv.subList(1, csv.size())) {
             String[] f = line.split(",", -1);

@@ -2,8 +2,11 @@ package io.dsa.coherence;
 
 import io.dsa.CacheState;
 
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.BitSet;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -27,6 +30,8 @@ public final class CoherenceEngine {
     private final Map<Long, HomeEntry> directory = new HashMap<>();
     /** cache entries of the partitions homed elsewhere, created on first use */
     private final Map<Long, CacheEntry> cache = new HashMap<>();
+    /** protocol bugs switched on by the model checker's tests; always empty in the runtime */
+    private final EnumSet<Fault> faults = EnumSet.noneOf(Fault.class);
 
     /**
      * @param nodeId this node
@@ -221,6 +226,74 @@ public final class CoherenceEngine {
         return e == null ? "node " + nodeId + " " + arrayId + ":" + partition + " untouched" : e.toString();
     }
 
+    // ------------------------------------------------------------------ model checking support
+
+    /** Switches on a protocol bug, for tests that check the model checker finds it. */
+    void injectFault(Fault fault) {
+        faults.add(fault);
+    }
+
+    /**
+     * @return a deep copy of this engine (directory, cache entries, transactions, queues and faults)
+     *         that works on {@code store} and sends to {@code outbox}, so a model checker can fork a state
+     */
+    CoherenceEngine copy(PartitionStore store, Outbox outbox) {
+        CoherenceEngine c = new CoherenceEngine(nodeId, nodeCount, homes, store, outbox);
+        c.faults.addAll(faults);
+        for (Map.Entry<Long, HomeEntry> d : directory.entrySet()) {
+            HomeEntry from = d.getValue(), to = c.new HomeEntry(from.arrayId, from.partition);
+            to.state = from.state;
+            to.sharers.or(from.sharers);
+            to.owner = from.owner;
+            to.access = from.access;
+            to.txn = from.txn == null ? null : from.txn.copy();
+            to.queue.addAll(from.queue);
+            to.localPending = from.localPending;
+            to.localWantWrite = from.localWantWrite;
+            c.directory.put(d.getKey(), to);
+        }
+        for (Map.Entry<Long, CacheEntry> k : cache.entrySet()) {
+            CacheEntry from = k.getValue(), to = c.new CacheEntry(from.arrayId, from.partition, from.home);
+            to.state = from.state;
+            to.pending = from.pending;
+            to.wantWrite = from.wantWrite;
+            c.cache.put(k.getKey(), to);
+        }
+        return c;
+    }
+
+    /**
+     * Writes the complete protocol state of this node's entry for a partition; an entry never
+     * created writes the same bytes as a fresh one, so equal states encode equally.
+     */
+    void encodeEntry(int arrayId, int partition, DataOutput out) throws IOException {
+        if (isHome(arrayId, partition)) {
+            HomeEntry e = directory.get(key(arrayId, partition));
+            if (e == null) e = new HomeEntry(arrayId, partition);
+            out.writeByte(e.state.ordinal());
+            out.writeLong(e.sharers.isEmpty() ? 0 : e.sharers.toLongArray()[0]);
+            out.writeByte(e.owner);
+            out.writeByte(e.access.ordinal());
+            if (e.txn == null) {
+                out.writeByte(-1);
+            } else {
+                out.writeByte(e.txn.kind.ordinal());
+                out.writeByte(e.txn.requester);
+                out.writeLong(e.txn.awaiting == null || e.txn.awaiting.isEmpty() ? 0 : e.txn.awaiting.toLongArray()[0]);
+                out.writeBoolean(e.txn.withData);
+            }
+            out.writeByte(e.queue.size());
+            for (Request r : e.queue) out.writeByte(r.requester * 2 + (r.write ? 1 : 0));
+            out.writeByte(e.localPending.ordinal());
+            out.writeBoolean(e.localWantWrite);
+        } else {
+            CacheEntry c = cache.get(key(arrayId, partition));
+            out.writeByte(c == null ? CacheState.INVALID.ordinal() : c.state.ordinal());
+            out.writeByte(c == null ? Pending.NONE.ordinal() : c.pending.ordinal());
+            out.writeBoolean(c != null && c.wantWrite);
+        }
+    }
+
     // ------------------------------------------------------------------ home side
 
     private void onHomeMessage(HomeEntry e, CoherenceMessage m) {
@@ -235,10 +308,14 @@ public final class CoherenceEngine {
                     throw unexpected(m, e, "no invalidation awaiting this ack");
                 }
                 t.awaiting.clear(m.source());
-                if (t.awaiting.isEmpty()) completeInvalidation(e, t);
+                if (t.awaiting.isEmpty() || faults.contains(Fault.ACK_NOT_AWAITED)) completeInvalidation(e, t);
             }
             case OWNER_DATA, OWNER_RELEASE -> {
                 Txn t = e.txn;
+                if (t == null && m.op() == CoherenceOp.OWNER_RELEASE && faults.contains(Fault.FORWARD_NOT_BLOCKING)) {
+                    send(CoherenceOp.DATA_M, e.arrayId, e.partition, m.requester(), m.requester(), m.data());
+                    break;
+                }
                 TxnKind kind = m.op() == CoherenceOp.OWNER_DATA ? TxnKind.FORWARD_S : TxnKind.FORWARD_M;
                 if (t == null || t.kind != kind || m.source() != e.owner || m.requester() != t.requester) {
                     throw unexpected(m, e, "no " + (kind == TxnKind.FORWARD_S ? "FWD_GET_S" : "FWD_GET_M") + " awaiting this reply");
@@ -281,6 +358,11 @@ public final class CoherenceEngine {
             }
             case EXCLUSIVE -> {
                 if (e.owner == r) throw unexpectedRequest(e, r, false);
+                if (faults.contains(Fault.STALE_HOME_READ)) {
+                    // the bug: answer from the home memory, which is stale while the owner writes
+                    send(CoherenceOp.DATA_S, e.arrayId, e.partition, r, r, store.snapshot(e.arrayId, e.partition));
+                    return;
+                }
                 e.txn = Txn.forward(TxnKind.FORWARD_S, r);
                 send(CoherenceOp.FWD_GET_S, e.arrayId, e.partition, e.owner, r, null);
             }
@@ -313,6 +395,13 @@ public final class CoherenceEngine {
             }
             case EXCLUSIVE -> {
                 if (e.owner == r) throw unexpectedRequest(e, r, true);
+                if (faults.contains(Fault.FORWARD_NOT_BLOCKING)) {
+                    // the bug: the new owner is recorded at once and the partition is not blocked
+                    // until the old owner's data has passed through the home
+                    send(CoherenceOp.FWD_GET_M, e.arrayId, e.partition, e.owner, r, null);
+                    e.owner = r;
+                    return;
+                }
                 e.txn = Txn.forward(TxnKind.FORWARD_M, r);
                 send(CoherenceOp.FWD_GET_M, e.arrayId, e.partition, e.owner, r, null);
             }
@@ -543,6 +632,10 @@ public final class CoherenceEngine {
 
         static Txn forward(TxnKind kind, int requester) {
             return new Txn(kind, requester, null, false);
+        }
+
+        Txn copy() {
+            return new Txn(kind, requester, awaiting == null ? null : (BitSet) awaiting.clone(), withData);
         }
 
         @Override

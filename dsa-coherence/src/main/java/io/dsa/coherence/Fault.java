@@ -1,0 +1,17 @@
+package io.dsa.coherence;
+
+/**
+ * Known protocol bugs that a {@link CoherenceEngine} can be made to commit, so tests can check that
+ * the model checker finds each of them. Package-private: the runtime cannot switch one on.
+ */
+enum Fault {
+    /** the home completes an invalidation on the first acknowledgement instead of the last */
+    ACK_NOT_AWAITED,
+    /** the home answers a read from its own memory while another node holds the partition exclusive */
+    STALE_HOME_READ,
+    /**
+     * the home does not block the partition while a write is forwarded to the owner: it records the
+     * new owner at once, so a later request can be forwarded to a node that has no data yet
+     */
+    FORWARD_NOT_BLOCKING
+}

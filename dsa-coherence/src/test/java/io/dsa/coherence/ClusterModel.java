@@ -1,0 +1,379 @@
+package io.dsa.coherence;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One state of a small cluster for the model checker: a real {@link CoherenceEngine} per node with a
+ * one-int-per-partition {@link PartitionStore}, a FIFO channel per ordered pair of nodes, and one
+ * worker per node that runs a fixed list of reads and writes. {@link #successor} forks the state
+ * (engines included) and applies one transition: a worker's next step, or the delivery of the oldest
+ * message of one channel. Every write stores a value unique to its worker and step, so a stale read
+ * is always visible.
+ */
+final class ClusterModel {
+    static final int ARRAY = 0;
+
+    /** One read or write of a partition by a worker. */
+    record Op(boolean write, int partition) {
+        static List<Op> parse(String ops) {
+            List<Op> list = new ArrayList<>();
+            for (String s : ops.trim().split("\\s+")) {
+                if (s.isEmpty()) continue;
+                char k = s.charAt(0);
+                if (k != 'R' && k != 'W') throw new IllegalArgumentException("op " + s + ": expected R<partition> or W<partition>");
+                list.add(new Op(k == 'W', Integer.parseInt(s.substring(1))));
+            }
+            return list;
+        }
+
+        Access needed() { return write ? Access.READ_WRITE : Access.READ; }
+
+        @Override
+        public String toString() { return (write ? "W" : "R") + partition; }
+    }
+
+    /**
+     * The configuration explored.
+     *
+     * @param nodes nodes; partition p is homed at node p % nodes
+     * @param partitions partitions of the one array
+     * @param workloads per node, the ops its worker runs in order
+     * @param eager whether a waiting worker performs its op in the same step that grants the access
+     *        (the state graph is then acyclic); otherwise retrying is a step of its own, which lets
+     *        the access be taken away again first
+     */
+    record Config(int nodes, int partitions, List<List<Op>> workloads, boolean eager, java.util.Set<Fault> faults) {
+        Config {
+            if (workloads.size() != nodes) throw new IllegalArgumentException(workloads.size() + " workloads for " + nodes + " nodes");
+            for (List<Op> w : workloads) {
+                for (Op o : w) {
+                    if (o.partition() < 0 || o.partition() >= partitions) {
+                        throw new IllegalArgumentException("partition " + o.partition() + " out of range [0, " + partitions + ")");
+                    }
+                }
+            }
+        }
+
+        /** @param workloads one string of ops per node, e.g. {@code "R0 W0 W1"} */
+        static Config of(int nodes, int partitions, boolean eager, String... workloads) {
+            List<List<Op>> w = new ArrayList<>();
+            for (String s : workloads) w.add(Op.parse(s));
+            return new Config(nodes, partitions, w, eager, java.util.Set.of());
+        }
+
+        /** @return this configuration with every engine committing {@code fault} */
+        Config withFault(Fault fault) {
+            return new Config(nodes, partitions, workloads, eager, java.util.EnumSet.of(fault));
+        }
+
+        int home(int partition) { return partition % nodes; }
+    }
+
+    /** A protocol violation found in a state. */
+    static final class Violation extends RuntimeException {
+        Violation(String message) { super(message, null, false, false); }
+    }
+
+    /** The partition data and access rights of one node: one int per partition. */
+    final class Store implements PartitionStore {
+        final byte[][] data;
+        final Access[] access;
+
+        Store(int node) {
+            data = new byte[config.partitions()][];
+            access = new Access[config.partitions()];
+            for (int p = 0; p < access.length; p++) {
+                data[p] = new byte[4];
+                access[p] = config.home(p) == node ? Access.READ_WRITE : Access.NONE;
+            }
+        }
+
+        Store(Store other) {
+            data = new byte[other.data.length][];
+            for (int p = 0; p < data.length; p++) data[p] = other.data[p].clone();
+            access = other.access.clone();
+        }
+
+        @Override
+        public void setAccess(int arrayId, int partition, Access a) { access[partition] = a; }
+
+        @Override
+        public byte[] snapshot(int arrayId, int partition) { return data[partition].clone(); }
+
+        @Override
+        public void install(int arrayId, int partition, byte[] bytes, Access a) {
+            if (bytes.length != 4) throw new Violation("install of " + bytes.length + " bytes into partition " + partition);
+            data[partition] = bytes;
+            access[partition] = a;
+        }
+
+        int value(int partition) { return valueOf(data[partition]); }
+
+        void write(int partition, int value) {
+            byte[] b = data[partition];
+            b[0] = (byte) value;
+            b[1] = (byte) (value >>> 8);
+            b[2] = (byte) (value >>> 16);
+            b[3] = (byte) (value >>> 24);
+        }
+    }
+
+    final Config config;
+    final CoherenceEngine[] engines;
+    final Store[] stores;
+    /** channel src * nodes + dst */
+    final ArrayDeque<CoherenceMessage>[] channels;
+    /** next op of each worker */
+    final int[] pc;
+    /** whether each worker has missed on its next op and waits */
+    final boolean[] waiting;
+    /** the value of the last completed write of each partition (0: none yet) */
+    final int[] lastWrite;
+    /** what the last transition did, when {@link #describe} is on */
+    final List<String> log = new ArrayList<>();
+    boolean describe;
+
+    ClusterModel(Config config) {
+        this.config = config;
+        int n = config.nodes();
+        engines = new CoherenceEngine[n];
+        stores = new Store[n];
+        channels = newChannels(n);
+        for (int i = 0; i < n; i++) {
+            stores[i] = new Store(i);
+            engines[i] = new CoherenceEngine(i, n, (a, p) -> config.home(p), stores[i], this::send);
+            for (Fault f : config.faults()) engines[i].injectFault(f);
+        }
+        pc = new int[n];
+        waiting = new boolean[n];
+        lastWrite = new int[config.partitions()];
+    }
+
+    private ClusterModel(ClusterModel from) {
+        config = from.config;
+        int n = config.nodes();
+        engines = new CoherenceEngine[n];
+        stores = new Store[n];
+        channels = newChannels(n);
+        for (int i = 0; i < n; i++) {
+            stores[i] = new Store(from.stores[i]);
+            engines[i] = from.engines[i].copy(stores[i], this::send);
+        }
+        for (int c = 0; c < channels.length; c++) {
+            for (CoherenceMessage m : from.channels[c]) {
+                channels[c].addLast(m.data() == null ? m : new CoherenceMessage(m.op(), m.arrayId(), m.partition(), m.source(),
+                        m.destination(), m.requester(), m.data().clone()));
+            }
+        }
+        pc = from.pc.clone();
+        waiting = from.waiting.clone();
+        lastWrite = from.lastWrite.clone();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ArrayDeque<CoherenceMessage>[] newChannels(int n) {
+        ArrayDeque<CoherenceMessage>[] c = new ArrayDeque[n * n];
+        for (int i = 0; i < c.length; i++) c[i] = new ArrayDeque<>();
+        return c;
+    }
+
+    private void send(CoherenceMessage m) {
+        channels[m.source() * config.nodes() + m.destination()].addLast(m);
+        if (describe) log.add("sends " + m);
+    }
+
+    static int valueOf(byte[] b) {
+        return (b[0] & 0xFF) | (b[1] & 0xFF) << 8 | (b[2] & 0xFF) << 16 | (b[3] & 0xFF) << 24;
+    }
+
+    // ------------------------------------------------------------------ transitions
+
+    /**
+     * @return the enabled transitions in a fixed order: worker n's step is {@code n}, the delivery of
+     *         the head of channel c is {@code nodes + c}
+     */
+    int[] enabled() {
+        int n = config.nodes();
+        int[] t = new int[n + channels.length];
+        int k = 0;
+        for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
+        for (int c = 0; c < channels.length; c++) if (!channels[c].isEmpty()) t[k++] = n + c;
+        return java.util.Arrays.copyOf(t, k);
+    }
+
+    private boolean workerEnabled(int node) {
+        List<Op> ops = config.workloads().get(node);
+        if (pc[node] >= ops.size()) return false;
+        if (!waiting[node]) return true;
+        Op op = ops.get(pc[node]);
+        // A waiting worker retries once it has the access (eager workers did so at once), or when its
+        // request is no longer under way: the access was granted and taken away again in one step
+        // (a home's own request completes and the next queued remote request revokes it), as when the
+        // runtime wakes a waiting thread that then finds the access gone and asks again.
+        return stores[node].access[op.partition()].allows(op.needed())
+                || !engines[node].pendingRequest(ARRAY, op.partition()).allows(op.needed());
+    }
+
+    /** @return a fork of this state with transition {@code t} applied (the invariants checked) */
+    ClusterModel successor(int t, boolean describe) {
+        ClusterModel next = new ClusterModel(this);
+        next.describe = describe;
+        try {
+            next.apply(t);
+        } catch (Violation v) {
+            if (describe && !next.log.isEmpty()) throw new Violation(String.join("; ", next.log) + " => VIOLATION: " + v.getMessage());
+            throw v;
+        }
+        return next;
+    }
+
+    private void apply(int t) {
+        int n = config.nodes();
+        try {
+            if (t < n) {
+                step(t);
+            } else {
+                CoherenceMessage m = channels[t - n].removeFirst();
+                if (describe) log.add("deliver " + m);
+                engines[m.destination()].onMessage(m);
+            }
+            if (config.eager()) {
+                for (int i = 0; i < n; i++) {
+                    if (waiting[i] && grantedAccess(i)) step(i);
+                }
+            }
+        } catch (Violation v) {
+            throw v;
+        } catch (RuntimeException e) {
+            throw new Violation("the engine threw: " + e.getMessage());
+        }
+        checkInvariants();
+    }
+
+    private boolean grantedAccess(int node) {
+        Op op = config.workloads().get(node).get(pc[node]);
+        return stores[node].access[op.partition()].allows(op.needed());
+    }
+
+    /** Worker {@code node} tries its next op: a hit performs it, a miss leaves it waiting. */
+    private void step(int node) {
+        Op op = config.workloads().get(node).get(pc[node]);
+        boolean hit = engines[node].request(ARRAY, op.partition(), op.needed());
+        if (hit != stores[node].access[op.partition()].allows(op.needed())) {
+            throw new Violation("node " + node + ": the engine says " + (hit ? "hit" : "miss") + " on " + op
+                    + " but the store grants " + stores[node].access[op.partition()]);
+        }
+        if (!hit) {
+            waiting[node] = true;
+            if (describe) log.add("node " + node + " " + op + " misses");
+            return;
+        }
+        waiting[node] = false;
+        pc[node]++;
+        int p = op.partition();
+        if (op.write()) {
+            int value = (node + 1) * 1000 + pc[node];
+            stores[node].write(p, value);
+            lastWrite[p] = value;
+            if (describe) log.add("node " + node + " " + op + " writes " + value);
+        } else {
+            int value = stores[node].value(p);
+            if (describe) log.add("node " + node + " " + op + " reads " + value);
+            if (value != lastWrite[p]) {
+                throw new Violation("node " + node + " read " + value + " from partition " + p + ", the last completed write was "
+                        + lastWrite[p]);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    /** One writer or many readers; every valid copy holds the last write; the directory knows every copy. */
+    void checkInvariants() {
+        int n = config.nodes();
+        for (int p = 0; p < config.partitions(); p++) {
+            int writers = 0, readers = 0;
+            int home = config.home(p);
+            for (int i = 0; i < n; i++) {
+                Access a = stores[i].access[p];
+                if (a == Access.NONE) continue;
+                if (a == Access.READ_WRITE) writers++;
+                else readers++;
+                if (stores[i].value(p) != lastWrite[p]) {
+                    throw new Violation("node " + i + " holds " + a + " on partition " + p + " with value " + stores[i].value(p)
+                            + ", but the last completed write was " + lastWrite[p]);
+                }
+                if (i != home && engines[home].owner(ARRAY, p) != i && !contains(engines[home].sharers(ARRAY, p), i)) {
+                    throw new Violation("node " + i + " holds " + a + " on partition " + p + " but the home directory ("
+                            + engines[home].describe(ARRAY, p) + ") lists it neither as owner nor as sharer");
+                }
+            }
+            if (writers > 1 || (writers == 1 && readers > 0)) {
+                throw new Violation("partition " + p + " has " + writers + " writer(s) and " + readers + " reader(s)");
+            }
+        }
+    }
+
+    private static boolean contains(int[] a, int v) {
+        for (int x : a) if (x == v) return true;
+        return false;
+    }
+
+    /** @return whether every worker is done, no message is in flight and every engine is quiescent */
+    boolean finished() {
+        for (int i = 0; i < config.nodes(); i++) {
+            if (pc[i] < config.workloads().get(i).size() || !engines[i].quiescent()) return false;
+        }
+        for (ArrayDeque<CoherenceMessage> c : channels) if (!c.isEmpty()) return false;
+        return true;
+    }
+
+    /** @return what is stuck, for a deadlock report */
+    String stuck() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < config.nodes(); i++) {
+            List<Op> ops = config.workloads().get(i);
+            if (pc[i] < ops.size()) sb.append(" node ").append(i).append(" waits on ").append(ops.get(pc[i])).append(';');
+            for (int p = 0; p < config.partitions(); p++) sb.append(' ').append(engines[i].describe(ARRAY, p)).append(';');
+        }
+        return sb.toString();
+    }
+
+    // ------------------------------------------------------------------ state identity
+
+    /** @return the complete state as bytes: equal states give equal bytes */
+    byte[] encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        DataOutputStream out = new DataOutputStream(bytes);
+        try {
+            for (int i = 0; i < config.nodes(); i++) {
+                out.writeByte(pc[i]);
+                out.writeBoolean(waiting[i]);
+                for (int p = 0; p < config.partitions(); p++) {
+                    engines[i].encodeEntry(ARRAY, p, out);
+                    out.writeByte(stores[i].access[p].ordinal());
+                    out.writeInt(stores[i].value(p));
+                }
+            }
+            for (ArrayDeque<CoherenceMessage> c : channels) {
+                out.writeByte(c.size());
+                for (CoherenceMessage m : c) {
+                    out.writeByte(m.op().code());
+                    out.writeByte(m.partition());
+                    out.writeByte(m.requester());
+                    out.writeInt(m.data() == null ? -1 : valueOf(m.data()));
+                }
+            }
+            for (int v : lastWrite) out.writeInt(v);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+}
