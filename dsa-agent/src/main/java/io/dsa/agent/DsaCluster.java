@@ -32,7 +32,7 @@ public final class DsaCluster implements AutoCloseable {
     private final DsaConfig config;
     private final List<DsaAgent> agents = new ArrayList<>();
     private final Object migrationLock = new Object();
-    private AtomicReferenceArray<CompletableFuture<RunReport>> running;
+    private volatile AtomicReferenceArray<CompletableFuture<RunReport>> running;
     private DsaProgram runningProgram;
     private List<String> runningArgs;
     private volatile boolean jobDone;
@@ -133,6 +133,9 @@ public final class DsaCluster implements AutoCloseable {
             f.completeExceptionally(t);
         }
     }
+
+    /** @return whether {@link #run} has started and not yet returned (a migration may then be requested) */
+    public boolean running() { return running != null && !jobDone; }
 
     /** @return the agent of node {@code node} now (a migration replaces it) */
     public synchronized DsaAgent agent(int node) {
