@@ -4,7 +4,10 @@ import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.agent.internal.JobRunner;
 import io.dsa.agent.internal.NodeRuntime;
+import io.dsa.SharedArray;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -22,6 +25,7 @@ public final class DsaAgent implements AutoCloseable {
     private final NodeRuntime runtime;
     private boolean ran;
     private long resumeEpoch = -1;
+    private ExecutorService async;
 
     private DsaAgent(NodeRuntime runtime) { this.runtime = runtime; }
 
@@ -148,7 +152,58 @@ public final class DsaAgent implements AutoCloseable {
         return JobRunner.run(runtime, program, args, resumeEpoch);
     }
 
+    /**
+     * A clone's state taken from this node at a safe point: a SHARED copy of every partition this
+     * node holds valid data of without owning it exclusively (see docs/runtime.md, "Cloning").
+     *
+     * @param cloneId the clone's node id, {@code >= nodes} (not used by another clone)
+     */
+    public AgentState snapshotForClone(int cloneId) { return runtime.snapshotForClone(cloneId); }
+
+    /**
+     * Starts a clone's agent from {@code state}: binds {@code config}'s host and port (config gives
+     * the VM: nodes, threads, secret, name), installs the shared copies and the view. Then
+     * {@link #connectToPeers()}; every node must have {@link #admitClone admitted} the clone first
+     * and must {@link #registerCloneSharers register} it as a sharer at the homes.
+     */
+    public static DsaAgent restoreClone(DsaConfig config, AgentState state) {
+        return new DsaAgent(NodeRuntime.restoreClone(config, state));
+    }
+
+    /** Every node of the VM, before a clone dials: accepts node ids up to {@code cloneId}. */
+    public void admitClone(int cloneId) { runtime.admitClone(cloneId); }
+
+    /**
+     * Every node of the VM, at the safe point: registers the clone of {@code cloneState} as a
+     * sharer of the partitions it holds that are homed here, so later writes invalidate them.
+     */
+    public void registerCloneSharers(AgentState cloneState) { runtime.registerCloneSharers(cloneState); }
+
+    /**
+     * The shared array {@code name} as this agent holds it, for reads and writes outside a job
+     * (a clone serving reads); accesses follow the coherence protocol. Cast to the typed interface.
+     *
+     * @throws DsaException if this agent does not know the array
+     */
+    public SharedArray array(String name) {
+        synchronized (this) {
+            if (async == null) {
+                async = Executors.newCachedThreadPool(r -> {
+                    Thread t = new Thread(r, "dsa-agent-async-" + nodeId());
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+        }
+        return runtime.localArray(name, async);
+    }
+
     /** Stops the agent and closes its connections. Idempotent. */
     @Override
-    public void close() { runtime.close(); }
+    public void close() {
+        runtime.close();
+        synchronized (this) {
+            if (async != null) async.shutdownNow();
+        }
+    }
 }

@@ -32,6 +32,7 @@ public final class DsaCluster implements AutoCloseable {
     private final DsaConfig config;
     private final List<DsaAgent> agents = new ArrayList<>();
     private final Object migrationLock = new Object();
+    private final List<DsaAgent> clones = new ArrayList<>();
     private volatile AtomicReferenceArray<CompletableFuture<RunReport>> running;
     private DsaProgram runningProgram;
     private List<String> runningArgs;
@@ -241,6 +242,66 @@ public final class DsaCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a clone of node {@code node}: a new node (id {@code nodes + clones so far}) bound to
+     * {@code bindHost}, holding SHARED copies of every partition {@code node} holds valid data of
+     * (its homed partitions not owned elsewhere and its shared cached copies), registered as a
+     * sharer at each home so that later writes invalidate them. While a job runs, the copy is
+     * taken at the next plain global barrier (held at node 0). The clone runs no workers of the
+     * job; it serves reads through {@link DsaAgent#array(String)} ({@link #clone(int)}).
+     *
+     * @throws DsaException if {@code node} is out of range, the job ends before the safe point,
+     *         or the clone cannot start (nothing then refers to it)
+     */
+    public CloneReport cloneNode(int node, String bindHost) {
+        synchronized (migrationLock) {
+            int cloneId;
+            synchronized (this) {
+                if (node < 0 || node >= agents.size()) throw new DsaException("node " + node + " out of range [0, " + agents.size() + ")");
+                cloneId = agents.size() + clones.size();
+            }
+            DsaAgent monitor = agent(0);
+            boolean gated = running();
+            CompletableFuture<Long> safe = gated ? monitor.holdAtNextGlobalBarrier() : null;
+            try {
+                if (gated) awaitSafePoint(safe, node);
+                long pauseStart = System.nanoTime();
+                AgentState state = agent(node).snapshotForClone(cloneId);
+                byte[] bytes = state.encode();
+                DsaAgent clone = null;
+                try {
+                    for (int j = 0; j < agents.size(); j++) agent(j).admitClone(cloneId);
+                    DsaConfig cloneConfig = config.toBuilder().nodeId(node).bindHost(bindHost).port(0)
+                            .monitorAddress(monitor.address()).build();
+                    clone = DsaAgent.restoreClone(cloneConfig, AgentState.decode(bytes));
+                    clone.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                    for (int j = 0; j < agents.size(); j++) agent(j).registerCloneSharers(state);
+                } catch (Exception e) {
+                    if (clone != null) clone.close();
+                    Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                    throw new DsaException("cloning node " + node + " to " + bindHost + " failed: " + cause.getMessage(), cause);
+                }
+                synchronized (this) {
+                    clones.add(clone);
+                }
+                monitor.releaseHeldBarrier();
+                return new CloneReport(node, cloneId, clone.address(), state.epoch(), System.nanoTime() - pauseStart, bytes.length,
+                        state.dataBytes());
+            } finally {
+                if (gated) monitor.releaseHeldBarrier();
+            }
+        }
+    }
+
+    /** @return the agent of clone {@code cloneId} (as {@link CloneReport#cloneNode()} named it) */
+    public synchronized DsaAgent clone(int cloneId) {
+        int i = cloneId - agents.size();
+        if (i < 0 || i >= clones.size()) {
+            throw new IllegalArgumentException("clone " + cloneId + " out of range [" + agents.size() + ", " + (agents.size() + clones.size()) + ")");
+        }
+        return clones.get(i);
+    }
+
     private void awaitSafePoint(CompletableFuture<Long> safe, int node) {
         while (true) {
             if (jobDone) throw new DsaException("node " + node + " did not reach a safe point: the job ended first");
@@ -272,6 +333,7 @@ public final class DsaCluster implements AutoCloseable {
     /** Stops every agent. Idempotent. */
     @Override
     public synchronized void close() {
+        for (DsaAgent a : clones) a.close();
         for (DsaAgent a : agents) a.close();
     }
 }
