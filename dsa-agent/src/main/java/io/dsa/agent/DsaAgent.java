@@ -4,7 +4,11 @@ import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.agent.internal.JobRunner;
 import io.dsa.agent.internal.NodeRuntime;
+import io.dsa.SharedArray;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One node of a DSA virtual machine (the paper's DsaAgent, library style): holds the partitions
@@ -20,6 +24,8 @@ import java.util.List;
 public final class DsaAgent implements AutoCloseable {
     private final NodeRuntime runtime;
     private boolean ran;
+    private long resumeEpoch = -1;
+    private ExecutorService async;
 
     private DsaAgent(NodeRuntime runtime) { this.runtime = runtime; }
 
@@ -45,7 +51,8 @@ public final class DsaAgent implements AutoCloseable {
      * {@code threadsPerNode} workers. Collective: every node of the VM calls it. Returns when
      * every worker of every node has finished.
      *
-     * @return on node 0, every node's report lines and the timings; on other nodes, this node's
+     * @return on node 0, every node's report lines and the timings; on other nodes, this node's;
+     *         null if this node moved to another agent while the job ran ({@link #retireAfterMigration()})
      * @throws io.dsa.DsaException if any worker anywhere threw (the first failure), or the VM
      *         failed to form in time
      */
@@ -57,7 +64,146 @@ public final class DsaAgent implements AutoCloseable {
         return JobRunner.run(runtime, program, args);
     }
 
+    // ---- mobility (live migration and cloning; see docs/runtime.md, "Mobility") ----------------------
+
+    /**
+     * Starts an agent for node {@code state.nodeId()} from a state moved off its old agent (live
+     * migration): binds {@code config}'s host and port, installs the partitions, directory entries,
+     * variables, barrier counters and view, and joins nobody. Then {@link #connectToPeers()}, and
+     * once every other node committed the move, {@link #resume}.
+     *
+     * @throws DsaException if the state does not fit {@code config} or cannot be installed; the
+     *         new agent is then closed and the old one stays authoritative
+     */
+    public static DsaAgent restore(DsaConfig config, AgentState state) {
+        return restore(config, state, () -> {});
+    }
+
+    static DsaAgent restore(DsaConfig config, AgentState state, Runnable faultHook) {
+        DsaAgent a = new DsaAgent(NodeRuntime.restore(config, state, faultHook));
+        a.resumeEpoch = state.epoch();
+        return a;
+    }
+
+    /**
+     * Node 0 only: holds the release of the next plain global barrier (not a collective). The
+     * future completes with the barrier's generation once every worker of the VM waits there: the
+     * safe point of a migration. Release with {@link #releaseHeldBarrier()}.
+     *
+     * @throws DsaException on another node, or if a hold is already armed
+     */
+    public CompletableFuture<Long> holdAtNextGlobalBarrier() { return runtime.holdNextGlobalRelease(); }
+
+    /** Node 0 only: sends the held barrier release, if any, and disarms the hold. Idempotent. */
+    public void releaseHeldBarrier() { runtime.releaseHeldGlobal(); }
+
+    /**
+     * This node's state at the safe point (see {@link #holdAtNextGlobalBarrier()}): its workers
+     * resume from it at {@link AgentState#epoch()}.
+     *
+     * @throws DsaException if the node is not at a safe point
+     */
+    public AgentState snapshotForMigration() { return runtime.snapshot(); }
+
+    /**
+     * A restored agent dials every other node of its view; the future completes when every
+     * connection is attached here (the others hold theirs until {@link #commitMovedNode}).
+     */
+    public CompletableFuture<Void> connectToPeers() { return runtime.connectMoved(); }
+
+    /**
+     * Every other node, before the restored agent of {@code node} dials: holds that connection
+     * aside. The future completes when it arrived.
+     */
+    public CompletableFuture<?> expectMovedNode(int node) { return runtime.expectMove(node); }
+
+    /** The move of {@code node} failed: drops its new agent's held connection; the old agent stays. */
+    public void abandonMovedNode(int node) { runtime.abandonMove(node); }
+
+    /** Commits the move of {@code node} to {@code address}: its new agent's connection replaces the old one. */
+    public void commitMovedNode(int node, String address) { runtime.commitMove(node, address); }
+
+    /**
+     * The old agent of a node that moved: its workers unwind at the barrier where they wait, and
+     * its {@link #run} returns null without reporting. Close it afterwards.
+     */
+    public void retireAfterMigration() { runtime.retireAfterMove(); }
+
+    /** @return the address of every node, by node id, as this agent knows them (updated by moves) */
+    public List<String> view() { return runtime.view(); }
+
+    /**
+     * Runs {@code program} on a restored agent: {@code setup}, then every worker enters
+     * {@code work} at the epoch of the restored state. Only for {@link DsaProgram#resumable()} programs.
+     *
+     * @return as {@link #run}
+     * @throws DsaException if this agent was not restored, or the program is not resumable
+     */
+    public RunReport resume(DsaProgram program, List<String> args) {
+        if (resumeEpoch < 0) throw new DsaException("node " + nodeId() + "'s agent was not restored from a moved state");
+        if (!program.resumable()) {
+            throw new DsaException("program " + program.getClass().getName() + " is not resumable(); it cannot resume at epoch "
+                    + resumeEpoch);
+        }
+        synchronized (this) {
+            if (ran) throw new DsaException("node " + nodeId() + " already ran a program; start a new agent for the next");
+            ran = true;
+        }
+        return JobRunner.run(runtime, program, args, resumeEpoch);
+    }
+
+    /**
+     * A clone's state taken from this node at a safe point: a SHARED copy of every partition this
+     * node holds valid data of without owning it exclusively (see docs/runtime.md, "Cloning").
+     *
+     * @param cloneId the clone's node id, {@code >= nodes} (not used by another clone)
+     */
+    public AgentState snapshotForClone(int cloneId) { return runtime.snapshotForClone(cloneId); }
+
+    /**
+     * Starts a clone's agent from {@code state}: binds {@code config}'s host and port (config gives
+     * the VM: nodes, threads, secret, name), installs the shared copies and the view. Then
+     * {@link #connectToPeers()}; every node must have {@link #admitClone admitted} the clone first
+     * and must {@link #registerCloneSharers register} it as a sharer at the homes.
+     */
+    public static DsaAgent restoreClone(DsaConfig config, AgentState state) {
+        return new DsaAgent(NodeRuntime.restoreClone(config, state));
+    }
+
+    /** Every node of the VM, before a clone dials: accepts node ids up to {@code cloneId}. */
+    public void admitClone(int cloneId) { runtime.admitClone(cloneId); }
+
+    /**
+     * Every node of the VM, at the safe point: registers the clone of {@code cloneState} as a
+     * sharer of the partitions it holds that are homed here, so later writes invalidate them.
+     */
+    public void registerCloneSharers(AgentState cloneState) { runtime.registerCloneSharers(cloneState); }
+
+    /**
+     * The shared array {@code name} as this agent holds it, for reads and writes outside a job
+     * (a clone serving reads); accesses follow the coherence protocol. Cast to the typed interface.
+     *
+     * @throws DsaException if this agent does not know the array
+     */
+    public SharedArray array(String name) {
+        synchronized (this) {
+            if (async == null) {
+                async = Executors.newCachedThreadPool(r -> {
+                    Thread t = new Thread(r, "dsa-agent-async-" + nodeId());
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+        }
+        return runtime.localArray(name, async);
+    }
+
     /** Stops the agent and closes its connections. Idempotent. */
     @Override
-    public void close() { runtime.close(); }
+    public void close() {
+        runtime.close();
+        synchronized (this) {
+            if (async != null) async.shutdownNow();
+        }
+    }
 }

@@ -118,15 +118,18 @@ final class NodeContext implements DsaNode {
     @Override
     public SharedArray createSharedArray(ArraySpec spec) {
         ArrayState state = rt.registerArray(spec);
-        return arrays.computeIfAbsent(state.id, id -> {
-            switch (spec.elementType()) {
-                case DOUBLE: return new SharedDoubleArrayImpl(rt, state, async);
-                case FLOAT: return new SharedFloatArrayImpl(rt, state, async);
-                case INT: return new SharedIntArrayImpl(rt, state, async);
-                case LONG: return new SharedLongArrayImpl(rt, state, async);
-                default: throw new AssertionError(spec.elementType());
-            }
-        });
+        return arrays.computeIfAbsent(state.id, id -> wrap(rt, state, async));
+    }
+
+    /** The typed array over {@code state}'s slots at {@code rt}. */
+    static SharedArray wrap(NodeRuntime rt, ArrayState state, java.util.concurrent.Executor async) {
+        switch (state.spec.elementType()) {
+            case DOUBLE: return new SharedDoubleArrayImpl(rt, state, async);
+            case FLOAT: return new SharedFloatArrayImpl(rt, state, async);
+            case INT: return new SharedIntArrayImpl(rt, state, async);
+            case LONG: return new SharedLongArrayImpl(rt, state, async);
+            default: throw new AssertionError(state.spec.elementType());
+        }
     }
 
     private SharedVariables.Handle variable(String name, int type, long initialBits) {
