@@ -196,8 +196,9 @@ public final class BarrierBench {
             String cp = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                     .map(p -> Path.of(p).toAbsolutePath().toString()).reduce((a, b) -> a + File.pathSeparator + b).orElse("");
             File log = out.resolve("nodes.log").toFile();
+            long logStart = log.exists() ? log.length() : 0;
             for (int node = 1; node < n; node++) {
-                List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, "io.dsa.agent.cli.DsaCli", "node",
+                List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, KIND_LOG_LEVEL, "io.dsa.agent.cli.DsaCli", "node",
                         "--node", Integer.toString(node), "--nodes", Integer.toString(n), "--threads", Integer.toString(t),
                         "--barrier", kind.name(), "--proxy", proxy.name(),
                         "--monitor", agent.address(), "--secret-file", secret.toString(), BarrierProgram.class.getName()));
@@ -210,6 +211,7 @@ public final class BarrierBench {
                 if (!p.waitFor(60, TimeUnit.SECONDS)) throw new IllegalStateException("a node did not exit; see " + log);
                 if (p.exitValue() != 0) throw new IllegalStateException("a node exited with " + p.exitValue() + "; see " + log);
             }
+            verifyKind(log.toPath(), logStart, kind, proxy, n);
             return report;
         } finally {
             agent.close();
@@ -217,6 +219,26 @@ public final class BarrierBench {
                 if (p.isAlive()) { p.destroy(); if (!p.waitFor(5, TimeUnit.SECONDS)) p.destroyForcibly(); }
             }
             Files.deleteIfExists(secret);
+        }
+    }
+
+    /** Makes each child node log which barrier kind and proxy it runs (a debug line of BarrierClient). */
+    private static final String KIND_LOG_LEVEL = "-Dorg.slf4j.simpleLogger.log.io.dsa.agent.internal.BarrierClient=debug";
+
+    /**
+     * Checks that every child node of this configuration logged the kind and proxy it was asked
+     * for, so no row silently measured another barrier; node 0 runs in this process with
+     * {@link #config} of the same kind and proxy.
+     */
+    static void verifyKind(Path log, long from, BarrierKind kind, ProxyMode proxy, int n) throws IOException {
+        byte[] all = Files.readAllBytes(log);
+        String text = new String(all, (int) Math.min(from, all.length), all.length - (int) Math.min(from, all.length),
+                StandardCharsets.UTF_8);
+        for (int node = 1; node < n; node++) {
+            String expected = "node " + node + " runs the " + kind + " barrier with the " + proxy + " proxy";
+            if (!text.contains(expected)) {
+                throw new IllegalStateException("node " + node + " did not log '" + expected + "'; see " + log);
+            }
         }
     }
 

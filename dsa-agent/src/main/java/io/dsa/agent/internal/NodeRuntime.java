@@ -913,7 +913,6 @@ public final class NodeRuntime implements AutoCloseable {
         if (closed) return;
         closed = true;
         abort("node " + nodeId + " closed");
-        barriers.close();
         peers.close();
         transport.close();
     }

@@ -55,6 +55,29 @@ final class Peers {
         send(self, message);
     }
 
+    /**
+     * Runs {@code task} on the I/O thread of this node's connections (a node has one), or on the
+     * calling thread while it has none (a one-node VM). The task's sends are then written by the
+     * I/O thread directly instead of being handed to it one by one.
+     */
+    void executeOnIoThread(Runnable task) {
+        Connection c = null;
+        synchronized (this) {
+            if (closed) return;
+            for (Connection x : connections) {
+                if (x != null) {
+                    c = x;
+                    break;
+                }
+            }
+        }
+        if (c == null) {
+            task.run();
+        } else {
+            c.executeOnIoThread(task);
+        }
+    }
+
     /** @return false if {@code node} already had a connection (the new one is refused) */
     synchronized boolean attach(int node, Connection connection) {
         if (closed || node < 0 || node >= connections.length || node == self || connections[node] != null) {

@@ -16,6 +16,13 @@ public interface Connection {
      */
     void send(Object message);
 
+    /**
+     * Runs {@code task} on this connection's I/O thread, after the sends queued before it. Sends
+     * made by the task to connections on the same I/O thread are written at once, without another
+     * thread hand-off; the task must not block.
+     */
+    void executeOnIoThread(Runnable task);
+
     /** @return whether the connection is still open */
     boolean isOpen();
 

@@ -48,6 +48,9 @@ final class NettyConnection implements Connection {
     }
 
     @Override
+    public void executeOnIoThread(Runnable task) { channel.eventLoop().execute(task); }
+
+    @Override
     public boolean isOpen() { return channel.isActive(); }
 
     @Override

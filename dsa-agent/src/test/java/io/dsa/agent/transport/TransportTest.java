@@ -130,6 +130,26 @@ class TransportTest {
     }
 
     @Test
+    void aTaskOnTheIoThreadSendsInOrderWithTheSendsAroundIt() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler();
+        Transport server = start(config(0), serverSide);
+        Transport client = start(config(1), new RecordingHandler());
+        Connection toServer = await(client.connect(LOOPBACK, port(server)));
+        CompletableFuture<Thread> taskThread = new CompletableFuture<>();
+        for (int i = 0; i < 100; i++) toServer.send(new LockMessage(1, LockMessage.GRANT, 0, i));
+        toServer.executeOnIoThread(() -> {
+            for (int i = 100; i < 200; i++) toServer.send(new LockMessage(1, LockMessage.GRANT, 0, i));
+            taskThread.complete(Thread.currentThread());
+        });
+        for (int i = 200; i < 300; i++) toServer.send(new LockMessage(1, LockMessage.GRANT, 0, i));
+        for (int i = 0; i < 300; i++) {
+            assertEquals(i, ((LockMessage) serverSide.awaitMessage()).requestId());
+        }
+        Thread io = await(taskThread);
+        assertTrue(io != Thread.currentThread() && io.getName().contains("-io"), io.getName());
+    }
+
+    @Test
     void partitionPayloadsCrossIntact() throws Exception {
         RecordingHandler serverSide = new RecordingHandler();
         Transport server = start(config(0), serverSide);
