@@ -42,6 +42,11 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CacheState cacheState(int partition) {
         layout.checkPartition(partition);
+        if (!slots[partition].allocated()) {
+            synchronized (rt.engineLock) {
+                if (!slots[partition].allocated()) return rt.engine.cacheState(state.id, partition);
+            }
+        }
         switch (slots[partition].access()) {
             case READ: return CacheState.SHARED;
             case READ_WRITE: return CacheState.EXCLUSIVE;
@@ -74,6 +79,8 @@ abstract class AbstractSharedArray implements SharedArray {
             boolean granted;
             synchronized (rt.engineLock) {
                 granted = rt.engine.request(state.id, partition, needed);
+                // a home partition never touched: the engine grants it, its bytes are allocated now
+                if (granted) s.materialize(layout.partitionBytes(partition), rt.engine.access(state.id, partition));
             }
             if (granted) continue;
             synchronized (s) {

@@ -16,10 +16,9 @@ final class ArrayState {
         this.spec = spec;
         this.layout = ArrayLayout.of(spec, nodeCount, threadsPerNode);
         this.slots = new Slot[layout.partitionCount()];
-        for (int p = 0; p < slots.length; p++) {
-            boolean home = layout.homeOf(p) == nodeId;
-            // the home starts with the only copy: zeros, readable and writable
-            slots[p] = home ? new Slot(Access.READ_WRITE, new byte[layout.partitionBytes(p)]) : new Slot(Access.NONE, null);
-        }
+        // No partition memory yet, not even at the home: a home partition (all zeros, and readable and
+        // writable as far as the engine knows) gets its bytes on first use (see Slot), so creating a
+        // large array costs the slot objects only.
+        for (int p = 0; p < slots.length; p++) slots[p] = new Slot(Access.NONE, null);
     }
 }

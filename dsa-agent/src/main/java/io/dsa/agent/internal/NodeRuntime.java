@@ -887,7 +887,8 @@ public final class NodeRuntime implements AutoCloseable {
     private final class SlotStore implements PartitionStore {
         @Override
         public void setAccess(int arrayId, int partition, Access access) {
-            array(arrayId).slots[partition].setAccess(access);
+            ArrayState a = array(arrayId);
+            a.slots[partition].setAccess(access, a.layout.partitionBytes(partition));
         }
 
         @Override

@@ -14,6 +14,11 @@ import io.dsa.coherence.Access;
  * into a dead array is harmless.
  *
  * <p>Stamp changes happen under the slot's monitor, which waiting workers use to sleep.
+ *
+ * <p>A slot with no {@link #data} yet has access NONE whatever the engine says: a home partition
+ * never touched is all zeros, and its bytes are allocated on first use ({@link #materialize}),
+ * when a local worker is granted access or the engine raises the access. Whenever the stamp allows
+ * access, {@link #data} is not null.
  */
 final class Slot {
     static final int ACCESS_MASK = 3;
@@ -47,6 +52,26 @@ final class Slot {
         stamp = ((stamp & ~ACCESS_MASK) + 4) | access.ordinal();
         notifyAll();
     }
+
+    /** Sets the access, first allocating zeros if the slot has no data yet and the access is not NONE. */
+    synchronized void setAccess(Access access, int bytes) {
+        if (data == null && access != Access.NONE) data = new byte[bytes];
+        setAccess(access);
+    }
+
+    /**
+     * A local worker was granted {@code access} by the engine on a partition whose bytes were never
+     * allocated (a home partition never touched): allocates zeros and publishes the access.
+     *
+     * @return whether the slot had no data (and now has)
+     */
+    synchronized boolean materialize(int bytes, Access access) {
+        if (data != null) return false;
+        install(new byte[bytes], access);
+        return true;
+    }
+
+    synchronized boolean allocated() { return data != null; }
 
     synchronized byte[] snapshot(int bytes) {
         byte[] d = data;
