@@ -91,8 +91,8 @@ public class PendingRequestLincheckTest {
                 .sequentialSpecification(Sequential.class)
                 .threads(3)
                 .actorsPerThread(2)
-                .iterations(15)
-                .invocationsPerIteration(200)
+                .iterations(8)
+                .invocationsPerIteration(150)
                 .check(PendingRequestLincheckTest.class);
     }
 }

@@ -130,8 +130,8 @@ public class SlotLincheckTest {
                 .sequentialSpecification(Sequential.class)
                 .threads(3)
                 .actorsPerThread(2)
-                .iterations(20)
-                .invocationsPerIteration(200);
+                .iterations(15)
+                .invocationsPerIteration(150);
     }
 
     @Test
