@@ -1,0 +1,229 @@
+package io.dsa.coherence;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.state.Action;
+import net.jqwik.api.state.ActionChain;
+import net.jqwik.api.state.ActionChainArbitrary;
+import net.jqwik.api.state.Transformer;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The state of a jqwik action chain over a {@link SimulatedCluster}: instead of the cluster's own
+ * random loop, every step (a worker issuing a read or a write, a worker upgrading a shared copy to
+ * a write, a worker retrying its miss, one message delivered from a chosen pair queue) is a jqwik
+ * action, so jqwik generates the interleaving and shrinks a failing one to a short sequence.
+ *
+ * <p>The cluster's own checks apply: every read compares with the last completed write, and
+ * {@link #checkInvariants()} (one writer or many readers; engine and store agree) runs after every
+ * step. {@link #drainAndCheckCompletion()} at the end of a chain proves every request completes.
+ */
+final class SimulatedClusterChain {
+    final SimulatedCluster cluster;
+    /** test-only mutation of the oracle: forget the writes of this node (-1: a correct oracle) */
+    final int forgetWritesOf;
+    final List<String> steps = new ArrayList<>();
+
+    SimulatedClusterChain(SimulatedCluster cluster, int forgetWritesOf) {
+        this.cluster = cluster;
+        this.forgetWritesOf = forgetWritesOf;
+    }
+
+    /** The chain over a cluster of the given shape; {@code seed} fixes the homes and the end-of-chain drain order. */
+    static ActionChainArbitrary<SimulatedClusterChain> chains(long seed, int nodes, int arrays, int partitions, int elements,
+                                                      int workersPerNode, int forgetWritesOf, int maxSteps) {
+        return ActionChain.<SimulatedClusterChain>startWith(() -> new SimulatedClusterChain(
+                        new SimulatedCluster(seed, nodes, arrays, partitions, elements, workersPerNode), forgetWritesOf))
+                .withAction(4, issue(nodes, arrays, partitions, elements, workersPerNode))
+                .withAction(1, upgrade(nodes, workersPerNode))
+                .withAction(3, retry())
+                .withAction(5, deliver())
+                .withMaxTransformations(maxSteps);
+    }
+
+    /** An idle worker starts a read or a write of one element (a busy one retries instead). */
+    static Action<SimulatedClusterChain> issue(int nodes, int arrays, int partitions, int elements, int workersPerNode) {
+        Arbitrary<Integer> node = Arbitraries.integers().between(0, nodes - 1);
+        Arbitrary<Integer> worker = Arbitraries.integers().between(0, workersPerNode - 1);
+        Arbitrary<Integer> array = Arbitraries.integers().between(0, arrays - 1);
+        Arbitrary<Integer> partition = Arbitraries.integers().between(0, partitions - 1);
+        Arbitrary<Integer> element = Arbitraries.integers().between(0, elements - 1);
+        Arbitrary<Boolean> write = Arbitraries.of(false, true);
+        Arbitrary<Transformer<SimulatedClusterChain>> steps = Combinators.combine(node, worker, array, partition, element, write)
+                .as((n, w, a, p, e, wr) -> step(
+                        (wr ? "write n" : "read n") + n + "w" + w + " " + SimulatedCluster.ARRAY_IDS[a] + ":" + p + "[" + e + "]",
+                        m -> m.issue(n, w, SimulatedCluster.ARRAY_IDS[a], p, e, wr)));
+        return new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() { return steps; }
+        };
+    }
+
+    /** A node that holds a readable copy writes to it: an upgrade from SHARED (or a hit when exclusive). */
+    static Action<SimulatedClusterChain> upgrade(int nodes, int workersPerNode) {
+        return new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() {
+                return Combinators.combine(Arbitraries.integers().between(0, nodes - 1),
+                                Arbitraries.integers().between(0, workersPerNode - 1), Arbitraries.integers().between(0, 1000))
+                        .as((n, w, k) -> step("upgrade n" + n + "w" + w + " #" + k, m -> m.upgrade(n, w, k)));
+            }
+        };
+    }
+
+    /** The k-th busy worker (modulo their number) retries its access, as a woken worker thread would. */
+    static Action<SimulatedClusterChain> retry() {
+        return new Action.Independent<>() {
+            @Override
+            public boolean precondition(SimulatedClusterChain m) { return m.cluster.anyBusyWorker(); }
+
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() {
+                return Arbitraries.integers().between(0, 1000)
+                        .map(k -> step("retry #" + k, s -> s.retry(k)));
+            }
+        };
+    }
+
+    /** The head of the k-th non-empty pair queue (modulo their number) is delivered: FIFO per pair, any order across pairs. */
+    static Action<SimulatedClusterChain> deliver() {
+        return new Action.Independent<>() {
+            @Override
+            public boolean precondition(SimulatedClusterChain m) { return m.cluster.anyMessage(); }
+
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() {
+                return Arbitraries.integers().between(0, 1000)
+                        .map(k -> step("deliver #" + k, s -> s.deliver(k)));
+            }
+        };
+    }
+
+    /** A named step; a failure inside it names the cluster's seed and trace and every step of the chain. */
+    static Transformer<SimulatedClusterChain> step(String name, java.util.function.Consumer<SimulatedClusterChain> body) {
+        return Transformer.mutate(name, m -> {
+            try {
+                body.accept(m);
+            } catch (AssertionError | RuntimeException e) {
+                throw m.failure(e);
+            }
+        });
+    }
+
+    void issue(int node, int worker, int arrayId, int partition, int element, boolean write) {
+        SimulatedCluster.Worker w = cluster.workers[node][worker];
+        if (w.busy) {
+            record("retry " + w);
+            complete(w);
+            return;
+        }
+        w.busy = true;
+        w.arrayId = arrayId;
+        w.partition = partition;
+        w.element = element;
+        w.write = write;
+        cluster.opsIssued++;
+        record("issue " + w);
+        complete(w);
+    }
+
+    void upgrade(int node, int worker, int k) {
+        List<int[]> readable = new ArrayList<>();
+        for (int a : java.util.Arrays.copyOf(SimulatedCluster.ARRAY_IDS, cluster.arrays)) {
+            for (int p = 0; p < cluster.partitions; p++) {
+                if (cluster.store[node].access(a, p).allows(Access.READ)) readable.add(new int[] {a, p});
+            }
+        }
+        if (readable.isEmpty()) {
+            record("upgrade n" + node + ": no readable copy");
+            return;
+        }
+        int[] ap = readable.get(k % readable.size());
+        issue(node, worker, ap[0], ap[1], k % cluster.elements, true);
+    }
+
+    void retry(int k) {
+        List<SimulatedCluster.Worker> busy = new ArrayList<>();
+        for (SimulatedCluster.Worker[] ws : cluster.workers) for (SimulatedCluster.Worker w : ws) if (w.busy) busy.add(w);
+        if (busy.isEmpty()) return;
+        SimulatedCluster.Worker w = busy.get(k % busy.size());
+        record("retry " + w);
+        complete(w);
+    }
+
+    void deliver(int k) {
+        List<ArrayDeque<CoherenceMessage>> ready = new ArrayList<>();
+        for (ArrayDeque<CoherenceMessage> q : cluster.queues) if (!q.isEmpty()) ready.add(q);
+        if (ready.isEmpty()) return;
+        CoherenceMessage m = ready.get(k % ready.size()).removeFirst();
+        cluster.messages++;
+        record("deliver " + m);
+        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.DATA_M) {
+            cluster.requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
+        }
+        cluster.engine[m.destination()].onMessage(m);
+    }
+
+    /** Performs the access if the copy allows it (checking a read against the oracle), else (re)requests. */
+    void complete(SimulatedCluster.Worker w) {
+        boolean performs = cluster.store[w.node].access(w.arrayId, w.partition).allows(w.needed());
+        long key = cluster.elementKey(w.arrayId, w.partition, w.element);
+        Integer before = cluster.oracle.get(key);
+        cluster.tryComplete(w);
+        if (performs && w.write && w.node == forgetWritesOf) {
+            // the deliberately broken oracle of the checker's own test
+            if (before == null) cluster.oracle.remove(key);
+            else cluster.oracle.put(key, before);
+        }
+    }
+
+    void record(String what) {
+        cluster.step++;
+        cluster.event(what);
+        steps.add(what);
+    }
+
+    void checkInvariants() {
+        try {
+            cluster.checkInvariants();
+        } catch (AssertionError | RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    /** Workers keep retrying while messages flow (in the cluster's seeded order) until all is quiet, then checks completion. */
+    void drainAndCheckCompletion() {
+        try {
+            drain();
+        } catch (AssertionError | RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    private void drain() {
+        int guard = 0;
+        while (cluster.anyBusyWorker() || cluster.anyMessage()) {
+            if (++guard > 100_000) throw new AssertionError("no progress while draining");
+            for (SimulatedCluster.Worker[] ws : cluster.workers) for (SimulatedCluster.Worker w : ws) if (w.busy) complete(w);
+            cluster.deliverOne();
+            cluster.checkInvariants();
+        }
+        cluster.drainAndCheckCompletion();
+    }
+
+    /** The failure with the cluster's trace and every step of this chain. */
+    AssertionError failure(Throwable cause) {
+        StringBuilder b = new StringBuilder(cluster.failure(cause.toString())).append("\nchain of ").append(steps.size()).append(" steps:");
+        for (String s : steps) b.append("\n  ").append(s);
+        return new AssertionError(b.toString(), cause);
+    }
+
+    @Override
+    public String toString() {
+        return "cluster seed " + cluster.seed + " after " + steps.size() + " steps";
+    }
+}
