@@ -94,6 +94,13 @@ public final class DsaAgent implements AutoCloseable {
      */
     public CompletableFuture<Long> holdAtNextGlobalBarrier() { return runtime.holdNextGlobalRelease(); }
 
+    /**
+     * Node 0 only: as {@link #holdAtNextGlobalBarrier()}, but holds the first plain global barrier
+     * whose release brings the workers to epoch {@code minEpoch} or later (the next one if the job
+     * is already past it).
+     */
+    public CompletableFuture<Long> holdAtGlobalBarrier(long minEpoch) { return runtime.holdGlobalRelease(minEpoch); }
+
     /** Node 0 only: sends the held barrier release, if any, and disarms the hold. Idempotent. */
     public void releaseHeldBarrier() { runtime.releaseHeldGlobal(); }
 

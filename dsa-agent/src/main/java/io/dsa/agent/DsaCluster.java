@@ -159,11 +159,23 @@ public final class DsaCluster implements AutoCloseable {
      *         agent then stays authoritative and the job goes on)
      */
     public MigrationReport migrate(int node, String bindHost) {
-        return migrate(node, bindHost, () -> {});
+        return migrate(node, bindHost, 0, () -> {});
+    }
+
+    /**
+     * As {@link #migrate(int, String)}, at the first plain global barrier that brings the workers to
+     * epoch {@code atEpoch} or later (the next one if the job is already past it).
+     */
+    public MigrationReport migrate(int node, String bindHost, long atEpoch) {
+        return migrate(node, bindHost, atEpoch, () -> {});
     }
 
     /** {@link #migrate(int, String)} with a hook run after the new agent installed the state (tests inject failures). */
     MigrationReport migrate(int node, String bindHost, Runnable restoreFault) {
+        return migrate(node, bindHost, 0, restoreFault);
+    }
+
+    private MigrationReport migrate(int node, String bindHost, long atEpoch, Runnable restoreFault) {
         synchronized (migrationLock) {
             DsaProgram program;
             List<String> args;
@@ -185,7 +197,7 @@ public final class DsaCluster implements AutoCloseable {
             }
             DsaAgent monitor = agent(0);
             DsaAgent source = agent(node);
-            CompletableFuture<Long> safe = monitor.holdAtNextGlobalBarrier();
+            CompletableFuture<Long> safe = monitor.holdAtGlobalBarrier(atEpoch);
             boolean released = false;
             try {
                 awaitSafePoint(safe, node);

@@ -120,8 +120,8 @@ class MigrationTest {
             String before = cluster.agent(1).address();
             CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
             awaitStarted();
-            MigrationReport m1 = cluster.migrate(1, "127.0.0.1");
-            MigrationReport m2 = cluster.migrate(2, "127.0.0.1");
+            MigrationReport m1 = cluster.migrate(1, "127.0.0.1", ITERATIONS / 4);
+            MigrationReport m2 = cluster.migrate(2, "127.0.0.1", ITERATIONS / 2);
             System.out.println(kind + ": " + m1 + "; " + m2);
             RunReport report = run.get(50, TimeUnit.SECONDS);
             assertEquals(expected, report.lines());
@@ -131,7 +131,8 @@ class MigrationTest {
             assertEquals(m2.to(), cluster.agent(2).address());
             assertEquals(m1.to(), cluster.agent(0).view().get(1), "node 0 learned node 1's new address");
             assertEquals(m2.to(), cluster.agent(1).view().get(2), "the moved node 1 learned node 2's new address");
-            assertTrue(m1.epoch() > 0 && m1.epoch() <= m2.epoch() && m2.epoch() <= ITERATIONS, m1 + " " + m2);
+            assertTrue(m1.epoch() >= ITERATIONS / 4 && m1.epoch() < m2.epoch() && m2.epoch() <= ITERATIONS, m1 + " " + m2);
+            assertTrue(m2.epoch() >= ITERATIONS / 2, m2.toString());
             assertTrue(m1.dataBytes() >= 2 * 2 * 8 * Double.BYTES, "node 1 homes two partitions of each array: " + m1);
             assertTrue(m1.bytesMoved() > m1.dataBytes(), m1.toString());
         }
@@ -143,9 +144,10 @@ class MigrationTest {
         try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
             CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
             awaitStarted();
-            MigrationReport m1 = cluster.migrate(1, "127.0.0.1");
-            MigrationReport m2 = cluster.migrate(1, "127.0.0.1");
+            MigrationReport m1 = cluster.migrate(1, "127.0.0.1", 100);
+            MigrationReport m2 = cluster.migrate(1, "127.0.0.1", 300);
             assertEquals(m1.to(), m2.from());
+            assertTrue(m1.epoch() >= 100 && m2.epoch() >= 300 && m2.epoch() <= ITERATIONS, m1 + " " + m2);
             assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
         }
     }

@@ -84,6 +84,7 @@ public final class NodeRuntime implements AutoCloseable {
     private final Map<Integer, CompletableFuture<Connection>> incomingMoves = new ConcurrentHashMap<>();
     private final Object gateLock = new Object();
     private CompletableFuture<Long> gate;
+    private long gateMinEpoch;
     private Runnable heldRelease;
     private final java.util.List<WorkerImpl> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String[] addresses = new String[0];
@@ -553,7 +554,7 @@ public final class NodeRuntime implements AutoCloseable {
     void releaseGlobal(long generation, boolean plain, Runnable send) {
         CompletableFuture<Long> reached = null;
         synchronized (gateLock) {
-            if (plain && gate != null && heldRelease == null) {
+            if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch) {
                 heldRelease = send;
                 reached = gate;
             }
@@ -570,10 +571,19 @@ public final class NodeRuntime implements AutoCloseable {
      * barrier's generation when every worker of the VM waits there (the safe point).
      */
     public CompletableFuture<Long> holdNextGlobalRelease() {
+        return holdGlobalRelease(0);
+    }
+
+    /**
+     * Node 0: as {@link #holdNextGlobalRelease()}, but holds the first plain global barrier whose
+     * release brings the workers to epoch {@code minEpoch} or later.
+     */
+    public CompletableFuture<Long> holdGlobalRelease(long minEpoch) {
         if (nodeId != 0) throw new DsaException("only node 0 (the barrier root) can hold a global barrier, not node " + nodeId);
         synchronized (gateLock) {
             if (gate != null) throw new DsaException("a migration is already under way (the gate at node 0 is armed)");
             gate = new CompletableFuture<>();
+            gateMinEpoch = minEpoch;
             return gate;
         }
     }
