@@ -159,7 +159,7 @@ public final class DsaCluster implements AutoCloseable {
      *         agent then stays authoritative and the job goes on)
      */
     public MigrationReport migrate(int node, String bindHost) {
-        return migrate(node, bindHost, 0, () -> {});
+        return migrate(node, bindHost, 0, () -> {}, () -> {});
     }
 
     /**
@@ -167,15 +167,23 @@ public final class DsaCluster implements AutoCloseable {
      * epoch {@code atEpoch} or later (the next one if the job is already past it).
      */
     public MigrationReport migrate(int node, String bindHost, long atEpoch) {
-        return migrate(node, bindHost, atEpoch, () -> {});
+        return migrate(node, bindHost, atEpoch, () -> {}, () -> {});
     }
 
     /** {@link #migrate(int, String)} with a hook run after the new agent installed the state (tests inject failures). */
     MigrationReport migrate(int node, String bindHost, Runnable restoreFault) {
-        return migrate(node, bindHost, 0, restoreFault);
+        return migrate(node, bindHost, 0, restoreFault, () -> {});
     }
 
-    private MigrationReport migrate(int node, String bindHost, long atEpoch, Runnable restoreFault) {
+    /**
+     * {@link #migrate(int, String)} with hooks run after the new agent installed the state and after
+     * every node holds its connection, just before the commit (tests inject failures there).
+     */
+    MigrationReport migrate(int node, String bindHost, Runnable restoreFault, Runnable connectedFault) {
+        return migrate(node, bindHost, 0, restoreFault, connectedFault);
+    }
+
+    private MigrationReport migrate(int node, String bindHost, long atEpoch, Runnable restoreFault, Runnable connectedFault) {
         synchronized (migrationLock) {
             DsaProgram program;
             List<String> args;
@@ -214,6 +222,7 @@ public final class DsaCluster implements AutoCloseable {
                     target.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
                     CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0]))
                             .get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                    connectedFault.run();
                 } catch (Exception e) {
                     for (int j = 0; j < agents.size(); j++) if (j != node) agent(j).abandonMovedNode(node);
                     if (target != null) target.close();

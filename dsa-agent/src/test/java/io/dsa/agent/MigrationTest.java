@@ -181,6 +181,25 @@ class MigrationTest {
     }
 
     @Test
+    void aTargetLostAfterConnectingLeavesTheSourceAuthoritative() throws Exception {
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(config(3, BarrierKind.KARY))) {
+            String source = cluster.agent(2).address();
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            // every node holds the new agent's connection; then the new agent dies before the commit
+            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(2, "127.0.0.1", () -> {}, () -> {
+                throw new IllegalStateException("target lost before the commit");
+            }));
+            assertTrue(e.getMessage().contains("node 2 stays at " + source), e.getMessage());
+            assertEquals(source, cluster.agent(0).view().get(2));
+            assertEquals(source, cluster.agent(1).view().get(2));
+            // the dropped connections are not taken for a lost node: the job completes, bitwise the same
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
+        }
+    }
+
+    @Test
     void aFailedRestoreLeavesTheSourceAuthoritative() throws Exception {
         List<String> expected = baseline(3);
         try (DsaCluster cluster = DsaCluster.local(config(3, BarrierKind.TREE))) {

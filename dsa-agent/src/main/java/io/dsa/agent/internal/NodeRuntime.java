@@ -518,6 +518,8 @@ public final class NodeRuntime implements AutoCloseable {
         public void onDisconnected(Connection c, Throwable cause) {
             if (closed || movedAway || finished.isDone() || retired.remove(c)) return;
             if (c.peerNodeId() >= nodes || nodeId >= nodes) return; // a clone is no member of the job
+            // a stray connection (an abandoned move's) while the peer's current one is up
+            if (peers.connected(c.peerNodeId()) && !peers.holds(c.peerNodeId(), c)) return;
             int peer = c.peerNodeId();
             String why = cause == null ? "connection closed" : cause.toString();
             if (monitor != null) {
