@@ -85,10 +85,15 @@ class MigrationTest {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(2).barrier(kind).build();
     }
 
+    private static final java.util.Map<Integer, List<String>> BASELINES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The report of a run without migration (computed once per node count). */
     private static List<String> baseline(int nodes) {
-        try (DsaCluster c = DsaCluster.local(config(nodes, BarrierKind.TREE))) {
-            return c.run(new Relax(), String.valueOf(ITERATIONS)).lines();
-        }
+        return BASELINES.computeIfAbsent(nodes, n -> {
+            try (DsaCluster c = DsaCluster.local(config(n, BarrierKind.TREE))) {
+                return c.run(new Relax(), String.valueOf(ITERATIONS)).lines();
+            }
+        });
     }
 
     private static CompletableFuture<RunReport> start(DsaCluster cluster, DsaProgram program, String... args) {
