@@ -195,6 +195,11 @@ public final class DsaCluster implements AutoCloseable {
                 if (node < 0 || node >= agents.size()) {
                     throw new DsaException("node " + node + " out of range [1, " + agents.size() + ")");
                 }
+                if (!clones.isEmpty()) {
+                    // the clones hold connections to the node and are sharers at its homes; they are not told of moves
+                    throw new DsaException("node " + node + " cannot migrate: the VM has " + clones.size() + " clone(s) (ids "
+                            + agents.size() + ".." + (agents.size() + clones.size() - 1) + "), and moves do not update clones yet");
+                }
                 if (running == null || jobDone) throw new DsaException("no job is running on this cluster: nothing to migrate");
                 program = runningProgram;
                 args = runningArgs;

@@ -143,6 +143,37 @@ class MigrationTest {
         }
     }
 
+    /**
+     * Random moves (node and epoch drawn from a printed seed; {@code -Ddsa.test.seed=S} replays one)
+     * under a random barrier kind: the result is bitwise that of a run without migration.
+     */
+    @Test
+    void randomMovesAtRandomEpochsKeepTheResult() throws Exception {
+        long seed = Long.getLong("dsa.test.seed", System.nanoTime());
+        java.util.Random random = new java.util.Random(seed);
+        BarrierKind kind = BarrierKind.values()[random.nextInt(BarrierKind.values().length)];
+        int moves = 2 + random.nextInt(3);
+        long[] epochs = new long[moves];
+        int[] nodes = new int[moves];
+        for (int i = 0; i < moves; i++) {
+            epochs[i] = (i == 0 ? 1 : epochs[i - 1] + 1) + random.nextInt(ITERATIONS / (moves + 1));
+            nodes[i] = 1 + random.nextInt(2);
+        }
+        String plan = "seed " + seed + ": " + kind + ", nodes " + java.util.Arrays.toString(nodes) + " at epochs "
+                + java.util.Arrays.toString(epochs);
+        System.out.println(plan);
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(config(3, kind))) {
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            for (int i = 0; i < moves; i++) {
+                MigrationReport m = cluster.migrate(nodes[i], "127.0.0.1", epochs[i]);
+                assertTrue(m.epoch() >= epochs[i], plan + ": " + m);
+            }
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines(), plan);
+        }
+    }
+
     @Test
     void theSameNodeMovesTwiceAndResultIsIdentical() throws Exception {
         List<String> expected = baseline(2);

@@ -615,6 +615,7 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     private io.dsa.agent.AgentState snapshotState(boolean withWorkers) {
+        awaitView(); // the view travels in the state: a VM still forming has none yet
         long epoch = -1;
         for (WorkerImpl w : workers) {
             if (epoch == -1) epoch = w.epoch();
