@@ -20,6 +20,23 @@ import java.util.concurrent.CompletableFuture;
  * RunReport report = agent.run(program, args);  // collective: every node calls it
  * agent.close();
  * }</pre>
+ *
+ * <p>Mobility hooks (docs/runtime.md, "Mobility"). A live migration of node k, as
+ * {@link DsaCluster#migrate} runs it in one JVM and the host daemons run it over the wire:
+ * <ol>
+ * <li>node 0: {@link #holdAtNextGlobalBarrier()}; wait for the future (the safe point);</li>
+ * <li>node k: {@link #snapshotForMigration()}, {@link AgentState#encode()}; ship the bytes;</li>
+ * <li>target: {@link #restore(DsaConfig, AgentState)} of {@link AgentState#decode(byte[])};</li>
+ * <li>every other node: {@link #expectMovedNode(int)}; target: {@link #connectToPeers()}; wait for both;</li>
+ * <li>on any failure so far: every other node {@link #abandonMovedNode(int)}, close the target,
+ *     node 0 {@link #releaseHeldBarrier()}: the old agent stays authoritative;</li>
+ * <li>commit: every other node {@link #commitMovedNode(int, String)}; old agent
+ *     {@link #retireAfterMigration()} then {@link #close()}; node 0 {@link #releaseHeldBarrier()};
+ *     target {@link #resume(DsaProgram, List)}.</li>
+ * </ol>
+ * A clone: the same safe point, {@link #snapshotForClone(int)}, every node {@link #admitClone(int)},
+ * {@link #restoreClone(DsaConfig, AgentState)}, {@link #connectToPeers()}, every node
+ * {@link #registerCloneSharers(AgentState)}, release.
  */
 public final class DsaAgent implements AutoCloseable {
     private final NodeRuntime runtime;
@@ -93,6 +110,13 @@ public final class DsaAgent implements AutoCloseable {
      * @throws DsaException on another node, or if a hold is already armed
      */
     public CompletableFuture<Long> holdAtNextGlobalBarrier() { return runtime.holdNextGlobalRelease(); }
+
+    /**
+     * Node 0 only: as {@link #holdAtNextGlobalBarrier()}, but holds the first plain global barrier
+     * whose release brings the workers to epoch {@code minEpoch} or later (the next one if the job
+     * is already past it).
+     */
+    public CompletableFuture<Long> holdAtGlobalBarrier(long minEpoch) { return runtime.holdGlobalRelease(minEpoch); }
 
     /** Node 0 only: sends the held barrier release, if any, and disarms the hold. Idempotent. */
     public void releaseHeldBarrier() { runtime.releaseHeldGlobal(); }

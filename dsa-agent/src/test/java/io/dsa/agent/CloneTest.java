@@ -105,6 +105,15 @@ class CloneTest {
     }
 
     @Test
+    void aVmWithACloneRefusesMigration() throws Exception {
+        try (DsaCluster cluster = DsaCluster.local(config(2))) {
+            cluster.cloneNode(1, "127.0.0.1");
+            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(1, "127.0.0.1"));
+            assertTrue(e.getMessage().contains("the VM has 1 clone(s) (ids 2..2)"), e.getMessage());
+        }
+    }
+
+    @Test
     void cloningAnUnknownNodeIsRefused() {
         try (DsaCluster cluster = DsaCluster.local(config(2))) {
             DsaException e = assertThrows(DsaException.class, () -> cluster.cloneNode(2, "127.0.0.1"));

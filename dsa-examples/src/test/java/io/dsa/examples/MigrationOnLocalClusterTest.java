@@ -25,7 +25,7 @@ class MigrationOnLocalClusterTest {
 
     /** Runs without migration, then with node 1 and node 2 moved during the run; returns the migration reports. */
     private static List<MigrationReport> compare(Function<CompletableFuture<double[]>, DsaProgram> program, int[] moves,
-            String... args) throws Exception {
+            long[] atEpochs, String... args) throws Exception {
         CompletableFuture<double[]> expected = new CompletableFuture<>();
         try (DsaCluster cluster = DsaCluster.local(config())) {
             cluster.run(program.apply(expected), args);
@@ -39,7 +39,7 @@ class MigrationOnLocalClusterTest {
                 assertTrue(!run.isDone(), "the run ended before it was seen running");
                 Thread.onSpinWait();
             }
-            for (int node : moves) reports.add(cluster.migrate(node, "127.0.0.1"));
+            for (int i = 0; i < moves.length; i++) reports.add(cluster.migrate(moves[i], "127.0.0.1", atEpochs[i]));
             run.get(60, TimeUnit.SECONDS);
         }
         double[] e = expected.get(1, TimeUnit.SECONDS);
@@ -56,15 +56,18 @@ class MigrationOnLocalClusterTest {
 
     @Test
     void jacobiWithTwoLiveMigrationsIsBitwiseIdentical() throws Exception {
-        List<MigrationReport> r = compare(sink -> new Jacobi().captureResult(sink), new int[] {1, 2}, "96", "400", "8");
-        assertTrue(r.get(0).epoch() <= r.get(1).epoch() && r.get(1).epoch() <= 401, r.toString());
+        List<MigrationReport> r = compare(sink -> new Jacobi().captureResult(sink), new int[] {1, 2}, new long[] {100, 250},
+                "96", "400", "8");
+        assertTrue(r.get(0).epoch() >= 100 && r.get(0).epoch() < r.get(1).epoch() && r.get(1).epoch() <= 401, r.toString());
         assertTrue(r.get(0).dataBytes() > 0 && r.get(1).dataBytes() > 0, r.toString());
     }
 
     @Test
     void luWithTwoLiveMigrationsOfTheSameNodeIsBitwiseIdentical() throws Exception {
-        List<MigrationReport> r = compare(sink -> new Lu().captureResult(sink), new int[] {1, 1}, "192", "16");
+        // 12 x 12 blocks: 36 phases, epochs 1..37
+        List<MigrationReport> r = compare(sink -> new Lu().captureResult(sink), new int[] {1, 1}, new long[] {10, 25},
+                "192", "16");
         assertEquals(r.get(0).to(), r.get(1).from());
-        assertTrue(r.get(0).epoch() < r.get(1).epoch() || r.get(0).epoch() == r.get(1).epoch(), r.toString());
+        assertTrue(r.get(0).epoch() >= 10 && r.get(0).epoch() < r.get(1).epoch() && r.get(1).epoch() <= 37, r.toString());
     }
 }

@@ -36,20 +36,20 @@ final class NodeContext implements DsaNode {
     private final DsaBarrier global;
     private final DsaBarrier local;
 
-    NodeContext(NodeRuntime rt, List<String> args, List<String> addresses, ExecutorService async) {
+    NodeContext(NodeRuntime rt, List<String> args, ExecutorService async) {
         this.rt = rt;
         this.args = List.copyOf(args);
         this.async = async;
         int nodes = rt.nodes;
         int threads = rt.threadsPerNode;
         int nodeId = rt.nodeId;
-        List<String> ips = List.copyOf(addresses);
         this.network = new DsaNetwork() {
             @Override public int getLocalThreadCount() { return threads; }
             @Override public int getGlobalThreadCount() { return nodes * threads; }
             @Override public int nodeCount() { return nodes; }
             @Override public int nodeId() { return nodeId; }
-            @Override public List<String> getDsaNetIPs() { return ips; }
+            // live: a migration changes a node's address
+            @Override public List<String> getDsaNetIPs() { return rt.view(); }
         };
         this.global = new DsaBarrier() {
             @Override public void await() { WorkerImpl.globalBarrier(rt); }

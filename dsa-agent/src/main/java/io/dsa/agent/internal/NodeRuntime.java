@@ -84,6 +84,7 @@ public final class NodeRuntime implements AutoCloseable {
     private final Map<Integer, CompletableFuture<Connection>> incomingMoves = new ConcurrentHashMap<>();
     private final Object gateLock = new Object();
     private CompletableFuture<Long> gate;
+    private long gateMinEpoch;
     private Runnable heldRelease;
     private final java.util.List<WorkerImpl> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String[] addresses = new String[0];
@@ -517,6 +518,8 @@ public final class NodeRuntime implements AutoCloseable {
         public void onDisconnected(Connection c, Throwable cause) {
             if (closed || movedAway || finished.isDone() || retired.remove(c)) return;
             if (c.peerNodeId() >= nodes || nodeId >= nodes) return; // a clone is no member of the job
+            // a stray connection (an abandoned move's) while the peer's current one is up
+            if (peers.connected(c.peerNodeId()) && !peers.holds(c.peerNodeId(), c)) return;
             int peer = c.peerNodeId();
             String why = cause == null ? "connection closed" : cause.toString();
             if (monitor != null) {
@@ -553,7 +556,7 @@ public final class NodeRuntime implements AutoCloseable {
     void releaseGlobal(long generation, boolean plain, Runnable send) {
         CompletableFuture<Long> reached = null;
         synchronized (gateLock) {
-            if (plain && gate != null && heldRelease == null) {
+            if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch) {
                 heldRelease = send;
                 reached = gate;
             }
@@ -570,10 +573,19 @@ public final class NodeRuntime implements AutoCloseable {
      * barrier's generation when every worker of the VM waits there (the safe point).
      */
     public CompletableFuture<Long> holdNextGlobalRelease() {
+        return holdGlobalRelease(0);
+    }
+
+    /**
+     * Node 0: as {@link #holdNextGlobalRelease()}, but holds the first plain global barrier whose
+     * release brings the workers to epoch {@code minEpoch} or later.
+     */
+    public CompletableFuture<Long> holdGlobalRelease(long minEpoch) {
         if (nodeId != 0) throw new DsaException("only node 0 (the barrier root) can hold a global barrier, not node " + nodeId);
         synchronized (gateLock) {
             if (gate != null) throw new DsaException("a migration is already under way (the gate at node 0 is armed)");
             gate = new CompletableFuture<>();
+            gateMinEpoch = minEpoch;
             return gate;
         }
     }
@@ -603,6 +615,7 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     private io.dsa.agent.AgentState snapshotState(boolean withWorkers) {
+        awaitView(); // the view travels in the state: a VM still forming has none yet
         long epoch = -1;
         for (WorkerImpl w : workers) {
             if (epoch == -1) epoch = w.epoch();
