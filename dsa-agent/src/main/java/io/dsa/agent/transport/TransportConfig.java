@@ -22,7 +22,7 @@ public final class TransportConfig {
     /** Default largest frame, in bytes: 64 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 << 20;
     /** Default time a new connection has to complete its handshake, in milliseconds. */
-    public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
+    public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 15_000;
     /** Default TCP connect timeout, in milliseconds. */
     public static final int DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
     /** Default limit on accepted connections open at once; more are closed on arrival. */

@@ -25,7 +25,7 @@ class TransportConfigTest {
         assertEquals(TransportConfig.DEFAULT_BIND_HOST, c.bindHost());
         assertEquals(TransportConfig.DEFAULT_PORT, c.port());
         assertEquals(64 << 20, c.maxFrameBytes());
-        assertEquals(5_000, c.handshakeTimeoutMs());
+        assertEquals(TransportConfig.DEFAULT_HANDSHAKE_TIMEOUT_MS, c.handshakeTimeoutMs());
         assertEquals(TransportConfig.DEFAULT_CONNECT_TIMEOUT_MS, c.connectTimeoutMs());
         assertEquals(4096, c.maxConnections());
         assertTrue(c.preferNativeTransport());
