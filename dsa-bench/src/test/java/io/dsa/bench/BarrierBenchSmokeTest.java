@@ -1,8 +1,11 @@
 package io.dsa.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.ProxyMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,5 +38,19 @@ class BarrierBenchSmokeTest {
         }
         assertTrue(Files.readString(out.resolve("barrier.md")).contains("| kind | proxy |"));
         assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(10)
+    void aRowWhoseNodesRanAnotherKindIsRejected(@TempDir Path out) throws Exception {
+        Path log = out.resolve("nodes.log");
+        String earlier = "node 1 runs the TREE barrier with the FLOAT proxy (fanout 4)\n";
+        Files.writeString(log, earlier + "node 1 runs the KARY barrier with the FLOAT proxy (fanout 4)\n"
+                + "node 2 runs the TREE barrier with the FLOAT proxy (fanout 4)\n");
+        // only the part of the log written by this row counts: node 1's TREE line is from an earlier row
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> BarrierBench.verifyKind(log, earlier.length(), BarrierKind.TREE, ProxyMode.FLOAT, 3));
+        assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+        BarrierBench.verifyKind(log, earlier.length(), BarrierKind.KARY, ProxyMode.FLOAT, 2);
     }
 }

@@ -19,9 +19,10 @@ public interface Connection {
     /**
      * Runs {@code task} on this connection's I/O thread, after the sends queued before it. Sends
      * made by the task to connections on the same I/O thread are written at once, without another
-     * thread hand-off; the task must not block.
+     * thread hand-off; the task must not block. A connection without an I/O thread of its own (a
+     * test double) runs the task on the calling thread, which is what this default does.
      */
-    void executeOnIoThread(Runnable task);
+    default void executeOnIoThread(Runnable task) { task.run(); }
 
     /** @return whether the connection is still open */
     boolean isOpen();
