@@ -408,10 +408,15 @@ final class ClusterModel {
         return false;
     }
 
-    /** @return whether some node has a write wanted behind its own read under way (concurrent misses coalesced) */
-    boolean writeCoalesced() {
+    /**
+     * @param atHome whether to look at the homes' entries (localWantWrite) or the caches' (wantWrite)
+     * @return whether some node has a write wanted behind its own read under way (concurrent misses coalesced)
+     */
+    boolean writeCoalesced(boolean atHome) {
         for (int i = 0; i < config.nodes(); i++) {
-            for (int p = 0; p < config.partitions(); p++) if (engines[i].wantsWrite(ARRAY, p)) return true;
+            for (int p = 0; p < config.partitions(); p++) {
+                if (config.home(p) == i == atHome && engines[i].wantsWrite(ARRAY, p)) return true;
+            }
         }
         return false;
     }
