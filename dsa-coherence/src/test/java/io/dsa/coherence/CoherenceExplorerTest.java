@@ -21,8 +21,11 @@ class CoherenceExplorerTest {
      */
     static final ClusterModel.Config THREE_BY_TWO = ClusterModel.Config.of(3, 2, true, "R1 W1 W0 R0 W1", "R0 W0 W1 R1 W0", "R1 W1 W0 R0 W0");
 
-    /** 4 nodes x 2 partitions: three upgrades race on partition 1 while partition 0 is written by two nodes and read by one. */
-    static final ClusterModel.Config FOUR_BY_TWO = ClusterModel.Config.of(4, 2, true, "R1 W1 W0", "R0 W0 W1", "R1 W1 W0", "R0 R1 W1");
+    /**
+     * 4 nodes x 2 partitions: three upgrades (nodes 0, 2, 3) race on partition 1 against its home's
+     * write, while partition 0 is read and written by its home and written by two other nodes.
+     */
+    static final ClusterModel.Config FOUR_BY_TWO = ClusterModel.Config.of(4, 2, true, "R1 W1 W0", "R0 W0 W1", "R1 W1 W0", "R1 W1");
 
     /**
      * 3 nodes x 2 partitions with two workers on each of nodes 0 and 2: node 0's workers read and
