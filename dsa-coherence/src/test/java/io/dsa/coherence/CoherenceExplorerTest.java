@@ -109,6 +109,17 @@ class CoherenceExplorerTest {
         assertFinds(Fault.FORWARD_NOT_BLOCKING, ClusterModel.Config.of(3, 1, true, "R0", "W0", "W0"));
     }
 
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS)
+    void theExactDirectoryCheckRejectsAHomeWhoseAccessDisagreesWithItsDirectory() {
+        ClusterModel model = new ClusterModel(ClusterModel.Config.of(3, 1, true, "", "", ""));
+        model.checkInvariants();
+        // the directory says HOME (home memory the only copy, READ_WRITE) but the home store holds READ
+        model.stores[0].access[0] = Access.READ;
+        ClusterModel.Violation v = org.junit.jupiter.api.Assertions.assertThrows(ClusterModel.Violation.class, model::checkInvariants);
+        assertTrue(v.getMessage().contains("is quiescent but the home directory"), v.getMessage());
+    }
+
     private static void assertFinds(Fault fault, ClusterModel.Config config) {
         CoherenceExplorer.Result correct = explore(config);
         assertTrue(correct.ok(), () -> "without the fault: " + correct.violation() + "\n" + correct.traceText());
