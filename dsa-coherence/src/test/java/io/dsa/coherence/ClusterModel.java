@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * One state of a small cluster for the model checker: a real {@link CoherenceEngine} per node with a
- * one-int-per-partition {@link PartitionStore}, a FIFO channel per ordered pair of nodes, and one
- * worker per node that runs a fixed list of reads and writes. {@link #successor} forks the state
+ * one-int-per-partition {@link PartitionStore}, a FIFO channel per ordered pair of nodes, and
+ * workers (one or more per node) that each run a fixed list of reads and writes; several workers on
+ * one node share its engine, so their concurrent misses coalesce into one request. {@link #successor} forks the state
  * (engines included) and applies one transition: a worker's next step, or the delivery of the oldest
  * message of one channel. Every write stores a value unique to its worker and step, so a stale read
  * is always visible.
@@ -43,14 +44,20 @@ final class ClusterModel {
      *
      * @param nodes nodes; partition p is homed at node p % nodes
      * @param partitions partitions of the one array
-     * @param workloads per node, the ops its worker runs in order
+     * @param workloads per worker, the ops it runs in order
+     * @param workerNode per worker, the node it runs on
      * @param eager whether a waiting worker performs its op in the same step that grants the access
      *        (the state graph is then acyclic); otherwise retrying is a step of its own, which lets
      *        the access be taken away again first
      */
-    record Config(int nodes, int partitions, List<List<Op>> workloads, boolean eager, java.util.Set<Fault> faults) {
+    record Config(int nodes, int partitions, List<List<Op>> workloads, int[] workerNode, boolean eager, java.util.Set<Fault> faults) {
         Config {
-            if (workloads.size() != nodes) throw new IllegalArgumentException(workloads.size() + " workloads for " + nodes + " nodes");
+            if (workloads.size() != workerNode.length) {
+                throw new IllegalArgumentException(workloads.size() + " workloads for " + workerNode.length + " workers");
+            }
+            for (int node : workerNode) {
+                if (node < 0 || node >= nodes) throw new IllegalArgumentException("worker node " + node + " out of range [0, " + nodes + ")");
+            }
             for (List<Op> w : workloads) {
                 for (Op o : w) {
                     if (o.partition() < 0 || o.partition() >= partitions) {
@@ -60,16 +67,39 @@ final class ClusterModel {
             }
         }
 
-        /** @param workloads one string of ops per node, e.g. {@code "R0 W0 W1"} */
+        /** @param workloads one string of ops per node (one worker each), e.g. {@code "R0 W0 W1"} */
         static Config of(int nodes, int partitions, boolean eager, String... workloads) {
+            if (workloads.length != nodes) throw new IllegalArgumentException(workloads.length + " workloads for " + nodes + " nodes");
+            String[] w = new String[nodes];
+            for (int i = 0; i < nodes; i++) w[i] = i + ":" + workloads[i];
+            return workers(nodes, partitions, eager, w);
+        }
+
+        /** @param workers one string per worker: its node, a colon and its ops, e.g. {@code "1:R0 W1"} */
+        static Config workers(int nodes, int partitions, boolean eager, String... workers) {
             List<List<Op>> w = new ArrayList<>();
-            for (String s : workloads) w.add(Op.parse(s));
-            return new Config(nodes, partitions, w, eager, java.util.Set.of());
+            int[] node = new int[workers.length];
+            for (int i = 0; i < workers.length; i++) {
+                int colon = workers[i].indexOf(':');
+                if (colon < 0) throw new IllegalArgumentException("worker " + workers[i] + ": expected <node>:<ops>");
+                node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
+                w.add(Op.parse(workers[i].substring(colon + 1)));
+            }
+            return new Config(nodes, partitions, w, node, eager, java.util.Set.of());
         }
 
         /** @return this configuration with every engine committing {@code fault} */
         Config withFault(Fault fault) {
-            return new Config(nodes, partitions, workloads, eager, java.util.EnumSet.of(fault));
+            return new Config(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault));
+        }
+
+        int workers() { return workerNode.length; }
+
+        /** @return the workloads as {@code node:ops} strings */
+        String describeWorkers() {
+            List<String> s = new ArrayList<>();
+            for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
+            return s + (eager ? " eager" : " lazy");
         }
 
         int home(int partition) { return partition % nodes; }
@@ -129,7 +159,7 @@ final class ClusterModel {
     final Store[] stores;
     /** channel src * nodes + dst */
     final ArrayDeque<CoherenceMessage>[] channels;
-    /** next op of each worker */
+    /** next op of each worker (indexed by worker, not node) */
     final int[] pc;
     /** whether each worker has missed on its next op and waits */
     final boolean[] waiting;
@@ -150,8 +180,8 @@ final class ClusterModel {
             engines[i] = new CoherenceEngine(i, n, (a, p) -> config.home(p), stores[i], this::send);
             for (Fault f : config.faults()) engines[i].injectFault(f);
         }
-        pc = new int[n];
-        waiting = new boolean[n];
+        pc = new int[config.workers()];
+        waiting = new boolean[config.workers()];
         lastWrite = new int[config.partitions()];
     }
 
@@ -195,11 +225,11 @@ final class ClusterModel {
     // ------------------------------------------------------------------ transitions
 
     /**
-     * @return the enabled transitions in a fixed order: worker n's step is {@code n}, the delivery of
-     *         the head of channel c is {@code nodes + c}
+     * @return the enabled transitions in a fixed order: worker w's step is {@code w}, the delivery of
+     *         the head of channel c is {@code workers + c}
      */
     int[] enabled() {
-        int n = config.nodes();
+        int n = config.workers();
         int[] t = new int[n + channels.length];
         int k = 0;
         for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
@@ -207,11 +237,12 @@ final class ClusterModel {
         return java.util.Arrays.copyOf(t, k);
     }
 
-    private boolean workerEnabled(int node) {
-        List<Op> ops = config.workloads().get(node);
-        if (pc[node] >= ops.size()) return false;
-        if (!waiting[node]) return true;
-        Op op = ops.get(pc[node]);
+    private boolean workerEnabled(int worker) {
+        List<Op> ops = config.workloads().get(worker);
+        if (pc[worker] >= ops.size()) return false;
+        if (!waiting[worker]) return true;
+        Op op = ops.get(pc[worker]);
+        int node = config.workerNode()[worker];
         // A waiting worker retries once it has the access (eager workers did so at once), or when its
         // request is no longer under way: the access was granted and taken away again in one step
         // (a home's own request completes and the next queued remote request revokes it), as when the
@@ -234,7 +265,7 @@ final class ClusterModel {
     }
 
     private void apply(int t) {
-        int n = config.nodes();
+        int n = config.workers();
         try {
             if (t < n) {
                 step(t);
@@ -256,37 +287,39 @@ final class ClusterModel {
         checkInvariants();
     }
 
-    private boolean grantedAccess(int node) {
-        Op op = config.workloads().get(node).get(pc[node]);
-        return stores[node].access[op.partition()].allows(op.needed());
+    private boolean grantedAccess(int worker) {
+        Op op = config.workloads().get(worker).get(pc[worker]);
+        return stores[config.workerNode()[worker]].access[op.partition()].allows(op.needed());
     }
 
-    /** Worker {@code node} tries its next op: a hit performs it, a miss leaves it waiting. */
-    private void step(int node) {
-        Op op = config.workloads().get(node).get(pc[node]);
+    /** Worker {@code worker} tries its next op: a hit performs it, a miss leaves it waiting. */
+    private void step(int worker) {
+        Op op = config.workloads().get(worker).get(pc[worker]);
+        int node = config.workerNode()[worker];
         boolean hit = engines[node].request(ARRAY, op.partition(), op.needed());
         if (hit != stores[node].access[op.partition()].allows(op.needed())) {
             throw new Violation("node " + node + ": the engine says " + (hit ? "hit" : "miss") + " on " + op
                     + " but the store grants " + stores[node].access[op.partition()]);
         }
+        String who = config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
         if (!hit) {
-            waiting[node] = true;
-            if (describe) log.add("node " + node + " " + op + " misses");
+            waiting[worker] = true;
+            if (describe) log.add(who + " " + op + " misses");
             return;
         }
-        waiting[node] = false;
-        pc[node]++;
+        waiting[worker] = false;
+        pc[worker]++;
         int p = op.partition();
         if (op.write()) {
-            int value = (node + 1) * 1000 + pc[node];
+            int value = (worker + 1) * 1000 + pc[worker];
             stores[node].write(p, value);
             lastWrite[p] = value;
-            if (describe) log.add("node " + node + " " + op + " writes " + value);
+            if (describe) log.add(who + " " + op + " writes " + value);
         } else {
             int value = stores[node].value(p);
-            if (describe) log.add("node " + node + " " + op + " reads " + value);
+            if (describe) log.add(who + " " + op + " reads " + value);
             if (value != lastWrite[p]) {
-                throw new Violation("node " + node + " read " + value + " from partition " + p + ", the last completed write was "
+                throw new Violation(who + " read " + value + " from partition " + p + ", the last completed write was "
                         + lastWrite[p]);
             }
         }
@@ -317,6 +350,56 @@ final class ClusterModel {
             if (writers > 1 || (writers == 1 && readers > 0)) {
                 throw new Violation("partition " + p + " has " + writers + " writer(s) and " + readers + " reader(s)");
             }
+            if (quiescent(p)) checkDirectoryExact(p);
+        }
+    }
+
+    /** @return whether nothing is under way on partition {@code p}: no message, transaction, queued or pending request */
+    private boolean quiescent(int p) {
+        int home = config.home(p);
+        if (engines[home].busy(ARRAY, p) || engines[home].queuedRequests(ARRAY, p) > 0) return false;
+        for (int i = 0; i < config.nodes(); i++) {
+            if (engines[i].pendingRequest(ARRAY, p) != Access.NONE || engines[i].wantsWrite(ARRAY, p)) return false;
+        }
+        for (ArrayDeque<CoherenceMessage> c : channels) {
+            for (CoherenceMessage m : c) if (m.partition() == p) return false;
+        }
+        return true;
+    }
+
+    /**
+     * With nothing under way on partition {@code p}, the home directory describes the caches exactly:
+     * the sharers are the nodes holding READ, the owner is the node holding READ_WRITE, and the
+     * directory state matches the home's own access (HOME: READ_WRITE, SHARED: READ, EXCLUSIVE: NONE).
+     */
+    private void checkDirectoryExact(int p) {
+        int home = config.home(p);
+        int owner = -1;
+        java.util.BitSet readers = new java.util.BitSet();
+        for (int i = 0; i < config.nodes(); i++) {
+            if (i == home) continue;
+            Access a = stores[i].access[p];
+            if (a == Access.READ_WRITE) owner = i;
+            else if (a == Access.READ) readers.set(i);
+        }
+        java.util.BitSet sharers = new java.util.BitSet();
+        for (int s : engines[home].sharers(ARRAY, p)) sharers.set(s);
+        DirectoryState state = engines[home].directoryState(ARRAY, p);
+        Access homeAccess = stores[home].access[p];
+        Access expectedHome = switch (state) {
+            case HOME -> Access.READ_WRITE;
+            case SHARED -> Access.READ;
+            case EXCLUSIVE -> Access.NONE;
+        };
+        boolean stateAgrees = switch (state) {
+            case HOME -> owner < 0 && readers.isEmpty();
+            case SHARED -> owner < 0 && !readers.isEmpty();
+            case EXCLUSIVE -> owner >= 0 && readers.isEmpty();
+        };
+        if (!sharers.equals(readers) || engines[home].owner(ARRAY, p) != owner || homeAccess != expectedHome || !stateAgrees) {
+            throw new Violation("partition " + p + " is quiescent but the home directory (" + engines[home].describe(ARRAY, p)
+                    + ", sharers " + sharers + ", owner " + engines[home].owner(ARRAY, p) + ", home access " + homeAccess
+                    + ") disagrees with the caches (readers " + readers + ", writer " + owner + ")");
         }
     }
 
@@ -325,11 +408,23 @@ final class ClusterModel {
         return false;
     }
 
+    /**
+     * @param atHome whether to look at the homes' entries (localWantWrite) or the caches' (wantWrite)
+     * @return whether some node has a write wanted behind its own read under way (concurrent misses coalesced)
+     */
+    boolean writeCoalesced(boolean atHome) {
+        for (int i = 0; i < config.nodes(); i++) {
+            for (int p = 0; p < config.partitions(); p++) {
+                if (config.home(p) == i == atHome && engines[i].wantsWrite(ARRAY, p)) return true;
+            }
+        }
+        return false;
+    }
+
     /** @return whether every worker is done, no message is in flight and every engine is quiescent */
     boolean finished() {
-        for (int i = 0; i < config.nodes(); i++) {
-            if (pc[i] < config.workloads().get(i).size() || !engines[i].quiescent()) return false;
-        }
+        for (int w = 0; w < config.workers(); w++) if (pc[w] < config.workloads().get(w).size()) return false;
+        for (int i = 0; i < config.nodes(); i++) if (!engines[i].quiescent()) return false;
         for (ArrayDeque<CoherenceMessage> c : channels) if (!c.isEmpty()) return false;
         return true;
     }
@@ -337,9 +432,14 @@ final class ClusterModel {
     /** @return what is stuck, for a deadlock report */
     String stuck() {
         StringBuilder sb = new StringBuilder();
+        for (int w = 0; w < config.workers(); w++) {
+            List<Op> ops = config.workloads().get(w);
+            if (pc[w] < ops.size()) {
+                sb.append(" worker ").append(w).append(" on node ").append(config.workerNode()[w]).append(" waits on ")
+                        .append(ops.get(pc[w])).append(';');
+            }
+        }
         for (int i = 0; i < config.nodes(); i++) {
-            List<Op> ops = config.workloads().get(i);
-            if (pc[i] < ops.size()) sb.append(" node ").append(i).append(" waits on ").append(ops.get(pc[i])).append(';');
             for (int p = 0; p < config.partitions(); p++) sb.append(' ').append(engines[i].describe(ARRAY, p)).append(';');
         }
         return sb.toString();
@@ -352,9 +452,11 @@ final class ClusterModel {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
         DataOutputStream out = new DataOutputStream(bytes);
         try {
+            for (int w = 0; w < config.workers(); w++) {
+                out.writeByte(pc[w]);
+                out.writeBoolean(waiting[w]);
+            }
             for (int i = 0; i < config.nodes(); i++) {
-                out.writeByte(pc[i]);
-                out.writeBoolean(waiting[i]);
                 for (int p = 0; p < config.partitions(); p++) {
                     engines[i].encodeEntry(ARRAY, p, out);
                     out.writeByte(stores[i].access[p].ordinal());

@@ -18,12 +18,14 @@ import java.util.Map;
  */
 final class CoherenceExplorer {
     /** The outcome of an exploration. */
-    record Result(long states, long transitions, int maxDepth, long finishedStates, String violation, List<String> trace) {
+    record Result(long states, long transitions, int maxDepth, long finishedStates, long homeCoalescedStates, long cacheCoalescedStates, String violation,
+            List<String> trace) {
         boolean ok() { return violation == null; }
 
         String summary() {
-            return String.format("%,d states, %,d transitions, max depth %d, %,d finished states%s", states, transitions, maxDepth,
-                    finishedStates, ok() ? "" : ", VIOLATION: " + violation);
+            return String.format("%,d states, %,d transitions, max depth %d, %,d finished states, %,d/%,d states with a write"
+                    + " coalesced behind a read at a home/cache%s", states, transitions, maxDepth, finishedStates, homeCoalescedStates,
+                    cacheCoalescedStates, ok() ? "" : ", VIOLATION: " + violation);
         }
 
         /** @return the counterexample, one numbered step per line */
@@ -67,17 +69,19 @@ final class CoherenceExplorer {
         ArrayDeque<Integer> frontierIds = new ArrayDeque<>();
         frontier.add(initial);
         frontierIds.add(0);
-        long transitions = 0, finished = 0;
+        long transitions = 0, finished = 0, homeCoalesced = 0, cacheCoalesced = 0;
         int maxDepth = 0;
         while (!frontier.isEmpty()) {
             ClusterModel state = frontier.removeFirst();
             int id = frontierIds.removeFirst();
+            if (state.writeCoalesced(true)) homeCoalesced++;
+            if (state.writeCoalesced(false)) cacheCoalesced++;
             int[] enabled = state.enabled();
             if (enabled.length == 0) {
                 if (!state.finished()) {
                     String what = "no transition is enabled but the run is not finished (deadlock or a request that never completes):"
                             + state.stuck();
-                    return new Result(ids.size(), transitions, maxDepth, finished, what, trace(path(parent, via, id), -1));
+                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, what, trace(path(parent, via, id), -1));
                 }
                 finished++;
                 continue;
@@ -88,7 +92,7 @@ final class CoherenceExplorer {
                 try {
                     next = state.successor(t, false);
                 } catch (ClusterModel.Violation v) {
-                    return new Result(ids.size(), transitions, maxDepth, finished, v.getMessage(), trace(path(parent, via, id), t));
+                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, v.getMessage(), trace(path(parent, via, id), t));
                 }
                 Key key = Key.of(next.encode());
                 if (ids.containsKey(key)) continue;
@@ -110,7 +114,7 @@ final class CoherenceExplorer {
                 frontierIds.addLast(nid);
             }
         }
-        return new Result(ids.size(), transitions, maxDepth, finished, null, List.of());
+        return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, null, List.of());
     }
 
     private static List<Integer> path(int[] parent, int[] via, int id) {

@@ -21,13 +21,28 @@ class CoherenceExplorerTest {
      */
     static final ClusterModel.Config THREE_BY_TWO = ClusterModel.Config.of(3, 2, true, "R1 W1 W0 R0 W1", "R0 W0 W1 R1 W0", "R1 W1 W0 R0 W0");
 
-    /** 4 nodes x 2 partitions: three upgrades race on partition 1 while partition 0 is written by two nodes and read by one. */
-    static final ClusterModel.Config FOUR_BY_TWO = ClusterModel.Config.of(4, 2, true, "R1 W1 W0", "R0 W0 W1", "R1 W1 W0", "R0 R1 W1");
+    /**
+     * 4 nodes x 2 partitions: three upgrades (nodes 0, 2, 3) race on partition 1 against its home's
+     * write, while partition 0 is read and written by its home and written by two other nodes.
+     */
+    static final ClusterModel.Config FOUR_BY_TWO = ClusterModel.Config.of(4, 2, true, "R1 W1 W0", "R0 W0 W1", "R1 W1 W0", "R1 W1");
+
+    /**
+     * 3 nodes x 2 partitions with two workers on each of nodes 0 and 2: node 0's workers read and
+     * write their own partition 0 while node 1 takes it exclusive (the home's localWantWrite path),
+     * node 2's workers read and write remote partition 1 (one GET_S, the write coalesced behind it,
+     * then GET_M: the cache's wantWrite path) while partition 1's home reads it.
+     */
+    static final ClusterModel.Config SEVERAL_WORKERS = ClusterModel.Config.workers(3, 2, true,
+            "0:R0 W1", "0:W0", "1:W0 R1", "2:R1 W0", "2:W1");
+
+    /** 3 nodes x 2 partitions with lazy workers (a granted access can be revoked before it is used). */
+    static final ClusterModel.Config LAZY_THREE_BY_TWO = ClusterModel.Config.of(3, 2, false, "R1 W1 W0", "R0 W0 W1", "W1 R0");
 
     private static CoherenceExplorer.Result explore(ClusterModel.Config config) {
         long t0 = System.nanoTime();
         CoherenceExplorer.Result r = new CoherenceExplorer(config, 20_000_000).explore();
-        System.out.printf("explored %s: %s in %.1f s%n", config.workloads(), r.summary(), (System.nanoTime() - t0) / 1e9);
+        System.out.printf("explored %s: %s in %.1f s%n", config.describeWorkers(), r.summary(), (System.nanoTime() - t0) / 1e9);
         if (!r.ok()) System.out.print(r.traceText());
         return r;
     }
@@ -45,6 +60,24 @@ class CoherenceExplorerTest {
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void fourNodesTwoPartitionsWithContendedUpgradesAreCorrect() {
         CoherenceExplorer.Result r = explore(FOUR_BY_TWO);
+        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
+        assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void severalWorkersPerNodeCoalesceTheirMissesCorrectly() {
+        CoherenceExplorer.Result r = explore(SEVERAL_WORKERS);
+        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
+        assertTrue(r.homeCoalescedStates() > 0, "a home's write is coalesced behind its read under way: " + r.summary());
+        assertTrue(r.cacheCoalescedStates() > 0, "a cache's write is coalesced behind its read under way: " + r.summary());
+        assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void lazyWorkersOnThreeNodesAndTwoPartitionsAreCorrect() {
+        CoherenceExplorer.Result r = explore(LAZY_THREE_BY_TWO);
         assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
         assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
     }
@@ -74,6 +107,17 @@ class CoherenceExplorerTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aForwardedWriteBlocksThePartitionUntilTheOwnersDataPasses() {
         assertFinds(Fault.FORWARD_NOT_BLOCKING, ClusterModel.Config.of(3, 1, true, "R0", "W0", "W0"));
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS)
+    void theExactDirectoryCheckRejectsAHomeWhoseAccessDisagreesWithItsDirectory() {
+        ClusterModel model = new ClusterModel(ClusterModel.Config.of(3, 1, true, "", "", ""));
+        model.checkInvariants();
+        // the directory says HOME (home memory the only copy, READ_WRITE) but the home store holds READ
+        model.stores[0].access[0] = Access.READ;
+        ClusterModel.Violation v = org.junit.jupiter.api.Assertions.assertThrows(ClusterModel.Violation.class, model::checkInvariants);
+        assertTrue(v.getMessage().contains("is quiescent but the home directory"), v.getMessage());
     }
 
     private static void assertFinds(Fault fault, ClusterModel.Config config) {
