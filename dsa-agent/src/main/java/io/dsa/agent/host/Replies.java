@@ -1,0 +1,65 @@
+package io.dsa.agent.host;
+
+import io.dsa.DsaException;
+import io.dsa.agent.wire.HostReplyMessage;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Pending requests to hosts, by request id, completed by their {@link HostReplyMessage}. Thread-safe. */
+final class Replies {
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final Map<Long, CompletableFuture<HostReplyMessage>> pending = new ConcurrentHashMap<>();
+
+    /** @return a fresh request id with a future waiting for its reply */
+    long open() {
+        long id = nextId.getAndIncrement();
+        pending.put(id, new CompletableFuture<>());
+        return id;
+    }
+
+    /** Completes the request the reply answers; replies to unknown ids are dropped. */
+    void onReply(HostReplyMessage reply) {
+        CompletableFuture<HostReplyMessage> f = pending.remove(reply.requestId());
+        if (f != null) f.complete(reply);
+    }
+
+    /** Fails every pending request, e.g. because the connection closed. */
+    void failAll(String why) {
+        for (Long id : pending.keySet()) {
+            CompletableFuture<HostReplyMessage> f = pending.remove(id);
+            if (f != null) f.completeExceptionally(new DsaException(why));
+        }
+    }
+
+    /**
+     * Waits for the reply to request {@code id}.
+     *
+     * @param what the request, for messages ("status of 127.0.0.2:7000")
+     * @return the reply, which succeeded
+     * @throws DsaException when the reply says it failed (with its text), the connection closed, or
+     *         the wait timed out
+     */
+    HostReplyMessage await(long id, String what, long timeoutMs) {
+        CompletableFuture<HostReplyMessage> f = pending.get(id);
+        if (f == null) throw new DsaException("no pending request " + id + " (" + what + ")");
+        HostReplyMessage reply;
+        try {
+            reply = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            pending.remove(id);
+            throw new DsaException(what + ": no answer after " + timeoutMs + " ms");
+        } catch (ExecutionException e) {
+            throw new DsaException(what + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException(what + ": interrupted");
+        }
+        if (!reply.ok()) throw new DsaException(what + " refused: " + reply.text());
+        return reply;
+    }
+}

@@ -1,0 +1,54 @@
+package io.dsa.agent.cli;
+
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.SharedDoubleArray;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Programs that the host system tests ship to {@code dsa host} processes, which do not have them on their class path. */
+final class HostTestPrograms {
+    private HostTestPrograms() {}
+
+    /**
+     * Args: {@code length partitionSize [gateFile]}. Every worker writes its cyclic share of a
+     * 1-D array, then (with a gate file) node 0's worker 0 waits for the file to exist, then
+     * thread 0 checks every element and reports the sum and the class loader it was loaded by.
+     */
+    public static final class Fill implements DsaProgram {
+        private SharedDoubleArray a;
+        private int length;
+        private Path gate;
+
+        public Fill() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            length = Integer.parseInt(node.args().get(0));
+            a = node.createSharedDoubleArray("A", length, Integer.parseInt(node.args().get(1)));
+            gate = node.args().size() > 2 ? Path.of(node.args().get(2)) : null;
+        }
+
+        @Override
+        public void work(DsaWorker w) throws InterruptedException {
+            int threads = w.node().network().getGlobalThreadCount();
+            for (int i = w.threadId(); i < length; i += threads) a.write(i, 2.0 * i + 1);
+            w.barrier();
+            if (gate != null && w.threadId() == 0) {
+                while (!Files.exists(gate)) Thread.sleep(20);   // the test opens the gate once it saw the VM running
+            }
+            w.barrier();
+            if (w.threadId() != 0) return;
+            double sum = 0;
+            for (int i = 0; i < length; i++) {
+                double v = a.read(i);
+                if (v != 2.0 * i + 1) throw new DsaException("A[" + i + "] = " + v + ", expected " + (2.0 * i + 1));
+                sum += v;
+            }
+            w.node().report("sum " + (long) sum + " expected " + (long) length * length);
+            w.node().report("loaded by " + getClass().getClassLoader().getName());
+        }
+    }
+}
