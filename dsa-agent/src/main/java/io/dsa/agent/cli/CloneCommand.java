@@ -1,6 +1,5 @@
 package io.dsa.agent.cli;
 
-import io.dsa.agent.wire.HostRequestMessage;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,5 +22,5 @@ final class CloneCommand implements Callable<Integer> {
     TransferOptions options;
 
     @Override
-    public Integer call() { return options.execute(spec, HostRequestMessage.CLONE, "cloning"); }
+    public Integer call() { return options.execute(spec, true); }
 }

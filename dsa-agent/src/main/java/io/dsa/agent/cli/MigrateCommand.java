@@ -1,6 +1,5 @@
 package io.dsa.agent.cli;
 
-import io.dsa.agent.wire.HostRequestMessage;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,5 +24,5 @@ final class MigrateCommand implements Callable<Integer> {
     TransferOptions options;
 
     @Override
-    public Integer call() { return options.execute(spec, HostRequestMessage.MIGRATE, "migration"); }
+    public Integer call() { return options.execute(spec, false); }
 }

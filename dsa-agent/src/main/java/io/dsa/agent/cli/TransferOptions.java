@@ -1,9 +1,11 @@
 package io.dsa.agent.cli;
 
+import io.dsa.agent.AgentMonitor;
+import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.TransferReport;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.host.HostClient;
-import io.dsa.agent.wire.HostReplyMessage;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,8 +34,9 @@ final class TransferOptions {
             description = "File holding the cluster secret (else the environment variable " + DsaConfig.SECRET_ENV + ").")
     Path secretFile;
 
-    /** Finds the host of node K and asks it to transfer; prints the host's summary. */
-    int execute(CommandSpec spec, int op, String what) {
+    /** Finds the host of node K and asks the new host to take it (or a clone); prints what moved and the pause. */
+    int execute(CommandSpec spec, boolean clone) {
+        String what = clone ? "cloning" : "migration";
         Checks.range(spec, "--node", nodeId, 0, DsaConfig.MAX_NODES - 1);
         HostPort to = HostList.parse(spec, "--to", target).get(0);
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
@@ -53,8 +56,11 @@ final class TransferOptions {
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            HostReplyMessage reply = client.request(source, op, vmName, nodeId, to.toString());
-            out.println(reply.text());
+            AgentMonitor target = client.monitor(to);
+            String agentId = DsaAgent.agentId(vmName, nodeId);
+            TransferReport report = clone ? target.requestClone(agentId, source.toString())
+                    : target.requestTransfer(agentId, source.toString());
+            out.println(report.describe(clone ? "cloned" : "moved"));
             out.flush();
             return 0;
         } catch (RuntimeException e) {

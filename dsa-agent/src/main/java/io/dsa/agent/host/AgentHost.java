@@ -6,6 +6,8 @@ import io.dsa.agent.AgentMonitor;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.HostPort;
+import io.dsa.agent.TransferReport;
 import io.dsa.agent.ProxyMode;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.transport.Connection;
@@ -26,7 +28,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -55,10 +61,13 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public static final List<String> STATUS_COLUMNS =
             List.of("VM", "NODE", "HOST", "AGENT", "STATE", "PROGRAM", "HOMED", "CACHED");
 
+    /** How long one transfer step may take. */
+    static final long TRANSFER_STEP_TIMEOUT_MS = 60_000;
+
     private static final Logger LOG = LoggerFactory.getLogger(AgentHost.class);
 
     /** Where a hosted agent is in its life. */
-    enum JobState { STARTING, RUNNING, DONE, FAILED, STOPPED }
+    enum JobState { STARTING, RUNNING, SUSPENDED, MOVED, DONE, FAILED, STOPPED }
 
     private final byte[] secret;
     private final String bindHost;
@@ -70,8 +79,18 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         return t;
     });
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Requests this host sent to other hosts (transfer steps). */
+    private final Replies replies = new Replies();
+    /** Authenticated connections this host dialled to other hosts, by address. */
+    private final Map<String, Connection> peerHosts = new ConcurrentHashMap<>();
+    /** Agents of this host between beginTransfer and endTransfer/abortTransfer. */
+    private final Map<String, Outgoing> outgoing = new ConcurrentHashMap<>();
+    /** Agents that moved away: their new host's events are relayed to their launcher. */
+    private final Map<String, Moved> moved = new ConcurrentHashMap<>();
+    private final AgentMobility mobility;
 
-    private AgentHost(String bindHost, int port, byte[] secret) {
+    private AgentHost(String bindHost, int port, byte[] secret, AgentMobility mobility) {
+        this.mobility = mobility;
         this.secret = secret.clone();
         this.bindHost = bindHost;
         this.transport = Transport.start(TransportConfig.builder().vmName(HOST_VM).nodeId(HOST_ID).secret(secret)
@@ -89,7 +108,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      */
     public static AgentHost start(String bindHost, int port, byte[] secret) {
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port " + port + " out of range [0, 65535]");
-        return new AgentHost(bindHost, port, secret);
+        return new AgentHost(bindHost, port, secret, AgentMobility.RUNTIME);
     }
 
     @Override
@@ -113,6 +132,13 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         return rows;
     }
 
+    /** @return the ids of the agents that moved away from this host and whose events it relays */
+    List<String> movedAway() {
+        List<String> rows = new ArrayList<>(moved.keySet());
+        rows.sort(null);
+        return rows;
+    }
+
     // ---- jobs ------------------------------------------------------------------------------------
 
     /** One agent this host serves, with the class loader of its job. */
@@ -121,6 +147,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         final Connection owner;
         volatile JobState state = JobState.STARTING;
         volatile DsaAgent agent;
+        volatile DsaProgram program;
         Path jarFile;
         URLClassLoader loader;
 
@@ -145,11 +172,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         DsaProgram program;
         try {
             program = load(job);
-            DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
-                    .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(bindHost).port(0)
-                    .monitorAddress(m.monitorAddress()).secret(secret);
-            applyOptions(config, m.options());
-            job.agent = DsaAgent.start(config.build());
+            job.agent = DsaAgent.start(config(m).build());
             job.agent.initialize(this);
             job.agent.start();
         } catch (RuntimeException | ReflectiveOperationException | IOException | LinkageError e) {
@@ -163,22 +186,37 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         LOG.info("host {}: node {} of vm '{}' runs {} at {}", address(), m.nodeId(), m.vmName(), m.programClass(),
                 job.agent.address());
         owner.send(event(m, HostJobEventMessage.STARTED, job.agent.address()));
-        Thread runner = new Thread(() -> run(id, job, program), "dsa-host-job-" + id);
+        startRunner(id, job, () -> job.agent.run(program, m.args()));
+    }
+
+    /** @return the config of the agent of {@code m} on this host: its shape, this host's address and the cluster secret */
+    DsaConfig.Builder config(HostJobMessage m) {
+        DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
+                .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(bindHost).port(0)
+                .monitorAddress(m.monitorAddress()).secret(secret);
+        applyOptions(config, m.options());
+        return config;
+    }
+
+    private void startRunner(String id, HostedJob job, Supplier<RunReport> body) {
+        Thread runner = new Thread(() -> run(id, job, body), "dsa-host-job-" + id);
         runner.setContextClassLoader(job.loader);
         runner.setDaemon(true);
         runner.start();
     }
 
-    private void run(String id, HostedJob job, DsaProgram program) {
+    private void run(String id, HostedJob job, Supplier<RunReport> body) {
         HostJobMessage m = job.job;
         try {
-            RunReport report = job.agent.run(program, m.args());
+            RunReport report = body.get();
+            if (job.state == JobState.MOVED) return;   // the node's new host reports its outcome
             job.state = JobState.DONE;
-            job.owner.send(new HostJobEventMessage(m.jobId(), m.nodeId(), HostJobEventMessage.DONE, "",
+            if (job.owner != null) job.owner.send(new HostJobEventMessage(m.jobId(), m.nodeId(), HostJobEventMessage.DONE, "",
                     report.lines(), new long[] {report.startupNanos(), report.runNanos()}));
         } catch (RuntimeException | LinkageError e) {
+            if (job.state == JobState.MOVED) return;
             job.state = JobState.FAILED;
-            job.owner.send(event(m, HostJobEventMessage.FAILED, e.getMessage() == null ? e.toString() : e.getMessage()));
+            if (job.owner != null) job.owner.send(event(m, HostJobEventMessage.FAILED, e.getMessage() == null ? e.toString() : e.getMessage()));
         } finally {
             finish(id, job, job.state);
         }
@@ -187,6 +225,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     // The program's classes come from the shipped JAR, in a loader of this job's own whose parent
     // holds DSA itself, so io.dsa types are shared and jobs of different VMs do not see each other.
     private static DsaProgram load(HostedJob job) throws IOException, ReflectiveOperationException {
+        job.program = instantiate(job);
+        return job.program;
+    }
+
+    private static DsaProgram instantiate(HostedJob job) throws IOException, ReflectiveOperationException {
         HostJobMessage m = job.job;
         job.jarFile = Files.createTempFile("dsa-job-" + m.vmName() + "-" + m.nodeId() + "-", ".jar");
         Files.write(job.jarFile, m.jar());
@@ -216,7 +259,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     }
 
     private void finish(String id, HostedJob job, JobState state) {
-        job.state = state;
+        if (job.state != JobState.MOVED) job.state = state;
         if (job.agent != null) job.agent.stop();
         if (job.loader != null) {
             try {
@@ -256,93 +299,258 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private void onRequest(Connection from, HostRequestMessage r) {
         try {
             switch (r.op()) {
-                case HostRequestMessage.STATUS -> from.send(ok(r.requestId(), "", status(r.vmName())));
+                case HostRequestMessage.STATUS -> from.send(ok(r.requestId(), "", status(r.vmName()), new byte[0]));
                 case HostRequestMessage.STOP_VM -> {
                     int n = stopVm(r.vmName(), null);
-                    from.send(ok(r.requestId(), "stopped " + n + " agent(s) of vm '" + r.vmName() + "'", List.of()));
+                    from.send(ok(r.requestId(), "stopped " + n + " agent(s) of vm '" + r.vmName() + "'", List.of(),
+                            new byte[0]));
                 }
-                case HostRequestMessage.MIGRATE, HostRequestMessage.CLONE -> {
-                    String id = DsaAgent.agentId(r.vmName(), r.nodeId());
-                    if (!jobs.containsKey(id)) {
-                        throw new DsaException("host " + address() + " does not serve node " + r.nodeId() + " of vm '"
-                                + r.vmName() + "'; it serves " + agentIds());
-                    }
-                    throw new DsaException((r.op() == HostRequestMessage.MIGRATE ? "migration" : "cloning")
-                            + " of agent " + id + " is not available in this build");
-                }
-                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 4");
+                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 or 2");
             }
         } catch (RuntimeException e) {
-            from.send(new HostReplyMessage(r.requestId(), false, String.valueOf(e.getMessage()), List.of()));
+            from.send(refused(r.requestId(), e));
         }
     }
 
     private void onTransfer(Connection from, TransferMessage t) {
         try {
-            switch (t.op()) {
-                case TransferMessage.REQUEST_TRANSFER -> requestTransfer(t.agentId(), t.fromMonitor());
-                case TransferMessage.REQUEST_CLONE -> requestClone(t.agentId(), t.fromMonitor());
-                case TransferMessage.BEGIN_TRANSFER -> beginTransfer(t.agentId(), t.fromMonitor(), t.payload());
-                case TransferMessage.TRANSFER_AGENT -> transferAgent(t.agentId(), t.payload());
-                case TransferMessage.END_TRANSFER -> endTransfer(t.agentId());
-                case TransferMessage.END_CLONING -> endCloning(t.agentId());
-                default -> throw new DsaException("unknown transfer op " + t.op() + ", expected 1 to 6");
-            }
-            from.send(ok(t.requestId(), "", List.of()));
+            HostReplyMessage reply = switch (t.op()) {
+                case TransferMessage.REQUEST_TRANSFER ->
+                        ok(t.requestId(), "", RemoteAgentMonitor.rows(requestTransfer(t.agentId(), t.fromMonitor())), new byte[0]);
+                case TransferMessage.REQUEST_CLONE ->
+                        ok(t.requestId(), "", RemoteAgentMonitor.rows(requestClone(t.agentId(), t.fromMonitor())), new byte[0]);
+                case TransferMessage.BEGIN_TRANSFER -> {
+                    byte[] job = beginTransfer(t.agentId());
+                    outgoing.get(t.agentId()).taker = from;
+                    yield ok(t.requestId(), "", List.of(), job);
+                }
+                case TransferMessage.TRANSFER_AGENT -> ok(t.requestId(), "", List.of(), transferAgent(t.agentId()));
+                case TransferMessage.END_TRANSFER -> {
+                    endTransfer(t.agentId());
+                    yield ok(t.requestId(), "", List.of(), new byte[0]);
+                }
+                case TransferMessage.END_CLONING -> {
+                    endCloning(t.agentId());
+                    yield ok(t.requestId(), "", List.of(), new byte[0]);
+                }
+                case TransferMessage.ABORT_TRANSFER -> {
+                    abortTransfer(t.agentId());
+                    yield ok(t.requestId(), "", List.of(), new byte[0]);
+                }
+                default -> throw new DsaException("unknown transfer op " + t.op() + ", expected 1 to 7");
+            };
+            from.send(reply);
         } catch (RuntimeException e) {
-            from.send(new HostReplyMessage(t.requestId(), false, String.valueOf(e.getMessage()), List.of()));
+            LOG.warn("host {}: {} of {} from {} refused: {}", address(), RemoteAgentMonitor.step(t.op()), t.agentId(),
+                    from.remoteAddress(), e.getMessage());
+            from.send(refused(t.requestId(), e));
         }
     }
 
-    private static HostReplyMessage ok(long id, String text, List<String> rows) {
-        return new HostReplyMessage(id, true, text, rows);
+    private static HostReplyMessage ok(long id, String text, List<String> rows, byte[] payload) {
+        return new HostReplyMessage(id, true, text, rows, payload);
     }
 
-    // ---- AgentMonitor ----------------------------------------------------------------------------
+    private static HostReplyMessage refused(long id, RuntimeException e) {
+        return new HostReplyMessage(id, false, e.getMessage() == null ? e.toString() : e.getMessage(), List.of(), new byte[0]);
+    }
+
+    // ---- AgentMonitor: the new host's side ----------------------------------------------------------
+
+    /** @return the monitor at {@code address}, over this host's authenticated transport */
+    AgentMonitor remote(String address) {
+        HostPort hp = HostPort.parse(address);
+        Connection c = peerHosts.get(address);
+        if (c == null || !c.isOpen()) {
+            try {
+                c = transport.connect(hp.host(), hp.port()).get(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new DsaException("host " + address + ": " + e.getCause().getMessage(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new DsaException("host " + address + ": no connection after " + TRANSFER_STEP_TIMEOUT_MS + " ms");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("host " + address + ": interrupted");
+            }
+            peerHosts.put(address, c);
+        }
+        return new RemoteAgentMonitor(address, address(), c, replies, TRANSFER_STEP_TIMEOUT_MS);
+    }
 
     @Override
-    public void requestTransfer(String agentId, String fromMonitor) {
+    public TransferReport requestTransfer(String agentId, String fromMonitor) {
+        return acquire(agentId, fromMonitor, false);
+    }
+
+    @Override
+    public TransferReport requestClone(String agentId, String fromMonitor) {
+        return acquire(agentId, fromMonitor, true);
+    }
+
+    private TransferReport acquire(String agentId, String fromMonitor, boolean clone) {
         if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
-        if (jobs.containsKey(agentId)) throw new DsaException("host " + address() + " already serves agent " + agentId);
-        throw new DsaException("host " + address() + " cannot take agent " + agentId + " from " + fromMonitor
-                + ": migration is not available in this build");
+        if (fromMonitor == null || fromMonitor.equals(address())) {
+            throw new DsaException("agent " + agentId + " cannot move from host " + fromMonitor + " to itself");
+        }
+        if (!clone && jobs.containsKey(agentId)) throw new DsaException("host " + address() + " already serves agent " + agentId);
+        AgentMonitor source = remote(fromMonitor);
+        Connection sourceConnection = peerHosts.get(fromMonitor);
+        byte[] jobBytes;
+        try {
+            jobBytes = source.beginTransfer(agentId);   // the agent is at its safe point from here on
+        } catch (RuntimeException e) {
+            throw notTaken(agentId, fromMonitor, e);
+        }
+        long safePointNs = System.nanoTime();
+        HostedJob job = null;
+        String id = agentId;
+        try {
+            HostJobMessage m = JobCodec.decode(jobBytes);
+            byte[] state = source.transferAgent(agentId);
+            AgentMobility.Incoming in = mobility.restore(this, m, state, clone);
+            id = DsaAgent.agentId(m.vmName(), in.nodeId());
+            job = new HostedJob(new HostJobMessage(m.jobId(), m.vmName(), in.nodeId(), m.nodes(), m.threadsPerNode(),
+                    m.monitorAddress(), m.programClass(), m.args(), m.options(), m.jar()), clone ? null : sourceConnection);
+            if (jobs.putIfAbsent(id, job) != null) {
+                job = null;
+                throw new DsaException("host " + address() + " already serves agent " + id);
+            }
+            DsaProgram program = load(job);
+            job.agent = in.agent();
+            job.agent.initialize(this);
+            if (clone) source.endCloning(agentId);
+            else source.endTransfer(agentId);    // commit: from here the copy here is the agent
+            job.state = JobState.RUNNING;
+            HostedJob running = job;
+            String runningId = id;
+            Thread runner = new Thread(() -> run(runningId, running, () -> in.resume(program)), "dsa-host-job-" + id);
+            runner.setContextClassLoader(job.loader);
+            runner.setDaemon(true);
+            runner.start();
+            long pauseNs = clone ? 0 : System.nanoTime() - safePointNs;
+            TransferReport report = new TransferReport(id, fromMonitor, address(), pauseNs, state.length);
+            LOG.info("host {}: {}", address(), report.describe(clone ? "cloned" : "moved"));
+            return report;
+        } catch (RuntimeException | IOException | ReflectiveOperationException | LinkageError e) {
+            if (job != null) finish(id, job, JobState.FAILED);
+            try {
+                source.abortTransfer(agentId);
+            } catch (RuntimeException abort) {
+                e.addSuppressed(abort);
+            }
+            throw notTaken(agentId, fromMonitor, e);
+        }
+    }
+
+    private DsaException notTaken(String agentId, String fromMonitor, Throwable e) {
+        String why = e.getMessage() == null ? e.toString() : e.getMessage();
+        return new DsaException("host " + address() + " could not take agent " + agentId + " from " + fromMonitor
+                + " (it stays there): " + why, e);
+    }
+
+    // ---- AgentMonitor: the current host's side ------------------------------------------------------
+
+    /** An agent of this host on its way out: between beginTransfer and endTransfer or abortTransfer. */
+    private static final class Outgoing {
+        final HostedJob job;
+        /** The new host's connection, once it called beginTransfer over the wire. */
+        volatile Connection taker;
+
+        Outgoing(HostedJob job) { this.job = job; }
+    }
+
+    /** Where the events of an agent that moved away come from and go to. */
+    private record Moved(long jobId, Connection owner, Connection taker) {}
+
+    @Override
+    public byte[] beginTransfer(String agentId) {
+        HostedJob job = jobs.get(agentId);
+        if (job == null || job.state != JobState.RUNNING) {
+            throw new DsaException("host " + address() + " does not run agent " + agentId + "; it runs " + agentIds());
+        }
+        if (outgoing.putIfAbsent(agentId, new Outgoing(job)) != null) {
+            throw new DsaException("agent " + agentId + " is already being transferred");
+        }
+        try {
+            mobility.suspend(job.agent, job.program, agentId);
+        } catch (RuntimeException e) {
+            outgoing.remove(agentId);
+            throw e;
+        }
+        job.state = JobState.SUSPENDED;
+        return JobCodec.encode(job.job);
     }
 
     @Override
-    public void requestClone(String agentId, String fromMonitor) {
-        if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
-        throw new DsaException("host " + address() + " cannot take a clone of " + agentId + " from " + fromMonitor
-                + ": cloning is not available in this build");
-    }
-
-    @Override
-    public void beginTransfer(String agentId, String fromMonitor, byte[] job) {
-        throw new DsaException("no transfer of " + agentId + " from " + fromMonitor + " was requested");
-    }
-
-    @Override
-    public void transferAgent(String agentId, byte[] state) {
-        throw new DsaException("no transfer of " + agentId + " has begun");
+    public byte[] transferAgent(String agentId) {
+        return mobility.export(outgoingJob(agentId).agent);
     }
 
     @Override
     public void endTransfer(String agentId) {
-        throw new DsaException("no transfer of " + agentId + " has begun");
+        Outgoing out = outgoing.get(agentId);
+        HostedJob job = outgoingJob(agentId);
+        job.state = JobState.MOVED;   // before the hand-over: this copy's run must report nothing
+        moved.put(agentId, new Moved(job.job.jobId(), job.owner, out.taker));
+        mobility.handOver(job.agent);
+        outgoing.remove(agentId);
+        finish(agentId, job, JobState.MOVED);
+        LOG.info("host {}: agent {} moved away", address(), agentId);
     }
 
     @Override
     public void endCloning(String agentId) {
-        throw new DsaException("no cloning of " + agentId + " has begun");
+        HostedJob job = outgoingJob(agentId);
+        mobility.resume(job.agent);
+        outgoing.remove(agentId);
+        job.state = JobState.RUNNING;
+    }
+
+    @Override
+    public void abortTransfer(String agentId) {
+        HostedJob job = outgoingJob(agentId);
+        mobility.resume(job.agent);
+        outgoing.remove(agentId);
+        job.state = JobState.RUNNING;
+        LOG.warn("host {}: transfer of agent {} aborted; it keeps running here", address(), agentId);
+    }
+
+    private HostedJob outgoingJob(String agentId) {
+        Outgoing out = outgoing.get(agentId);
+        if (out == null) throw new DsaException("no transfer of agent " + agentId + " has begun on host " + address());
+        return out.job;
     }
 
     /** Stops every agent this host serves and closes its port. Idempotent. */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        for (String id : outgoing.keySet()) {
+            try {
+                abortTransfer(id);
+            } catch (RuntimeException e) {
+                LOG.debug("resuming {}: {}", id, e.getMessage());
+            }
+        }
         int stopped = stopVm(null, null);
         LOG.info("host {} stopping: {} agent(s) stopped", address(), stopped);
         transport.close();
+        replies.failAll("host " + address() + " stopped");
         control.shutdownNow();
+    }
+
+    // A host that took one of our agents sends its events here; the launcher knows only us.
+    private void relay(Connection from, HostJobEventMessage e) {
+        for (Map.Entry<String, Moved> m : moved.entrySet()) {
+            Moved mv = m.getValue();
+            if (mv.taker() == from && mv.jobId() == e.jobId() && m.getKey().endsWith("/" + e.nodeId())) {
+                if (mv.owner() != null) mv.owner().send(e);
+                if (e.event() != HostJobEventMessage.STARTED) moved.remove(m.getKey());
+                return;
+            }
+        }
+        LOG.warn("host {}: event of node {} from {} matches no agent that moved away; dropped", address(), e.nodeId(),
+                from.remoteAddress());
     }
 
     private final class Inbound implements InboundHandler {
@@ -352,6 +560,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             if (message instanceof HostJobMessage m) control.execute(() -> startJob(connection, m));
             else if (message instanceof HostRequestMessage r) control.execute(() -> onRequest(connection, r));
             else if (message instanceof TransferMessage t) control.execute(() -> onTransfer(connection, t));
+            else if (message instanceof HostReplyMessage r) replies.onReply(r);
+            else if (message instanceof HostJobEventMessage e) relay(connection, e);
             else {
                 LOG.warn("host {}: unexpected {} from {}; closing that connection", address(),
                         message.getClass().getSimpleName(), connection.remoteAddress());
@@ -362,7 +572,18 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         @Override
         public void onDisconnected(Connection connection, Throwable cause) {
             if (closed.get()) return;
+            peerHosts.values().remove(connection);
             control.execute(() -> {
+                for (Map.Entry<String, Outgoing> e : outgoing.entrySet()) {
+                    if (e.getValue().taker == connection) {
+                        LOG.warn("host {}: the host taking agent {} left before the transfer ended", address(), e.getKey());
+                        try {
+                            abortTransfer(e.getKey());
+                        } catch (RuntimeException ex) {
+                            LOG.warn("host {}: cannot resume agent {}: {}", address(), e.getKey(), ex.getMessage());
+                        }
+                    }
+                }
                 int n = stopVm(null, connection);
                 if (n > 0) LOG.warn("host {}: launcher {} left; stopped its {} agent(s)", address(),
                         connection.remoteAddress(), n);

@@ -1,6 +1,7 @@
 package io.dsa.agent.host;
 
 import io.dsa.DsaException;
+import io.dsa.agent.AgentMonitor;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
@@ -96,12 +97,18 @@ public final class HostClient implements AutoCloseable {
         return request(host, HostRequestMessage.STATUS, vmName, -1, null).rows();
     }
 
+    /**
+     * @return {@code host}'s {@link AgentMonitor}: its handlers are calls over the authenticated
+     *         connection, e.g. {@code monitor(target).requestTransfer("jacobi/2", "10.0.0.2:7000")}
+     */
+    public AgentMonitor monitor(HostPort host) {
+        return new RemoteAgentMonitor(host.toString(), null, connect(host), replies, timeoutMs);
+    }
+
     private static String describe(int op, String vmName, int nodeId) {
         return switch (op) {
             case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
             case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
-            case HostRequestMessage.MIGRATE -> "migration of node " + nodeId + " of vm '" + vmName + "'";
-            case HostRequestMessage.CLONE -> "clone of node " + nodeId + " of vm '" + vmName + "'";
             default -> "request " + op;
         };
     }

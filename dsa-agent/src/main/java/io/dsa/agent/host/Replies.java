@@ -24,7 +24,7 @@ final class Replies {
 
     /** Completes the request the reply answers; replies to unknown ids are dropped. */
     void onReply(HostReplyMessage reply) {
-        CompletableFuture<HostReplyMessage> f = pending.remove(reply.requestId());
+        CompletableFuture<HostReplyMessage> f = pending.get(reply.requestId());   // await removes it
         if (f != null) f.complete(reply);
     }
 
@@ -51,13 +51,14 @@ final class Replies {
         try {
             reply = f.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            pending.remove(id);
             throw new DsaException(what + ": no answer after " + timeoutMs + " ms");
         } catch (ExecutionException e) {
             throw new DsaException(what + ": " + e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DsaException(what + ": interrupted");
+        } finally {
+            pending.remove(id);
         }
         if (!reply.ok()) throw new DsaException(what + " refused: " + reply.text());
         return reply;

@@ -231,6 +231,7 @@ final class WireFormat {
                 out.writeBoolean(m.ok());
                 writeString(m.text(), out);
                 writeStrings(m.rows(), out);
+                writeBytes(m.payload(), out);
             }
             case TRANSFER -> {
                 TransferMessage m = (TransferMessage) message;
@@ -294,7 +295,7 @@ final class WireFormat {
             case HOST_REQUEST -> new HostRequestMessage(body.readLong(), body.readInt(), readString(body, "vmName"),
                     body.readInt(), readString(body, "target"));
             case HOST_REPLY -> new HostReplyMessage(body.readLong(), readBoolean(body, "ok"), readString(body, "text"),
-                    readStrings(body, "rows"));
+                    readStrings(body, "rows"), readBytes(body, "payload"));
             case TRANSFER -> new TransferMessage(body.readLong(), body.readInt(), readString(body, "agentId"),
                     readString(body, "fromMonitor"), readBytes(body, "payload"));
             case COHERENCE -> readCoherence(body);

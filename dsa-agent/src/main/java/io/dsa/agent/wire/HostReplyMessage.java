@@ -9,5 +9,8 @@ import java.util.List;
  * @param ok whether the request succeeded
  * @param text on failure, why; on success, a summary (may be empty)
  * @param rows result rows (for status: one tab-separated row per agent)
+ * @param payload result bytes (for {@code beginTransfer}: the job; for {@code transferAgent}: the
+ *        agent's state); empty otherwise
  */
-public record HostReplyMessage(long requestId, boolean ok, String text, List<String> rows) implements WireMessage {}
+public record HostReplyMessage(long requestId, boolean ok, String text, List<String> rows, byte[] payload)
+        implements WireMessage {}

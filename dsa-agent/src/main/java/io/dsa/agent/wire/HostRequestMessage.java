@@ -4,9 +4,8 @@ package io.dsa.agent.wire;
  * A control request to a host, answered by a {@link HostReplyMessage} with the same id.
  *
  * @param requestId the sender's id of this request
- * @param op {@link #STATUS} (vmName: only this VM, or null for all), {@link #STOP_VM} (stop this
- *        host's agents of vmName), {@link #MIGRATE} or {@link #CLONE} (node {@code nodeId} of
- *        vmName to the host at {@code target})
+ * @param op {@link #STATUS} (vmName: only this VM, or null for all) or {@link #STOP_VM} (stop this
+ *        host's agents of vmName); transfers are {@link TransferMessage}s
  * @param vmName the VM concerned, or null
  * @param nodeId the node concerned, or -1
  * @param target a host's {@code host:port}, or null
@@ -17,8 +16,4 @@ public record HostRequestMessage(long requestId, int op, String vmName, int node
     public static final int STATUS = 1;
     /** Stop this host's agents of a VM. */
     public static final int STOP_VM = 2;
-    /** Move an agent of this host to another host. */
-    public static final int MIGRATE = 3;
-    /** Copy an agent of this host to another host as a new node. */
-    public static final int CLONE = 4;
 }

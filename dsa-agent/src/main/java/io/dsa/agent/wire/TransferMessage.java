@@ -1,29 +1,33 @@
 package io.dsa.agent.wire;
 
 /**
- * One step of moving or cloning an agent between two hosts' {@code AgentMonitor}s, answered by a
- * {@link HostReplyMessage} with the same id. Only an authenticated host may send it.
+ * One call of an {@code AgentMonitor} handler on another host, answered by a
+ * {@link HostReplyMessage} with the same id (carrying the job or the state for
+ * {@link #BEGIN_TRANSFER} and {@link #TRANSFER_AGENT}). Only an authenticated peer may send it.
+ * {@link #REQUEST_TRANSFER} and {@link #REQUEST_CLONE} go to the new host (from {@code dsa
+ * migrate}/{@code dsa clone}); the others go from the new host to the agent's current host.
  *
- * @param requestId the sender's id of this step
- * @param op which {@code AgentMonitor} handler: {@link #REQUEST_TRANSFER}, {@link #BEGIN_TRANSFER},
- *        {@link #TRANSFER_AGENT}, {@link #END_TRANSFER}, {@link #REQUEST_CLONE}, {@link #END_CLONING}
+ * @param requestId the sender's id of this call
+ * @param op which handler: {@link #REQUEST_TRANSFER}, {@link #BEGIN_TRANSFER},
+ *        {@link #TRANSFER_AGENT}, {@link #END_TRANSFER}, {@link #REQUEST_CLONE}, {@link #END_CLONING}, {@link #ABORT_TRANSFER}
  * @param agentId the agent, {@code vm/node}
- * @param fromMonitor the sending host's {@code host:port}
- * @param payload the step's bytes: the job description for BEGIN_TRANSFER, the agent's versioned
- *        state for TRANSFER_AGENT; empty otherwise
+ * @param fromMonitor for the requests: the agent's current host, {@code host:port}; else the caller's
+ * @param payload reserved for future steps; empty
  */
 public record TransferMessage(long requestId, int op, String agentId, String fromMonitor, byte[] payload)
         implements WireMessage {
-    /** Will the target take this agent? */
+    /** To the new host: acquire the agent from {@code fromMonitor}. */
     public static final int REQUEST_TRANSFER = 1;
-    /** The job the agent belongs to: its program and settings. */
+    /** To the current host: reach a safe point, reply with the job. */
     public static final int BEGIN_TRANSFER = 2;
-    /** The agent's state. */
+    /** To the current host: reply with the agent's state. */
     public static final int TRANSFER_AGENT = 3;
-    /** The transfer is complete: the target's copy becomes the agent. */
+    /** To the current host: the new copy runs; stop yours. */
     public static final int END_TRANSFER = 4;
-    /** Will the target take a clone of this agent? */
+    /** To the new host: start a clone of the agent of {@code fromMonitor}. */
     public static final int REQUEST_CLONE = 5;
-    /** The clone is complete: the target's copy joins as a new node. */
+    /** To the current host: the clone runs; resume yours. */
     public static final int END_CLONING = 6;
+    /** To the current host: the new host gave up; resume yours. */
+    public static final int ABORT_TRANSFER = 7;
 }

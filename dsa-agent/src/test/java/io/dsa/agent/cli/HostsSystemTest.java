@@ -112,6 +112,35 @@ class HostsSystemTest {
     }
 
     @Test
+    void migratingANonResumableJobIsRefusedAndTheJobCompletesWhereItWas() throws Exception {
+        Path gate = dir.resolve("gate-refused-migration");
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts",
+                hosts.get(0).address() + "," + hosts.get(1).address(), "--threads", "1", "--vm", "stay",
+                "--secret-file", secret.toString(), FILL, "200", "20", gate.toString()));
+        try {
+            awaitStatus(s -> s.out().lines().filter(l -> l.startsWith("stay") && l.contains("RUNNING")).count() == 2,
+                    "--hosts", hostList(), "--vm", "stay", "--secret-file", secret.toString());
+            Cli migrate = Cli.execute("migrate", "--vm", "stay", "--node", "1", "--hosts", hostList(),
+                    "--to", hosts.get(2).address(), "--secret-file", secret.toString());
+            assertEquals(DsaCli.EXIT_FAILED, migrate.exitCode(), migrate.toString());
+            assertTrue(migrate.out().contains("not resumable()"), migrate.out());
+            assertTrue(migrate.out().contains("(it stays there)"), migrate.out());
+            Cli status = Cli.execute("status", "--hosts", hostList(), "--vm", "stay", "--secret-file", secret.toString());
+            assertTrue(status.out().lines().anyMatch(l -> l.matches("stay\\s+1\\s+" + hosts.get(1).address().replace(".", "\\.")
+                    + "\\s+.*RUNNING.*")), status.out());
+            Cli unknown = Cli.execute("migrate", "--vm", "stay", "--node", "7", "--hosts", hostList(),
+                    "--to", hosts.get(2).address(), "--secret-file", secret.toString());
+            assertEquals(DsaCli.EXIT_FAILED, unknown.exitCode(), unknown.toString());
+            assertTrue(unknown.out().contains("node 7 of vm 'stay' is not served by any of"), unknown.out());
+        } finally {
+            Files.writeString(gate, "open");
+        }
+        Cli done = run.get(40, TimeUnit.SECONDS);
+        assertEquals(0, done.exitCode(), done.toString());
+        assertTrue(done.out().contains("sum 40000 expected 40000"), done.out());
+    }
+
+    @Test
     void aNodeThatCannotStartFailsTheRunWithItsReason() {
         Cli run = Cli.execute("run", "--hosts", hostList(), "--vm", "bad", "--secret-file", secret.toString(),
                 FILL, "not-a-number", "5");

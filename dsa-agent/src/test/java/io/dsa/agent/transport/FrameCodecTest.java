@@ -78,10 +78,10 @@ class FrameCodecTest {
         all.add(new HostJobMessage(8, "vm", 0, 1, 1, null, "X", List.of(), List.of(), new byte[0]));
         all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.DONE, "", List.of("node 0: ok"), new long[] {5, 6}));
         all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.FAILED, "no such class", List.of(), new long[0]));
-        all.add(new HostRequestMessage(3, HostRequestMessage.MIGRATE, "jacobi", 2, "127.0.0.3:7000"));
+        all.add(new HostRequestMessage(3, HostRequestMessage.STOP_VM, "jacobi", -1, null));
         all.add(new HostRequestMessage(4, HostRequestMessage.STATUS, null, -1, null));
-        all.add(new HostReplyMessage(3, true, "moved", List.of("a\tb", "c\td")));
-        all.add(new HostReplyMessage(4, false, "refused", List.of()));
+        all.add(new HostReplyMessage(3, true, "moved", List.of("a\tb", "c\td"), new byte[] {9}));
+        all.add(new HostReplyMessage(4, false, "refused", List.of(), new byte[0]));
         all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", new byte[] {1, 2, 3}));
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
