@@ -5,6 +5,7 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.internal.JobRunner;
 import io.dsa.agent.internal.NodeRuntime;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One node of a DSA virtual machine (the paper's DsaAgent, library style): holds the partitions
@@ -21,6 +22,7 @@ public final class DsaAgent implements Agent, AutoCloseable {
     private final NodeRuntime runtime;
     private boolean ran;
     private volatile AgentMonitor monitor;
+    private long resumeEpoch = -1;
 
     private DsaAgent(NodeRuntime runtime) { this.runtime = runtime; }
 
@@ -46,7 +48,8 @@ public final class DsaAgent implements Agent, AutoCloseable {
      * {@code threadsPerNode} workers. Collective: every node of the VM calls it. Returns when
      * every worker of every node has finished.
      *
-     * @return on node 0, every node's report lines and the timings; on other nodes, this node's
+     * @return on node 0, every node's report lines and the timings; on other nodes, this node's;
+     *         null if this node moved to another agent while the job ran ({@link #retireAfterMigration()})
      * @throws io.dsa.DsaException if any worker anywhere threw (the first failure), or the VM
      *         failed to form in time
      */
@@ -96,6 +99,94 @@ public final class DsaAgent implements Agent, AutoCloseable {
      * @return partitions of all arrays homed elsewhere of which this node holds a valid copy
      */
     public int partitionsCached() { return runtime.partitionCounts()[1]; }
+
+    // ---- mobility (live migration and cloning; see docs/runtime.md, "Mobility") ----------------------
+
+    /**
+     * Starts an agent for node {@code state.nodeId()} from a state moved off its old agent (live
+     * migration): binds {@code config}'s host and port, installs the partitions, directory entries,
+     * variables, barrier counters and view, and joins nobody. Then {@link #connectToPeers()}, and
+     * once every other node committed the move, {@link #resume}.
+     *
+     * @throws DsaException if the state does not fit {@code config} or cannot be installed; the
+     *         new agent is then closed and the old one stays authoritative
+     */
+    public static DsaAgent restore(DsaConfig config, AgentState state) {
+        return restore(config, state, () -> {});
+    }
+
+    static DsaAgent restore(DsaConfig config, AgentState state, Runnable faultHook) {
+        DsaAgent a = new DsaAgent(NodeRuntime.restore(config, state, faultHook));
+        a.resumeEpoch = state.epoch();
+        return a;
+    }
+
+    /**
+     * Node 0 only: holds the release of the next plain global barrier (not a collective). The
+     * future completes with the barrier's generation once every worker of the VM waits there: the
+     * safe point of a migration. Release with {@link #releaseHeldBarrier()}.
+     *
+     * @throws DsaException on another node, or if a hold is already armed
+     */
+    public CompletableFuture<Long> holdAtNextGlobalBarrier() { return runtime.holdNextGlobalRelease(); }
+
+    /** Node 0 only: sends the held barrier release, if any, and disarms the hold. Idempotent. */
+    public void releaseHeldBarrier() { runtime.releaseHeldGlobal(); }
+
+    /**
+     * This node's state at the safe point (see {@link #holdAtNextGlobalBarrier()}): its workers
+     * resume from it at {@link AgentState#epoch()}.
+     *
+     * @throws DsaException if the node is not at a safe point
+     */
+    public AgentState snapshotForMigration() { return runtime.snapshot(); }
+
+    /**
+     * A restored agent dials every other node of its view; the future completes when every
+     * connection is attached here (the others hold theirs until {@link #commitMovedNode}).
+     */
+    public CompletableFuture<Void> connectToPeers() { return runtime.connectMoved(); }
+
+    /**
+     * Every other node, before the restored agent of {@code node} dials: holds that connection
+     * aside. The future completes when it arrived.
+     */
+    public CompletableFuture<?> expectMovedNode(int node) { return runtime.expectMove(node); }
+
+    /** The move of {@code node} failed: drops its new agent's held connection; the old agent stays. */
+    public void abandonMovedNode(int node) { runtime.abandonMove(node); }
+
+    /** Commits the move of {@code node} to {@code address}: its new agent's connection replaces the old one. */
+    public void commitMovedNode(int node, String address) { runtime.commitMove(node, address); }
+
+    /**
+     * The old agent of a node that moved: its workers unwind at the barrier where they wait, and
+     * its {@link #run} returns null without reporting. Close it afterwards.
+     */
+    public void retireAfterMigration() { runtime.retireAfterMove(); }
+
+    /** @return the address of every node, by node id, as this agent knows them (updated by moves) */
+    public List<String> view() { return runtime.view(); }
+
+    /**
+     * Runs {@code program} on a restored agent: {@code setup}, then every worker enters
+     * {@code work} at the epoch of the restored state. Only for {@link DsaProgram#resumable()} programs.
+     *
+     * @return as {@link #run}
+     * @throws DsaException if this agent was not restored, or the program is not resumable
+     */
+    public RunReport resume(DsaProgram program, List<String> args) {
+        if (resumeEpoch < 0) throw new DsaException("node " + nodeId() + "'s agent was not restored from a moved state");
+        if (!program.resumable()) {
+            throw new DsaException("program " + program.getClass().getName() + " is not resumable(); it cannot resume at epoch "
+                    + resumeEpoch);
+        }
+        synchronized (this) {
+            if (ran) throw new DsaException("node " + nodeId() + " already ran a program; start a new agent for the next");
+            ran = true;
+        }
+        return JobRunner.run(runtime, program, args, resumeEpoch);
+    }
 
     /** Stops the agent and closes its connections. Idempotent. */
     @Override

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A whole virtual machine inside this JVM: {@code config.nodes()} real agents talking over
@@ -22,11 +25,17 @@ import java.util.concurrent.Future;
  * }
  * }</pre>
  *
- * Each agent runs one program; {@link #run} may be called once per cluster.
+ * Each agent runs one program; {@link #run} may be called once per cluster. While it runs,
+ * {@link #migrate} moves a node to a new agent (live migration).
  */
 public final class DsaCluster implements AutoCloseable {
     private final DsaConfig config;
     private final List<DsaAgent> agents = new ArrayList<>();
+    private final Object migrationLock = new Object();
+    private AtomicReferenceArray<CompletableFuture<RunReport>> running;
+    private DsaProgram runningProgram;
+    private List<String> runningArgs;
+    private volatile boolean jobDone;
 
     private DsaCluster(DsaConfig config) {
         this.config = config;
@@ -59,6 +68,7 @@ public final class DsaCluster implements AutoCloseable {
     /**
      * Runs {@code program} on every node (a fresh instance per node when the class has a public
      * no-argument constructor, else the given instance) and returns when every worker finished.
+     * While it runs, another thread may {@link #migrate} nodes.
      *
      * @throws DsaException carrying the first worker failure
      */
@@ -69,33 +79,179 @@ public final class DsaCluster implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        synchronized (this) {
+            if (running != null) throw new DsaException("this cluster already ran a program; start a new cluster for the next");
+            running = new AtomicReferenceArray<>(agents.size());
+            runningProgram = program;
+            runningArgs = argList;
+        }
         try {
-            List<Future<RunReport>> results = new ArrayList<>();
             for (int n = 0; n < agents.size(); n++) {
                 DsaAgent agent = agents.get(n);
                 DsaProgram instance = n == 0 ? program : instanceLike(program);
-                results.add(pool.submit(() -> agent.run(instance, argList)));
+                CompletableFuture<RunReport> f = new CompletableFuture<>();
+                running.set(n, f);
+                pool.execute(() -> complete(f, () -> agent.run(instance, argList)));
             }
             RunReport first = null;
             DsaException failure = null;
-            for (Future<RunReport> f : results) {
-                try {
-                    RunReport r = f.get();
-                    if (first == null) first = r;
-                } catch (ExecutionException e) {
-                    DsaException d = e.getCause() instanceof DsaException
-                            ? (DsaException) e.getCause() : new DsaException(e.getCause().toString(), e.getCause());
-                    // prefer the report that carries the original exception
-                    if (failure == null || failure.getCause() == null && d.getCause() != null) failure = d;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new DsaException("interrupted while running " + program.getClass().getName());
+            for (int n = 0; n < agents.size(); n++) {
+                while (true) {
+                    CompletableFuture<RunReport> f = running.get(n);
+                    try {
+                        RunReport r = f.get();
+                        if (r == null) {
+                            // the node moved: its new agent's future was installed before the old one ended
+                            if (running.get(n) == f) throw new IllegalStateException("node " + n + " moved without a successor");
+                            continue;
+                        }
+                        if (first == null) first = r;
+                    } catch (ExecutionException e) {
+                        DsaException d = e.getCause() instanceof DsaException
+                                ? (DsaException) e.getCause() : new DsaException(e.getCause().toString(), e.getCause());
+                        // prefer the report that carries the original exception
+                        if (failure == null || failure.getCause() == null && d.getCause() != null) failure = d;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new DsaException("interrupted while running " + program.getClass().getName());
+                    }
+                    break;
                 }
             }
             if (failure != null) throw failure;
             return first;
         } finally {
+            jobDone = true;
             pool.shutdownNow();
+        }
+    }
+
+    private static void complete(CompletableFuture<RunReport> f, java.util.function.Supplier<RunReport> run) {
+        try {
+            f.complete(run.get());
+        } catch (Throwable t) {
+            f.completeExceptionally(t);
+        }
+    }
+
+    /** @return the agent of node {@code node} now (a migration replaces it) */
+    public synchronized DsaAgent agent(int node) {
+        if (node < 0 || node >= agents.size()) {
+            throw new IllegalArgumentException("node " + node + " out of range [0, " + agents.size() + ")");
+        }
+        return agents.get(node);
+    }
+
+    /**
+     * Moves node {@code node} to a new agent bound to {@code bindHost} (port 0) while the job
+     * runs: waits for the next plain global barrier (the safe point, held at node 0), snapshots the
+     * node, restores the state on the new agent, switches every node's connection to it, retires
+     * the old agent and releases the barrier; the node's workers resume on the new agent at the
+     * same epoch. Call it from another thread than {@link #run}.
+     *
+     * @return the addresses, the epoch, the pause and the bytes moved
+     * @throws DsaException if {@code node} is 0 (the monitor cannot move, see docs/runtime.md), no
+     *         resumable job runs, the job ends before the safe point, or the restore fails (the old
+     *         agent then stays authoritative and the job goes on)
+     */
+    public MigrationReport migrate(int node, String bindHost) {
+        return migrate(node, bindHost, () -> {});
+    }
+
+    /** {@link #migrate(int, String)} with a hook run after the new agent installed the state (tests inject failures). */
+    MigrationReport migrate(int node, String bindHost, Runnable restoreFault) {
+        synchronized (migrationLock) {
+            DsaProgram program;
+            List<String> args;
+            synchronized (this) {
+                if (node == 0) {
+                    throw new DsaException("node 0 cannot migrate: it is the monitor (registry, barrier root, lock home and the"
+                            + " job's lifecycle); migrate nodes 1.." + (agents.size() - 1));
+                }
+                if (node < 0 || node >= agents.size()) {
+                    throw new DsaException("node " + node + " out of range [1, " + agents.size() + ")");
+                }
+                if (running == null || jobDone) throw new DsaException("no job is running on this cluster: nothing to migrate");
+                program = runningProgram;
+                args = runningArgs;
+            }
+            if (!program.resumable()) {
+                throw new DsaException("program " + program.getClass().getName() + " is not resumable(): its workers cannot"
+                        + " re-enter work() at an epoch > 0, so node " + node + " can be moved only between runs");
+            }
+            DsaAgent monitor = agent(0);
+            DsaAgent source = agent(node);
+            CompletableFuture<Long> safe = monitor.holdAtNextGlobalBarrier();
+            boolean released = false;
+            try {
+                awaitSafePoint(safe, node);
+                long pauseStart = System.nanoTime();
+                AgentState state = source.snapshotForMigration();
+                byte[] bytes = state.encode();
+                DsaAgent target = null;
+                try {
+                    DsaConfig targetConfig = config.toBuilder().nodeId(node).bindHost(bindHost).port(0)
+                            .monitorAddress(monitor.address()).build();
+                    target = DsaAgent.restore(targetConfig, AgentState.decode(bytes), restoreFault);
+                    List<CompletableFuture<?>> held = new ArrayList<>();
+                    for (int j = 0; j < agents.size(); j++) if (j != node) held.add(agent(j).expectMovedNode(node));
+                    target.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                    CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0]))
+                            .get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                } catch (Exception e) {
+                    for (int j = 0; j < agents.size(); j++) if (j != node) agent(j).abandonMovedNode(node);
+                    if (target != null) target.close();
+                    Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                    throw new DsaException("migration of node " + node + " to " + bindHost + " failed, node " + node
+                            + " stays at " + source.address() + ": " + cause.getMessage(), cause);
+                }
+                // commit: from here the new agent is node `node`
+                for (int j = 0; j < agents.size(); j++) if (j != node) agent(j).commitMovedNode(node, target.address());
+                CompletableFuture<RunReport> successor = new CompletableFuture<>();
+                CompletableFuture<RunReport> old = running.get(node);
+                running.set(node, successor);
+                synchronized (this) {
+                    agents.set(node, target);
+                }
+                source.retireAfterMigration();
+                try {
+                    old.get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    // the old agent's outcome no longer matters: it is replaced
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                source.close();
+                monitor.releaseHeldBarrier();
+                released = true;
+                DsaAgent resumed = target;
+                DsaProgram instance = instanceLike(program);
+                Thread t = new Thread(() -> complete(successor, () -> resumed.resume(instance, args)), "dsa-cluster-node-" + node);
+                t.setDaemon(true);
+                t.start();
+                long pause = System.nanoTime() - pauseStart;
+                return new MigrationReport(node, source.address(), target.address(), state.epoch(), pause, bytes.length,
+                        state.dataBytes());
+            } finally {
+                if (!released) monitor.releaseHeldBarrier();
+            }
+        }
+    }
+
+    private void awaitSafePoint(CompletableFuture<Long> safe, int node) {
+        while (true) {
+            if (jobDone) throw new DsaException("node " + node + " did not reach a safe point: the job ended first");
+            try {
+                safe.get(50, TimeUnit.MILLISECONDS);
+                return;
+            } catch (TimeoutException e) {
+                // the workers are still between barriers
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                throw new DsaException("the safe point for node " + node + " was cancelled", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("interrupted while waiting for node " + node + " to reach a safe point");
+            }
         }
     }
 
@@ -112,7 +268,7 @@ public final class DsaCluster implements AutoCloseable {
 
     /** Stops every agent. Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (DsaAgent a : agents) a.close();
     }
 }

@@ -19,7 +19,7 @@ public final class CoherenceEngine {
     private static final System.Logger LOG = System.getLogger(CoherenceEngine.class.getName());
 
     private final int nodeId;
-    private final int nodeCount;
+    private int nodeCount;
     private final HomeResolver homes;
     private final PartitionStore store;
     private final Outbox outbox;
@@ -219,6 +219,113 @@ public final class CoherenceEngine {
     public String describe(int arrayId, int partition) {
         Object e = isHome(arrayId, partition) ? directory.get(key(arrayId, partition)) : cache.get(key(arrayId, partition));
         return e == null ? "node " + nodeId + " " + arrayId + ":" + partition + " untouched" : e.toString();
+    }
+
+    // ------------------------------------------------------------------ mobility
+
+    /** Receives one directory entry of a partition homed here (see {@link #forEachHomeEntry}). */
+    @FunctionalInterface
+    public interface HomeEntryVisitor {
+        /** @param sharers ascending, never the home; @param owner the exclusive owner or -1 */
+        void visit(int arrayId, int partition, DirectoryState state, int[] sharers, int owner);
+    }
+
+    /** Receives one cache entry of a partition homed elsewhere (see {@link #forEachCacheEntry}). */
+    @FunctionalInterface
+    public interface CacheEntryVisitor {
+        void visit(int arrayId, int partition, CacheState state);
+    }
+
+    /** Visits every directory entry this node has created (untouched partitions are in state HOME). */
+    public void forEachHomeEntry(HomeEntryVisitor visitor) {
+        for (HomeEntry e : directory.values()) visitor.visit(e.arrayId, e.partition, e.state, e.sharers.stream().toArray(), e.owner);
+    }
+
+    /** Visits every cache entry this node has created. */
+    public void forEachCacheEntry(CacheEntryVisitor visitor) {
+        for (CacheEntry c : cache.values()) visitor.visit(c.arrayId, c.partition, c.state);
+    }
+
+    /**
+     * Installs a directory entry moved from another agent of the same node id (live migration).
+     * Only at a safe point: the entry has no transaction, queue or request under way. The home's
+     * access follows the state (HOME read-write, SHARED read, EXCLUSIVE none); the caller installs
+     * the data with that access.
+     *
+     * @throws IllegalArgumentException if this node is not the home, or the state's invariant does not hold
+     */
+    public void restoreHome(int arrayId, int partition, DirectoryState state, int[] sharers, int owner) {
+        if (!isHome(arrayId, partition)) {
+            throw new IllegalArgumentException("node " + nodeId + " cannot restore the directory entry of " + arrayId + ":" + partition
+                    + ": its home is node " + homes.homeOf(arrayId, partition));
+        }
+        HomeEntry e = new HomeEntry(arrayId, partition);
+        for (int s : sharers) {
+            if (s < 0 || s >= nodeCount || s == nodeId) {
+                throw new IllegalArgumentException("sharer " + s + " of " + arrayId + ":" + partition + " out of range [0, " + nodeCount
+                        + ") or the home " + nodeId);
+            }
+            e.sharers.set(s);
+        }
+        if (owner < -1 || owner >= nodeCount) {
+            throw new IllegalArgumentException("owner " + owner + " of " + arrayId + ":" + partition + " out of range [-1, " + nodeCount + ")");
+        }
+        e.owner = owner;
+        e.access = switch (state) {
+            case HOME -> Access.READ_WRITE;
+            case SHARED -> Access.READ;
+            case EXCLUSIVE -> Access.NONE;
+        };
+        e.transitionTo(state, "restored after migration");
+        directory.put(key(arrayId, partition), e);
+    }
+
+    /**
+     * Installs a cache entry moved from another agent of the same node id, or a clone's copy.
+     *
+     * @throws IllegalArgumentException if this node is the home of the partition
+     */
+    public void restoreCache(int arrayId, int partition, CacheState state) {
+        if (isHome(arrayId, partition)) {
+            throw new IllegalArgumentException("node " + nodeId + " is the home of " + arrayId + ":" + partition + ", not a cache");
+        }
+        CacheEntry c = new CacheEntry(arrayId, partition, homes.homeOf(arrayId, partition));
+        c.state = state;
+        cache.put(key(arrayId, partition), c);
+    }
+
+    /**
+     * Makes node {@code node} a sharer of a partition homed here (cloning: the clone holds a copy
+     * of this home's valid data, so later writes must invalidate it). Only at a safe point. A
+     * HOME entry becomes SHARED and the home's access drops to READ.
+     *
+     * @return false if the entry is EXCLUSIVE at another node (the home has no valid data to share) or busy
+     */
+    public boolean addSharer(int arrayId, int partition, int node) {
+        if (node < 0 || node >= nodeCount || node == nodeId) {
+            throw new IllegalArgumentException("sharer " + node + " out of range [0, " + nodeCount + ") or the home " + nodeId);
+        }
+        if (!isHome(arrayId, partition)) {
+            throw new IllegalArgumentException("node " + nodeId + " is not the home of " + arrayId + ":" + partition);
+        }
+        HomeEntry e = homeEntry(arrayId, partition);
+        if (e.txn != null || !e.queue.isEmpty() || e.state == DirectoryState.EXCLUSIVE) return false;
+        e.sharers.set(node);
+        if (e.state == DirectoryState.HOME) {
+            e.access = Access.READ;
+            store.setAccess(arrayId, partition, Access.READ);
+            e.transitionTo(DirectoryState.SHARED, "clone " + node + " registered as a sharer");
+        }
+        return true;
+    }
+
+    /**
+     * Grows the VM to {@code count} nodes (a clone joined with id {@code count - 1}); messages from
+     * the new ids are then accepted.
+     */
+    public void admitNodes(int count) {
+        if (count < nodeCount) throw new IllegalArgumentException("node count " + count + " below the current " + nodeCount);
+        nodeCount = count;
     }
 
     // ------------------------------------------------------------------ home side

@@ -225,7 +225,8 @@ final class BarrierClient {
         if (error != null) {
             rt.reportFailure(error);
         } else if (release != null) {
-            rt.peers().sendToAll(new BarrierReleaseMessage(CENTRAL_GLOBAL, m.generation(), release));
+            BarrierReleaseMessage r = new BarrierReleaseMessage(CENTRAL_GLOBAL, m.generation(), release);
+            rt.releaseGlobal(r.generation(), release.length == 0, () -> rt.peers().sendToAll(r));
         }
     }
 
@@ -287,7 +288,8 @@ final class BarrierClient {
         } else if (up != null) {
             rt.peers().send(parent(rt.nodeId), up);
         } else if (release != null) {
-            onRelease(new BarrierReleaseMessage(KARY_GLOBAL, gen, release));
+            BarrierReleaseMessage r = new BarrierReleaseMessage(KARY_GLOBAL, gen, release);
+            rt.releaseGlobal(gen, release.length == 0, () -> onRelease(r));
         }
     }
 
@@ -297,6 +299,48 @@ final class BarrierClient {
         int size = 1;
         for (int c = node * fanout + 1; c <= node * fanout + fanout && c < rt.nodes; c++) size += subtreeSize(c);
         return size;
+    }
+
+    /**
+     * The counters at a safe point (every local worker waiting at the global barrier, whose
+     * release is held at the root). Group barriers are listed with the releases seen.
+     */
+    io.dsa.agent.AgentState.BarrierImage snapshot() {
+        Map<Integer, Long> groupsCompleted = new java.util.TreeMap<>();
+        synchronized (groups) {
+            for (Map.Entry<Integer, Group> e : groups.entrySet()) {
+                synchronized (e.getValue()) { groupsCompleted.put(e.getKey(), e.getValue().completed); }
+            }
+        }
+        long gg;
+        long gc;
+        synchronized (global) {
+            gg = global.generation;
+            gc = global.completed;
+        }
+        long tg;
+        synchronized (tree) { tg = tree.generation; }
+        long cg;
+        synchronized (central) { cg = central.generation; }
+        long lg;
+        synchronized (local) { lg = local.generation; }
+        return new io.dsa.agent.AgentState.BarrierImage(gg, gc, tg, cg, lg, groupsCompleted);
+    }
+
+    /** Installs counters moved from another agent of this node id; before any worker runs here. */
+    void restore(io.dsa.agent.AgentState.BarrierImage image) {
+        synchronized (global) {
+            global.generation = image.globalGeneration();
+            global.completed = Math.max(global.completed, image.globalCompleted());
+        }
+        synchronized (tree) { tree.generation = image.treeGeneration(); }
+        synchronized (central) { central.generation = image.centralGeneration(); }
+        synchronized (local) { local.generation = image.localGeneration(); }
+        synchronized (groups) {
+            for (Map.Entry<Integer, Long> e : image.groupsCompleted().entrySet()) {
+                groups.computeIfAbsent(e.getKey(), k -> new Group()).completed = e.getValue();
+            }
+        }
     }
 
     /** Stops the communication thread of a FIXED proxy. */

@@ -18,6 +18,17 @@ public final class JobRunner {
      * @throws DsaException with the job's first failure
      */
     public static RunReport run(NodeRuntime rt, DsaProgram program, List<String> args) {
+        return run(rt, program, args, 0);
+    }
+
+    /**
+     * Runs the program with every worker starting at {@code startEpoch} (a migrated node resuming:
+     * {@code setup} runs again, then {@code work} is entered with {@code worker.epoch() == startEpoch}).
+     *
+     * @return the report, or null if this node moved to another agent while it ran
+     * @throws DsaException with the job's first failure
+     */
+    public static RunReport run(NodeRuntime rt, DsaProgram program, List<String> args, long startEpoch) {
         ViewMessage view = rt.awaitView();
         long runStart = System.nanoTime();
         ExecutorService async = Executors.newCachedThreadPool(r -> {
@@ -38,7 +49,8 @@ public final class JobRunner {
             if (setupOk) {
                 Thread[] threads = new Thread[rt.threadsPerNode];
                 for (int i = 0; i < threads.length; i++) {
-                    WorkerImpl w = new WorkerImpl(rt, node, i);
+                    WorkerImpl w = new WorkerImpl(rt, node, i, startEpoch);
+                    rt.addWorker(w);
                     threads[i] = new Thread(() -> {
                         w.bind();
                         try {
@@ -58,6 +70,7 @@ public final class JobRunner {
                     }
                 }
             }
+            if (rt.movedAway()) return null; // the node's new agent reports for it
             rt.reportDone();
             String failure = rt.awaitFinished();
             long runNanos = System.nanoTime() - runStart;
@@ -71,6 +84,7 @@ public final class JobRunner {
     }
 
     private static void fail(NodeRuntime rt, AtomicReference<Throwable> first, Throwable t, String where) {
+        if (t instanceof NodeRuntime.MovedAway) return; // the node moved: its new agent goes on
         // a worker released by someone else's failure is not the cause: report only our own
         if (rt.failed() && t instanceof DsaException) return;
         first.compareAndSet(null, t);

@@ -183,8 +183,18 @@ final class MonitorRole {
         if (error != null) {
             onFailure(error);
         } else if (release != null) {
-            runtime.peers().sendToAll(release);
+            BarrierReleaseMessage r = release;
+            if (r.barrierId() == GLOBAL_BARRIER) {
+                runtime.releaseGlobal(r.generation(), r.values().length == 0, () -> runtime.peers().sendToAll(r));
+            } else {
+                runtime.peers().sendToAll(r);
+            }
         }
+    }
+
+    /** A node moved to {@code address} (live migration): the registry of addresses follows. */
+    synchronized void onMoved(int node, String address) {
+        addresses[node] = address;
     }
 
     private long[] gather(RootBarrier b) {

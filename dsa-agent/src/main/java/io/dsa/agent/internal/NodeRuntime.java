@@ -78,6 +78,16 @@ public final class NodeRuntime implements AutoCloseable {
     private volatile String failure;
     private volatile boolean closed;
 
+    // mobility: see the section "mobility" below
+    private volatile boolean movedAway;
+    private final java.util.Set<Connection> retired = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, CompletableFuture<Connection>> incomingMoves = new ConcurrentHashMap<>();
+    private final Object gateLock = new Object();
+    private CompletableFuture<Long> gate;
+    private Runnable heldRelease;
+    private final java.util.List<WorkerImpl> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile String[] addresses = new String[0];
+
     private NodeRuntime(DsaConfig config) {
         if (!config.hasSecret()) {
             throw new DsaException("node " + config.nodeId() + " has no cluster secret: give a secret file or set "
@@ -166,6 +176,7 @@ public final class NodeRuntime implements AutoCloseable {
 
     /** @throws DsaException if the job has failed */
     void checkFailed() {
+        if (movedAway) throw new MovedAway(nodeId);
         String f = failure;
         if (f != null) throw new DsaException("job failed: " + f);
     }
@@ -442,6 +453,7 @@ public final class NodeRuntime implements AutoCloseable {
                 }
             });
         }
+        addresses = v.addresses().toArray(new String[0]);
         viewNanos = System.nanoTime();
         view.complete(v);
     }
@@ -459,6 +471,10 @@ public final class NodeRuntime implements AutoCloseable {
         @Override
         public void onConnected(Connection c) {
             int peer = c.peerNodeId();
+            CompletableFuture<Connection> move = incomingMoves.get(peer);
+            if (move != null && move.complete(c)) {
+                return; // the moved node's new agent: attached when the move commits
+            }
             // nodes dial the monitor and lower nodes; node 0's connections are attached at join
             if (peer <= nodeId && !(nodeId == 0)) {
                 return; // a connection we dialled: attached by the dialler's code
@@ -491,7 +507,7 @@ public final class NodeRuntime implements AutoCloseable {
 
         @Override
         public void onDisconnected(Connection c, Throwable cause) {
-            if (closed || finished.isDone()) return;
+            if (closed || movedAway || finished.isDone() || retired.remove(c)) return;
             int peer = c.peerNodeId();
             String why = cause == null ? "connection closed" : cause.toString();
             if (monitor != null) {
@@ -504,6 +520,263 @@ public final class NodeRuntime implements AutoCloseable {
                 reportFailure("node " + nodeId + " lost node " + peer + ": " + why);
             }
         }
+    }
+
+    // ---- mobility ------------------------------------------------------------------------------------
+
+    /** Thrown in the workers of an agent whose node moved to another agent; ends them quietly. */
+    static final class MovedAway extends DsaException {
+        MovedAway(int node) { super("node " + node + " moved to another agent; this agent's workers stop here"); }
+    }
+
+    /** @return whether this agent's node moved away (its workers unwound) */
+    boolean movedAway() { return movedAway; }
+
+    void addWorker(WorkerImpl w) { workers.add(w); }
+
+    /** @return the address of every node, by id, as this node knows them */
+    public List<String> view() { return List.of(addresses); }
+
+    /**
+     * Global barrier releases pass here (at node 0, every barrier kind). A plain release (no
+     * collective values) is held when a migration armed the gate: the VM is then at a safe point.
+     */
+    void releaseGlobal(long generation, boolean plain, Runnable send) {
+        CompletableFuture<Long> reached = null;
+        synchronized (gateLock) {
+            if (plain && gate != null && heldRelease == null) {
+                heldRelease = send;
+                reached = gate;
+            }
+        }
+        if (reached != null) {
+            reached.complete(generation);
+        } else {
+            send.run();
+        }
+    }
+
+    /**
+     * Node 0: holds the release of the next plain global barrier. The future completes with the
+     * barrier's generation when every worker of the VM waits there (the safe point).
+     */
+    public CompletableFuture<Long> holdNextGlobalRelease() {
+        if (nodeId != 0) throw new DsaException("only node 0 (the barrier root) can hold a global barrier, not node " + nodeId);
+        synchronized (gateLock) {
+            if (gate != null) throw new DsaException("a migration is already under way (the gate at node 0 is armed)");
+            gate = new CompletableFuture<>();
+            return gate;
+        }
+    }
+
+    /** Node 0: sends the held release (if any) and disarms the gate. Idempotent. */
+    public void releaseHeldGlobal() {
+        Runnable send;
+        synchronized (gateLock) {
+            send = heldRelease;
+            heldRelease = null;
+            if (gate != null) gate.cancel(false);
+            gate = null;
+        }
+        if (send != null) send.run();
+    }
+
+    /**
+     * The node's state at a safe point: directory entries and home copies, cached copies, shared
+     * variables homed here, barrier counters and the view. The workers resume at the returned
+     * state's epoch.
+     *
+     * @throws DsaException if the node is not at a safe point (a coherence transaction is under way,
+     *         or the workers are not all waiting at the same global barrier)
+     */
+    public io.dsa.agent.AgentState snapshot() {
+        long epoch = -1;
+        for (WorkerImpl w : workers) {
+            if (epoch == -1) epoch = w.epoch();
+            if (w.epoch() != epoch) {
+                throw new DsaException("node " + nodeId + " is not at a safe point: its workers are at epochs " + epoch + " and "
+                        + w.epoch());
+            }
+        }
+        if (workers.size() != threadsPerNode) {
+            throw new DsaException("node " + nodeId + " is not at a safe point: " + workers.size() + " of " + threadsPerNode
+                    + " workers started");
+        }
+        List<io.dsa.agent.AgentState.ArrayImage> images = new ArrayList<>();
+        synchronized (engineLock) {
+            if (!engine.quiescent()) {
+                throw new DsaException("node " + nodeId + " is not at a safe point: a coherence transaction is under way");
+            }
+            Map<Integer, Map<Integer, io.dsa.agent.AgentState.PartitionImage>> parts = new java.util.TreeMap<>();
+            engine.forEachHomeEntry((a, p, state, sharers, owner) -> parts.computeIfAbsent(a, k -> new java.util.TreeMap<>())
+                    .put(p, new io.dsa.agent.AgentState.PartitionImage(p, io.dsa.agent.AgentState.ROLE_HOME, state.ordinal(), owner,
+                            sharers, slotData(a, p))));
+            engine.forEachCacheEntry((a, p, state) -> parts.computeIfAbsent(a, k -> new java.util.TreeMap<>())
+                    .put(p, new io.dsa.agent.AgentState.PartitionImage(p, io.dsa.agent.AgentState.ROLE_CACHE, state.ordinal(), -1,
+                            new int[0], state == io.dsa.CacheState.INVALID ? null : slotData(a, p))));
+            for (ArrayState a : new java.util.TreeMap<>(arrays).values()) {
+                Map<Integer, io.dsa.agent.AgentState.PartitionImage> mine = parts.computeIfAbsent(a.id, k -> new java.util.TreeMap<>());
+                // untouched home partitions: state HOME, the data written by the home's own workers
+                for (int p = 0; p < a.slots.length; p++) {
+                    if (a.layout.homeOf(p) == nodeId && !mine.containsKey(p)) {
+                        mine.put(p, new io.dsa.agent.AgentState.PartitionImage(p, io.dsa.agent.AgentState.ROLE_HOME,
+                                io.dsa.coherence.DirectoryState.HOME.ordinal(), -1, new int[0], slotData(a.id, p)));
+                    }
+                }
+                images.add(new io.dsa.agent.AgentState.ArrayImage(a.id, a.spec.name(), Specs.toParams(a.spec),
+                        new ArrayList<>(mine.values())));
+            }
+        }
+        List<io.dsa.agent.AgentState.VariableImage> vars = new ArrayList<>();
+        synchronized (homedVariables) {
+            for (Map.Entry<Integer, AtomicLong> v : new java.util.TreeMap<>(homedVariables).entrySet()) {
+                vars.add(new io.dsa.agent.AgentState.VariableImage(v.getKey(), v.getValue().get()));
+            }
+        }
+        return new io.dsa.agent.AgentState(nodeId, config.vmName(), epoch + 1, nodes, threadsPerNode, List.of(addresses), images,
+                vars, barriers.snapshot());
+    }
+
+    private byte[] slotData(int arrayId, int partition) {
+        ArrayState a = array(arrayId);
+        return a.slots[partition].snapshot(a.layout.partitionBytes(partition));
+    }
+
+    /**
+     * Starts a new agent for {@code state.nodeId()} from a moved state: binds, installs the state,
+     * and takes the view; it joins nobody (the other nodes attach it when the move commits, see
+     * {@link #connectMoved()}). {@code config} gives the node id, bind host and port.
+     *
+     * @param beforeConnect run after the state is installed (a test hook for failed restores)
+     */
+    public static NodeRuntime restore(DsaConfig config, io.dsa.agent.AgentState state, Runnable beforeConnect) {
+        if (state.nodeId() != config.nodeId() || state.nodes() != config.nodes() || state.threadsPerNode() != config.threadsPerNode()) {
+            throw new DsaException("agent state of node " + state.nodeId() + " (" + state.nodes() + " nodes x " + state.threadsPerNode()
+                    + " threads) does not fit the agent of node " + config.nodeId() + " (" + config.nodes() + " x "
+                    + config.threadsPerNode() + ")");
+        }
+        NodeRuntime rt = new NodeRuntime(config);
+        try {
+            rt.install(state);
+            beforeConnect.run();
+            return rt;
+        } catch (RuntimeException e) {
+            rt.close();
+            throw e;
+        }
+    }
+
+    private void install(io.dsa.agent.AgentState state) {
+        synchronized (engineLock) {
+            for (io.dsa.agent.AgentState.ArrayImage ai : state.arrays()) {
+                ArrayState a = new ArrayState(ai.id(), Specs.fromParams(ai.name(), ai.params()), nodes, threadsPerNode, nodeId);
+                arrays.put(ai.id(), a);
+                for (io.dsa.agent.AgentState.PartitionImage p : ai.partitions()) {
+                    if (p.partition() < 0 || p.partition() >= a.slots.length) {
+                        throw new DsaException("agent state: partition " + p.partition() + " of array '" + ai.name()
+                                + "' out of range [0, " + a.slots.length + ")");
+                    }
+                    Access access;
+                    if (p.role() == io.dsa.agent.AgentState.ROLE_HOME) {
+                        io.dsa.coherence.DirectoryState ds = io.dsa.coherence.DirectoryState.values()[p.state()];
+                        engine.restoreHome(ai.id(), p.partition(), ds, p.sharers(), p.owner());
+                        access = switch (ds) {
+                            case HOME -> Access.READ_WRITE;
+                            case SHARED -> Access.READ;
+                            case EXCLUSIVE -> Access.NONE;
+                        };
+                    } else {
+                        io.dsa.CacheState cs = io.dsa.CacheState.values()[p.state()];
+                        engine.restoreCache(ai.id(), p.partition(), cs);
+                        access = switch (cs) {
+                            case INVALID -> Access.NONE;
+                            case SHARED -> Access.READ;
+                            case EXCLUSIVE -> Access.READ_WRITE;
+                        };
+                    }
+                    int expected = a.layout.partitionBytes(p.partition());
+                    if (p.data() != null && p.data().length != expected) {
+                        throw new DsaException("agent state: partition " + p.partition() + " of array '" + ai.name() + "' has "
+                                + p.data().length + " bytes, expected " + expected);
+                    }
+                    if (p.data() == null && access != Access.NONE) {
+                        throw new DsaException("agent state: partition " + p.partition() + " of array '" + ai.name()
+                                + "' is valid (" + access + ") but carries no data");
+                    }
+                    a.slots[p.partition()].install(p.data() == null ? new byte[expected] : p.data(), access);
+                }
+            }
+        }
+        synchronized (homedVariables) {
+            for (io.dsa.agent.AgentState.VariableImage v : state.variables()) homedVariables.put(v.id(), new AtomicLong(v.bits()));
+        }
+        barriers.restore(state.barriers());
+        List<String> addrs = new ArrayList<>(state.view());
+        addrs.set(nodeId, address());
+        addresses = addrs.toArray(new String[0]);
+        viewNanos = System.nanoTime();
+        view.complete(new ViewMessage(threadsPerNode, List.copyOf(addrs)));
+    }
+
+    /**
+     * The restored agent dials every other node of its view.
+     *
+     * @return completes when every connection is authenticated and attached here
+     */
+    public CompletableFuture<Void> connectMoved() {
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        for (int j = 0; j < nodes; j++) {
+            if (j == nodeId) continue;
+            int peer = j;
+            HostPort hp = HostPort.parse(addresses[j]);
+            all.add(transport.connect(hp.host(), hp.port()).thenAccept(c -> {
+                // onConnected attached it already when the peer's id is higher (it takes it for an inbound one)
+                if (c.peerNodeId() != peer || !peers.attach(peer, c) && !peers.holds(peer, c)) {
+                    c.close();
+                    throw new DsaException("node " + nodeId + " reached node " + c.peerNodeId() + " at " + hp + ", expected node " + peer);
+                }
+            }));
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** Another node is moving: its new agent's connection is held until {@link #commitMove}. */
+    public CompletableFuture<Connection> expectMove(int node) {
+        return incomingMoves.computeIfAbsent(node, k -> new CompletableFuture<>());
+    }
+
+    /** The move of {@code node} failed: drops the held connection; the old agent stays. */
+    public void abandonMove(int node) {
+        CompletableFuture<Connection> f = incomingMoves.remove(node);
+        if (f != null && !f.complete(null)) {
+            Connection c = f.getNow(null);
+            if (c != null) {
+                retired.add(c);
+                c.close();
+            }
+        }
+    }
+
+    /** Commits the move of {@code node} to {@code address}: the held connection replaces the old one. */
+    public void commitMove(int node, String address) {
+        CompletableFuture<Connection> f = incomingMoves.remove(node);
+        Connection c = f == null ? null : f.getNow(null);
+        if (c == null) throw new DsaException("node " + nodeId + " has no connection from the new agent of node " + node);
+        Connection old = peers.replace(node, c);
+        if (old != null) {
+            retired.add(old);
+            old.close();
+        }
+        String[] a = addresses.clone();
+        a[node] = address;
+        addresses = a;
+        if (monitor != null) monitor.onMoved(node, address);
+    }
+
+    /** This agent's node moved: its workers unwind at their barrier, it reports nothing more. */
+    public void retireAfterMove() {
+        movedAway = true;
+        barriers.wakeAll();
     }
 
     // ---- partition store -----------------------------------------------------------------------------

@@ -59,6 +59,18 @@ final class Peers {
         return true;
     }
 
+    /** Replaces {@code node}'s connection (the node moved); @return the old one, or null */
+    synchronized Connection replace(int node, Connection connection) {
+        Connection old = connections[node];
+        for (Object m : queued.get(node)) connection.send(m);
+        queued.get(node).clear();
+        connections[node] = connection;
+        return old;
+    }
+
+    /** @return whether {@code connection} is {@code node}'s current connection */
+    synchronized boolean holds(int node, Connection connection) { return connections[node] == connection; }
+
     synchronized int nodeOf(Connection connection) {
         for (int n = 0; n < connections.length; n++) if (connections[n] == connection) return n;
         return -1;

@@ -16,12 +16,13 @@ final class WorkerImpl implements DsaWorker {
     private final NodeRuntime rt;
     private final DsaNode node;
     private final int localThreadId;
-    private long epoch;
+    private volatile long epoch;
 
-    WorkerImpl(NodeRuntime rt, DsaNode node, int localThreadId) {
+    WorkerImpl(NodeRuntime rt, DsaNode node, int localThreadId, long startEpoch) {
         this.rt = rt;
         this.node = node;
         this.localThreadId = localThreadId;
+        this.epoch = startEpoch;
     }
 
     void bind() { CURRENT.set(this); }

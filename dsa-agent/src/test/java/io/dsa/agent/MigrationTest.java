@@ -1,0 +1,201 @@
+package io.dsa.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.SharedDoubleArray;
+import io.dsa.SharedLong;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Live migration of nodes inside one JVM: safe point, state transfer, view update, resume at the epoch. */
+@Timeout(60)
+class MigrationTest {
+    private static final int ITERATIONS = 600;
+    /** Counted down by thread 0 once the job is under way. */
+    static volatile CountDownLatch started = new CountDownLatch(1);
+
+    /**
+     * A resumable relaxation on two shared 1-D arrays (8 elements per thread, neighbours read
+     * across nodes) and a shared counter; thread 0 reports the bits of the result.
+     */
+    public static final class Relax implements DsaProgram {
+        private SharedDoubleArray[] a;
+        private SharedLong count;
+        private int iterations;
+
+        /** For the cluster's per-node instances. */
+        public Relax() {}
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void setup(DsaNode node) {
+            iterations = Integer.parseInt(node.args().get(0));
+            int length = node.network().getGlobalThreadCount() * 8;
+            a = new SharedDoubleArray[] {node.createSharedDoubleArray("relax.a", length, 8),
+                    node.createSharedDoubleArray("relax.b", length, 8)};
+            count = node.createSharedLong("relax.count", 0);
+        }
+
+        @Override
+        public void work(DsaWorker w) {
+            int tid = w.threadId();
+            int length = (int) a[0].layout().length();
+            long e = w.epoch();
+            if (e == 0) {
+                for (int i = tid * 8; i < tid * 8 + 8; i++) a[0].write(i, i + 0.5);
+                w.barrier();
+            }
+            for (long t = Math.max(0, w.epoch() - 1); t < iterations; t++) {
+                SharedDoubleArray src = a[(int) (t % 2)];
+                SharedDoubleArray dst = a[(int) ((t + 1) % 2)];
+                for (int i = tid * 8; i < tid * 8 + 8; i++) {
+                    double v = 0.5 * src.read(i) + 0.25 * (src.read((i + length - 1) % length) + src.read((i + 1) % length))
+                            + t * 1e-3;
+                    dst.write(i, v);
+                }
+                count.getAndAdd(1);
+                if (tid == 0 && t == 5) started.countDown();
+                w.barrier();
+            }
+            if (tid == 0) {
+                SharedDoubleArray r = a[iterations % 2];
+                long hash = 17;
+                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(r.read(i));
+                w.node().report("relax " + Long.toHexString(hash) + " count " + count.get());
+            }
+        }
+    }
+
+    private static DsaConfig config(int nodes, BarrierKind kind) {
+        return DsaConfig.builder().nodes(nodes).threadsPerNode(2).barrier(kind).build();
+    }
+
+    private static List<String> baseline(int nodes) {
+        try (DsaCluster c = DsaCluster.local(config(nodes, BarrierKind.TREE))) {
+            return c.run(new Relax(), String.valueOf(ITERATIONS)).lines();
+        }
+    }
+
+    private static CompletableFuture<RunReport> start(DsaCluster cluster, DsaProgram program, String... args) {
+        started = new CountDownLatch(1);
+        CompletableFuture<RunReport> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(cluster.run(program, args));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "test-run");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    private static void awaitStarted() throws InterruptedException {
+        assertTrue(started.await(30, TimeUnit.SECONDS), "the job did not start");
+    }
+
+    @ParameterizedTest
+    @EnumSource(BarrierKind.class)
+    void twoMigrationsDuringOneRunGiveABitwiseIdenticalResult(BarrierKind kind) throws Exception {
+        List<String> expected = baseline(3);
+        assertEquals(1, expected.size(), expected.toString());
+        assertTrue(expected.get(0).endsWith("count " + ITERATIONS * 6), expected.toString());
+        try (DsaCluster cluster = DsaCluster.local(config(3, kind))) {
+            String before = cluster.agent(1).address();
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            MigrationReport m1 = cluster.migrate(1, "127.0.0.1");
+            MigrationReport m2 = cluster.migrate(2, "127.0.0.1");
+            System.out.println(kind + ": " + m1 + "; " + m2);
+            RunReport report = run.get(50, TimeUnit.SECONDS);
+            assertEquals(expected, report.lines());
+            assertEquals(before, m1.from());
+            assertNotEquals(m1.from(), m1.to());
+            assertEquals(m1.to(), cluster.agent(1).address());
+            assertEquals(m2.to(), cluster.agent(2).address());
+            assertEquals(m1.to(), cluster.agent(0).view().get(1), "node 0 learned node 1's new address");
+            assertEquals(m2.to(), cluster.agent(1).view().get(2), "the moved node 1 learned node 2's new address");
+            assertTrue(m1.epoch() > 0 && m1.epoch() <= m2.epoch() && m2.epoch() <= ITERATIONS, m1 + " " + m2);
+            assertTrue(m1.dataBytes() >= 2 * 2 * 8 * Double.BYTES, "node 1 homes two partitions of each array: " + m1);
+            assertTrue(m1.bytesMoved() > m1.dataBytes(), m1.toString());
+        }
+    }
+
+    @Test
+    void theSameNodeMovesTwiceAndResultIsIdentical() throws Exception {
+        List<String> expected = baseline(2);
+        try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            MigrationReport m1 = cluster.migrate(1, "127.0.0.1");
+            MigrationReport m2 = cluster.migrate(1, "127.0.0.1");
+            assertEquals(m1.to(), m2.from());
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
+        }
+    }
+
+    @Test
+    void node0IsRefusedWithTheReason() {
+        try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
+            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(0, "127.0.0.1"));
+            assertTrue(e.getMessage().contains("node 0 cannot migrate: it is the monitor"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aJobThatIsNotResumableIsRefused() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        DsaProgram blocking = new DsaProgram() {
+            @Override
+            public void work(DsaWorker w) throws Exception {
+                started.countDown();
+                assertTrue(release.await(30, TimeUnit.SECONDS));
+            }
+        };
+        try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
+            CompletableFuture<RunReport> run = start(cluster, blocking);
+            awaitStarted();
+            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(1, "127.0.0.1"));
+            release.countDown();
+            assertTrue(e.getMessage().contains("is not resumable()"), e.getMessage());
+            run.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aFailedRestoreLeavesTheSourceAuthoritative() throws Exception {
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(config(3, BarrierKind.TREE))) {
+            String source = cluster.agent(1).address();
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(1, "127.0.0.1", () -> {
+                throw new IllegalStateException("injected restore failure");
+            }));
+            assertTrue(e.getMessage().contains("stays at " + source) && e.getMessage().contains("injected restore failure"),
+                    e.getMessage());
+            assertEquals(source, cluster.agent(1).address());
+            assertEquals(source, cluster.agent(0).view().get(1), "node 0 still talks to the source");
+            // the gate is free again: a later migration of the same node works
+            MigrationReport m = cluster.migrate(1, "127.0.0.1");
+            assertEquals(source, m.from());
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
+        }
+    }
+}
