@@ -90,7 +90,8 @@ final class HostsRun {
     }
 
     private List<String> options() {
-        return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name());
+        return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
+                "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
     }
 
     private void onEvent(HostJobEventMessage e) {
@@ -101,7 +102,7 @@ final class HostsRun {
             case HostJobEventMessage.STARTED -> s.complete(e);
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
-                DsaException failure = new DsaException(e.text());
+                DsaException failure = new DsaException(e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text());
                 s.completeExceptionally(failure);
                 f.completeExceptionally(failure);
             }

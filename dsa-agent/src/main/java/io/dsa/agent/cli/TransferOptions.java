@@ -59,7 +59,7 @@ final class TransferOptions {
             AgentMonitor target = client.monitor(to);
             String agentId = DsaAgent.agentId(vmName, nodeId);
             TransferReport report = clone ? target.requestClone(agentId, source.toString())
-                    : target.requestTransfer(agentId, source.toString());
+                    : client.migrate(to, agentId, source, hosts);
             out.println(report.describe(clone ? "cloned" : "moved"));
             out.flush();
             return 0;

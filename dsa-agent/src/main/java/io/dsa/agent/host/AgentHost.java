@@ -3,6 +3,7 @@ package io.dsa.agent.host;
 import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.agent.AgentMonitor;
+import io.dsa.agent.AgentState;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
@@ -61,6 +62,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public static final List<String> STATUS_COLUMNS =
             List.of("VM", "NODE", "HOST", "AGENT", "STATE", "PROGRAM", "HOMED", "CACHED");
 
+    /** System property naming a transfer step after which a new host blocks (tests only); see {@link #blockIfTesting}. */
+    public static final String BLOCK_AFTER_PROPERTY = "dsa.host.test.blockAfter";
     /** How long one transfer step may take. */
     static final long TRANSFER_STEP_TIMEOUT_MS = 60_000;
 
@@ -87,10 +90,12 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private final Map<String, Outgoing> outgoing = new ConcurrentHashMap<>();
     /** Agents that moved away: their new host's events are relayed to their launcher. */
     private final Map<String, Moved> moved = new ConcurrentHashMap<>();
-    private final AgentMobility mobility;
+    /** Global barriers held at this host's node 0 agents for a move, by agent id, with who asked. */
+    private final Map<String, Connection> holds = new ConcurrentHashMap<>();
+    /** Moves that this host's agents expect, armed by a new host. */
+    private final Map<String, Expected> expected = new ConcurrentHashMap<>();
 
-    private AgentHost(String bindHost, int port, byte[] secret, AgentMobility mobility) {
-        this.mobility = mobility;
+    private AgentHost(String bindHost, int port, byte[] secret) {
         this.secret = secret.clone();
         this.bindHost = bindHost;
         this.transport = Transport.start(TransportConfig.builder().vmName(HOST_VM).nodeId(HOST_ID).secret(secret)
@@ -108,7 +113,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      */
     public static AgentHost start(String bindHost, int port, byte[] secret) {
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port " + port + " out of range [0, 65535]");
-        return new AgentHost(bindHost, port, secret, AgentMobility.RUNTIME);
+        return new AgentHost(bindHost, port, secret);
     }
 
     @Override
@@ -148,12 +153,33 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         volatile JobState state = JobState.STARTING;
         volatile DsaAgent agent;
         volatile DsaProgram program;
+        /** Counted down when the job's run has ended and its agent is closed. */
+        final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
         Path jarFile;
         URLClassLoader loader;
 
         HostedJob(HostJobMessage job, Connection owner) {
             this.job = job;
             this.owner = owner;
+        }
+
+        synchronized void setState(JobState next) {
+            state = next;
+            notifyAll();
+        }
+
+        /** Waits while a transfer holds this job (state SUSPENDED), up to {@code timeoutMs}. */
+        synchronized void awaitNotSuspended(long timeoutMs) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            try {
+                while (state == JobState.SUSPENDED) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                    if (left <= 0) return;
+                    wait(left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -208,7 +234,14 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private void run(String id, HostedJob job, Supplier<RunReport> body) {
         HostJobMessage m = job.job;
         try {
-            RunReport report = body.get();
+            RunReport report;
+            try {
+                report = body.get();
+            } finally {
+                // A node in a transfer loses its old connections at the commit, before endTransfer
+                // tells this host: its outcome counts only if the transfer was aborted.
+                job.awaitNotSuspended(TRANSFER_STEP_TIMEOUT_MS);
+            }
             if (job.state == JobState.MOVED) return;   // the node's new host reports its outcome
             job.state = JobState.DONE;
             if (job.owner != null) job.owner.send(new HostJobEventMessage(m.jobId(), m.nodeId(), HostJobEventMessage.DONE, "",
@@ -219,6 +252,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             if (job.owner != null) job.owner.send(event(m, HostJobEventMessage.FAILED, e.getMessage() == null ? e.toString() : e.getMessage()));
         } finally {
             finish(id, job, job.state);
+            job.ended.countDown();
         }
     }
 
@@ -252,8 +286,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                 case "proxy" -> config.proxy(ProxyMode.valueOf(value));
                 case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
+                case "hosts" -> { }   // where the VM's nodes run: for moves, see locate()
                 default -> throw new DsaException("unknown job option '" + option
-                        + "'; known: barrier, fanout, proxy, startupTimeoutMs");
+                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, hosts");
             }
         }
     }
@@ -298,25 +333,103 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     private void onRequest(Connection from, HostRequestMessage r) {
         try {
-            switch (r.op()) {
-                case HostRequestMessage.STATUS -> from.send(ok(r.requestId(), "", status(r.vmName()), new byte[0]));
-                case HostRequestMessage.STOP_VM -> {
-                    int n = stopVm(r.vmName(), null);
-                    from.send(ok(r.requestId(), "stopped " + n + " agent(s) of vm '" + r.vmName() + "'", List.of(),
-                            new byte[0]));
+            String text = switch (r.op()) {
+                case HostRequestMessage.STATUS -> {
+                    from.send(ok(r.requestId(), "", status(r.vmName()), new byte[0]));
+                    yield null;
                 }
-                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 or 2");
-            }
+                case HostRequestMessage.STOP_VM -> "stopped " + stopVm(r.vmName(), null) + " agent(s) of vm '" + r.vmName() + "'";
+                case HostRequestMessage.HOLD_BARRIER -> holdBarrier(from, r);
+                case HostRequestMessage.RELEASE_BARRIER -> {
+                    movePart(r.vmName(), r.nodeId()).releaseHeldBarrier();
+                    holds.remove(DsaAgent.agentId(r.vmName(), r.nodeId()));
+                    yield "released";
+                }
+                case HostRequestMessage.EXPECT_MOVE -> {
+                    int moving = Integer.parseInt(r.target());
+                    DsaAgent a = movePart(r.vmName(), r.nodeId());
+                    expected.put(expectKey(r.vmName(), r.nodeId(), moving), new Expected(a.expectMovedNode(moving), from, a, moving));
+                    yield "expecting";
+                }
+                case HostRequestMessage.AWAIT_MOVE -> {
+                    Expected e = expected.get(expectKey(r.vmName(), r.nodeId(), Integer.parseInt(r.target())));
+                    if (e == null) throw new DsaException("node " + r.nodeId() + " expects no move of node " + r.target());
+                    e.arrived().get(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    yield "arrived";
+                }
+                case HostRequestMessage.COMMIT_MOVE, HostRequestMessage.ABANDON_MOVE -> {
+                    String[] parts = r.target().split("@", 2);
+                    int moving = Integer.parseInt(parts[0]);
+                    Expected e = expected.remove(expectKey(r.vmName(), r.nodeId(), moving));
+                    DsaAgent a = e != null ? e.agent() : movePart(r.vmName(), r.nodeId());
+                    if (r.op() == HostRequestMessage.COMMIT_MOVE) a.commitMovedNode(moving, parts[1]);
+                    else a.abandonMovedNode(moving);
+                    yield r.op() == HostRequestMessage.COMMIT_MOVE ? "committed" : "abandoned";
+                }
+                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 8");
+            };
+            if (text != null) from.send(ok(r.requestId(), text, List.of(), new byte[0]));
+        } catch (ExecutionException e) {
+            from.send(refused(r.requestId(), new DsaException(String.valueOf(e.getCause().getMessage()), e.getCause())));
+        } catch (TimeoutException e) {
+            from.send(refused(r.requestId(), new DsaException("no answer after " + TRANSFER_STEP_TIMEOUT_MS + " ms")));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            from.send(refused(r.requestId(), new DsaException("interrupted")));
         } catch (RuntimeException e) {
             from.send(refused(r.requestId(), e));
+        }
+    }
+
+    /** A move of node {@code moving} that the agent of another node expects, armed by {@code holder}. */
+    private record Expected(java.util.concurrent.CompletableFuture<?> arrived, Connection holder, DsaAgent agent, int moving) {}
+
+    private static String expectKey(String vm, int node, int moving) { return vm + "/" + node + "<-" + moving; }
+
+    /** @return the running agent of node {@code node} of {@code vm} on this host, which takes part in a move */
+    private DsaAgent movePart(String vm, int node) {
+        HostedJob j = jobs.get(DsaAgent.agentId(vm, node));
+        if (j == null || j.agent == null || j.state == JobState.MOVED) {
+            throw new DsaException("host " + address() + " does not run node " + node + " of vm '" + vm + "'");
+        }
+        return j.agent;
+    }
+
+    // Node 0's host: hold the next global barrier's release until every worker waits there (the safe point).
+    private String holdBarrier(Connection from, HostRequestMessage r) throws InterruptedException {
+        String id = DsaAgent.agentId(r.vmName(), r.nodeId());
+        DsaAgent monitor = movePart(r.vmName(), r.nodeId());
+        java.util.concurrent.CompletableFuture<Long> safe = monitor.holdAtNextGlobalBarrier();
+        holds.put(id, from);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TRANSFER_STEP_TIMEOUT_MS);
+        while (true) {
+            HostedJob j = jobs.get(id);
+            if (j == null || j.state != JobState.RUNNING || closed.get()) {
+                monitor.releaseHeldBarrier();
+                holds.remove(id);
+                throw new DsaException("vm '" + r.vmName() + "' reached no safe point: its job ended first");
+            }
+            try {
+                long generation = safe.get(50, TimeUnit.MILLISECONDS);
+                return "safe point at global barrier " + generation;
+            } catch (TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    monitor.releaseHeldBarrier();
+                    holds.remove(id);
+                    throw new DsaException("vm '" + r.vmName() + "' reached no safe point in " + TRANSFER_STEP_TIMEOUT_MS + " ms");
+                }
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                holds.remove(id);
+                throw new DsaException("the safe point of vm '" + r.vmName() + "' was cancelled", e);
+            }
         }
     }
 
     private void onTransfer(Connection from, TransferMessage t) {
         try {
             HostReplyMessage reply = switch (t.op()) {
-                case TransferMessage.REQUEST_TRANSFER ->
-                        ok(t.requestId(), "", RemoteAgentMonitor.rows(requestTransfer(t.agentId(), t.fromMonitor())), new byte[0]);
+                case TransferMessage.REQUEST_TRANSFER -> ok(t.requestId(), "",
+                        RemoteAgentMonitor.rows(acquire(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))), new byte[0]);
                 case TransferMessage.REQUEST_CLONE ->
                         ok(t.requestId(), "", RemoteAgentMonitor.rows(requestClone(t.agentId(), t.fromMonitor())), new byte[0]);
                 case TransferMessage.BEGIN_TRANSFER -> {
@@ -347,6 +460,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         }
     }
 
+    private static List<String> hostsOf(byte[] payload) {
+        if (payload == null || payload.length == 0) return List.of();
+        return List.of(new String(payload, java.nio.charset.StandardCharsets.UTF_8).split(","));
+    }
+
     private static HostReplyMessage ok(long id, String text, List<String> rows, byte[] payload) {
         return new HostReplyMessage(id, true, text, rows, payload);
     }
@@ -357,89 +475,206 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     // ---- AgentMonitor: the new host's side ----------------------------------------------------------
 
-    /** @return the monitor at {@code address}, over this host's authenticated transport */
-    AgentMonitor remote(String address) {
+    /** @return this host's authenticated connection to the host at {@code address}, dialled on first use */
+    private Connection peer(String address) {
         HostPort hp = HostPort.parse(address);
         Connection c = peerHosts.get(address);
-        if (c == null || !c.isOpen()) {
-            try {
-                c = transport.connect(hp.host(), hp.port()).get(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                throw new DsaException("host " + address + ": " + e.getCause().getMessage(), e.getCause());
-            } catch (TimeoutException e) {
-                throw new DsaException("host " + address + ": no connection after " + TRANSFER_STEP_TIMEOUT_MS + " ms");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new DsaException("host " + address + ": interrupted");
-            }
-            peerHosts.put(address, c);
+        if (c != null && c.isOpen()) return c;
+        try {
+            c = transport.connect(hp.host(), hp.port()).get(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new DsaException("host " + address + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new DsaException("host " + address + ": no connection after " + TRANSFER_STEP_TIMEOUT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("host " + address + ": interrupted");
         }
-        return new RemoteAgentMonitor(address, address(), c, replies, TRANSFER_STEP_TIMEOUT_MS);
+        peerHosts.put(address, c);
+        return c;
+    }
+
+    /** @return the monitor at {@code address}, over this host's authenticated transport */
+    AgentMonitor remote(String address) {
+        return new RemoteAgentMonitor(address, address(), peer(address), replies, TRANSFER_STEP_TIMEOUT_MS);
+    }
+
+    private HostReplyMessage ask(String host, int op, String vm, int node, String target) {
+        Connection c = peer(host);
+        long id = replies.open(c);
+        c.send(new HostRequestMessage(id, op, vm, node, target));
+        return replies.await(id, "request " + op + " for node " + node + " of vm '" + vm + "' on host " + host,
+                TRANSFER_STEP_TIMEOUT_MS);
     }
 
     @Override
     public TransferReport requestTransfer(String agentId, String fromMonitor) {
-        return acquire(agentId, fromMonitor, false);
+        return acquire(agentId, fromMonitor, List.of());
     }
 
     @Override
     public TransferReport requestClone(String agentId, String fromMonitor) {
-        return acquire(agentId, fromMonitor, true);
+        if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
+        throw new DsaException("host " + address() + " cannot clone agent " + agentId + " from " + fromMonitor
+                + ": the runtime of this build moves agents but does not clone them yet");
     }
 
-    private TransferReport acquire(String agentId, String fromMonitor, boolean clone) {
+    /**
+     * Pulls agent {@code agentId} here from {@code fromMonitor} while its job runs, coordinating
+     * the VM's other hosts: node 0's host holds the safe point, every other node's host holds the
+     * new agent's connection until the commit.
+     *
+     * @param vmHosts hosts where the VM's nodes may be (the launcher's list); the job's own list
+     *        and the source are added
+     */
+    TransferReport acquire(String agentId, String fromMonitor, List<String> vmHosts) {
         if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
         if (fromMonitor == null || fromMonitor.equals(address())) {
             throw new DsaException("agent " + agentId + " cannot move from host " + fromMonitor + " to itself");
         }
-        if (!clone && jobs.containsKey(agentId)) throw new DsaException("host " + address() + " already serves agent " + agentId);
-        AgentMonitor source = remote(fromMonitor);
-        Connection sourceConnection = peerHosts.get(fromMonitor);
-        byte[] jobBytes;
+        if (jobs.containsKey(agentId)) throw new DsaException("host " + address() + " already serves agent " + agentId);
+        int slash = agentId.lastIndexOf('/');
+        String vm = agentId.substring(0, Math.max(0, slash));
+        int node;
         try {
-            jobBytes = source.beginTransfer(agentId);   // the agent is at its safe point from here on
+            node = Integer.parseInt(agentId.substring(slash + 1));
+        } catch (NumberFormatException e) {
+            throw new DsaException("agent id '" + agentId + "' is not vm/node");
+        }
+        if (node == 0) {
+            throw new DsaException("node 0 of vm '" + vm + "' cannot migrate: it is the monitor (registry, barrier root,"
+                    + " lock home and the job's lifecycle); migrate nodes 1 and up");
+        }
+        AgentMonitor source = remote(fromMonitor);
+        HostJobMessage m;
+        try {
+            m = JobCodec.decode(source.beginTransfer(agentId));   // checks: runs there, resumable
         } catch (RuntimeException e) {
             throw notTaken(agentId, fromMonitor, e);
         }
-        long safePointNs = System.nanoTime();
         HostedJob job = null;
-        String id = agentId;
+        DsaAgent target = null;
+        boolean held = false;
+        Map<Integer, String> hostOf = Map.of();
+        List<Integer> expecting = new ArrayList<>();
+        long pauseStart = 0;
+        byte[] bytes;
         try {
-            HostJobMessage m = JobCodec.decode(jobBytes);
-            byte[] state = source.transferAgent(agentId);
-            AgentMobility.Incoming in = mobility.restore(this, m, state, clone);
-            id = DsaAgent.agentId(m.vmName(), in.nodeId());
-            job = new HostedJob(new HostJobMessage(m.jobId(), m.vmName(), in.nodeId(), m.nodes(), m.threadsPerNode(),
-                    m.monitorAddress(), m.programClass(), m.args(), m.options(), m.jar()), clone ? null : sourceConnection);
-            if (jobs.putIfAbsent(id, job) != null) {
-                job = null;
-                throw new DsaException("host " + address() + " already serves agent " + id);
+            job = new HostedJob(m, peer(fromMonitor));
+            DsaProgram program = load(job);   // before the safe point: a class that does not load costs no pause
+            hostOf = locate(vm, m.nodes(), vmHosts, m, fromMonitor);
+            if (!fromMonitor.equals(hostOf.get(node))) {
+                throw new DsaException("node " + node + " of vm '" + vm + "' runs on " + hostOf.get(node) + ", not " + fromMonitor);
             }
-            DsaProgram program = load(job);
-            job.agent = in.agent();
+            ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
+            held = true;
+            pauseStart = System.nanoTime();
+            bytes = source.transferAgent(agentId);
+            blockIfTesting("transferAgent");
+            AgentState state = AgentState.decode(bytes);
+            DsaConfig config = config(m).nodeId(node).monitorAddress(state.view().get(0)).build();
+            target = DsaAgent.restore(config, state);
+            for (int j = 0; j < m.nodes(); j++) {
+                if (j == node) continue;
+                ask(hostOf.get(j), HostRequestMessage.EXPECT_MOVE, vm, j, Integer.toString(node));
+                expecting.add(j);
+            }
+            target.connectToPeers().get(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            for (int j : expecting) ask(hostOf.get(j), HostRequestMessage.AWAIT_MOVE, vm, j, Integer.toString(node));
+            // commit: from here the agent here is node `node`
+            for (int j : expecting) ask(hostOf.get(j), HostRequestMessage.COMMIT_MOVE, vm, j, node + "@" + target.address());
+            expecting.clear();
+            job.agent = target;
             job.agent.initialize(this);
-            if (clone) source.endCloning(agentId);
-            else source.endTransfer(agentId);    // commit: from here the copy here is the agent
             job.state = JobState.RUNNING;
-            HostedJob running = job;
-            String runningId = id;
-            Thread runner = new Thread(() -> run(runningId, running, () -> in.resume(program)), "dsa-host-job-" + id);
-            runner.setContextClassLoader(job.loader);
-            runner.setDaemon(true);
-            runner.start();
-            long pauseNs = clone ? 0 : System.nanoTime() - safePointNs;
-            TransferReport report = new TransferReport(id, fromMonitor, address(), pauseNs, state.length);
-            LOG.info("host {}: {}", address(), report.describe(clone ? "cloned" : "moved"));
+            if (jobs.putIfAbsent(agentId, job) != null) throw new DsaException("host " + address() + " already serves agent " + agentId);
+            source.endTransfer(agentId);
+            ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+            held = false;
+            DsaAgent resumed = target;
+            startRunner(agentId, job, () -> resumed.resume(program, m.args()));
+            TransferReport report = new TransferReport(agentId, fromMonitor, address(), System.nanoTime() - pauseStart,
+                    bytes.length);
+            LOG.info("host {}: {}", address(), report.describe("moved"));
             return report;
-        } catch (RuntimeException | IOException | ReflectiveOperationException | LinkageError e) {
-            if (job != null) finish(id, job, JobState.FAILED);
+        } catch (RuntimeException | IOException | ReflectiveOperationException | LinkageError | ExecutionException
+                 | TimeoutException | InterruptedException e) {
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+            for (int j : expecting) {
+                try {
+                    ask(hostOf.get(j), HostRequestMessage.ABANDON_MOVE, vm, j, Integer.toString(node));
+                } catch (RuntimeException x) {
+                    e.addSuppressed(x);
+                }
+            }
+            if (target != null) target.close();
+            if (job != null) {
+                jobs.remove(agentId, job);
+                job.agent = null;
+                finish(agentId, job, JobState.FAILED);
+            }
             try {
                 source.abortTransfer(agentId);
-            } catch (RuntimeException abort) {
-                e.addSuppressed(abort);
+            } catch (RuntimeException x) {
+                e.addSuppressed(x);
             }
-            throw notTaken(agentId, fromMonitor, e);
+            if (held) {
+                try {
+                    ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+                } catch (RuntimeException x) {
+                    e.addSuppressed(x);
+                }
+            }
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw notTaken(agentId, fromMonitor, cause);
         }
+    }
+
+    // Which host runs each node of the VM: asks every known host for its agents of the VM.
+    private Map<Integer, String> locate(String vm, int nodes, List<String> vmHosts, HostJobMessage m, String source) {
+        java.util.Set<String> candidates = new java.util.LinkedHashSet<>(vmHosts);
+        candidates.add(source);
+        for (String option : m.options()) {
+            if (option.startsWith("hosts=")) candidates.addAll(List.of(option.substring(6).split(",")));
+        }
+        candidates.add(address());
+        Map<Integer, String> hostOf = new java.util.TreeMap<>();
+        List<String> unreachable = new ArrayList<>();
+        for (String h : candidates) {
+            if (h.isBlank()) continue;
+            List<String> rows;
+            try {
+                rows = h.equals(address()) ? status(vm) : ask(h, HostRequestMessage.STATUS, vm, -1, null).rows();
+            } catch (RuntimeException e) {
+                unreachable.add(h + " (" + e.getMessage() + ")");
+                continue;
+            }
+            for (String row : rows) {
+                String[] cells = row.split("\t", -1);
+                if (cells[4].equals(JobState.RUNNING.name()) || cells[4].equals(JobState.SUSPENDED.name())) {
+                    hostOf.put(Integer.parseInt(cells[1]), h);
+                }
+            }
+        }
+        for (int j = 0; j < nodes; j++) {
+            if (!hostOf.containsKey(j)) {
+                throw new DsaException("node " + j + " of vm '" + vm + "' runs on none of the hosts " + candidates
+                        + (unreachable.isEmpty() ? "" : "; unreachable: " + unreachable) + "; pass the VM's hosts with --hosts");
+            }
+        }
+        return hostOf;
+    }
+
+    /**
+     * Fault injection for system tests: with {@code -D}{@value #BLOCK_AFTER_PROPERTY}{@code =step},
+     * the new host prints {@code blocked after step} and stops there for good, so a test can kill
+     * it in the middle of a transfer. Never set in production.
+     */
+    private void blockIfTesting(String step) throws InterruptedException {
+        if (!step.equals(System.getProperty(BLOCK_AFTER_PROPERTY))) return;
+        System.out.println("host " + address() + " blocked after " + step);
+        System.out.flush();
+        new java.util.concurrent.CountDownLatch(1).await();
     }
 
     private DsaException notTaken(String agentId, String fromMonitor, Throwable e) {
@@ -468,51 +703,59 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         if (job == null || job.state != JobState.RUNNING) {
             throw new DsaException("host " + address() + " does not run agent " + agentId + "; it runs " + agentIds());
         }
+        if (!job.program.resumable()) {
+            throw new DsaException("agent " + agentId + " runs " + job.program.getClass().getName()
+                    + ", which is not resumable(): it can move only between runs");
+        }
         if (outgoing.putIfAbsent(agentId, new Outgoing(job)) != null) {
             throw new DsaException("agent " + agentId + " is already being transferred");
         }
-        try {
-            mobility.suspend(job.agent, job.program, agentId);
-        } catch (RuntimeException e) {
-            outgoing.remove(agentId);
-            throw e;
-        }
-        job.state = JobState.SUSPENDED;
         return JobCodec.encode(job.job);
     }
 
     @Override
     public byte[] transferAgent(String agentId) {
-        return mobility.export(outgoingJob(agentId).agent);
+        HostedJob job = outgoingJob(agentId);
+        job.setState(JobState.SUSPENDED);   // from here its run's outcome waits for the transfer's
+        try {
+            return job.agent.snapshotForMigration().encode();
+        } catch (RuntimeException e) {
+            job.setState(JobState.RUNNING);
+            throw e;
+        }
     }
 
     @Override
     public void endTransfer(String agentId) {
         Outgoing out = outgoing.get(agentId);
         HostedJob job = outgoingJob(agentId);
-        job.state = JobState.MOVED;   // before the hand-over: this copy's run must report nothing
+        job.setState(JobState.MOVED);   // this copy's run reports nothing
         moved.put(agentId, new Moved(job.job.jobId(), job.owner, out.taker));
-        mobility.handOver(job.agent);
+        job.agent.retireAfterMigration();   // its run returns null; the runner then closes it
         outgoing.remove(agentId);
-        finish(agentId, job, JobState.MOVED);
+        jobs.remove(agentId, job);
+        try {
+            // as in DsaCluster.migrate: the old agent is closed before the new host releases the barrier
+            if (!job.ended.await(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("host {}: the old agent {} did not stop within {} ms", address(), agentId, TRANSFER_STEP_TIMEOUT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         LOG.info("host {}: agent {} moved away", address(), agentId);
     }
 
     @Override
     public void endCloning(String agentId) {
-        HostedJob job = outgoingJob(agentId);
-        mobility.resume(job.agent);
-        outgoing.remove(agentId);
-        job.state = JobState.RUNNING;
+        throw new DsaException("no cloning of " + agentId + " has begun on host " + address());
     }
 
     @Override
     public void abortTransfer(String agentId) {
         HostedJob job = outgoingJob(agentId);
-        mobility.resume(job.agent);
         outgoing.remove(agentId);
-        job.state = JobState.RUNNING;
-        LOG.warn("host {}: transfer of agent {} aborted; it keeps running here", address(), agentId);
+        if (job.state == JobState.SUSPENDED) job.setState(JobState.RUNNING);   // its workers go on when node 0 releases
+        LOG.warn("host {}: transfer of agent {} aborted; it stays here", address(), agentId);
     }
 
     private HostedJob outgoingJob(String agentId) {
@@ -573,6 +816,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         public void onDisconnected(Connection connection, Throwable cause) {
             if (closed.get()) return;
             peerHosts.values().remove(connection);
+            replies.failVia(connection, "host " + connection.remoteAddress() + " closed the connection");
             control.execute(() -> {
                 for (Map.Entry<String, Outgoing> e : outgoing.entrySet()) {
                     if (e.getValue().taker == connection) {
@@ -582,6 +826,20 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                         } catch (RuntimeException ex) {
                             LOG.warn("host {}: cannot resume agent {}: {}", address(), e.getKey(), ex.getMessage());
                         }
+                    }
+                }
+                for (Map.Entry<String, Connection> h : holds.entrySet()) {
+                    if (h.getValue() == connection && holds.remove(h.getKey(), connection)) {
+                        HostedJob j = jobs.get(h.getKey());
+                        if (j != null && j.agent != null) j.agent.releaseHeldBarrier();
+                        LOG.warn("host {}: the host moving a node of {} left; released the held barrier", address(), h.getKey());
+                    }
+                }
+                for (Map.Entry<String, Expected> x : expected.entrySet()) {
+                    if (x.getValue().holder() == connection && expected.remove(x.getKey(), x.getValue())) {
+                        x.getValue().agent().abandonMovedNode(x.getValue().moving());
+                        LOG.warn("host {}: the host moving node {} left before the commit; {} keeps the old agent", address(),
+                                x.getValue().moving(), x.getKey());
                     }
                 }
                 int n = stopVm(null, connection);

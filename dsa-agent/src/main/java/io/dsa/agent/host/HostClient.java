@@ -3,6 +3,7 @@ package io.dsa.agent.host;
 import io.dsa.DsaException;
 import io.dsa.agent.AgentMonitor;
 import io.dsa.agent.HostPort;
+import io.dsa.agent.TransferReport;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
 import io.dsa.agent.transport.Transport;
@@ -87,7 +88,7 @@ public final class HostClient implements AutoCloseable {
      */
     public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target) {
         Connection c = connect(host);
-        long id = replies.open();
+        long id = replies.open(c);
         c.send(new HostRequestMessage(id, op, vmName, nodeId, target));
         return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);
     }
@@ -103,6 +104,17 @@ public final class HostClient implements AutoCloseable {
      */
     public AgentMonitor monitor(HostPort host) {
         return new RemoteAgentMonitor(host.toString(), null, connect(host), replies, timeoutMs);
+    }
+
+    /**
+     * Asks {@code target} to take agent {@code agentId} from {@code source} while its job runs.
+     *
+     * @param vmHosts the hosts the VM's nodes may run on, so the new host can coordinate them
+     * @throws DsaException when a host refuses (the agent then stays at {@code source})
+     */
+    public TransferReport migrate(HostPort target, String agentId, HostPort source, List<HostPort> vmHosts) {
+        return new RemoteAgentMonitor(target.toString(), null, connect(target), replies, timeoutMs)
+                .requestTransfer(agentId, source.toString(), vmHosts.stream().map(HostPort::toString).toList());
     }
 
     private static String describe(int op, String vmName, int nodeId) {
@@ -130,6 +142,7 @@ public final class HostClient implements AutoCloseable {
         @Override
         public void onDisconnected(Connection connection, Throwable cause) {
             connections.values().remove(connection);
+            replies.failVia(connection, "host " + connection.remoteAddress() + " closed the connection");
             disconnects.accept(connection.remoteAddress());
         }
     }

@@ -39,6 +39,12 @@ final class RemoteAgentMonitor implements AgentMonitor {
         return report(call(TransferMessage.REQUEST_TRANSFER, agentId, fromMonitor));
     }
 
+    /** {@link #requestTransfer} telling the new host where the VM's nodes may run ({@code host:port} each). */
+    TransferReport requestTransfer(String agentId, String fromMonitor, java.util.List<String> vmHosts) {
+        return report(call(TransferMessage.REQUEST_TRANSFER, agentId, fromMonitor,
+                String.join(",", vmHosts).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
     @Override
     public TransferReport requestClone(String agentId, String fromMonitor) {
         return report(call(TransferMessage.REQUEST_CLONE, agentId, fromMonitor));
@@ -60,8 +66,13 @@ final class RemoteAgentMonitor implements AgentMonitor {
     public void abortTransfer(String agentId) { call(TransferMessage.ABORT_TRANSFER, agentId, self); }
 
     private HostReplyMessage call(int op, String agentId, String fromMonitor) {
-        long id = replies.open();
-        connection.send(new TransferMessage(id, op, agentId, fromMonitor, new byte[0]));
+        return call(op, agentId, fromMonitor, new byte[0]);
+    }
+
+    private HostReplyMessage call(int op, String agentId, String fromMonitor, byte[] payload) {
+        long id = replies.open(connection);
+        if (!connection.isOpen()) replies.failVia(connection, "connection to host " + address + " closed");
+        connection.send(new TransferMessage(id, op, agentId, fromMonitor, payload));
         return replies.await(id, step(op) + " of " + agentId + " on host " + address, timeoutMs);
     }
 

@@ -14,12 +14,30 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Replies {
     private final AtomicLong nextId = new AtomicLong(1);
     private final Map<Long, CompletableFuture<HostReplyMessage>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, Object> via = new ConcurrentHashMap<>();
 
     /** @return a fresh request id with a future waiting for its reply */
     long open() {
         long id = nextId.getAndIncrement();
         pending.put(id, new CompletableFuture<>());
         return id;
+    }
+
+    /** @return a fresh request id whose reply must come over {@code connection}; see {@link #failVia} */
+    long open(Object connection) {
+        long id = open();
+        via.put(id, connection);
+        return id;
+    }
+
+    /** Fails the requests sent over {@code connection}, which closed: their replies will never come. */
+    void failVia(Object connection, String why) {
+        for (Map.Entry<Long, Object> e : via.entrySet()) {
+            if (e.getValue() == connection) {
+                CompletableFuture<HostReplyMessage> f = pending.get(e.getKey());
+                if (f != null) f.completeExceptionally(new DsaException(why));
+            }
+        }
     }
 
     /** Completes the request the reply answers; replies to unknown ids are dropped. */
@@ -59,6 +77,7 @@ final class Replies {
             throw new DsaException(what + ": interrupted");
         } finally {
             pending.remove(id);
+            via.remove(id);
         }
         if (!reply.ok()) throw new DsaException(what + " refused: " + reply.text());
         return reply;

@@ -32,10 +32,11 @@ final class HostProcess implements AutoCloseable {
     }
 
     /** Starts {@code dsa host --bind bind --port 0 --secret-file secret} and waits for its address. */
-    static HostProcess start(String bind, Path secret) throws IOException, InterruptedException {
+    static HostProcess start(String bind, Path secret, String... jvmOptions) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(RunCommand.javaExecutable(), "-cp", mainClassPath(),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", DsaCli.class.getName(), "host",
-                "--bind", bind, "--port", "0", "--secret-file", secret.toString()));
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString()));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         HostProcess host = new HostProcess(p);
         try {
@@ -92,6 +93,18 @@ final class HostProcess implements AutoCloseable {
 
     /** @return {@code host:port} the daemon listens on */
     String address() { return address; }
+
+    /** Waits until the process printed a line containing {@code text}. */
+    void awaitOutput(String text, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (lock) {
+            while (!output.toString().contains(text)) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0 || !process.isAlive()) throw new IllegalStateException("no '" + text + "' in:\n" + output);
+                lock.wait(Math.min(left, 100));
+            }
+        }
+    }
 
     /** @return everything the process printed so far */
     String output() { return output.toString(); }

@@ -51,4 +51,57 @@ final class HostTestPrograms {
             w.node().report("loaded by " + getClass().getClassLoader().getName());
         }
     }
+
+    /**
+     * A resumable relaxation. Args: {@code iterations fastFile}. While the file {@code fastFile}
+     * does not exist, thread 0 pauses 10 ms per iteration
+     * so that a test can move nodes while the job runs; the result does not depend on it. Thread
+     * 0 reports the bits of the result.
+     */
+    public static final class Relax implements DsaProgram {
+        private SharedDoubleArray[] a;
+        private int iterations;
+        private Path fast;
+
+        public Relax() {}
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void setup(DsaNode node) {
+            iterations = Integer.parseInt(node.args().get(0));
+            fast = Path.of(node.args().get(1));
+            int length = node.network().getGlobalThreadCount() * 8;
+            a = new SharedDoubleArray[] {node.createSharedDoubleArray("relax.a", length, 8),
+                    node.createSharedDoubleArray("relax.b", length, 8)};
+        }
+
+        @Override
+        public void work(DsaWorker w) throws InterruptedException {
+            int tid = w.threadId();
+            int length = (int) a[0].layout().length();
+            if (w.epoch() == 0) {
+                for (int i = tid * 8; i < tid * 8 + 8; i++) a[0].write(i, i + 0.5);
+                w.barrier();
+            }
+            for (long t = Math.max(0, w.epoch() - 1); t < iterations; t++) {
+                SharedDoubleArray src = a[(int) (t % 2)];
+                SharedDoubleArray dst = a[(int) ((t + 1) % 2)];
+                for (int i = tid * 8; i < tid * 8 + 8; i++) {
+                    double v = 0.5 * src.read(i) + 0.25 * (src.read((i + length - 1) % length) + src.read((i + 1) % length))
+                            + t * 1e-3;
+                    dst.write(i, v);
+                }
+                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);   // a throttle, so that moves happen mid-run
+                w.barrier();
+            }
+            if (tid == 0) {
+                SharedDoubleArray r = a[iterations % 2];
+                long hash = 17;
+                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(r.read(i));
+                w.node().report("relax " + Long.toHexString(hash));
+            }
+        }
+    }
 }
