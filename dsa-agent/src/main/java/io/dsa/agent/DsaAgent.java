@@ -4,7 +4,10 @@ import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.agent.internal.JobRunner;
 import io.dsa.agent.internal.NodeRuntime;
+import io.dsa.SharedArray;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,12 +20,30 @@ import java.util.concurrent.CompletableFuture;
  * RunReport report = agent.run(program, args);  // collective: every node calls it
  * agent.close();
  * }</pre>
+ *
+ * <p>Mobility hooks (docs/runtime.md, "Mobility"). A live migration of node k, as
+ * {@link DsaCluster#migrate} runs it in one JVM and the host daemons run it over the wire:
+ * <ol>
+ * <li>node 0: {@link #holdAtNextGlobalBarrier()}; wait for the future (the safe point);</li>
+ * <li>node k: {@link #snapshotForMigration()}, {@link AgentState#encode()}; ship the bytes;</li>
+ * <li>target: {@link #restore(DsaConfig, AgentState)} of {@link AgentState#decode(byte[])};</li>
+ * <li>every other node: {@link #expectMovedNode(int)}; target: {@link #connectToPeers()}; wait for both;</li>
+ * <li>on any failure so far: every other node {@link #abandonMovedNode(int)}, close the target,
+ *     node 0 {@link #releaseHeldBarrier()}: the old agent stays authoritative;</li>
+ * <li>commit: every other node {@link #commitMovedNode(int, String)}; old agent
+ *     {@link #retireAfterMigration()} then {@link #close()}; node 0 {@link #releaseHeldBarrier()};
+ *     target {@link #resume(DsaProgram, List)}.</li>
+ * </ol>
+ * A clone: the same safe point, {@link #snapshotForClone(int)}, every node {@link #admitClone(int)},
+ * {@link #restoreClone(DsaConfig, AgentState)}, {@link #connectToPeers()}, every node
+ * {@link #registerCloneSharers(AgentState)}, release.
  */
 public final class DsaAgent implements Agent, AutoCloseable {
     private final NodeRuntime runtime;
     private boolean ran;
     private volatile AgentMonitor monitor;
     private long resumeEpoch = -1;
+    private ExecutorService async;
 
     private DsaAgent(NodeRuntime runtime) { this.runtime = runtime; }
 
@@ -130,6 +151,13 @@ public final class DsaAgent implements Agent, AutoCloseable {
      */
     public CompletableFuture<Long> holdAtNextGlobalBarrier() { return runtime.holdNextGlobalRelease(); }
 
+    /**
+     * Node 0 only: as {@link #holdAtNextGlobalBarrier()}, but holds the first plain global barrier
+     * whose release brings the workers to epoch {@code minEpoch} or later (the next one if the job
+     * is already past it).
+     */
+    public CompletableFuture<Long> holdAtGlobalBarrier(long minEpoch) { return runtime.holdGlobalRelease(minEpoch); }
+
     /** Node 0 only: sends the held barrier release, if any, and disarms the hold. Idempotent. */
     public void releaseHeldBarrier() { runtime.releaseHeldGlobal(); }
 
@@ -188,7 +216,58 @@ public final class DsaAgent implements Agent, AutoCloseable {
         return JobRunner.run(runtime, program, args, resumeEpoch);
     }
 
+    /**
+     * A clone's state taken from this node at a safe point: a SHARED copy of every partition this
+     * node holds valid data of without owning it exclusively (see docs/runtime.md, "Cloning").
+     *
+     * @param cloneId the clone's node id, {@code >= nodes} (not used by another clone)
+     */
+    public AgentState snapshotForClone(int cloneId) { return runtime.snapshotForClone(cloneId); }
+
+    /**
+     * Starts a clone's agent from {@code state}: binds {@code config}'s host and port (config gives
+     * the VM: nodes, threads, secret, name), installs the shared copies and the view. Then
+     * {@link #connectToPeers()}; every node must have {@link #admitClone admitted} the clone first
+     * and must {@link #registerCloneSharers register} it as a sharer at the homes.
+     */
+    public static DsaAgent restoreClone(DsaConfig config, AgentState state) {
+        return new DsaAgent(NodeRuntime.restoreClone(config, state));
+    }
+
+    /** Every node of the VM, before a clone dials: accepts node ids up to {@code cloneId}. */
+    public void admitClone(int cloneId) { runtime.admitClone(cloneId); }
+
+    /**
+     * Every node of the VM, at the safe point: registers the clone of {@code cloneState} as a
+     * sharer of the partitions it holds that are homed here, so later writes invalidate them.
+     */
+    public void registerCloneSharers(AgentState cloneState) { runtime.registerCloneSharers(cloneState); }
+
+    /**
+     * The shared array {@code name} as this agent holds it, for reads and writes outside a job
+     * (a clone serving reads); accesses follow the coherence protocol. Cast to the typed interface.
+     *
+     * @throws DsaException if this agent does not know the array
+     */
+    public SharedArray array(String name) {
+        synchronized (this) {
+            if (async == null) {
+                async = Executors.newCachedThreadPool(r -> {
+                    Thread t = new Thread(r, "dsa-agent-async-" + nodeId());
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+        }
+        return runtime.localArray(name, async);
+    }
+
     /** Stops the agent and closes its connections. Idempotent. */
     @Override
-    public void close() { runtime.close(); }
+    public void close() {
+        runtime.close();
+        synchronized (this) {
+            if (async != null) async.shutdownNow();
+        }
+    }
 }

@@ -32,7 +32,8 @@ public final class DsaCluster implements AutoCloseable {
     private final DsaConfig config;
     private final List<DsaAgent> agents = new ArrayList<>();
     private final Object migrationLock = new Object();
-    private AtomicReferenceArray<CompletableFuture<RunReport>> running;
+    private final List<DsaAgent> clones = new ArrayList<>();
+    private volatile AtomicReferenceArray<CompletableFuture<RunReport>> running;
     private DsaProgram runningProgram;
     private List<String> runningArgs;
     private volatile boolean jobDone;
@@ -134,6 +135,9 @@ public final class DsaCluster implements AutoCloseable {
         }
     }
 
+    /** @return whether {@link #run} has started and not yet returned (a migration may then be requested) */
+    public boolean running() { return running != null && !jobDone; }
+
     /** @return the agent of node {@code node} now (a migration replaces it) */
     public synchronized DsaAgent agent(int node) {
         if (node < 0 || node >= agents.size()) {
@@ -155,11 +159,31 @@ public final class DsaCluster implements AutoCloseable {
      *         agent then stays authoritative and the job goes on)
      */
     public MigrationReport migrate(int node, String bindHost) {
-        return migrate(node, bindHost, () -> {});
+        return migrate(node, bindHost, 0, () -> {}, () -> {});
+    }
+
+    /**
+     * As {@link #migrate(int, String)}, at the first plain global barrier that brings the workers to
+     * epoch {@code atEpoch} or later (the next one if the job is already past it).
+     */
+    public MigrationReport migrate(int node, String bindHost, long atEpoch) {
+        return migrate(node, bindHost, atEpoch, () -> {}, () -> {});
     }
 
     /** {@link #migrate(int, String)} with a hook run after the new agent installed the state (tests inject failures). */
     MigrationReport migrate(int node, String bindHost, Runnable restoreFault) {
+        return migrate(node, bindHost, 0, restoreFault, () -> {});
+    }
+
+    /**
+     * {@link #migrate(int, String)} with hooks run after the new agent installed the state and after
+     * every node holds its connection, just before the commit (tests inject failures there).
+     */
+    MigrationReport migrate(int node, String bindHost, Runnable restoreFault, Runnable connectedFault) {
+        return migrate(node, bindHost, 0, restoreFault, connectedFault);
+    }
+
+    private MigrationReport migrate(int node, String bindHost, long atEpoch, Runnable restoreFault, Runnable connectedFault) {
         synchronized (migrationLock) {
             DsaProgram program;
             List<String> args;
@@ -171,6 +195,11 @@ public final class DsaCluster implements AutoCloseable {
                 if (node < 0 || node >= agents.size()) {
                     throw new DsaException("node " + node + " out of range [1, " + agents.size() + ")");
                 }
+                if (!clones.isEmpty()) {
+                    // the clones hold connections to the node and are sharers at its homes; they are not told of moves
+                    throw new DsaException("node " + node + " cannot migrate: the VM has " + clones.size() + " clone(s) (ids "
+                            + agents.size() + ".." + (agents.size() + clones.size() - 1) + "), and moves do not update clones yet");
+                }
                 if (running == null || jobDone) throw new DsaException("no job is running on this cluster: nothing to migrate");
                 program = runningProgram;
                 args = runningArgs;
@@ -181,7 +210,7 @@ public final class DsaCluster implements AutoCloseable {
             }
             DsaAgent monitor = agent(0);
             DsaAgent source = agent(node);
-            CompletableFuture<Long> safe = monitor.holdAtNextGlobalBarrier();
+            CompletableFuture<Long> safe = monitor.holdAtGlobalBarrier(atEpoch);
             boolean released = false;
             try {
                 awaitSafePoint(safe, node);
@@ -198,6 +227,7 @@ public final class DsaCluster implements AutoCloseable {
                     target.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
                     CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0]))
                             .get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                    connectedFault.run();
                 } catch (Exception e) {
                     for (int j = 0; j < agents.size(); j++) if (j != node) agent(j).abandonMovedNode(node);
                     if (target != null) target.close();
@@ -238,6 +268,66 @@ public final class DsaCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a clone of node {@code node}: a new node (id {@code nodes + clones so far}) bound to
+     * {@code bindHost}, holding SHARED copies of every partition {@code node} holds valid data of
+     * (its homed partitions not owned elsewhere and its shared cached copies), registered as a
+     * sharer at each home so that later writes invalidate them. While a job runs, the copy is
+     * taken at the next plain global barrier (held at node 0). The clone runs no workers of the
+     * job; it serves reads through {@link DsaAgent#array(String)} ({@link #clone(int)}).
+     *
+     * @throws DsaException if {@code node} is out of range, the job ends before the safe point,
+     *         or the clone cannot start (nothing then refers to it)
+     */
+    public CloneReport cloneNode(int node, String bindHost) {
+        synchronized (migrationLock) {
+            int cloneId;
+            synchronized (this) {
+                if (node < 0 || node >= agents.size()) throw new DsaException("node " + node + " out of range [0, " + agents.size() + ")");
+                cloneId = agents.size() + clones.size();
+            }
+            DsaAgent monitor = agent(0);
+            boolean gated = running();
+            CompletableFuture<Long> safe = gated ? monitor.holdAtNextGlobalBarrier() : null;
+            try {
+                if (gated) awaitSafePoint(safe, node);
+                long pauseStart = System.nanoTime();
+                AgentState state = agent(node).snapshotForClone(cloneId);
+                byte[] bytes = state.encode();
+                DsaAgent clone = null;
+                try {
+                    for (int j = 0; j < agents.size(); j++) agent(j).admitClone(cloneId);
+                    DsaConfig cloneConfig = config.toBuilder().nodeId(node).bindHost(bindHost).port(0)
+                            .monitorAddress(monitor.address()).build();
+                    clone = DsaAgent.restoreClone(cloneConfig, AgentState.decode(bytes));
+                    clone.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+                    for (int j = 0; j < agents.size(); j++) agent(j).registerCloneSharers(state);
+                } catch (Exception e) {
+                    if (clone != null) clone.close();
+                    Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                    throw new DsaException("cloning node " + node + " to " + bindHost + " failed: " + cause.getMessage(), cause);
+                }
+                synchronized (this) {
+                    clones.add(clone);
+                }
+                monitor.releaseHeldBarrier();
+                return new CloneReport(node, cloneId, clone.address(), state.epoch(), System.nanoTime() - pauseStart, bytes.length,
+                        state.dataBytes());
+            } finally {
+                if (gated) monitor.releaseHeldBarrier();
+            }
+        }
+    }
+
+    /** @return the agent of clone {@code cloneId} (as {@link CloneReport#cloneNode()} named it) */
+    public synchronized DsaAgent clone(int cloneId) {
+        int i = cloneId - agents.size();
+        if (i < 0 || i >= clones.size()) {
+            throw new IllegalArgumentException("clone " + cloneId + " out of range [" + agents.size() + ", " + (agents.size() + clones.size()) + ")");
+        }
+        return clones.get(i);
+    }
+
     private void awaitSafePoint(CompletableFuture<Long> safe, int node) {
         while (true) {
             if (jobDone) throw new DsaException("node " + node + " did not reach a safe point: the job ended first");
@@ -269,6 +359,7 @@ public final class DsaCluster implements AutoCloseable {
     /** Stops every agent. Idempotent. */
     @Override
     public synchronized void close() {
+        for (DsaAgent a : clones) a.close();
         for (DsaAgent a : agents) a.close();
     }
 }

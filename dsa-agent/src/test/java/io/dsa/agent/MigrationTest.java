@@ -85,10 +85,15 @@ class MigrationTest {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(2).barrier(kind).build();
     }
 
+    private static final java.util.Map<Integer, List<String>> BASELINES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The report of a run without migration (computed once per node count). */
     private static List<String> baseline(int nodes) {
-        try (DsaCluster c = DsaCluster.local(config(nodes, BarrierKind.TREE))) {
-            return c.run(new Relax(), String.valueOf(ITERATIONS)).lines();
-        }
+        return BASELINES.computeIfAbsent(nodes, n -> {
+            try (DsaCluster c = DsaCluster.local(config(n, BarrierKind.TREE))) {
+                return c.run(new Relax(), String.valueOf(ITERATIONS)).lines();
+            }
+        });
     }
 
     private static CompletableFuture<RunReport> start(DsaCluster cluster, DsaProgram program, String... args) {
@@ -120,8 +125,8 @@ class MigrationTest {
             String before = cluster.agent(1).address();
             CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
             awaitStarted();
-            MigrationReport m1 = cluster.migrate(1, "127.0.0.1");
-            MigrationReport m2 = cluster.migrate(2, "127.0.0.1");
+            MigrationReport m1 = cluster.migrate(1, "127.0.0.1", ITERATIONS / 4);
+            MigrationReport m2 = cluster.migrate(2, "127.0.0.1", ITERATIONS / 2);
             System.out.println(kind + ": " + m1 + "; " + m2);
             RunReport report = run.get(50, TimeUnit.SECONDS);
             assertEquals(expected, report.lines());
@@ -131,9 +136,41 @@ class MigrationTest {
             assertEquals(m2.to(), cluster.agent(2).address());
             assertEquals(m1.to(), cluster.agent(0).view().get(1), "node 0 learned node 1's new address");
             assertEquals(m2.to(), cluster.agent(1).view().get(2), "the moved node 1 learned node 2's new address");
-            assertTrue(m1.epoch() > 0 && m1.epoch() <= m2.epoch() && m2.epoch() <= ITERATIONS, m1 + " " + m2);
+            assertTrue(m1.epoch() >= ITERATIONS / 4 && m1.epoch() < m2.epoch() && m2.epoch() <= ITERATIONS, m1 + " " + m2);
+            assertTrue(m2.epoch() >= ITERATIONS / 2, m2.toString());
             assertTrue(m1.dataBytes() >= 2 * 2 * 8 * Double.BYTES, "node 1 homes two partitions of each array: " + m1);
             assertTrue(m1.bytesMoved() > m1.dataBytes(), m1.toString());
+        }
+    }
+
+    /**
+     * Random moves (node and epoch drawn from a printed seed; {@code -Ddsa.test.seed=S} replays one)
+     * under a random barrier kind: the result is bitwise that of a run without migration.
+     */
+    @Test
+    void randomMovesAtRandomEpochsKeepTheResult() throws Exception {
+        long seed = Long.getLong("dsa.test.seed", System.nanoTime());
+        java.util.Random random = new java.util.Random(seed);
+        BarrierKind kind = BarrierKind.values()[random.nextInt(BarrierKind.values().length)];
+        int moves = 2 + random.nextInt(3);
+        long[] epochs = new long[moves];
+        int[] nodes = new int[moves];
+        for (int i = 0; i < moves; i++) {
+            epochs[i] = (i == 0 ? 1 : epochs[i - 1] + 1) + random.nextInt(ITERATIONS / (moves + 1));
+            nodes[i] = 1 + random.nextInt(2);
+        }
+        String plan = "seed " + seed + ": " + kind + ", nodes " + java.util.Arrays.toString(nodes) + " at epochs "
+                + java.util.Arrays.toString(epochs);
+        System.out.println(plan);
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(config(3, kind))) {
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            for (int i = 0; i < moves; i++) {
+                MigrationReport m = cluster.migrate(nodes[i], "127.0.0.1", epochs[i]);
+                assertTrue(m.epoch() >= epochs[i], plan + ": " + m);
+            }
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines(), plan);
         }
     }
 
@@ -143,9 +180,10 @@ class MigrationTest {
         try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
             CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
             awaitStarted();
-            MigrationReport m1 = cluster.migrate(1, "127.0.0.1");
-            MigrationReport m2 = cluster.migrate(1, "127.0.0.1");
+            MigrationReport m1 = cluster.migrate(1, "127.0.0.1", 100);
+            MigrationReport m2 = cluster.migrate(1, "127.0.0.1", 300);
             assertEquals(m1.to(), m2.from());
+            assertTrue(m1.epoch() >= 100 && m2.epoch() >= 300 && m2.epoch() <= ITERATIONS, m1 + " " + m2);
             assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
         }
     }
@@ -175,6 +213,25 @@ class MigrationTest {
             release.countDown();
             assertTrue(e.getMessage().contains("is not resumable()"), e.getMessage());
             run.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aTargetLostAfterConnectingLeavesTheSourceAuthoritative() throws Exception {
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(config(3, BarrierKind.KARY))) {
+            String source = cluster.agent(2).address();
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            // every node holds the new agent's connection; then the new agent dies before the commit
+            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(2, "127.0.0.1", () -> {}, () -> {
+                throw new IllegalStateException("target lost before the commit");
+            }));
+            assertTrue(e.getMessage().contains("node 2 stays at " + source), e.getMessage());
+            assertEquals(source, cluster.agent(0).view().get(2));
+            assertEquals(source, cluster.agent(1).view().get(2));
+            // the dropped connections are not taken for a lost node: the job completes, bitwise the same
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
         }
     }
 

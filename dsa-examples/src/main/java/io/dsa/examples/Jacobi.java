@@ -19,7 +19,8 @@ import io.dsa.SharedDoubleArray;
  * data) and writes its band.
  *
  * <p>Every iteration's state is just (iteration number, the array it reads), so iteration {@code t}
- * starts from nothing but the shared arrays.
+ * starts from nothing but the shared arrays: the program is {@link #resumable()}, and a node
+ * migrated during a run resumes at iteration {@code epoch() - 1}.
  *
  * <p>Verification: thread 0 runs the same iterations sequentially with the same arithmetic (in the
  * same order), and the results must be bitwise equal. The report gives the final residual
@@ -40,8 +41,24 @@ public final class Jacobi implements DsaProgram {
     private int[] corruptAt;
     private double corruptDelta;
 
+    /** Test hook: thread 0 completes it with the final grid. */
+    private java.util.concurrent.CompletableFuture<double[]> capture;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public Jacobi() {}
+
+    /**
+     * Resumable: the state between iterations lives in the shared grids, and iteration {@code t}
+     * starts at epoch {@code t + 1}, so a migrated node's workers re-enter {@link #work} there.
+     */
+    @Override
+    public boolean resumable() { return true; }
+
+    /** Test hook: thread 0 hands the final grid to {@code sink} (the given instance runs on node 0). */
+    Jacobi captureResult(java.util.concurrent.CompletableFuture<double[]> sink) {
+        capture = sink;
+        return this;
+    }
 
     /** Test hook: the check must then fail naming element {@code (row, col)}. */
     Jacobi corruptBeforeCheck(int row, int col, double delta) {
@@ -75,17 +92,20 @@ public final class Jacobi implements DsaProgram {
         double[] band = new double[(haloTo - haloFrom) * n];
         double[] next = new double[rows * n];
 
-        if (rows > 0) {
-            for (int r = 0; r < rows; r++) {
-                for (int c = 0; c < n; c++) next[r * n + c] = initial(from + r, c, n);
+        if (worker.epoch() == 0) {
+            if (rows > 0) {
+                for (int r = 0; r < rows; r++) {
+                    for (int c = 0; c < n; c++) next[r * n + c] = initial(from + r, c, n);
+                }
+                grids[0].write(from, 0, rows, n, next);
+                grids[1].write(from, 0, rows, n, next);
             }
-            grids[0].write(from, 0, rows, n, next);
-            grids[1].write(from, 0, rows, n, next);
+            worker.barrier();
         }
-        worker.barrier();
 
         long start = System.nanoTime();
-        for (int t = 0; t < iterations; t++) {
+        // epoch 1 + t starts iteration t: a worker resumed after a migration re-enters here
+        for (int t = (int) (worker.epoch() - 1); t < iterations; t++) {
             SharedDoubleArray src = grids[t % 2];
             SharedDoubleArray dst = grids[(t + 1) % 2];
             if (rows > 0) {
@@ -113,6 +133,7 @@ public final class Jacobi implements DsaProgram {
             }
             double[] u = new double[n * n];
             result.read(0, 0, n, n, u);
+            if (capture != null) capture.complete(u.clone());
             check(u, sequential(n, iterations), n);
             worker.node().report(String.format("jacobi %dx%d, %d iterations, partitions %dx%d: bitwise equal to sequential"
                     + " (verified, max difference 0), residual %.6e, iterations %.3f s", n, n, iterations, partitionRows, n,

@@ -45,8 +45,24 @@ public final class Lu implements DsaProgram {
     private int[] corruptAt;
     private double corruptDelta;
 
+    /** Test hook: thread 0 completes it with the factors. */
+    private java.util.concurrent.CompletableFuture<double[]> capture;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public Lu() {}
+
+    /**
+     * Resumable: between barriers the whole state is the shared matrix, and phase {@code s} of
+     * the factorisation starts at epoch {@code s + 1}, so a migrated node's workers re-enter there.
+     */
+    @Override
+    public boolean resumable() { return true; }
+
+    /** Test hook: thread 0 hands the factors to {@code sink} (the given instance runs on node 0). */
+    Lu captureResult(java.util.concurrent.CompletableFuture<double[]> sink) {
+        capture = sink;
+        return this;
+    }
 
     /** Test hook: the check must then fail naming element {@code (row, col)}. */
     Lu corruptBeforeCheck(int row, int col, double delta) {
@@ -71,58 +87,67 @@ public final class Lu implements DsaProgram {
         int[] mine = layout.partitionsOfThread(worker.threadId());
         int grid = layout.partitionGridRows();
 
-        for (int p : mine) {
-            matrix.writePartition(p, original(layout, p));
+        if (worker.epoch() == 0) {
+            for (int p : mine) {
+                matrix.writePartition(p, original(layout, p));
+            }
+            worker.barrier();
         }
-        worker.barrier();
 
         long start = System.nanoTime();
         double[] diagonal = new double[blockSize * blockSize];
-        for (int k = 0; k < grid; k++) {
+        // phase s = 3k + (0 factor, 1 panels, 2 trailing update) starts at epoch s + 1: a worker
+        // resumed after a migration re-enters at its phase, the matrix holds everything else
+        for (long s = worker.epoch() - 1; s < 3L * grid; s++) {
+            int k = (int) (s / 3);
             int kk = k * grid + k;
-            if (owns(mine, kk)) {
-                double[] a = new double[layout.partitionElements(kk)];
-                matrix.readPartition(kk, a);
-                factor(a, layout.partitionRows(kk));
-                matrix.writePartition(kk, a);
-            }
-            worker.barrier();
-
-            boolean diagonalRead = false;
-            for (int p : mine) {
-                int bi = p / grid;
-                int bj = p % grid;
-                if ((bi == k && bj > k) || (bj == k && bi > k)) {
-                    if (!diagonalRead) {
-                        matrix.readPartition(kk, diagonal);
-                        diagonalRead = true;
+            switch ((int) (s % 3)) {
+                case 0 -> {
+                    if (owns(mine, kk)) {
+                        double[] a = new double[layout.partitionElements(kk)];
+                        matrix.readPartition(kk, a);
+                        factor(a, layout.partitionRows(kk));
+                        matrix.writePartition(kk, a);
                     }
-                    int h = layout.partitionRows(kk);
-                    double[] a = new double[layout.partitionElements(p)];
-                    matrix.readPartition(p, a);
-                    if (bi == k) {
-                        solveUnitLower(diagonal, h, a, layout.partitionCols(p));
-                    } else {
-                        solveUpperRight(diagonal, h, a, layout.partitionRows(p));
-                    }
-                    matrix.writePartition(p, a);
                 }
-            }
-            worker.barrier();
-
-            Map<Integer, double[]> panels = new HashMap<>();
-            for (int p : mine) {
-                int bi = p / grid;
-                int bj = p % grid;
-                if (bi > k && bj > k) {
-                    int lPart = bi * grid + k;
-                    int uPart = k * grid + bj;
-                    double[] l = panels.computeIfAbsent(lPart, q -> readWhole(layout, q));
-                    double[] u = panels.computeIfAbsent(uPart, q -> readWhole(layout, q));
-                    double[] a = new double[layout.partitionElements(p)];
-                    matrix.readPartition(p, a);
-                    subtractProduct(a, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p));
-                    matrix.writePartition(p, a);
+                case 1 -> {
+                    boolean diagonalRead = false;
+                    for (int p : mine) {
+                        int bi = p / grid;
+                        int bj = p % grid;
+                        if ((bi == k && bj > k) || (bj == k && bi > k)) {
+                            if (!diagonalRead) {
+                                matrix.readPartition(kk, diagonal);
+                                diagonalRead = true;
+                            }
+                            int h = layout.partitionRows(kk);
+                            double[] a = new double[layout.partitionElements(p)];
+                            matrix.readPartition(p, a);
+                            if (bi == k) {
+                                solveUnitLower(diagonal, h, a, layout.partitionCols(p));
+                            } else {
+                                solveUpperRight(diagonal, h, a, layout.partitionRows(p));
+                            }
+                            matrix.writePartition(p, a);
+                        }
+                    }
+                }
+                default -> {
+                    Map<Integer, double[]> panels = new HashMap<>();
+                    for (int p : mine) {
+                        int bi = p / grid;
+                        int bj = p % grid;
+                        if (bi > k && bj > k) {
+                            int lPart = bi * grid + k;
+                            int uPart = k * grid + bj;
+                            double[] l = panels.computeIfAbsent(lPart, q -> readWhole(layout, q));
+                            double[] u = panels.computeIfAbsent(uPart, q -> readWhole(layout, q));
+                            double[] a = new double[layout.partitionElements(p)];
+                            matrix.readPartition(p, a);
+                            subtractProduct(a, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p));
+                            matrix.writePartition(p, a);
+                        }
+                    }
                 }
             }
             worker.barrier();
@@ -132,6 +157,7 @@ public final class Lu implements DsaProgram {
         if (worker.threadId() == 0) {
             double[] lu = new double[n * n];
             matrix.read(0, 0, n, n, lu);
+            if (capture != null) capture.complete(lu.clone());
             if (corruptAt != null) lu[corruptAt[0] * n + corruptAt[1]] += corruptDelta;
             double residual = check(lu, n);
             worker.node().report(String.format("lu %dx%d, blocks %dx%d BLOCK_CYCLIC: ||L*U - A||/||A|| = %.3e"

@@ -38,7 +38,7 @@ public final class JobRunner {
         });
         AtomicReference<Throwable> firstLocal = new AtomicReference<>();
         try {
-            NodeContext node = new NodeContext(rt, args, view.addresses(), async);
+            NodeContext node = new NodeContext(rt, args, async);
             boolean setupOk = true;
             try {
                 program.setup(node);

@@ -36,20 +36,20 @@ final class NodeContext implements DsaNode {
     private final DsaBarrier global;
     private final DsaBarrier local;
 
-    NodeContext(NodeRuntime rt, List<String> args, List<String> addresses, ExecutorService async) {
+    NodeContext(NodeRuntime rt, List<String> args, ExecutorService async) {
         this.rt = rt;
         this.args = List.copyOf(args);
         this.async = async;
         int nodes = rt.nodes;
         int threads = rt.threadsPerNode;
         int nodeId = rt.nodeId;
-        List<String> ips = List.copyOf(addresses);
         this.network = new DsaNetwork() {
             @Override public int getLocalThreadCount() { return threads; }
             @Override public int getGlobalThreadCount() { return nodes * threads; }
             @Override public int nodeCount() { return nodes; }
             @Override public int nodeId() { return nodeId; }
-            @Override public List<String> getDsaNetIPs() { return ips; }
+            // live: a migration changes a node's address
+            @Override public List<String> getDsaNetIPs() { return rt.view(); }
         };
         this.global = new DsaBarrier() {
             @Override public void await() { WorkerImpl.globalBarrier(rt); }
@@ -118,15 +118,18 @@ final class NodeContext implements DsaNode {
     @Override
     public SharedArray createSharedArray(ArraySpec spec) {
         ArrayState state = rt.registerArray(spec);
-        return arrays.computeIfAbsent(state.id, id -> {
-            switch (spec.elementType()) {
-                case DOUBLE: return new SharedDoubleArrayImpl(rt, state, async);
-                case FLOAT: return new SharedFloatArrayImpl(rt, state, async);
-                case INT: return new SharedIntArrayImpl(rt, state, async);
-                case LONG: return new SharedLongArrayImpl(rt, state, async);
-                default: throw new AssertionError(spec.elementType());
-            }
-        });
+        return arrays.computeIfAbsent(state.id, id -> wrap(rt, state, async));
+    }
+
+    /** The typed array over {@code state}'s slots at {@code rt}. */
+    static SharedArray wrap(NodeRuntime rt, ArrayState state, java.util.concurrent.Executor async) {
+        switch (state.spec.elementType()) {
+            case DOUBLE: return new SharedDoubleArrayImpl(rt, state, async);
+            case FLOAT: return new SharedFloatArrayImpl(rt, state, async);
+            case INT: return new SharedIntArrayImpl(rt, state, async);
+            case LONG: return new SharedLongArrayImpl(rt, state, async);
+            default: throw new AssertionError(state.spec.elementType());
+        }
     }
 
     private SharedVariables.Handle variable(String name, int type, long initialBits) {

@@ -84,21 +84,30 @@ public final class NodeRuntime implements AutoCloseable {
     private final Map<Integer, CompletableFuture<Connection>> incomingMoves = new ConcurrentHashMap<>();
     private final Object gateLock = new Object();
     private CompletableFuture<Long> gate;
+    private long gateMinEpoch;
     private Runnable heldRelease;
     private final java.util.List<WorkerImpl> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String[] addresses = new String[0];
 
     private NodeRuntime(DsaConfig config) {
+        this(config, config.nodeId(), config.nodes());
+    }
+
+    /**
+     * @param nodeId this agent's node id; a clone's is {@code >= config.nodes()}
+     * @param capacity node ids this agent accepts, {@code [0, capacity)} (grows as clones join)
+     */
+    private NodeRuntime(DsaConfig config, int nodeId, int capacity) {
         if (!config.hasSecret()) {
             throw new DsaException("node " + config.nodeId() + " has no cluster secret: give a secret file or set "
                     + DsaConfig.SECRET_ENV);
         }
         this.config = config;
-        this.nodeId = config.nodeId();
+        this.nodeId = nodeId;
         this.nodes = config.nodes();
         this.threadsPerNode = config.threadsPerNode();
-        this.peers = new Peers(nodeId, nodes, this::dispatch);
-        this.engine = new CoherenceEngine(nodeId, nodes, (a, p) -> array(a).layout.homeOf(p), new SlotStore(),
+        this.peers = new Peers(nodeId, capacity, this::dispatch);
+        this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(),
                 m -> peers.send(m.destination(), m));
         this.barriers = new BarrierClient(this);
         TransportConfig tc = TransportConfig.builder()
@@ -508,6 +517,9 @@ public final class NodeRuntime implements AutoCloseable {
         @Override
         public void onDisconnected(Connection c, Throwable cause) {
             if (closed || movedAway || finished.isDone() || retired.remove(c)) return;
+            if (c.peerNodeId() >= nodes || nodeId >= nodes) return; // a clone is no member of the job
+            // a stray connection (an abandoned move's) while the peer's current one is up
+            if (peers.connected(c.peerNodeId()) && !peers.holds(c.peerNodeId(), c)) return;
             int peer = c.peerNodeId();
             String why = cause == null ? "connection closed" : cause.toString();
             if (monitor != null) {
@@ -544,7 +556,7 @@ public final class NodeRuntime implements AutoCloseable {
     void releaseGlobal(long generation, boolean plain, Runnable send) {
         CompletableFuture<Long> reached = null;
         synchronized (gateLock) {
-            if (plain && gate != null && heldRelease == null) {
+            if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch) {
                 heldRelease = send;
                 reached = gate;
             }
@@ -561,10 +573,19 @@ public final class NodeRuntime implements AutoCloseable {
      * barrier's generation when every worker of the VM waits there (the safe point).
      */
     public CompletableFuture<Long> holdNextGlobalRelease() {
+        return holdGlobalRelease(0);
+    }
+
+    /**
+     * Node 0: as {@link #holdNextGlobalRelease()}, but holds the first plain global barrier whose
+     * release brings the workers to epoch {@code minEpoch} or later.
+     */
+    public CompletableFuture<Long> holdGlobalRelease(long minEpoch) {
         if (nodeId != 0) throw new DsaException("only node 0 (the barrier root) can hold a global barrier, not node " + nodeId);
         synchronized (gateLock) {
             if (gate != null) throw new DsaException("a migration is already under way (the gate at node 0 is armed)");
             gate = new CompletableFuture<>();
+            gateMinEpoch = minEpoch;
             return gate;
         }
     }
@@ -590,6 +611,11 @@ public final class NodeRuntime implements AutoCloseable {
      *         or the workers are not all waiting at the same global barrier)
      */
     public io.dsa.agent.AgentState snapshot() {
+        return snapshotState(true);
+    }
+
+    private io.dsa.agent.AgentState snapshotState(boolean withWorkers) {
+        awaitView(); // the view travels in the state: a VM still forming has none yet
         long epoch = -1;
         for (WorkerImpl w : workers) {
             if (epoch == -1) epoch = w.epoch();
@@ -598,7 +624,9 @@ public final class NodeRuntime implements AutoCloseable {
                         + w.epoch());
             }
         }
-        if (workers.size() != threadsPerNode) {
+        if (!withWorkers) {
+            epoch = Math.max(epoch, 0);
+        } else if (workers.size() != threadsPerNode) {
             throw new DsaException("node " + nodeId + " is not at a safe point: " + workers.size() + " of " + threadsPerNode
                     + " workers started");
         }
@@ -650,6 +678,10 @@ public final class NodeRuntime implements AutoCloseable {
      * @param beforeConnect run after the state is installed (a test hook for failed restores)
      */
     public static NodeRuntime restore(DsaConfig config, io.dsa.agent.AgentState state, Runnable beforeConnect) {
+        if (state.nodeId() >= config.nodes()) {
+            throw new DsaException("agent state of node " + state.nodeId() + " is a clone's (ids >= " + config.nodes()
+                    + "): restore it with restoreClone");
+        }
         if (state.nodeId() != config.nodeId() || state.nodes() != config.nodes() || state.threadsPerNode() != config.threadsPerNode()) {
             throw new DsaException("agent state of node " + state.nodeId() + " (" + state.nodes() + " nodes x " + state.threadsPerNode()
                     + " threads) does not fit the agent of node " + config.nodeId() + " (" + config.nodes() + " x "
@@ -712,7 +744,7 @@ public final class NodeRuntime implements AutoCloseable {
         }
         barriers.restore(state.barriers());
         List<String> addrs = new ArrayList<>(state.view());
-        addrs.set(nodeId, address());
+        if (nodeId < addrs.size()) addrs.set(nodeId, address());
         addresses = addrs.toArray(new String[0]);
         viewNanos = System.nanoTime();
         view.complete(new ViewMessage(threadsPerNode, List.copyOf(addrs)));
@@ -771,6 +803,89 @@ public final class NodeRuntime implements AutoCloseable {
         a[node] = address;
         addresses = a;
         if (monitor != null) monitor.onMoved(node, address);
+    }
+
+    /**
+     * A clone's state taken from this node at a safe point: every partition this node holds a
+     * valid copy of without being its exclusive owner (its homed partitions in state HOME or
+     * SHARED, its SHARED cached copies), all as SHARED copies of the clone {@code cloneId}.
+     */
+    public io.dsa.agent.AgentState snapshotForClone(int cloneId) {
+        if (cloneId < nodes) throw new DsaException("clone id " + cloneId + " out of range [" + nodes + ", ...): ids below are the VM's nodes");
+        io.dsa.agent.AgentState own = snapshotState(false);
+        List<io.dsa.agent.AgentState.ArrayImage> images = new ArrayList<>();
+        for (io.dsa.agent.AgentState.ArrayImage a : own.arrays()) {
+            List<io.dsa.agent.AgentState.PartitionImage> copies = new ArrayList<>();
+            for (io.dsa.agent.AgentState.PartitionImage p : a.partitions()) {
+                boolean valid = p.role() == io.dsa.agent.AgentState.ROLE_HOME
+                        ? p.state() != io.dsa.coherence.DirectoryState.EXCLUSIVE.ordinal()
+                        : p.state() == io.dsa.CacheState.SHARED.ordinal();
+                if (valid) {
+                    copies.add(new io.dsa.agent.AgentState.PartitionImage(p.partition(), io.dsa.agent.AgentState.ROLE_CACHE,
+                            io.dsa.CacheState.SHARED.ordinal(), -1, new int[0], p.data()));
+                }
+            }
+            images.add(new io.dsa.agent.AgentState.ArrayImage(a.id(), a.name(), a.params(), copies));
+        }
+        return new io.dsa.agent.AgentState(cloneId, own.vmName(), own.epoch(), nodes, threadsPerNode, own.view(), images, List.of(),
+                new io.dsa.agent.AgentState.BarrierImage(0, 0, 0, 0, 0, Map.of()));
+    }
+
+    /** Starts a clone's agent from {@code state} (its id {@code >= config.nodes()}); then {@link #connectMoved()}. */
+    public static NodeRuntime restoreClone(DsaConfig config, io.dsa.agent.AgentState state) {
+        if (state.nodeId() < config.nodes() || state.nodes() != config.nodes() || state.threadsPerNode() != config.threadsPerNode()) {
+            throw new DsaException("agent state of node " + state.nodeId() + " (" + state.nodes() + " nodes x " + state.threadsPerNode()
+                    + " threads) is not a clone of this VM of " + config.nodes() + " x " + config.threadsPerNode());
+        }
+        NodeRuntime rt = new NodeRuntime(config, state.nodeId(), state.nodeId() + 1);
+        try {
+            rt.install(state);
+            return rt;
+        } catch (RuntimeException e) {
+            rt.close();
+            throw e;
+        }
+    }
+
+    /** Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages. */
+    public void admitClone(int cloneId) {
+        peers.grow(cloneId + 1);
+        synchronized (engineLock) {
+            engine.admitNodes(Math.max(cloneId + 1, 1));
+        }
+    }
+
+    /**
+     * Registers the clone of {@code cloneState} as a sharer of every partition it holds that is
+     * homed here, so that later writes invalidate its copy. Only at a safe point.
+     *
+     * @throws DsaException if an entry cannot take a sharer (exclusive elsewhere or busy)
+     */
+    public void registerCloneSharers(io.dsa.agent.AgentState cloneState) {
+        synchronized (engineLock) {
+            for (io.dsa.agent.AgentState.ArrayImage a : cloneState.arrays()) {
+                ArrayState known = arrays.get(a.id());
+                if (known == null) continue;
+                for (io.dsa.agent.AgentState.PartitionImage p : a.partitions()) {
+                    if (known.layout.homeOf(p.partition()) != nodeId) continue;
+                    if (!engine.addSharer(a.id(), p.partition(), cloneState.nodeId())) {
+                        throw new DsaException("node " + nodeId + " cannot register clone " + cloneState.nodeId() + " as a sharer of "
+                                + "partition " + p.partition() + " of array '" + a.name() + "': " + engine.describe(a.id(), p.partition()));
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The array {@code name} as this agent holds it, for library-style access outside a job (a
+     * clone serving reads). Accesses follow the coherence protocol like a worker's.
+     *
+     * @throws DsaException if this agent does not know the array
+     */
+    public io.dsa.SharedArray localArray(String name, java.util.concurrent.Executor async) {
+        for (ArrayState a : arrays.values()) if (a.spec.name().equals(name)) return NodeContext.wrap(this, a, async);
+        throw new DsaException("node " + nodeId + " knows no array named '" + name + "'");
     }
 
     /** This agent's node moved: its workers unwind at their barrier, it reports nothing more. */

@@ -13,7 +13,7 @@ import java.util.function.BiConsumer;
  */
 final class Peers {
     private final int self;
-    private final Connection[] connections;
+    private Connection[] connections;
     private final List<List<Object>> queued;
     private final BiConsumer<Integer, Object> localDispatch;
     private boolean closed;
@@ -45,7 +45,9 @@ final class Peers {
     }
 
     void sendToAll(Object message) {
-        for (int n = 0; n < connections.length; n++) send(n, message);
+        int count;
+        synchronized (this) { count = connections.length; }
+        for (int n = 0; n < count; n++) send(n, message);
     }
 
     /** @return false if {@code node} already had a connection (the new one is refused) */
@@ -59,6 +61,13 @@ final class Peers {
         return true;
     }
 
+    /** Accepts node ids below {@code count} (clones join with ids above the VM's nodes). */
+    synchronized void grow(int count) {
+        if (count <= connections.length) return;
+        connections = java.util.Arrays.copyOf(connections, count);
+        while (queued.size() < count) queued.add(new ArrayList<>());
+    }
+
     /** Replaces {@code node}'s connection (the node moved); @return the old one, or null */
     synchronized Connection replace(int node, Connection connection) {
         Connection old = connections[node];
@@ -69,14 +78,16 @@ final class Peers {
     }
 
     /** @return whether {@code connection} is {@code node}'s current connection */
-    synchronized boolean holds(int node, Connection connection) { return connections[node] == connection; }
+    synchronized boolean holds(int node, Connection connection) {
+        return node < connections.length && connections[node] == connection;
+    }
 
     synchronized int nodeOf(Connection connection) {
         for (int n = 0; n < connections.length; n++) if (connections[n] == connection) return n;
         return -1;
     }
 
-    synchronized boolean connected(int node) { return connections[node] != null; }
+    synchronized boolean connected(int node) { return node < connections.length && connections[node] != null; }
 
     void close() {
         Connection[] all;

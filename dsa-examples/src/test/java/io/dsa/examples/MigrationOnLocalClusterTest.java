@@ -1,0 +1,73 @@
+package io.dsa.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.DsaProgram;
+import io.dsa.agent.DsaCluster;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.MigrationReport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@link Jacobi} and {@link Lu} as resumable programs: two live migrations during one run, bitwise the same result. */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class MigrationOnLocalClusterTest {
+
+    private static DsaConfig config() {
+        return DsaConfig.builder().nodes(3).threadsPerNode(2).build();
+    }
+
+    /** Runs without migration, then with node 1 and node 2 moved during the run; returns the migration reports. */
+    private static List<MigrationReport> compare(Function<CompletableFuture<double[]>, DsaProgram> program, int[] moves,
+            long[] atEpochs, String... args) throws Exception {
+        CompletableFuture<double[]> expected = new CompletableFuture<>();
+        try (DsaCluster cluster = DsaCluster.local(config())) {
+            cluster.run(program.apply(expected), args);
+        }
+        CompletableFuture<double[]> actual = new CompletableFuture<>();
+        List<MigrationReport> reports = new ArrayList<>();
+        try (DsaCluster cluster = DsaCluster.local(config())) {
+            DsaProgram p = program.apply(actual);
+            CompletableFuture<Void> run = CompletableFuture.runAsync(() -> cluster.run(p, args));
+            while (!cluster.running()) {
+                assertTrue(!run.isDone(), "the run ended before it was seen running");
+                Thread.onSpinWait();
+            }
+            for (int i = 0; i < moves.length; i++) reports.add(cluster.migrate(moves[i], "127.0.0.1", atEpochs[i]));
+            run.get(60, TimeUnit.SECONDS);
+        }
+        double[] e = expected.get(1, TimeUnit.SECONDS);
+        double[] a = actual.get(1, TimeUnit.SECONDS);
+        assertEquals(e.length, a.length);
+        for (int i = 0; i < e.length; i++) {
+            if (Double.doubleToRawLongBits(e[i]) != Double.doubleToRawLongBits(a[i])) {
+                throw new AssertionError("element " + i + " = " + a[i] + " after migrations " + reports + ", expected " + e[i]);
+            }
+        }
+        System.out.println(reports);
+        return reports;
+    }
+
+    @Test
+    void jacobiWithTwoLiveMigrationsIsBitwiseIdentical() throws Exception {
+        List<MigrationReport> r = compare(sink -> new Jacobi().captureResult(sink), new int[] {1, 2}, new long[] {100, 250},
+                "96", "400", "8");
+        assertTrue(r.get(0).epoch() >= 100 && r.get(0).epoch() < r.get(1).epoch() && r.get(1).epoch() <= 401, r.toString());
+        assertTrue(r.get(0).dataBytes() > 0 && r.get(1).dataBytes() > 0, r.toString());
+    }
+
+    @Test
+    void luWithTwoLiveMigrationsOfTheSameNodeIsBitwiseIdentical() throws Exception {
+        // 12 x 12 blocks: 36 phases, epochs 1..37
+        List<MigrationReport> r = compare(sink -> new Lu().captureResult(sink), new int[] {1, 1}, new long[] {10, 25},
+                "192", "16");
+        assertEquals(r.get(0).to(), r.get(1).from());
+        assertTrue(r.get(0).epoch() >= 10 && r.get(0).epoch() < r.get(1).epoch() && r.get(1).epoch() <= 37, r.toString());
+    }
+}
