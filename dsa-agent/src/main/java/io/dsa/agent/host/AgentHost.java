@@ -516,7 +516,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public TransferReport requestClone(String agentId, String fromMonitor) {
         if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
         throw new DsaException("host " + address() + " cannot clone agent " + agentId + " from " + fromMonitor
-                + ": the runtime of this build moves agents but does not clone them yet");
+                + ": cloning between hosts is not wired yet (DsaCluster.cloneNode clones within one JVM); see docs/hosts.md");
     }
 
     /**
