@@ -38,9 +38,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link #restoreClone(DsaConfig, AgentState)}, {@link #connectToPeers()}, every node
  * {@link #registerCloneSharers(AgentState)}, release.
  */
-public final class DsaAgent implements AutoCloseable {
+public final class DsaAgent implements Agent, AutoCloseable {
     private final NodeRuntime runtime;
     private boolean ran;
+    private volatile AgentMonitor monitor;
     private long resumeEpoch = -1;
     private ExecutorService async;
 
@@ -80,6 +81,45 @@ public final class DsaAgent implements AutoCloseable {
         }
         return JobRunner.run(runtime, program, args);
     }
+
+    /** @return {@code vmName/nodeId} */
+    @Override
+    public String getAgentId() { return agentId(runtime.vmName(), runtime.nodeId()); }
+
+    /**
+     * @return the id of node {@code nodeId} of VM {@code vmName}, as {@link #getAgentId()} spells it
+     */
+    public static String agentId(String vmName, int nodeId) { return vmName + "/" + nodeId; }
+
+    /** Remembers the monitor hosting this agent; see {@link #monitor()}. */
+    @Override
+    public void initialize(AgentMonitor monitor) { this.monitor = monitor; }
+
+    /** @return the monitor hosting this agent, or null for an agent started library style */
+    public AgentMonitor monitor() { return monitor; }
+
+    /**
+     * The agent is serving from the moment {@link #start(DsaConfig)} returns (it has bound its port
+     * and joined the monitor); the workers start with {@link #run}. Nothing more to do here.
+     */
+    @Override
+    public void start() {
+        if (runtime.isClosed()) throw new DsaException("agent " + getAgentId() + " is stopped and cannot start again");
+    }
+
+    /** Same as {@link #close()}. */
+    @Override
+    public void stop() { close(); }
+
+    /**
+     * @return partitions of all arrays homed at this node
+     */
+    public int partitionsHomed() { return runtime.partitionCounts()[0]; }
+
+    /**
+     * @return partitions of all arrays homed elsewhere of which this node holds a valid copy
+     */
+    public int partitionsCached() { return runtime.partitionCounts()[1]; }
 
     // ---- mobility (live migration and cloning; see docs/runtime.md, "Mobility") ----------------------
 

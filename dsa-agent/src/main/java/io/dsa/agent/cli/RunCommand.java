@@ -4,6 +4,8 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaCluster;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.HostPort;
+import io.dsa.agent.host.JobJar;
 import io.dsa.agent.RunReport;
 import java.io.File;
 import java.io.IOException;
@@ -38,7 +40,8 @@ import picocli.CommandLine.Spec;
         description = "Starts a virtual machine on this machine, runs PROGRAM on it and prints its result.",
         footer = {"", "Examples:",
             "  dsa run --nodes 4 --threads 2 inner-product 512 32",
-            "  dsa run --in-process matmul 256 32"})
+            "  dsa run --in-process matmul 256 32",
+            "  dsa run --hosts 10.0.0.2:7000,10.0.0.3:7000 --threads 4 --secret-file ~/.dsa-secret jacobi 512 200"})
 final class RunCommand implements Callable<Integer> {
     /** The class every child process runs. */
     static final String MAIN_CLASS = DsaCli.class.getName();
@@ -52,8 +55,24 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--in-process", description = "Run every node in this JVM instead of one process per node.")
     boolean inProcess;
 
+    @Option(names = "--hosts", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = {"Form the VM on these running 'dsa host' daemons instead of this machine: node k on host k mod H.",
+                "--nodes defaults to the number of hosts. The program's jar is shipped to each host."})
+    String hostsOption;
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+            description = "With --hosts: file holding the cluster secret the hosts use (else the environment variable "
+                    + DsaConfig.SECRET_ENV + ").")
+    Path secretFile;
+
+    @Option(names = "--jar", paramLabel = "FILE",
+            description = "With --hosts: the jar (or class directory) to ship; default: where PROGRAM's class was loaded from.")
+    Path jarFile;
+
     @Override
     public Integer call() throws Exception {
+        if (hostsOption != null) return runOnHosts();
+        if (secretFile != null || jarFile != null) throw Checks.usage(spec, "--secret-file and --jar need --hosts");
         job.validate(spec);
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
         PrintWriter out = spec.commandLine().getOut();
@@ -61,6 +80,23 @@ final class RunCommand implements Callable<Integer> {
         try {
             return inProcess ? runInProcess(programType, out) : runProcesses(programType, out, err);
         } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
+            Jobs.printFailed(out, Jobs.describe(e));
+            return DsaCli.EXIT_FAILED;
+        }
+    }
+
+    private int runOnHosts() throws InterruptedException {
+        if (inProcess) throw Checks.usage(spec, "--in-process and --hosts exclude each other");
+        List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--nodes")) job.nodes = hosts.size();
+        job.validate(spec);
+        byte[] secret = HostList.secret(spec, secretFile);
+        Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            byte[] jar = jarFile != null ? JobJar.read(jarFile) : JobJar.of(programType);
+            return new HostsRun(job, hosts, secret, out).run(programType, jar);
+        } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
         }

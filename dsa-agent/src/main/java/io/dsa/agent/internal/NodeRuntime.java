@@ -922,6 +922,28 @@ public final class NodeRuntime implements AutoCloseable {
         }
     }
 
+    /** @return whether {@link #close()} was called */
+    public boolean isClosed() { return closed; }
+
+    /** @return the VM's name */
+    public String vmName() { return config.vmName(); }
+
+    /**
+     * @return {@code {homed, cached}}: partitions of all arrays homed at this node, and partitions
+     *         homed elsewhere of which this node holds a readable copy
+     */
+    public int[] partitionCounts() {
+        int homed = 0;
+        int cached = 0;
+        for (ArrayState a : arrays.values()) {
+            for (int p = 0; p < a.slots.length; p++) {
+                if (a.layout.homeOf(p) == nodeId) homed++;
+                else if (Slot.readable(a.slots[p].stamp)) cached++;
+            }
+        }
+        return new int[] {homed, cached};
+    }
+
     @Override
     public void close() {
         if (closed) return;

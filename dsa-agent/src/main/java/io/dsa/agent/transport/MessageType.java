@@ -3,6 +3,11 @@ package io.dsa.agent.transport;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.HostJobEventMessage;
+import io.dsa.agent.wire.HostJobMessage;
+import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
@@ -42,7 +47,13 @@ enum MessageType {
     REPORT(20, ReportMessage.class, false),
     STATUS(21, StatusMessage.class, false),
 
-    COHERENCE(32, CoherenceMessage.class, false);
+    COHERENCE(32, CoherenceMessage.class, false),
+
+    HOST_JOB(64, HostJobMessage.class, false),
+    HOST_JOB_EVENT(65, HostJobEventMessage.class, false),
+    HOST_REQUEST(66, HostRequestMessage.class, false),
+    HOST_REPLY(67, HostReplyMessage.class, false),
+    TRANSFER(68, TransferMessage.class, false);
 
     /** Codes fit the frame's uint8 type field. */
     static final int MAX_CODE = 255;

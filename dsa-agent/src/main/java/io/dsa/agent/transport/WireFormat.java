@@ -3,6 +3,11 @@ package io.dsa.agent.transport;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.HostJobEventMessage;
+import io.dsa.agent.wire.HostJobMessage;
+import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
@@ -190,6 +195,52 @@ final class WireFormat {
                 out.writeInt(m.code());
                 writeString(m.text(), out);
             }
+            case HOST_JOB -> {
+                HostJobMessage m = (HostJobMessage) message;
+                out.writeLong(m.jobId());
+                writeString(m.vmName(), out);
+                out.writeInt(m.nodeId());
+                out.writeInt(m.nodes());
+                out.writeInt(m.threadsPerNode());
+                writeString(m.monitorAddress(), out);
+                writeString(m.programClass(), out);
+                writeStrings(m.args(), out);
+                writeStrings(m.options(), out);
+                writeBytes(m.jar(), out);
+            }
+            case HOST_JOB_EVENT -> {
+                HostJobEventMessage m = (HostJobEventMessage) message;
+                out.writeLong(m.jobId());
+                out.writeInt(m.nodeId());
+                out.writeInt(m.event());
+                writeString(m.text(), out);
+                writeStrings(m.lines(), out);
+                writeLongs(m.timings(), out);
+            }
+            case HOST_REQUEST -> {
+                HostRequestMessage m = (HostRequestMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.op());
+                writeString(m.vmName(), out);
+                out.writeInt(m.nodeId());
+                writeString(m.target(), out);
+            }
+            case HOST_REPLY -> {
+                HostReplyMessage m = (HostReplyMessage) message;
+                out.writeLong(m.requestId());
+                out.writeBoolean(m.ok());
+                writeString(m.text(), out);
+                writeStrings(m.rows(), out);
+                writeBytes(m.payload(), out);
+            }
+            case TRANSFER -> {
+                TransferMessage m = (TransferMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.op());
+                writeString(m.agentId(), out);
+                writeString(m.fromMonitor(), out);
+                writeBytes(m.payload(), out);
+            }
             case COHERENCE -> {
                 CoherenceMessage m = (CoherenceMessage) message;
                 out.writeByte(m.op().code());
@@ -236,6 +287,17 @@ final class WireFormat {
             case LOCK -> new LockMessage(body.readInt(), body.readInt(), body.readInt(), body.readLong());
             case REPORT -> new ReportMessage(body.readInt(), readString(body, "text"));
             case STATUS -> new StatusMessage(body.readInt(), body.readInt(), readString(body, "text"));
+            case HOST_JOB -> new HostJobMessage(body.readLong(), readString(body, "vmName"), body.readInt(),
+                    body.readInt(), body.readInt(), readString(body, "monitorAddress"), readString(body, "programClass"),
+                    readStrings(body, "args"), readStrings(body, "options"), readBytes(body, "jar"));
+            case HOST_JOB_EVENT -> new HostJobEventMessage(body.readLong(), body.readInt(), body.readInt(),
+                    readString(body, "text"), readStrings(body, "lines"), readLongs(body, "timings"));
+            case HOST_REQUEST -> new HostRequestMessage(body.readLong(), body.readInt(), readString(body, "vmName"),
+                    body.readInt(), readString(body, "target"));
+            case HOST_REPLY -> new HostReplyMessage(body.readLong(), readBoolean(body, "ok"), readString(body, "text"),
+                    readStrings(body, "rows"), readBytes(body, "payload"));
+            case TRANSFER -> new TransferMessage(body.readLong(), body.readInt(), readString(body, "agentId"),
+                    readString(body, "fromMonitor"), readBytes(body, "payload"));
             case COHERENCE -> readCoherence(body);
         };
     }

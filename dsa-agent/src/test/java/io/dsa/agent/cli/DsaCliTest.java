@@ -42,7 +42,9 @@ class DsaCliTest {
         Cli cli = Cli.execute("--help");
         assertTrue(cli.out().contains("run "), cli.toString());
         assertTrue(cli.out().contains("programs "), cli.toString());
-        assertFalse(cli.out().contains("node "), cli.toString());
+        assertFalse(cli.out().lines().anyMatch(l -> l.matches("\\s+node\\s.*")), cli.toString());
+        assertTrue(cli.out().contains("host "), cli.toString());
+        assertTrue(cli.out().contains("migrate "), cli.toString());
     }
 
     @Test

@@ -5,6 +5,11 @@ import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.HostJobEventMessage;
+import io.dsa.agent.wire.HostJobMessage;
+import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
 import io.dsa.agent.wire.ReportMessage;
@@ -68,6 +73,16 @@ class FrameCodecTest {
         all.add(new BarrierReleaseMessage(Integer.MIN_VALUE + 1, 5, new long[] {1, 2}));
         all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));
         all.add(new StatusMessage(1, StatusMessage.FAILED, "worker 3 threw java.lang.IllegalStateException"));
+        all.add(new HostJobMessage(7, "jacobi", 2, 4, 3, "127.0.0.2:4000", "io.dsa.examples.Jacobi",
+                List.of("256", "100"), List.of("barrier=TREE"), new byte[] {'P', 'K', 3, 4}));
+        all.add(new HostJobMessage(8, "vm", 0, 1, 1, null, "X", List.of(), List.of(), new byte[0]));
+        all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.DONE, "", List.of("node 0: ok"), new long[] {5, 6}));
+        all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.FAILED, "no such class", List.of(), new long[0]));
+        all.add(new HostRequestMessage(3, HostRequestMessage.STOP_VM, "jacobi", -1, null));
+        all.add(new HostRequestMessage(4, HostRequestMessage.STATUS, null, -1, null));
+        all.add(new HostReplyMessage(3, true, "moved", List.of("a\tb", "c\td"), new byte[] {9}));
+        all.add(new HostReplyMessage(4, false, "refused", List.of(), new byte[0]));
+        all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", new byte[] {1, 2, 3}));
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data));

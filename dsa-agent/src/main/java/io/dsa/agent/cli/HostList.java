@@ -1,0 +1,41 @@
+package io.dsa.agent.cli;
+
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.HostPort;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** Parsing of {@code --hosts a:p,b:p} and reading of the cluster secret for commands that talk to hosts. */
+final class HostList {
+    private HostList() {}
+
+    /** @throws picocli.CommandLine.ParameterException naming the bad entry */
+    static List<HostPort> parse(CommandSpec spec, String option, String text) {
+        if (text == null || text.isBlank()) throw Checks.usage(spec, option + " is empty, expected HOST:PORT[,HOST:PORT...]");
+        List<HostPort> hosts = new ArrayList<>();
+        for (String entry : text.split(",")) {
+            try {
+                hosts.add(HostPort.parse(entry.trim()));
+            } catch (IllegalArgumentException e) {
+                throw Checks.usage(spec, option + ": " + e.getMessage());
+            }
+        }
+        return hosts;
+    }
+
+    /**
+     * @return the cluster secret from {@code file}, or from the environment variable
+     *         {@value DsaConfig#SECRET_ENV} when {@code file} is null
+     * @throws picocli.CommandLine.ParameterException when neither holds a valid secret
+     */
+    static byte[] secret(CommandSpec spec, Path file) {
+        try {
+            DsaConfig.Builder b = DsaConfig.builder();
+            return (file != null ? b.secretFile(file) : b.secretFromEnvironment()).build().secret();
+        } catch (IllegalArgumentException | io.dsa.DsaException e) {
+            throw Checks.usage(spec, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.dsa.agent.cli;
+
+import io.dsa.agent.AgentMonitor;
+import io.dsa.agent.DsaAgent;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.TransferReport;
+import io.dsa.agent.HostPort;
+import io.dsa.agent.host.HostClient;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+
+/** Options of {@code dsa migrate} and {@code dsa clone}, and the request both send to the node's host. */
+final class TransferOptions {
+    /** How long a transfer may take before the launcher gives up waiting (the hosts finish or abort it on their own). */
+    static final long TIMEOUT_MS = 120_000;
+
+    @Option(names = "--vm", paramLabel = "NAME", required = true, description = "The VM.")
+    String vmName;
+
+    @Option(names = "--node", paramLabel = "K", required = true, description = "The node to move or copy.")
+    int nodeId;
+
+    @Option(names = "--to", paramLabel = "HOST:PORT", required = true, description = "The 'dsa host' to move or copy it to.")
+    String target;
+
+    @Option(names = {"--hosts", "--from"}, paramLabel = "HOST:PORT[,HOST:PORT...]", required = true,
+            description = "The hosts the VM runs on (the one serving node K is found by asking them).")
+    String hostsOption;
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+            description = "File holding the cluster secret (else the environment variable " + DsaConfig.SECRET_ENV + ").")
+    Path secretFile;
+
+    /** Finds the host of node K and asks the new host to take it (or a clone); prints what moved and the pause. */
+    int execute(CommandSpec spec, boolean clone) {
+        String what = clone ? "cloning" : "migration";
+        Checks.range(spec, "--node", nodeId, 0, DsaConfig.MAX_NODES - 1);
+        HostPort to = HostList.parse(spec, "--to", target).get(0);
+        List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
+        byte[] secret = HostList.secret(spec, secretFile);
+        PrintWriter out = spec.commandLine().getOut();
+        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS)) {
+            HostPort source = null;
+            for (HostPort h : hosts) {
+                for (String row : client.status(h, vmName)) {
+                    String[] cells = row.split("\t", -1);
+                    if (cells[1].equals(Integer.toString(nodeId))) source = h;
+                }
+                if (source != null) break;
+            }
+            if (source == null) {
+                out.println(what + " failed: node " + nodeId + " of vm '" + vmName + "' is not served by any of " + hosts);
+                out.flush();
+                return DsaCli.EXIT_FAILED;
+            }
+            AgentMonitor target = client.monitor(to);
+            String agentId = DsaAgent.agentId(vmName, nodeId);
+            TransferReport report = clone ? target.requestClone(agentId, source.toString())
+                    : client.migrate(to, agentId, source, hosts);
+            out.println(report.describe(clone ? "cloned" : "moved"));
+            out.flush();
+            return 0;
+        } catch (RuntimeException e) {
+            out.println(what + " failed: " + Jobs.describe(e));
+            out.flush();
+            return DsaCli.EXIT_FAILED;
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.dsa.agent.host;
+
+import io.dsa.DsaException;
+import io.dsa.agent.AgentMonitor;
+import io.dsa.agent.HostPort;
+import io.dsa.agent.TransferReport;
+import io.dsa.agent.transport.Connection;
+import io.dsa.agent.transport.InboundHandler;
+import io.dsa.agent.transport.Transport;
+import io.dsa.agent.transport.TransportConfig;
+import io.dsa.agent.wire.HostJobEventMessage;
+import io.dsa.agent.wire.HostJobMessage;
+import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.HostRequestMessage;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The launcher's side of talking to {@code dsa host} daemons: one authenticated connection per
+ * host (the cluster secret, as for agents), requests answered by replies, and job events.
+ * Used by {@code dsa run --hosts}, {@code dsa status}, {@code dsa migrate} and {@code dsa clone}.
+ * Thread-safe.
+ */
+public final class HostClient implements AutoCloseable {
+    private final Transport transport;
+    private final long timeoutMs;
+    private final Replies replies = new Replies();
+    private final Map<HostPort, Connection> connections = new ConcurrentHashMap<>();
+    private volatile Consumer<HostJobEventMessage> events = e -> {};
+    private volatile Consumer<String> disconnects = h -> {};
+
+    private HostClient(byte[] secret, String bindHost, long timeoutMs) {
+        this.timeoutMs = timeoutMs;
+        this.transport = Transport.start(TransportConfig.builder().vmName(AgentHost.HOST_VM).nodeId(AgentHost.CLIENT_ID)
+                .secret(secret).bindHost(bindHost).port(0).build(), new Inbound());
+    }
+
+    /**
+     * @param secret the cluster secret the hosts were started with
+     * @param bindHost a local address for this client's (unused) listening socket
+     * @param timeoutMs how long to wait for a connection or a reply
+     * @return a client with no connections yet
+     */
+    public static HostClient open(byte[] secret, String bindHost, long timeoutMs) {
+        return new HostClient(secret, bindHost, timeoutMs);
+    }
+
+    /** Sets who receives job events (on an I/O thread: must not block). */
+    public void onJobEvent(Consumer<HostJobEventMessage> listener) { this.events = listener; }
+
+    /** Sets who hears that a host's connection closed (on an I/O thread: must not block). */
+    public void onDisconnect(Consumer<String> listener) { this.disconnects = listener; }
+
+    /**
+     * @return the authenticated connection to {@code host}, dialled on first use
+     * @throws DsaException when the host cannot be reached or refuses the secret
+     */
+    public Connection connect(HostPort host) {
+        Connection c = connections.get(host);
+        if (c != null && c.isOpen()) return c;
+        try {
+            c = transport.connect(host.host(), host.port()).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new DsaException("host " + host + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new DsaException("host " + host + ": no connection after " + timeoutMs + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("host " + host + ": interrupted");
+        }
+        connections.put(host, c);
+        return c;
+    }
+
+    /** Sends a job to {@code host}; its events arrive at {@link #onJobEvent}. */
+    public void submit(HostPort host, HostJobMessage job) { connect(host).send(job); }
+
+    /**
+     * Sends a request and waits for its reply.
+     *
+     * @return the successful reply
+     * @throws DsaException when the host refuses (with its reason) or does not answer in time
+     */
+    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target) {
+        Connection c = connect(host);
+        long id = replies.open(c);
+        c.send(new HostRequestMessage(id, op, vmName, nodeId, target));
+        return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);
+    }
+
+    /** @return the status rows (tab-separated, see {@link AgentHost#STATUS_COLUMNS}) of {@code host}'s agents of {@code vmName} (all VMs if null) */
+    public List<String> status(HostPort host, String vmName) {
+        return request(host, HostRequestMessage.STATUS, vmName, -1, null).rows();
+    }
+
+    /**
+     * @return {@code host}'s {@link AgentMonitor}: its handlers are calls over the authenticated
+     *         connection, e.g. {@code monitor(target).requestTransfer("jacobi/2", "10.0.0.2:7000")}
+     */
+    public AgentMonitor monitor(HostPort host) {
+        return new RemoteAgentMonitor(host.toString(), null, connect(host), replies, timeoutMs);
+    }
+
+    /**
+     * Asks {@code target} to take agent {@code agentId} from {@code source} while its job runs.
+     *
+     * @param vmHosts the hosts the VM's nodes may run on, so the new host can coordinate them
+     * @throws DsaException when a host refuses (the agent then stays at {@code source})
+     */
+    public TransferReport migrate(HostPort target, String agentId, HostPort source, List<HostPort> vmHosts) {
+        return new RemoteAgentMonitor(target.toString(), null, connect(target), replies, timeoutMs)
+                .requestTransfer(agentId, source.toString(), vmHosts.stream().map(HostPort::toString).toList());
+    }
+
+    private static String describe(int op, String vmName, int nodeId) {
+        return switch (op) {
+            case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
+            case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
+            default -> "request " + op;
+        };
+    }
+
+    /** Closes every connection. Idempotent. */
+    @Override
+    public void close() {
+        transport.close();
+        replies.failAll("client closed");
+    }
+
+    private final class Inbound implements InboundHandler {
+        @Override
+        public void onMessage(Connection connection, Object message) {
+            if (message instanceof HostReplyMessage r) replies.onReply(r);
+            else if (message instanceof HostJobEventMessage e) events.accept(e);
+        }
+
+        @Override
+        public void onDisconnected(Connection connection, Throwable cause) {
+            connections.values().remove(connection);
+            replies.failVia(connection, "host " + connection.remoteAddress() + " closed the connection");
+            disconnects.accept(connection.remoteAddress());
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.dsa.agent.cli;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code dsa host} child process on a loopback address, whose class path lacks the test
+ * classes (so programs from them must be shipped). {@link #close()} kills it by PID.
+ */
+final class HostProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("host listening on (\\S+)");
+
+    private final Process process;
+    private final StringBuffer output = new StringBuffer();
+    private final Object lock = new Object();
+    private String address;
+
+    private HostProcess(Process process) {
+        this.process = process;
+        Thread reader = new Thread(this::read, "host-output-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts {@code dsa host --bind bind --port 0 --secret-file secret} and waits for its address. */
+    static HostProcess start(String bind, Path secret, String... jvmOptions) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(RunCommand.javaExecutable(), "-cp", mainClassPath(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString()));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        HostProcess host = new HostProcess(p);
+        try {
+            host.awaitAddress(20_000);
+        } catch (RuntimeException | InterruptedException e) {
+            host.close();
+            throw e;
+        }
+        return host;
+    }
+
+    /** This JVM's class path without the test classes. */
+    static String mainClassPath() {
+        Path testClasses = Path.of(HostProcess.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+        List<String> kept = new ArrayList<>();
+        for (String entry : RunCommand.classPath().split(File.pathSeparator)) {
+            if (!Path.of(entry).equals(testClasses.toAbsolutePath())) kept.add(entry);
+        }
+        return String.join(File.pathSeparator, kept);
+    }
+
+    private void read() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                output.append(line).append('\n');
+                Matcher m = LISTENING.matcher(line);
+                synchronized (lock) {
+                    if (m.find()) address = m.group(1);
+                    lock.notifyAll();
+                }
+            }
+        } catch (IOException e) {
+            // the process ended
+        } finally {
+            synchronized (lock) {
+                lock.notifyAll();
+            }
+        }
+    }
+
+    private void awaitAddress(long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (lock) {
+            while (address == null) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0 || !process.isAlive() && address == null) {
+                    throw new IllegalStateException("dsa host did not report its address; output:\n" + output);
+                }
+                lock.wait(Math.min(left, 100));
+            }
+        }
+    }
+
+    /** @return {@code host:port} the daemon listens on */
+    String address() { return address; }
+
+    /** Waits until the process printed a line containing {@code text}. */
+    void awaitOutput(String text, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (lock) {
+            while (!output.toString().contains(text)) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0 || !process.isAlive()) throw new IllegalStateException("no '" + text + "' in:\n" + output);
+                lock.wait(Math.min(left, 100));
+            }
+        }
+    }
+
+    /** @return everything the process printed so far */
+    String output() { return output.toString(); }
+
+    Process process() { return process; }
+
+    /** Kills the process by PID (SIGKILL) and waits for it. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.dsa.agent.cli;
+
+import io.dsa.DsaException;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.SharedDoubleArray;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Programs that the host system tests ship to {@code dsa host} processes, which do not have them on their class path. */
+final class HostTestPrograms {
+    private HostTestPrograms() {}
+
+    /**
+     * Args: {@code length partitionSize [gateFile]}. Every worker writes its cyclic share of a
+     * 1-D array, then (with a gate file) node 0's worker 0 waits for the file to exist, then
+     * thread 0 checks every element and reports the sum and the class loader it was loaded by.
+     */
+    public static final class Fill implements DsaProgram {
+        private SharedDoubleArray a;
+        private int length;
+        private Path gate;
+
+        public Fill() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            length = Integer.parseInt(node.args().get(0));
+            a = node.createSharedDoubleArray("A", length, Integer.parseInt(node.args().get(1)));
+            gate = node.args().size() > 2 ? Path.of(node.args().get(2)) : null;
+        }
+
+        @Override
+        public void work(DsaWorker w) throws InterruptedException {
+            int threads = w.node().network().getGlobalThreadCount();
+            for (int i = w.threadId(); i < length; i += threads) a.write(i, 2.0 * i + 1);
+            w.barrier();
+            if (gate != null && w.threadId() == 0) {
+                while (!Files.exists(gate)) Thread.sleep(20);   // the test opens the gate once it saw the VM running
+            }
+            w.barrier();
+            if (w.threadId() != 0) return;
+            double sum = 0;
+            for (int i = 0; i < length; i++) {
+                double v = a.read(i);
+                if (v != 2.0 * i + 1) throw new DsaException("A[" + i + "] = " + v + ", expected " + (2.0 * i + 1));
+                sum += v;
+            }
+            w.node().report("sum " + (long) sum + " expected " + (long) length * length);
+            w.node().report("loaded by " + getClass().getClassLoader().getName());
+        }
+    }
+
+    /**
+     * A resumable relaxation. Args: {@code iterations fastFile}. While the file {@code fastFile}
+     * does not exist, thread 0 pauses 10 ms per iteration
+     * so that a test can move nodes while the job runs; the result does not depend on it. Thread
+     * 0 reports the bits of the result.
+     */
+    public static final class Relax implements DsaProgram {
+        private SharedDoubleArray[] a;
+        private int iterations;
+        private Path fast;
+
+        public Relax() {}
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void setup(DsaNode node) {
+            iterations = Integer.parseInt(node.args().get(0));
+            fast = Path.of(node.args().get(1));
+            int length = node.network().getGlobalThreadCount() * 8;
+            a = new SharedDoubleArray[] {node.createSharedDoubleArray("relax.a", length, 8),
+                    node.createSharedDoubleArray("relax.b", length, 8)};
+        }
+
+        @Override
+        public void work(DsaWorker w) throws InterruptedException {
+            int tid = w.threadId();
+            int length = (int) a[0].layout().length();
+            if (w.epoch() == 0) {
+                for (int i = tid * 8; i < tid * 8 + 8; i++) a[0].write(i, i + 0.5);
+                w.barrier();
+            }
+            for (long t = Math.max(0, w.epoch() - 1); t < iterations; t++) {
+                SharedDoubleArray src = a[(int) (t % 2)];
+                SharedDoubleArray dst = a[(int) ((t + 1) % 2)];
+                for (int i = tid * 8; i < tid * 8 + 8; i++) {
+                    double v = 0.5 * src.read(i) + 0.25 * (src.read((i + length - 1) % length) + src.read((i + 1) % length))
+                            + t * 1e-3;
+                    dst.write(i, v);
+                }
+                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);   // a throttle, so that moves happen mid-run
+                w.barrier();
+            }
+            if (tid == 0) {
+                SharedDoubleArray r = a[iterations % 2];
+                long hash = 17;
+                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(r.read(i));
+                w.node().report("relax " + Long.toHexString(hash));
+            }
+        }
+    }
+}

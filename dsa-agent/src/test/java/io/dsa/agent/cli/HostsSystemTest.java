@@ -1,0 +1,173 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dsa host} processes on distinct loopback addresses (127.0.0.2 ..), driven by
+ * {@code dsa run --hosts} and {@code dsa status} in this JVM. The hosts do not have the test
+ * program on their class path: it reaches them only as the shipped jar.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HostsSystemTest {
+    private static final String FILL = HostTestPrograms.Fill.class.getName();
+
+    @TempDir
+    static Path dir;
+    static Path secret;
+    static Path wrongSecret;
+    static final List<HostProcess> hosts = new ArrayList<>();
+
+    @BeforeAll
+    static void startHosts() throws Exception {
+        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
+        wrongSecret = Files.writeString(dir.resolve("wrong"), "fedcba9876543210fedcba9876543210");
+        for (int h = 2; h <= 4; h++) hosts.add(HostProcess.start("127.0.0." + h, secret));
+    }
+
+    @AfterAll
+    static void stopHosts() throws Exception {
+        for (HostProcess h : hosts) h.close();
+    }
+
+    private static String hostList() {
+        return String.join(",", hosts.stream().map(HostProcess::address).toList());
+    }
+
+    @Test
+    void runsAProgramOnThreeHostsFromTheShippedJar() {
+        Cli run = Cli.execute("run", "--hosts", hostList(), "--threads", "2", "--vm", "three",
+                "--secret-file", secret.toString(), FILL, "600", "50");
+        assertEquals(0, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("node 0: sum 360000 expected 360000"), run.out());
+        assertTrue(run.out().contains("loaded by dsa-job-three-0"), run.out());
+        assertTrue(run.out().contains("(3 nodes x 2 threads)"), run.out());
+        assertTrue(run.out().contains("result: OK"), run.out());
+    }
+
+    @Test
+    void twoVmsShareTheHostsAndStatusShowsBoth() throws Exception {
+        Path gate = dir.resolve("gate-two-vms");
+        CompletableFuture<Cli> first = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts", hostList(),
+                "--threads", "1", "--vm", "left", "--secret-file", secret.toString(), FILL, "300", "20", gate.toString()));
+        CompletableFuture<Cli> second = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts", hostList(),
+                "--nodes", "4", "--threads", "1", "--vm", "right", "--secret-file", secret.toString(), FILL, "300", "20",
+                gate.toString()));
+        try {
+            Cli status = awaitStatus(s -> s.out().lines().filter(l -> l.contains("RUNNING")).count() == 7,
+                    "--hosts", hostList(), "--secret-file", secret.toString());
+            List<String> lines = status.out().lines().toList();
+            assertTrue(lines.get(0).matches("VM\\s+NODE\\s+HOST\\s+AGENT\\s+STATE\\s+PROGRAM\\s+HOMED\\s+CACHED"), status.out());
+            // node 3 of "right" wraps around to the first host
+            assertTrue(lines.stream().anyMatch(l -> l.matches("right\\s+3\\s+" + hosts.get(0).address().replace(".", "\\.")
+                    + "\\s+127\\.0\\.0\\.2:\\d+\\s+RUNNING\\s+HostTestPrograms\\$Fill\\s+\\d+\\s+\\d+")), status.out());
+            Cli onlyLeft = Cli.execute("status", "--vm", "left", "--host", hosts.get(1).address(),
+                    "--secret-file", secret.toString());
+            assertEquals(0, onlyLeft.exitCode(), onlyLeft.toString());
+            assertEquals(2, onlyLeft.out().lines().count(), onlyLeft.out());
+            assertTrue(onlyLeft.out().contains("left  1"), onlyLeft.out());
+        } finally {
+            Files.writeString(gate, "open");
+        }
+        Cli left = first.get(40, TimeUnit.SECONDS);
+        Cli right = second.get(40, TimeUnit.SECONDS);
+        assertEquals(0, left.exitCode(), left.toString());
+        assertEquals(0, right.exitCode(), right.toString());
+        assertTrue(left.out().contains("sum 90000 expected 90000"), left.out());
+        assertTrue(right.out().contains("sum 90000 expected 90000"), right.out());
+        // finished jobs leave the hosts
+        awaitStatus(s -> !s.out().contains("RUNNING"), "--hosts", hostList(), "--secret-file", secret.toString());
+    }
+
+    @Test
+    void aWrongSecretIsRefusedAndTheHostsKeepServing() {
+        Cli run = Cli.execute("run", "--hosts", hostList(), "--vm", "intruder", "--secret-file", wrongSecret.toString(),
+                FILL, "10", "5");
+        assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("refused"), run.out());
+        Cli status = Cli.execute("status", "--hosts", hostList(), "--secret-file", wrongSecret.toString());
+        assertEquals(DsaCli.EXIT_FAILED, status.exitCode(), status.toString());
+        assertTrue(status.out().contains("refused"), status.out());
+        Cli migrate = Cli.execute("migrate", "--vm", "any", "--node", "1", "--from", hosts.get(0).address(),
+                "--to", hosts.get(1).address(), "--secret-file", wrongSecret.toString());
+        assertEquals(DsaCli.EXIT_FAILED, migrate.exitCode(), migrate.toString());
+        assertTrue(migrate.out().contains("refused"), migrate.out());
+        Cli ok = Cli.execute("status", "--hosts", hostList(), "--secret-file", secret.toString());
+        assertEquals(0, ok.exitCode(), ok.toString());
+        assertFalse(ok.out().contains("intruder"), ok.out());
+    }
+
+    @Test
+    void migratingANonResumableJobIsRefusedAndTheJobCompletesWhereItWas() throws Exception {
+        Path gate = dir.resolve("gate-refused-migration");
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts",
+                hosts.get(0).address() + "," + hosts.get(1).address(), "--threads", "1", "--vm", "stay",
+                "--secret-file", secret.toString(), FILL, "200", "20", gate.toString()));
+        try {
+            awaitStatus(s -> s.out().lines().filter(l -> l.startsWith("stay") && l.contains("RUNNING")).count() == 2,
+                    "--hosts", hostList(), "--vm", "stay", "--secret-file", secret.toString());
+            Cli migrate = Cli.execute("migrate", "--vm", "stay", "--node", "1", "--hosts", hostList(),
+                    "--to", hosts.get(2).address(), "--secret-file", secret.toString());
+            assertEquals(DsaCli.EXIT_FAILED, migrate.exitCode(), migrate.toString());
+            assertTrue(migrate.out().contains("not resumable()"), migrate.out());
+            assertTrue(migrate.out().contains("(it stays there)"), migrate.out());
+            Cli status = Cli.execute("status", "--hosts", hostList(), "--vm", "stay", "--secret-file", secret.toString());
+            assertTrue(status.out().lines().anyMatch(l -> l.matches("stay\\s+1\\s+" + hosts.get(1).address().replace(".", "\\.")
+                    + "\\s+.*RUNNING.*")), status.out());
+            Cli unknown = Cli.execute("migrate", "--vm", "stay", "--node", "7", "--hosts", hostList(),
+                    "--to", hosts.get(2).address(), "--secret-file", secret.toString());
+            assertEquals(DsaCli.EXIT_FAILED, unknown.exitCode(), unknown.toString());
+            assertTrue(unknown.out().contains("node 7 of vm 'stay' is not served by any of"), unknown.out());
+        } finally {
+            Files.writeString(gate, "open");
+        }
+        Cli done = run.get(40, TimeUnit.SECONDS);
+        assertEquals(0, done.exitCode(), done.toString());
+        assertTrue(done.out().contains("sum 40000 expected 40000"), done.out());
+    }
+
+    @Test
+    void aNodeThatCannotStartFailsTheRunWithItsReason() {
+        Cli run = Cli.execute("run", "--hosts", hostList(), "--vm", "bad", "--secret-file", secret.toString(),
+                FILL, "not-a-number", "5");
+        assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("result: FAILED"), run.out());
+        assertTrue(run.out().contains("not-a-number"), run.out());
+    }
+
+    @Test
+    void sigtermStopsAHostCleanly() throws Exception {
+        try (HostProcess host = HostProcess.start("127.0.0.5", secret)) {
+            host.process().toHandle().destroy();   // SIGTERM
+            assertTrue(host.process().waitFor(20, TimeUnit.SECONDS), host.output());
+            assertTrue(host.output().contains("host " + host.address() + " stopped"), host.output());
+        }
+    }
+
+    private static Cli awaitStatus(Predicate<Cli> condition, String... args) throws InterruptedException {
+        List<String> command = new ArrayList<>(List.of("status"));
+        command.addAll(List.of(args));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Cli last;
+        do {
+            last = Cli.execute(command.toArray(new String[0]));
+            if (condition.test(last)) return last;
+            Thread.sleep(100);   // poll interval between status requests
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("status never met the condition; last:\n" + last);
+    }
+}
