@@ -1,0 +1,82 @@
+package io.dsa.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.agent.cli.DsaCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Smoke runs of the {@code dsa bench} experiments at tiny sizes through the real {@code dsa}
+ * command line (so the {@link BenchExtension} is found by the ServiceLoader), checking that each
+ * writes a plausible CSV, a PNG and its Markdown, and that {@code report} gathers them.
+ */
+class BenchSmokeTest {
+    private static int dsa(String... args) {
+        CommandLine cli = DsaCli.commandLine();
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        if (code != 0) System.err.println(err);
+        return code;
+    }
+
+    private static List<String[]> csv(Path file, String header) throws Exception {
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(header, lines.get(0));
+        return lines.subList(1, lines.size()).stream().map(l -> l.split(",", -1)).toList();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void benchHasHelpForEveryExperiment() {
+        assertEquals(0, dsa("bench", "--help"));
+        for (String e : List.of("miss", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void missSmokeThenReport(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("miss.csv"),
+                "side,bytes,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,hz_get_us,hz_set_us,load");
+        assertEquals(2, rows.size());
+        for (String[] r : rows) {
+            int side = Integer.parseInt(r[0]);
+            assertEquals(side * side * 8, Integer.parseInt(r[1]));
+            for (int i : new int[] {2, 4, 6, 7}) {
+                double us = Double.parseDouble(r[i]);
+                assertTrue(us > 0 && us < 1_000_000, "column " + i + " plausible: " + String.join(",", r));
+            }
+            assertTrue(Double.parseDouble(r[3]) >= Double.parseDouble(r[2]), "read p90 >= median");
+            assertEquals("", r[8], "Hazelcast skipped");
+        }
+        assertTrue(Files.size(out.resolve("miss.png")) > 1000);
+        assertTrue(Files.readString(out.resolve("miss.md")).contains("8 KiB read miss vs thin Netty"));
+
+        Path report = out.resolve("BENCHMARKS.md");
+        assertEquals(0, dsa("bench", "report", "--out", out.toString(), "--file", report.toString()));
+        String text = Files.readString(report);
+        assertTrue(text.contains("## Remote miss vs partition size"), text);
+        assertTrue(text.contains("Not run"), "missing experiments are named: " + text);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void hazelcastPeerServesTheOtherMembersKey() throws Exception {
+        Map<Integer, double[]> hz = MissCommand.hazelcast(List.of(8), 5, 10);
+        double[] getSet = hz.get(8);
+        assertTrue(getSet[0] > 0 && getSet[1] > 0, "get and set timed");
+    }
+}
