@@ -21,6 +21,7 @@ final class HazelcastPeer {
         c.setProperty("hazelcast.phone.home.enabled", "false");
         c.setProperty("hazelcast.logging.type", "none");
         c.setProperty("hazelcast.partition.count", "7");
+        c.setProperty("hazelcast.wait.seconds.before.join", "0");
         c.getJetConfig().setEnabled(false);
         NetworkConfig net = c.getNetworkConfig();
         net.setPort(port).setPortAutoIncrement(false);

@@ -41,7 +41,7 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void benchHasHelpForEveryExperiment() {
         assertEquals(0, dsa("bench", "--help"));
-        for (String e : List.of("miss", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        for (String e : List.of("miss", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
     }
 
@@ -70,6 +70,25 @@ class BenchSmokeTest {
         String text = Files.readString(report);
         assertTrue(text.contains("## Remote miss vs partition size"), text);
         assertTrue(text.contains("Not run"), "missing experiments are named: " + text);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void luAndFftSmokeWithSequentialAndMpiPeers(@TempDir Path out) throws Exception {
+        String c = Path.of("src/main/c").toAbsolutePath().toString();
+        boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
+        for (String e : List.of("lu", "fft")) {
+            assertEquals(0, dsa("bench", e, "--smoke", "--out", out.toString(), "--c-src", c), e);
+            List<String[]> rows = csv(out.resolve(e + ".csv"), "kind,n,nodes,threads,partition,seconds,speedup,load");
+            List<String> kinds = rows.stream().map(r -> r[0]).toList();
+            assertEquals(mpi ? List.of("seq", "dsa", "mpi") : List.of("seq", "dsa"), kinds, e);
+            for (String[] r : rows) {
+                double s = Double.parseDouble(r[5]);
+                assertTrue(s > 0 && s < 60, e + " seconds plausible: " + String.join(",", r));
+            }
+            assertTrue(Files.size(out.resolve(e + ".png")) > 1000);
+            assertTrue(Files.readString(out.resolve(e + ".md")).contains("vs MPI + C"));
+        }
     }
 
     @Test
