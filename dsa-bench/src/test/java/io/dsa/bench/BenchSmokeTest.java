@@ -41,7 +41,7 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void benchHasHelpForEveryExperiment() {
         assertEquals(0, dsa("bench", "--help"));
-        for (String e : List.of("miss", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        for (String e : List.of("startup", "miss", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
     }
 
@@ -89,6 +89,22 @@ class BenchSmokeTest {
             assertTrue(Files.size(out.resolve(e + ".png")) > 1000);
             assertTrue(Files.readString(out.resolve(e + ".md")).contains("vs MPI + C"));
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void startupSmokeWithWarmChildJvms(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "startup", "--smoke", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("startup.csv"), "nodes,startup_ms,startup_p90_ms,agent_startup_ms,create512_ms,create1024_ms,load");
+        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[0]).toList());
+        for (String[] r : rows) {
+            for (int i = 1; i <= 5; i++) {
+                double ms = Double.parseDouble(r[i]);
+                assertTrue(ms > 0 && ms < 60_000, "column " + i + " plausible: " + String.join(",", r));
+            }
+            assertTrue(Double.parseDouble(r[2]) >= Double.parseDouble(r[1]), "p90 >= median");
+        }
+        assertTrue(Files.readString(out.resolve("startup.md")).contains("1024² array creation"));
     }
 
     @Test
