@@ -41,7 +41,7 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void benchHasHelpForEveryExperiment() {
         assertEquals(0, dsa("bench", "--help"));
-        for (String e : List.of("startup", "miss", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        for (String e : List.of("startup", "miss", "write-cost", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
     }
 
@@ -105,6 +105,21 @@ class BenchSmokeTest {
             assertTrue(Double.parseDouble(r[2]) >= Double.parseDouble(r[1]), "p90 >= median");
         }
         assertTrue(Files.readString(out.resolve("startup.md")).contains("1024² array creation"));
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void writeCostSmoke(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "write-cost", "--smoke", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("write-cost.csv"), "nodes,sharers,side,stride,writes,avg_ns,p90_ns,load");
+        assertEquals(4, rows.size(), "2 sides x 2 strides");
+        for (String[] r : rows) {
+            int side = Integer.parseInt(r[2]), stride = Integer.parseInt(r[3]);
+            assertEquals((side * side + stride - 1) / stride, Integer.parseInt(r[4]), "writes per round");
+            double ns = Double.parseDouble(r[5]);
+            assertTrue(ns > 0 && ns < 1e9 && Double.parseDouble(r[6]) >= ns, "plausible: " + String.join(",", r));
+        }
+        assertTrue(Files.size(out.resolve("write-cost.png")) > 1000);
     }
 
     @Test
