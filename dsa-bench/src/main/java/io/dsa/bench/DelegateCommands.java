@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
@@ -54,7 +57,7 @@ final class DelegateCommands {
      * (JMH's CSV) and {@code jmh.md}.
      */
     @Command(name = "jmh", mixinStandardHelpOptions = true,
-            description = "Runs the JMH micro benchmarks (local hit with -prof gc, remote miss, thin Netty) with short settings.")
+            description = "Runs the JMH micro benchmarks (local hit, remote miss, thin Netty, codec; all with -prof gc) with short settings.")
     static final class Jmh implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -62,7 +65,7 @@ final class DelegateCommands {
         @Mixin
         BenchCommand.Common common = new BenchCommand.Common();
 
-        @Option(names = "--include", defaultValue = "LocalHitBenchmark|RemoteMissBenchmark|ThinNettyRoundTripBenchmark",
+        @Option(names = "--include", defaultValue = "LocalHitBenchmark|RemoteMissBenchmark|ThinNettyRoundTripBenchmark|CodecBenchmark",
                 description = "Benchmark regex (default: ${DEFAULT-VALUE}).")
         String include;
 
@@ -79,6 +82,8 @@ final class DelegateCommands {
                     .addProfiler(GCProfiler.class).resultFormat(ResultFormatType.CSV)
                     .result(common.out.resolve("jmh.csv").toString());
             Collection<RunResult> results = new Runner(opts.build()).run();
+            List<String> names = new ArrayList<>();
+            List<Double> scores = new ArrayList<>();
             StringBuilder table = new StringBuilder("| benchmark | params | score | error | unit | gc.alloc.rate.norm B/op |\n|---|---|---:|---:|---|---:|\n");
             for (RunResult r : results) {
                 Result<?> primary = r.getPrimaryResult();
@@ -87,10 +92,20 @@ final class DelegateCommands {
                 String bench = r.getParams().getBenchmark();
                 List<String> params = new ArrayList<>();
                 for (String k : r.getParams().getParamsKeys()) params.add(k + "=" + r.getParams().getParam(k));
-                table.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f | %s | %s |%n", bench.substring(bench.lastIndexOf('.', bench.lastIndexOf('.') - 1) + 1),
-                        String.join(" ", params), primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
+                String shortName = bench.substring(bench.lastIndexOf('.', bench.lastIndexOf('.') - 1) + 1);
+                names.add(shortName + " " + String.join(" ", params));
+                scores.add(primary.getScore());
+                table.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %s | %s | %s |%n", shortName,
+                        String.join(" ", params), primary.getScore(), Double.isNaN(primary.getScoreError()) ? "–"
+                                : String.format(Locale.ROOT, "%.1f", primary.getScoreError()), primary.getScoreUnit(),
                         alloc == null ? "–" : String.format(Locale.ROOT, "%.1f", alloc.getScore())));
             }
+            CategoryChart chart = new CategoryChartBuilder().width(1100).height(650).title("JMH micro benchmarks (ns/op)")
+                    .yAxisTitle("ns/op").build();
+            chart.getStyler().setXAxisLabelRotation(60);
+            chart.getStyler().setLegendVisible(false);
+            if (!names.isEmpty()) chart.addSeries("score", names, scores);
+            BitmapEncoder.saveBitmap(chart, common.out.resolve("jmh.png").toString(), BitmapEncoder.BitmapFormat.PNG);
             String notes = String.format(Locale.ROOT, "- 1 fork, %d x 1 s warm-up, %d x 1 s measurement, GC profiler", common.smoke ? 1 : 2, iters);
             BenchOut.markdown(common.out, "jmh", "JMH micro benchmarks (short settings)", BenchCommand.typed(spec), notes, table.toString(), List.of());
             return 0;

@@ -124,6 +124,16 @@ class BenchSmokeTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void jmhSmokeOnTheRealCodec(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode", "--out", out.toString()));
+        String md = Files.readString(out.resolve("jmh.md"));
+        assertTrue(md.contains("| CodecBenchmark.encode | bytes=8192 |"), md);
+        assertTrue(Files.size(out.resolve("jmh.png")) > 1000);
+        assertTrue(Files.readAllLines(out.resolve("jmh.csv")).size() > 3, "JMH CSV has the runs");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void hazelcastPeerServesTheOtherMembersKey() throws Exception {
         Map<Integer, double[]> hz = MissCommand.hazelcast(List.of(8), 5, 10);
         double[] getSet = hz.get(8);
