@@ -46,6 +46,8 @@ final class ReportCommand implements Callable<Integer> {
             String text = Files.readString(md);
             if (text.startsWith("# ")) text = "#" + text;   // BarrierBench writes a top-level title
             sb.append(text.stripTrailing()).append("\n\n");
+            Path png = out.resolve(name + ".png");
+            if (Files.isRegularFile(png)) sb.append("![").append(name).append("](").append(png).append(")\n\n");
             found++;
         }
         Files.writeString(file, sb);
