@@ -46,6 +46,10 @@ final class DelegateCommands {
             args.addAll(rest);
             BarrierBench bench = new BarrierBench();
             if (!bench.parse(args.toArray(new String[0]))) return 0;
+            // BarrierBench reads out/nodes.log after every configuration, also a 1-node one that started no child
+            // to create it: make sure it exists.
+            Files.createDirectories(bench.out);
+            if (!Files.exists(bench.out.resolve("nodes.log"))) Files.createFile(bench.out.resolve("nodes.log"));
             bench.run();
             return 0;
         }

@@ -134,6 +134,15 @@ class BenchSmokeTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void barrierDelegatesToBarrierBenchInAFreshDirectory(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "barrier", "--smoke", "--out", out.toString(), "--", "--no-mpi"));
+        List<String[]> rows = csv(out.resolve("barrier.csv"), "kind,proxy,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
+        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[2]).toList());
+        assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void hazelcastPeerServesTheOtherMembersKey() throws Exception {
         Map<Integer, double[]> hz = MissCommand.hazelcast(List.of(8), 5, 10);
         double[] getSet = hz.get(8);
