@@ -1,6 +1,7 @@
 package io.dsa.agent.cli;
 
 import java.io.PrintWriter;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -9,7 +10,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code dsa} command: {@code run}, {@code programs}, and the hidden {@code node} that
- * {@code run} starts in each child process.
+ * {@code run} starts in each child process, plus the commands of every {@link DsaCliExtension} on
+ * the class path (e.g. {@code bench} from {@code dsa-bench}).
  *
  * <p>Exit codes: 0 success, 1 the job failed or timed out, 2 bad usage.
  */
@@ -49,6 +51,7 @@ public final class DsaCli implements Callable<Integer> {
     /** @return the {@code dsa} command line, ready to {@code execute(args)}; used by {@link #main} and tests */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new DsaCli());
+        for (DsaCliExtension extension : ServiceLoader.load(DsaCliExtension.class)) extension.register(cli);
         cli.setParameterExceptionHandler(DsaCli::onParameterError);
         // Everything after PROGRAM belongs to the program, even if it looks like an option.
         cli.setStopAtPositional(true);

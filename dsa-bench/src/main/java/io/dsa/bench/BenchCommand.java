@@ -1,0 +1,51 @@
+package io.dsa.bench;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dsa bench EXPERIMENT}: the macro benchmarks of the paper, agents as separate processes.
+ * Each experiment writes {@code NAME.csv}, {@code NAME.png} and {@code NAME.md} to {@code --out};
+ * {@code dsa bench report} gathers the Markdown into {@code BENCHMARKS.md}.
+ */
+@Command(name = "bench",
+        mixinStandardHelpOptions = true,
+        description = "Macro benchmarks (paper Figs. 8-14): agents as separate processes; CSV, PNG and Markdown per experiment.",
+        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, DelegateCommands.Barrier.class,
+            DelegateCommands.Jmh.class, ReportCommand.class},
+        synopsisSubcommandLabel = "EXPERIMENT",
+        footer = {"", "Run 'dsa bench EXPERIMENT --help' for an experiment's options."})
+public final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    /** Creates the command. */
+    public BenchCommand() {}
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return CommandLine.ExitCode.USAGE;
+    }
+
+    /** Options every experiment has. */
+    static final class Common {
+        @Option(names = "--out", paramLabel = "DIR", defaultValue = "bench-results",
+                description = "Output directory (default: ${DEFAULT-VALUE}).")
+        Path out;
+
+        @Option(names = "--smoke", description = "Tiny sizes and few repetitions (the test suite's smoke run).")
+        boolean smoke;
+    }
+
+    /** @return the command line as typed, for the Markdown ("dsa bench miss --sizes 8,16") */
+    static String typed(CommandSpec spec) {
+        CommandLine.ParseResult root = spec.root().commandLine().getParseResult();
+        return root == null ? "dsa " + spec.qualifiedName() : "dsa " + String.join(" ", root.originalArgs());
+    }
+}

@@ -1,0 +1,289 @@
+package io.dsa.bench;
+
+import io.dsa.DsaProgram;
+import io.dsa.agent.RunReport;
+import io.dsa.examples.Fft2d;
+import io.dsa.examples.Lu;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dsa bench lu} and {@code dsa bench fft} (paper Figs. 12-14): the DSA example's compute
+ * time vs partition size and VM shape (nodes x threads, one JVM per node), its speedup over the
+ * sequential Java version ({@link Sequential}, in this JVM), and the MPI + C version of the same
+ * algorithm ({@code dsa-bench/src/main/c/lu_mpi.c}, {@code fft_mpi.c}; skipped with a message if
+ * {@code mpicc}/{@code mpirun} are missing). Times are medians over {@code --reps} runs.
+ */
+abstract class LuFftCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    BenchCommand.Common common = new BenchCommand.Common();
+
+    @Option(names = "--n", defaultValue = "1024", description = "Matrix side (default: ${DEFAULT-VALUE}).")
+    int n;
+
+    @Option(names = "--blocks", split = ",", paramLabel = "B,..", defaultValue = "32,64,128",
+            description = "Partition sides (default: ${DEFAULT-VALUE}).")
+    List<Integer> blocks;
+
+    @Option(names = "--shapes", split = ",", paramLabel = "NxT,..", defaultValue = "2x1,1x4,2x2,4x1",
+            description = "VM shapes nodes x threads (default: ${DEFAULT-VALUE}).")
+    List<String> shapes;
+
+    @Option(names = "--reps", defaultValue = "3", description = "Runs per configuration; the median is kept (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--mpi-np", split = ",", defaultValue = "2,4", description = "MPI rank counts (default: ${DEFAULT-VALUE}).")
+    List<Integer> mpiNp;
+
+    @Option(names = "--no-mpi", description = "Skip the MPI + C peer.")
+    boolean noMpi;
+
+    @Option(names = "--c-src", paramLabel = "DIR", defaultValue = "dsa-bench/src/main/c",
+            description = "Directory of lu_mpi.c and fft_mpi.c (default: ${DEFAULT-VALUE}).")
+    Path cSrc;
+
+    /** One measurement; kind is dsa, seq or mpi; threads is 1 for seq and mpi. */
+    record Row(String kind, int nodes, int threads, int block, double seconds, double speedup, double load) {}
+
+    abstract String name();
+
+    abstract DsaProgram program();
+
+    /** The report-line marker before the DSA compute time in seconds. */
+    abstract String timeMarker();
+
+    /** @return one sequential run's seconds, verified */
+    abstract double sequential(int block);
+
+    /** @return the MPI command's arguments after the executable */
+    abstract List<String> mpiArgs(int block);
+
+    /** Whether the MPI version depends on the block size (LU) or not (FFT). */
+    abstract boolean mpiUsesBlock();
+
+    abstract String title();
+
+    abstract List<String> targetLines(List<Row> rows);
+
+    @Override
+    public Integer call() throws Exception {
+        if (common.smoke) { n = 64; blocks = List.of(16); shapes = List.of("2x1"); reps = 1; mpiNp = List.of(2); }
+        List<int[]> vmShapes = new ArrayList<>();
+        for (String s : shapes) {
+            String[] p = s.toLowerCase(Locale.ROOT).split("x");
+            if (p.length != 2) throw new CommandLine.ParameterException(spec.commandLine(), "--shapes: '" + s + "' is not NODESxTHREADS, e.g. 2x2");
+            vmShapes.add(new int[] {Integer.parseInt(p[0]), Integer.parseInt(p[1])});
+        }
+        if (reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + reps + " not >= 1");
+        List<Row> rows = new ArrayList<>();
+        Map<Integer, Double> seq = new LinkedHashMap<>();
+        for (int b : blocks) {
+            double[] t = new double[reps];
+            sequential(b);   // warm-up
+            for (int r = 0; r < reps; r++) t[r] = sequential(b);
+            seq.put(b, BenchOut.median(t));
+            rows.add(new Row("seq", 1, 1, b, seq.get(b), 1.0, BarrierBench.loadAverage()));
+            System.out.printf(Locale.ROOT, "%s n=%d seq block %d: %.3f s%n", name(), n, b, seq.get(b));
+        }
+        for (int[] shape : vmShapes) {
+            for (int b : blocks) {
+                double[] t = new double[reps];
+                for (int r = 0; r < reps; r++) {
+                    RunReport report = ProcessVm.run(program(), shape[0], shape[1], List.of(Integer.toString(n), Integer.toString(b)), common.out);
+                    t[r] = seconds(report);
+                }
+                double s = BenchOut.median(t);
+                rows.add(new Row("dsa", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage()));
+                System.out.printf(Locale.ROOT, "%s n=%d dsa %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1], b, s, seq.get(b) / s);
+            }
+        }
+        if (!noMpi) rows.addAll(mpi(seq));
+        write(rows);
+        return 0;
+    }
+
+    private double seconds(RunReport report) throws IOException {
+        for (String line : report.lines()) {
+            int at = line.indexOf(timeMarker());
+            if (at < 0) continue;
+            String rest = line.substring(at + timeMarker().length()).trim();
+            return Double.parseDouble(rest.substring(0, rest.indexOf(' ')));
+        }
+        throw new IOException("no '" + timeMarker() + "' in the report " + report.lines());
+    }
+
+    private List<Row> mpi(Map<Integer, Double> seq) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        if (!BarrierBench.onPath("mpicc") || !BarrierBench.onPath("mpirun")) {
+            System.out.println("MPI + C peer skipped: mpicc/mpirun not found (Debian/Ubuntu: apt-get install -y openmpi-bin libopenmpi-dev)");
+            return rows;
+        }
+        Path src = cSrc.resolve(name() + "_mpi.c");
+        if (!Files.isRegularFile(src)) {
+            System.out.println("MPI + C peer skipped: " + src + " not found (run from the repository root or pass --c-src)");
+            return rows;
+        }
+        Files.createDirectories(common.out);
+        Path exe = common.out.resolve(name() + "_mpi").toAbsolutePath();
+        Exec cc = exec(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString(), "-lm"));
+        if (cc.exit() != 0) throw new IOException("mpicc failed on " + src + ":\n" + cc.output());
+        boolean root = "root".equals(System.getProperty("user.name"));
+        for (int np : mpiNp) {
+            for (int b : mpiUsesBlock() ? blocks : List.of(blocks.get(0))) {
+                List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(np),
+                        "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"));
+                if (root) cmd.add("--allow-run-as-root");
+                cmd.add(exe.toString());
+                cmd.addAll(mpiArgs(b));
+                Exec e = exec(cmd);
+                double s = Double.NaN;
+                for (String line : e.output().split("\n")) if (line.startsWith("time ")) s = Double.parseDouble(line.substring(5).trim());
+                if (e.exit() != 0 || Double.isNaN(s)) throw new IOException("MPI " + name() + " np=" + np + " failed:\n" + e.output());
+                int rowBlock = mpiUsesBlock() ? b : 0;
+                double base = seq.get(mpiUsesBlock() ? b : blocks.get(0));
+                rows.add(new Row("mpi", np, 1, rowBlock, s, base / s, BarrierBench.loadAverage()));
+                System.out.printf(Locale.ROOT, "%s n=%d mpi np=%d block %d: %.3f s%n", name(), n, np, rowBlock, s);
+            }
+        }
+        return rows;
+    }
+
+    record Exec(int exit, String output) {}
+
+    static Exec exec(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(600, TimeUnit.SECONDS)) { p.destroyForcibly(); throw new IOException("timed out: " + cmd); }
+        return new Exec(p.exitValue(), output);
+    }
+
+    static Row find(List<Row> rows, String kind, int nodes, int threads, int block) {
+        return rows.stream().filter(r -> r.kind().equals(kind) && r.nodes() == nodes && r.threads() == threads && r.block() == block)
+                .findFirst().orElse(null);
+    }
+
+    /** @return one "DSA 2x1 vs MPI np=2" ratio line per partition size where both were measured, then best vs best */
+    List<String> target(List<Row> rows, double limit, String label) {
+        List<String> lines = new ArrayList<>();
+        Row bestDsa = null, bestMpi = null;
+        for (int b : blocks) {
+            Row dsa = find(rows, "dsa", 2, 1, b), mpi = find(rows, "mpi", 2, 1, mpiUsesBlock() ? b : 0);
+            if (dsa != null && (bestDsa == null || dsa.seconds() < bestDsa.seconds())) bestDsa = dsa;
+            if (mpi != null && (bestMpi == null || mpi.seconds() < bestMpi.seconds())) bestMpi = mpi;
+            if (dsa != null && mpi != null) {
+                lines.add(BenchOut.ratio(label + " n=" + n + ", DSA 2 nodes x 1 thread, partition " + b + " vs MPI + C np=2"
+                        + (mpiUsesBlock() ? ", same block" : ""), dsa.seconds() * 1e3, mpi.seconds() * 1e3, limit, "ms"));
+            }
+        }
+        if (bestDsa != null && bestMpi != null && mpiUsesBlock()) {
+            lines.add(BenchOut.ratio(label + " n=" + n + ", best DSA 2x1 (partition " + bestDsa.block() + ") vs best MPI + C np=2 (block "
+                    + bestMpi.block() + ")", bestDsa.seconds() * 1e3, bestMpi.seconds() * 1e3, limit, "ms"));
+        }
+        if (lines.isEmpty()) lines.add(label + " vs MPI + C: not measured in this run (needs shape 2x1 and MPI np=2)");
+        return lines;
+    }
+
+    private void write(List<Row> rows) throws IOException {
+        List<String> csv = new ArrayList<>();
+        StringBuilder table = new StringBuilder("| kind | nodes | threads | partition | seconds | speedup vs sequential Java | load |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Row r : rows) {
+            csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.4f,%.3f,%.2f", r.kind(), n, r.nodes(), r.threads(), r.block(), r.seconds(), r.speedup(), r.load()));
+            table.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.4f | %.2f | %.1f |%n", r.kind(), r.nodes(), r.threads(),
+                    r.block() == 0 ? "–" : Integer.toString(r.block()), r.seconds(), r.speedup(), r.load()));
+        }
+        BenchOut.csv(common.out, name(), "kind,n,nodes,threads,partition,seconds,speedup,load", csv);
+        Map<String, double[][]> series = new LinkedHashMap<>();
+        for (String shape : shapes) {
+            String[] p = shape.toLowerCase(Locale.ROOT).split("x");
+            int nodes = Integer.parseInt(p[0]), threads = Integer.parseInt(p[1]);
+            List<Row> s = rows.stream().filter(r -> r.kind().equals("dsa") && r.nodes() == nodes && r.threads() == threads).toList();
+            series.put("DSA " + nodes + "x" + threads, new double[][] {s.stream().mapToDouble(Row::block).toArray(), s.stream().mapToDouble(Row::seconds).toArray()});
+        }
+        List<Row> seqRows = rows.stream().filter(r -> r.kind().equals("seq")).toList();
+        series.put("sequential Java", new double[][] {seqRows.stream().mapToDouble(Row::block).toArray(), seqRows.stream().mapToDouble(Row::seconds).toArray()});
+        for (int np : mpiNp) {
+            List<Row> m = rows.stream().filter(r -> r.kind().equals("mpi") && r.nodes() == np).toList();
+            if (m.isEmpty()) continue;
+            double[] xs = mpiUsesBlock() ? m.stream().mapToDouble(Row::block).toArray() : blocks.stream().mapToDouble(Integer::doubleValue).toArray();
+            double[] ys = mpiUsesBlock() ? m.stream().mapToDouble(Row::seconds).toArray() : blocks.stream().mapToDouble(b -> m.get(0).seconds()).toArray();
+            series.put("MPI + C np=" + np, new double[][] {xs, ys});
+        }
+        BenchOut.plot(common.out, name(), title() + ", n=" + n, "partition side", "seconds (median)", true, series);
+        String notes = String.format(Locale.ROOT, "- n=%d; DSA: one JVM per node, node 0 in the bench JVM, the example's own compute timer "
+                + "(verification excluded); sequential Java in the bench JVM after a warm-up run; MPI + C: OpenMPI over loopback TCP; "
+                + "medians of %d run(s)", n, reps);
+        BenchOut.markdown(common.out, name(), title() + " (paper Figs. 12-14)", BenchCommand.typed(spec), notes, table.toString(),
+                targetLines(rows));
+    }
+
+    /** {@code dsa bench lu}. */
+    @Command(name = "lu", mixinStandardHelpOptions = true,
+            description = "LU time vs partition size and VM shape, speedup over sequential Java, beside MPI + C (Figs. 12-14).")
+    static final class LuBench extends LuFftCommand {
+        @Override String name() { return "lu"; }
+        @Override DsaProgram program() { return new Lu(); }
+        @Override String timeMarker() { return "factorisation "; }
+        @Override boolean mpiUsesBlock() { return true; }
+        @Override String title() { return "LU factorisation"; }
+        @Override List<String> mpiArgs(int block) { return List.of(Integer.toString(n), Integer.toString(block), Integer.toString(reps)); }
+        @Override List<String> targetLines(List<Row> rows) { return target(rows, 1.5, "LU"); }
+
+        @Override
+        double sequential(int block) {
+            double[] a = Sequential.luMatrix(n);
+            long t0 = System.nanoTime();
+            Sequential.lu(a, n, block);
+            double s = (System.nanoTime() - t0) / 1e9;
+            double residual = Sequential.luResidual(a, n, 0, n / 2, n - 1);
+            if (!(residual < 1e-9)) throw new IllegalStateException("sequential LU residual " + residual + " >= 1e-9");
+            return s;
+        }
+    }
+
+    /** {@code dsa bench fft}. */
+    @Command(name = "fft", mixinStandardHelpOptions = true,
+            description = "2-D FFT time vs partition size and VM shape, speedup over sequential Java, beside MPI + C (Figs. 12-14).")
+    static final class FftBench extends LuFftCommand {
+        @Override String name() { return "fft"; }
+        @Override DsaProgram program() { return new Fft2d(); }
+        @Override String timeMarker() { return "forward "; }
+        @Override boolean mpiUsesBlock() { return false; }
+        @Override String title() { return "2-D FFT (forward transform)"; }
+        @Override List<String> mpiArgs(int block) { return List.of(Integer.toString(n), Integer.toString(reps)); }
+        @Override List<String> targetLines(List<Row> rows) { return target(rows, 2.0, "FFT"); }
+
+        @Override
+        double sequential(int block) {
+            double[] re = new double[n * n], im = new double[n * n];
+            for (int i = 0; i < n * n; i++) { re[i] = (i % 1000) / 500.0 - 1; im[i] = (i % 777) / 388.5 - 1; }
+            double[] re0 = re.clone(), im0 = im.clone();
+            long t0 = System.nanoTime();
+            Sequential.fft2d(re, im, n, false);
+            double s = (System.nanoTime() - t0) / 1e9;
+            Sequential.fft2d(re, im, n, true);
+            double err = 0;
+            for (int i = 0; i < n * n; i++) err = Math.max(err, Math.abs(re[i] - re0[i]) + Math.abs(im[i] - im0[i]));
+            if (!(err < 1e-9)) throw new IllegalStateException("sequential FFT inverse differs from the input by " + err);
+            return s;
+        }
+    }
+}

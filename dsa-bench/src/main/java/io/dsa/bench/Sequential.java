@@ -1,0 +1,101 @@
+package io.dsa.bench;
+
+/**
+ * Sequential Java baselines for the speedups of {@code dsa bench lu} and {@code fft}: the same
+ * algorithms as {@code io.dsa.examples.Lu} and {@code Fft2d} on plain arrays in one thread, kept
+ * here (not borrowed from the examples) so the baseline does not change when the examples do.
+ */
+final class Sequential {
+    private Sequential() {}
+
+    /** The test matrix of the LU baselines (also in lu_mpi.c): n + 1 on the diagonal, [-0.5, 0.5) off it. */
+    static double luInput(int i, int j, int n) { return i == j ? n + 1.0 : ((i * 7919 + j * 104729) % 1000) / 1000.0 - 0.5; }
+
+    /** @return a fresh n x n row-major copy of the LU test matrix */
+    static double[] luMatrix(int n) {
+        double[] a = new double[n * n];
+        for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i * n + j] = luInput(i, j, n);
+        return a;
+    }
+
+    /**
+     * Blocked right-looking LU without pivoting, in place on the row-major n x n {@code a} with
+     * b x b blocks: factor the diagonal block and the block row to its right, solve the block
+     * column below it, update the trailing matrix.
+     */
+    static void lu(double[] a, int n, int b) {
+        if (b < 1 || n % b != 0) throw new IllegalArgumentException("block size " + b + " must divide n=" + n);
+        for (int c0 = 0; c0 < n; c0 += b) {
+            for (int kk = c0; kk < c0 + b; kk++) {
+                double pivot = a[kk * n + kk];
+                for (int i = kk + 1; i < c0 + b; i++) {
+                    double lik = a[i * n + kk] / pivot;
+                    a[i * n + kk] = lik;
+                    for (int j = kk + 1; j < n; j++) a[i * n + j] -= lik * a[kk * n + j];
+                }
+            }
+            for (int r = c0 + b; r < n; r++) {
+                for (int j = c0; j < c0 + b; j++) {
+                    double sum = a[r * n + j];
+                    for (int q = c0; q < j; q++) sum -= a[r * n + q] * a[q * n + j];
+                    a[r * n + j] = sum / a[j * n + j];
+                }
+                for (int q = c0; q < c0 + b; q++) {
+                    double l = a[r * n + q];
+                    for (int j = c0 + b; j < n; j++) a[r * n + j] -= l * a[q * n + j];
+                }
+            }
+        }
+    }
+
+    /** @return max |(L*U - A)[i][j]| / (n + 1) over rows {@code rows} of the packed factors */
+    static double luResidual(double[] lu, int n, int... rows) {
+        double worst = 0;
+        for (int i : rows) {
+            for (int j = 0; j < n; j++) {
+                double sum = 0;
+                for (int k = 0; k <= Math.min(i, j); k++) sum += (k == i ? 1.0 : lu[i * n + k]) * lu[k * n + j];
+                worst = Math.max(worst, Math.abs(sum - luInput(i, j, n)) / (n + 1.0));
+            }
+        }
+        return worst;
+    }
+
+    /** In-place radix-2 FFT of {@code (re, im)[off .. off+n)}; with {@code inverse} including 1/n. */
+    static void fft(double[] re, double[] im, int off, int n, boolean inverse) {
+        for (int i = 1, j = 0; i < n; i++) {
+            int bit = n >> 1;
+            for (; (j & bit) != 0; bit >>= 1) j ^= bit;
+            j ^= bit;
+            if (i < j) {
+                double t = re[off + i]; re[off + i] = re[off + j]; re[off + j] = t;
+                t = im[off + i]; im[off + i] = im[off + j]; im[off + j] = t;
+            }
+        }
+        double sign = inverse ? 1 : -1;
+        for (int len = 2; len <= n; len <<= 1) {
+            int half = len >> 1;
+            double angle = sign * 2 * Math.PI / len;
+            for (int k = 0; k < half; k++) {
+                double wr = Math.cos(angle * k), wi = Math.sin(angle * k);
+                for (int s = off; s < off + n; s += len) {
+                    int a = s + k, b = a + half;
+                    double tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr;
+                    re[b] = re[a] - tr; im[b] = im[a] - ti; re[a] += tr; im[a] += ti;
+                }
+            }
+        }
+        if (inverse) for (int i = off; i < off + n; i++) { re[i] /= n; im[i] /= n; }
+    }
+
+    /** The 2-D transform of the row-major n x n arrays in place: rows, transpose, rows, transpose. */
+    static void fft2d(double[] re, double[] im, int n, boolean inverse) {
+        double[] tr = new double[n * n], ti = new double[n * n];
+        for (int pass = 0; pass < 2; pass++) {
+            for (int r = 0; r < n; r++) fft(re, im, r * n, n, inverse);
+            for (int r = 0; r < n; r++) for (int c = 0; c < n; c++) { tr[c * n + r] = re[r * n + c]; ti[c * n + r] = im[r * n + c]; }
+            System.arraycopy(tr, 0, re, 0, n * n);
+            System.arraycopy(ti, 0, im, 0, n * n);
+        }
+    }
+}

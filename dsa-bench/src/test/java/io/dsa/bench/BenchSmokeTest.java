@@ -1,0 +1,151 @@
+package io.dsa.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.agent.cli.DsaCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Smoke runs of the {@code dsa bench} experiments at tiny sizes through the real {@code dsa}
+ * command line (so the {@link BenchExtension} is found by the ServiceLoader), checking that each
+ * writes a plausible CSV, a PNG and its Markdown, and that {@code report} gathers them.
+ */
+class BenchSmokeTest {
+    private static int dsa(String... args) {
+        CommandLine cli = DsaCli.commandLine();
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        if (code != 0) System.err.println(err);
+        return code;
+    }
+
+    private static List<String[]> csv(Path file, String header) throws Exception {
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(header, lines.get(0));
+        return lines.subList(1, lines.size()).stream().map(l -> l.split(",", -1)).toList();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void benchHasHelpForEveryExperiment() {
+        assertEquals(0, dsa("bench", "--help"));
+        for (String e : List.of("startup", "miss", "write-cost", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void missSmokeThenReport(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("miss.csv"),
+                "side,bytes,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,hz_get_us,hz_set_us,load");
+        assertEquals(2, rows.size());
+        for (String[] r : rows) {
+            int side = Integer.parseInt(r[0]);
+            assertEquals(side * side * 8, Integer.parseInt(r[1]));
+            for (int i : new int[] {2, 4, 6, 7}) {
+                double us = Double.parseDouble(r[i]);
+                assertTrue(us > 0 && us < 1_000_000, "column " + i + " plausible: " + String.join(",", r));
+            }
+            assertTrue(Double.parseDouble(r[3]) >= Double.parseDouble(r[2]), "read p90 >= median");
+            assertEquals("", r[8], "Hazelcast skipped");
+        }
+        assertTrue(Files.size(out.resolve("miss.png")) > 1000);
+        assertTrue(Files.readString(out.resolve("miss.md")).contains("8 KiB read miss vs thin Netty"));
+
+        Path report = out.resolve("BENCHMARKS.md");
+        assertEquals(0, dsa("bench", "report", "--out", out.toString(), "--file", report.toString()));
+        String text = Files.readString(report);
+        assertTrue(text.contains("## Remote miss vs partition size"), text);
+        assertTrue(text.contains("Not run"), "missing experiments are named: " + text);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void luAndFftSmokeWithSequentialAndMpiPeers(@TempDir Path out) throws Exception {
+        String c = Path.of("src/main/c").toAbsolutePath().toString();
+        boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
+        for (String e : List.of("lu", "fft")) {
+            assertEquals(0, dsa("bench", e, "--smoke", "--out", out.toString(), "--c-src", c), e);
+            List<String[]> rows = csv(out.resolve(e + ".csv"), "kind,n,nodes,threads,partition,seconds,speedup,load");
+            List<String> kinds = rows.stream().map(r -> r[0]).toList();
+            assertEquals(mpi ? List.of("seq", "dsa", "mpi") : List.of("seq", "dsa"), kinds, e);
+            for (String[] r : rows) {
+                double s = Double.parseDouble(r[5]);
+                assertTrue(s > 0 && s < 60, e + " seconds plausible: " + String.join(",", r));
+            }
+            assertTrue(Files.size(out.resolve(e + ".png")) > 1000);
+            assertTrue(Files.readString(out.resolve(e + ".md")).contains("vs MPI + C"));
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void startupSmokeWithWarmChildJvms(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "startup", "--smoke", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("startup.csv"), "nodes,startup_ms,startup_p90_ms,agent_startup_ms,create512_ms,create1024_ms,load");
+        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[0]).toList());
+        for (String[] r : rows) {
+            for (int i = 1; i <= 5; i++) {
+                double ms = Double.parseDouble(r[i]);
+                assertTrue(ms > 0 && ms < 60_000, "column " + i + " plausible: " + String.join(",", r));
+            }
+            assertTrue(Double.parseDouble(r[2]) >= Double.parseDouble(r[1]), "p90 >= median");
+        }
+        assertTrue(Files.readString(out.resolve("startup.md")).contains("1024² array creation"));
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void writeCostSmoke(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "write-cost", "--smoke", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("write-cost.csv"), "nodes,sharers,side,stride,writes,avg_ns,p90_ns,load");
+        assertEquals(4, rows.size(), "2 sides x 2 strides");
+        for (String[] r : rows) {
+            int side = Integer.parseInt(r[2]), stride = Integer.parseInt(r[3]);
+            assertEquals((side * side + stride - 1) / stride, Integer.parseInt(r[4]), "writes per round");
+            double ns = Double.parseDouble(r[5]);
+            assertTrue(ns > 0 && ns < 1e9 && Double.parseDouble(r[6]) >= ns, "plausible: " + String.join(",", r));
+        }
+        assertTrue(Files.size(out.resolve("write-cost.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void jmhSmokeOnTheRealCodec(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode", "--out", out.toString()));
+        String md = Files.readString(out.resolve("jmh.md"));
+        assertTrue(md.contains("| CodecBenchmark.encode | bytes=8192 |"), md);
+        assertTrue(Files.size(out.resolve("jmh.png")) > 1000);
+        assertTrue(Files.readAllLines(out.resolve("jmh.csv")).size() > 3, "JMH CSV has the runs");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void barrierDelegatesToBarrierBenchInAFreshDirectory(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "barrier", "--smoke", "--out", out.toString(), "--", "--no-mpi"));
+        List<String[]> rows = csv(out.resolve("barrier.csv"), "kind,proxy,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
+        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[2]).toList());
+        assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void hazelcastPeerServesTheOtherMembersKey() throws Exception {
+        Map<Integer, double[]> hz = MissCommand.hazelcast(List.of(8), 5, 10);
+        double[] getSet = hz.get(8);
+        assertTrue(getSet[0] > 0 && getSet[1] > 0, "get and set timed");
+    }
+}
