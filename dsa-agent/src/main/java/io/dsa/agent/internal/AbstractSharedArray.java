@@ -100,6 +100,22 @@ abstract class AbstractSharedArray implements SharedArray {
         }
     }
 
+    /**
+     * Starts the request for {@code needed} on {@code partition} if this node lacks it, without
+     * waiting: a region access calls it for every partition it covers before it copies any, so
+     * their misses overlap. Only a hint: the copy re-checks the access and waits for it.
+     */
+    final void prefetch(int partition, Access needed) {
+        Slot s = slots[partition];
+        if (Slot.accessOf(s.stamp).allows(needed)) return;
+        rt.checkFailed();
+        synchronized (rt.engineLock) {
+            if (rt.engine.request(state.id, partition, needed)) {
+                s.materialize(layout.partitionBytes(partition), rt.engine.access(state.id, partition));
+            }
+        }
+    }
+
     /** Index of element {@code index} of the row-major flattening, checked. */
     final int rowOfIndex(int index) {
         checkFlatIndex(index);

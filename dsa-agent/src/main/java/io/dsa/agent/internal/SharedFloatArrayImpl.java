@@ -130,6 +130,14 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
         int pc = layout.spec().partitionCols();
         int lastRow = row + rows;
         int lastCol = col + cols;
+        if (rows > pr - row % pr || cols > pc - col % pc) {
+            // several partitions: ask for all the missing ones first, so their misses travel
+            // together instead of one round trip after another; the copy below waits for each
+            Access needed = write ? Access.READ_WRITE : Access.READ;
+            for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
+                for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) prefetch(layout.partitionOf(r0, c0), needed);
+            }
+        }
         for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
             int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
             for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
