@@ -21,6 +21,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * caught, shrunk to a few steps (a write by node 1, a read of that element, the messages between)
  * and reported with its seed. Runs {@link BrokenOracleProperty} through the JUnit Platform.
  */
+@org.junit.jupiter.api.Timeout(value = 120, unit = java.util.concurrent.TimeUnit.SECONDS)
 class CoherencePropertyFailsTest {
 
     @Test

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * engines and the messages it takes are counted; a row without a scenario here, or a scenario without
  * a row, fails too. Counts written as {@code 2k + 2} are checked for k = 1, 2, 3.
  */
+@org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.SECONDS)
 class MessageCountDocTest {
     static final int NODES = 5;
     static final int A = 0, P = 0;   // partition 0 is homed at node 0

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * The engine's mobility operations: exporting and restoring directory and cache entries (live
  * migration), and registering a clone as a sharer. Partition 0 of array 7 is homed at node 0.
  */
+@org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.SECONDS)
 class MobilityEngineTest {
     static final int A = 7;
     static final int P = 0;

@@ -12,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The job description of beginTransfer: round trip, and refusal of other versions and of garbage. */
+@org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.SECONDS)
 class JobCodecTest {
     private static final HostJobMessage JOB = new HostJobMessage(42, "jacobi", 3, 4, 2, "127.0.0.2:4100",
             "io.dsa.examples.Jacobi", List.of("256", "π"), List.of("barrier=TREE", "fanout=4"), new byte[] {'P', 'K', 0, -1});
