@@ -244,6 +244,21 @@ public final class DsaAgent implements Agent, AutoCloseable {
     public void registerCloneSharers(AgentState cloneState) { runtime.registerCloneSharers(cloneState); }
 
     /**
+     * Registers clone {@code cloneId} as a sharer of the partitions in {@code held} (array id to
+     * partition numbers, as {@link #clonePartitions} lists them) that are homed here; the form
+     * that travels between hosts. Only at a safe point.
+     */
+    public void registerCloneSharers(int cloneId, java.util.Map<Integer, int[]> held) { runtime.registerCloneSharers(cloneId, held); }
+
+    /** @return the partitions a clone's state holds, array id to partition numbers */
+    public static java.util.Map<Integer, int[]> clonePartitions(AgentState cloneState) {
+        return NodeRuntime.clonePartitions(cloneState);
+    }
+
+    /** @return for a clone: completed with the reason once its connection to node 0 closed, i.e. its VM ended */
+    public CompletableFuture<String> monitorLost() { return runtime.monitorLost(); }
+
+    /**
      * The shared array {@code name} as this agent holds it, for reads and writes outside a job
      * (a clone serving reads); accesses follow the coherence protocol. Cast to the typed interface.
      *

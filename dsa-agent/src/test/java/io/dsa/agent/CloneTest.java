@@ -105,6 +105,26 @@ class CloneTest {
     }
 
     @Test
+    void whenACloneLeavesItsHomesForgetItAndWritesGoOn() throws Exception {
+        try (DsaCluster cluster = DsaCluster.local(config(2))) {
+            cluster.run(new Sweep(), "2");
+            cluster.cloneNode(1, "127.0.0.1");
+            SharedDoubleArray home = (SharedDoubleArray) cluster.agent(1).array("clone.A");
+            assertEquals(CacheState.SHARED, home.cacheState(2), "node 1's partition 2 is shared with the clone");
+            cluster.clone(2).close();
+            // the write needs the clone's copy gone: the home either completes the invalidation without it or
+            // has already dropped it from the sharers; either way the write completes and the entry is the home's again
+            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> home.write(17, -1.0));
+            write.get(20, TimeUnit.SECONDS);
+            assertEquals(-1.0, home.read(17));
+            SharedDoubleArray n0 = (SharedDoubleArray) cluster.agent(0).array("clone.A");
+            assertEquals(-1.0, n0.read(17), "node 0 reads the write");
+            n0.write(16, -2.0);   // partition 2 moves to node 0 exclusively: no clone in the way either
+            assertEquals(-2.0, home.read(16));
+        }
+    }
+
+    @Test
     void aVmWithACloneRefusesMigration() throws Exception {
         try (DsaCluster cluster = DsaCluster.local(config(2))) {
             cluster.cloneNode(1, "127.0.0.1");

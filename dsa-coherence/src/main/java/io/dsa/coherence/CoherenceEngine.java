@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -390,6 +391,33 @@ public final class CoherenceEngine {
             e.transitionTo(DirectoryState.SHARED, "clone " + node + " registered as a sharer");
         }
         return true;
+    }
+
+    /**
+     * Forgets node {@code node}, a clone that left (clones hold only shared copies): it stops
+     * being a sharer of the partitions homed here, an invalidation awaiting its acknowledgement
+     * goes on without it, and its queued requests are dropped. A SHARED entry left without
+     * sharers becomes HOME again.
+     */
+    public void forgetNode(int node) {
+        if (node < 0 || node >= nodeCount || node == nodeId) {
+            throw new IllegalArgumentException("node " + node + " out of range [0, " + nodeCount + ") or this node " + nodeId);
+        }
+        for (HomeEntry e : List.copyOf(directory.values())) {
+            e.queue.removeIf(r -> r.requester == node);
+            Txn t = e.txn;
+            if (t != null && t.kind == TxnKind.INVALIDATE && t.awaiting.get(node)) {
+                t.awaiting.clear(node);
+                if (t.awaiting.isEmpty()) completeInvalidation(e, t);
+            } else if (t == null && e.sharers.get(node)) {
+                e.sharers.clear(node);
+                if (e.sharers.isEmpty() && e.state == DirectoryState.SHARED) {
+                    setHomeAccess(e, Access.READ_WRITE);
+                    e.transitionTo(DirectoryState.HOME, "sharer " + node + " left");
+                }
+            }
+            drain(e);
+        }
     }
 
     /**

@@ -121,6 +121,38 @@ class MobilityEngineTest {
     }
 
     @Test
+    void aCloneThatLeavesIsForgottenAndAnInvalidationAwaitingItCompletes() {
+        engine[0].admitNodes(5);
+        assertTrue(engine[0].addSharer(A, P, 4));
+        assertFalse(engine[1].request(A, P, Access.READ));   // node 1 shares too
+        deliverAll();
+        assertArrayEquals(new int[] {1, 4}, engine[0].sharers(A, P));
+        // the home writes: invalidations to nodes 1 and 4; node 1 acks, the clone never does
+        assertFalse(engine[0].request(A, P, Access.READ_WRITE));
+        assertEquals(List.of("INV 0->1 req 0", "INV 0->4 req 0"), sent());
+        engine[1].onMessage(wire.remove(0));
+        wire.remove(0);   // the clone is gone: its INV is lost
+        engine[0].onMessage(wire.remove(0));   // node 1's ack
+        assertEquals(Access.READ, engine[0].access(A, P), "no write access while the clone's ack is awaited");
+        engine[0].forgetNode(4);
+        assertEquals(Access.READ_WRITE, engine[0].access(A, P), "the write went on without the clone");
+        assertEquals(DirectoryState.HOME, engine[0].directoryState(A, P));
+        assertTrue(engine[0].quiescent());
+    }
+
+    @Test
+    void aForgottenLastSharerReturnsTheEntryToTheHome() {
+        engine[0].admitNodes(5);
+        assertTrue(engine[0].addSharer(A, P, 4));
+        assertEquals(Access.READ, engine[0].access(A, P));
+        engine[0].forgetNode(4);
+        assertArrayEquals(new int[0], engine[0].sharers(A, P));
+        assertEquals(DirectoryState.HOME, engine[0].directoryState(A, P));
+        assertEquals(Access.READ_WRITE, engine[0].access(A, P));
+        assertThrows(IllegalArgumentException.class, () -> engine[0].forgetNode(0), "a node cannot forget itself");
+    }
+
+    @Test
     void anExclusiveEntryTakesNoSharer() {
         assertFalse(engine[1].request(A, P, Access.READ_WRITE));
         deliverAll();

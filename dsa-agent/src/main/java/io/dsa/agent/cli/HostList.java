@@ -25,6 +25,16 @@ final class HostList {
         return hosts;
     }
 
+    /** @return the first of {@code hosts} that serves node (or clone) {@code node} of {@code vmName}, or null */
+    static HostPort serving(io.dsa.agent.host.HostClient client, List<HostPort> hosts, String vmName, int node) {
+        for (HostPort h : hosts) {
+            for (String row : client.status(h, vmName)) {
+                if (row.split("\t", -1)[1].equals(Integer.toString(node))) return h;
+            }
+        }
+        return null;
+    }
+
     /**
      * @return the cluster secret from {@code file}, or from the environment variable
      *         {@value DsaConfig#SECRET_ENV} when {@code file} is null

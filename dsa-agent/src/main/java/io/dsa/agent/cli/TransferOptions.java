@@ -1,6 +1,5 @@
 package io.dsa.agent.cli;
 
-import io.dsa.agent.AgentMonitor;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.TransferReport;
@@ -43,24 +42,20 @@ final class TransferOptions {
         byte[] secret = HostList.secret(spec, secretFile);
         PrintWriter out = spec.commandLine().getOut();
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS)) {
-            HostPort source = null;
-            for (HostPort h : hosts) {
-                for (String row : client.status(h, vmName)) {
-                    String[] cells = row.split("\t", -1);
-                    if (cells[1].equals(Integer.toString(nodeId))) source = h;
-                }
-                if (source != null) break;
-            }
+            HostPort source = HostList.serving(client, hosts, vmName, nodeId);
             if (source == null) {
                 out.println(what + " failed: node " + nodeId + " of vm '" + vmName + "' is not served by any of " + hosts);
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            AgentMonitor target = client.monitor(to);
             String agentId = DsaAgent.agentId(vmName, nodeId);
-            TransferReport report = clone ? target.requestClone(agentId, source.toString())
-                    : client.migrate(to, agentId, source, hosts);
-            out.println(report.describe(clone ? "cloned" : "moved"));
+            if (clone) {
+                TransferReport report = client.cloneAgent(to, agentId, source, hosts);
+                out.printf("cloned %s from %s to %s as %s: pause %.1f ms, %d bytes copied%n", agentId, report.fromMonitor(),
+                        report.toMonitor(), report.agentId(), report.pauseNanos() / 1e6, report.bytes());
+            } else {
+                out.println(client.migrate(to, agentId, source, hosts).describe("moved"));
+            }
             out.flush();
             return 0;
         } catch (RuntimeException e) {

@@ -70,7 +70,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AgentHost.class);
 
     /** Where a hosted agent is in its life. */
-    enum JobState { STARTING, RUNNING, SUSPENDED, MOVED, DONE, FAILED, STOPPED }
+    enum JobState { STARTING, RUNNING, SUSPENDED, MOVED, DONE, FAILED, STOPPED,
+        /** A clone: no workers, serves reads, stops when its VM's node 0 goes. */
+        CLONE }
 
     private final byte[] secret;
     private final String bindHost;
@@ -366,7 +368,21 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                     else a.abandonMovedNode(moving);
                     yield r.op() == HostRequestMessage.COMMIT_MOVE ? "committed" : "abandoned";
                 }
-                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 8");
+                case HostRequestMessage.ADMIT_CLONE -> {
+                    movePart(r.vmName(), r.nodeId()).admitClone(Integer.parseInt(r.target()));
+                    yield "admitted";
+                }
+                case HostRequestMessage.REGISTER_CLONE -> {
+                    String[] parts = r.target().split("\\|", 2);
+                    movePart(r.vmName(), r.nodeId()).registerCloneSharers(Integer.parseInt(parts[0]),
+                            ClonePartitions.decode(parts.length > 1 ? parts[1] : ""));
+                    yield "registered";
+                }
+                case HostRequestMessage.READ_ARRAY -> {
+                    from.send(ok(r.requestId(), "", readArray(r.vmName(), r.nodeId(), r.target()), new byte[0]));
+                    yield null;
+                }
+                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 11");
             };
             if (text != null) from.send(ok(r.requestId(), text, List.of(), new byte[0]));
         } catch (ExecutionException e) {
@@ -380,6 +396,46 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             from.send(refused(r.requestId(), e));
         }
     }
+
+    /**
+     * Reads elements of an array through the agent of node {@code node} of {@code vm} here (a
+     * clone or a node), following the coherence protocol. {@code what}: {@code name\tfrom\tcount}.
+     *
+     * @return one row per element, its flat index and value
+     */
+    private List<String> readArray(String vm, int node, String what) {
+        HostedJob j = jobs.get(DsaAgent.agentId(vm, node));
+        if (j == null || j.agent == null || (j.state != JobState.RUNNING && j.state != JobState.CLONE)) {
+            throw new DsaException("host " + address() + " runs no node " + node + " of vm '" + vm + "'; it runs " + agentIds());
+        }
+        String[] parts = what.split("\t", -1);
+        if (parts.length != 3) throw new DsaException("read request '" + what + "' is not name<TAB>from<TAB>count");
+        io.dsa.SharedArray a = j.agent.array(parts[0]);
+        long length = a.layout().length();
+        long from = Long.parseLong(parts[1]);
+        long count = Long.parseLong(parts[2]);
+        if (from < 0 || from >= length) {
+            throw new DsaException("index " + from + " of array '" + parts[0] + "' out of range [0, " + length + ")");
+        }
+        if (count < 1 || count > MAX_READ || from + count > length) {
+            throw new DsaException("count " + count + " out of range [1, " + Math.min(MAX_READ, length - from) + "] for array '"
+                    + parts[0] + "' of " + length + " elements from index " + from);
+        }
+        List<String> rows = new ArrayList<>((int) count);
+        for (int i = (int) from; i < from + count; i++) {
+            String v;
+            if (a instanceof io.dsa.SharedDoubleArray d) v = Double.toString(d.read(i));
+            else if (a instanceof io.dsa.SharedFloatArray f) v = Float.toString(f.read(i));
+            else if (a instanceof io.dsa.SharedLongArray l) v = Long.toString(l.read(i));
+            else if (a instanceof io.dsa.SharedIntArray n) v = Integer.toString(n.read(i));
+            else throw new DsaException("array '" + parts[0] + "' has an element type this host cannot print");
+            rows.add(i + "\t" + v);
+        }
+        return rows;
+    }
+
+    /** The most elements one read request returns. */
+    public static final int MAX_READ = 1 << 16;
 
     /** A move of node {@code moving} that the agent of another node expects, armed by {@code holder}. */
     private record Expected(java.util.concurrent.CompletableFuture<?> arrived, Connection holder, DsaAgent agent, int moving) {}
@@ -431,13 +487,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 case TransferMessage.REQUEST_TRANSFER -> ok(t.requestId(), "",
                         RemoteAgentMonitor.rows(acquire(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))), new byte[0]);
                 case TransferMessage.REQUEST_CLONE ->
-                        ok(t.requestId(), "", RemoteAgentMonitor.rows(requestClone(t.agentId(), t.fromMonitor())), new byte[0]);
+                        ok(t.requestId(), "", RemoteAgentMonitor.rows(cloneHere(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))),
+                                new byte[0]);
                 case TransferMessage.BEGIN_TRANSFER -> {
-                    byte[] job = beginTransfer(t.agentId());
+                    byte[] job = beginTransfer(t.agentId(), RemoteAgentMonitor.isCloning(t.payload()));
                     outgoing.get(t.agentId()).taker = from;
                     yield ok(t.requestId(), "", List.of(), job);
                 }
-                case TransferMessage.TRANSFER_AGENT -> ok(t.requestId(), "", List.of(), transferAgent(t.agentId()));
+                case TransferMessage.TRANSFER_AGENT -> ok(t.requestId(), "", List.of(),
+                        transferAgent(t.agentId(), RemoteAgentMonitor.cloneId(t.payload())));
                 case TransferMessage.END_TRANSFER -> {
                     endTransfer(t.agentId());
                     yield ok(t.requestId(), "", List.of(), new byte[0]);
@@ -514,9 +572,106 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     @Override
     public TransferReport requestClone(String agentId, String fromMonitor) {
+        return cloneHere(agentId, fromMonitor, List.of());
+    }
+
+    /**
+     * Starts a clone of agent {@code agentId} (served by {@code fromMonitor}) on this host while
+     * its job runs: at the VM's next plain global barrier (held at node 0's host) the current
+     * host sends a clone's state (the agent's valid partitions as shared copies), every node
+     * admits the clone's id, the clone connects to them, and every home registers it as a sharer
+     * of the partitions it holds. The clone gets the next free node id ({@code >=} the VM's node
+     * count), runs no workers, serves reads ({@link HostRequestMessage#READ_ARRAY}), and stops
+     * when its VM's node 0 goes.
+     *
+     * @param vmHosts hosts where the VM's nodes may be; the job's own list and the source are added
+     * @return the clone's id ({@code vm/cloneNode}), the hosts, the time the VM was held, the state's bytes
+     */
+    TransferReport cloneHere(String agentId, String fromMonitor, List<String> vmHosts) {
         if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
-        throw new DsaException("host " + address() + " cannot clone agent " + agentId + " from " + fromMonitor
-                + ": cloning between hosts is not wired yet (DsaCluster.cloneNode clones within one JVM); see docs/hosts.md");
+        int slash = agentId.lastIndexOf('/');
+        String vm = agentId.substring(0, Math.max(0, slash));
+        int node;
+        try {
+            node = Integer.parseInt(agentId.substring(slash + 1));
+        } catch (NumberFormatException e) {
+            throw new DsaException("agent id '" + agentId + "' is not vm/node");
+        }
+        RemoteAgentMonitor source = (RemoteAgentMonitor) remote(fromMonitor);
+        HostJobMessage m;
+        try {
+            m = JobCodec.decode(source.beginCloning(agentId));
+        } catch (RuntimeException e) {
+            throw notCloned(agentId, fromMonitor, e);
+        }
+        boolean held = false;
+        DsaAgent clone = null;
+        Map<Integer, String> hostOf = Map.of();
+        String cloneAgentId = null;
+        HostedJob job = null;
+        try {
+            hostOf = locate(vm, m.nodes(), vmHosts, m, fromMonitor);
+            if (!fromMonitor.equals(hostOf.get(node))) {
+                throw new DsaException("node " + node + " of vm '" + vm + "' runs on " + hostOf.get(node) + ", not " + fromMonitor);
+            }
+            if (node >= m.nodes()) throw new DsaException("agent " + agentId + " is a clone; clone node 0 to " + (m.nodes() - 1));
+            int cloneId = Math.max(m.nodes(), hostOf.keySet().stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+            cloneAgentId = DsaAgent.agentId(vm, cloneId);
+            ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
+            held = true;
+            long pauseStart = System.nanoTime();
+            byte[] bytes = source.transferClone(agentId, cloneId);
+            AgentState state = AgentState.decode(bytes);
+            for (int j = 0; j < m.nodes(); j++) ask(hostOf.get(j), HostRequestMessage.ADMIT_CLONE, vm, j, Integer.toString(cloneId));
+            clone = DsaAgent.restoreClone(config(m).nodeId(node).monitorAddress(state.view().get(0)).build(), state);
+            clone.connectToPeers().get(TRANSFER_STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            String registration = cloneId + "|" + ClonePartitions.encode(DsaAgent.clonePartitions(state));
+            for (int j = 0; j < m.nodes(); j++) ask(hostOf.get(j), HostRequestMessage.REGISTER_CLONE, vm, j, registration);
+            job = new HostedJob(new HostJobMessage(m.jobId(), vm, cloneId, m.nodes(), m.threadsPerNode(), m.monitorAddress(),
+                    m.programClass(), m.args(), m.options(), new byte[0]), null);
+            job.agent = clone;
+            job.agent.initialize(this);
+            job.state = JobState.CLONE;
+            if (jobs.putIfAbsent(cloneAgentId, job) != null) throw new DsaException("host " + address() + " already serves agent " + cloneAgentId);
+            source.endCloning(agentId);
+            ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+            held = false;
+            long pause = System.nanoTime() - pauseStart;
+            HostedJob running = job;
+            String id = cloneAgentId;
+            clone.monitorLost().thenRun(() -> control.execute(() -> {
+                LOG.info("host {}: clone {} stops: its vm's node 0 left", address(), id);
+                finish(id, running, JobState.STOPPED);
+                running.ended.countDown();
+            }));
+            TransferReport report = new TransferReport(cloneAgentId, fromMonitor, address(), pause, bytes.length);
+            LOG.info("host {}: {} of {}", address(), report.describe("cloned"), agentId);
+            return report;
+        } catch (RuntimeException | ExecutionException | TimeoutException | InterruptedException e) {
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+            if (job != null) jobs.remove(cloneAgentId, job);
+            // the homes that registered the clone forget it when its connections close
+            if (clone != null) clone.close();
+            try {
+                source.abortTransfer(agentId);
+            } catch (RuntimeException x) {
+                e.addSuppressed(x);
+            }
+            if (held) {
+                try {
+                    ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+                } catch (RuntimeException x) {
+                    e.addSuppressed(x);
+                }
+            }
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw notCloned(agentId, fromMonitor, cause);
+        }
+    }
+
+    private DsaException notCloned(String agentId, String fromMonitor, Throwable e) {
+        String why = e.getMessage() == null ? e.toString() : e.getMessage();
+        return new DsaException("host " + address() + " could not clone agent " + agentId + " from " + fromMonitor + ": " + why, e);
     }
 
     /**
@@ -565,6 +720,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             hostOf = locate(vm, m.nodes(), vmHosts, m, fromMonitor);
             if (!fromMonitor.equals(hostOf.get(node))) {
                 throw new DsaException("node " + node + " of vm '" + vm + "' runs on " + hostOf.get(node) + ", not " + fromMonitor);
+            }
+            List<Integer> clones = hostOf.keySet().stream().filter(k -> k >= m.nodes()).toList();
+            if (!clones.isEmpty()) {
+                throw new DsaException("vm '" + vm + "' has clone(s) " + clones + ": a node cannot move while clones share its"
+                        + " partitions (they know only its old address); see docs/hosts.md");
             }
             ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
             held = true;
@@ -651,7 +811,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             }
             for (String row : rows) {
                 String[] cells = row.split("\t", -1);
-                if (cells[4].equals(JobState.RUNNING.name()) || cells[4].equals(JobState.SUSPENDED.name())) {
+                if (cells[4].equals(JobState.RUNNING.name()) || cells[4].equals(JobState.SUSPENDED.name())
+                        || cells[4].equals(JobState.CLONE.name())) {
                     hostOf.put(Integer.parseInt(cells[1]), h);
                 }
             }
@@ -688,34 +849,49 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     /** An agent of this host on its way out: between beginTransfer and endTransfer or abortTransfer. */
     private static final class Outgoing {
         final HostedJob job;
+        /** Whether the new host takes a clone (the agent then stays here, running). */
+        final boolean clone;
         /** The new host's connection, once it called beginTransfer over the wire. */
         volatile Connection taker;
 
-        Outgoing(HostedJob job) { this.job = job; }
+        Outgoing(HostedJob job, boolean clone) {
+            this.job = job;
+            this.clone = clone;
+        }
     }
 
     /** Where the events of an agent that moved away come from and go to. */
     private record Moved(long jobId, Connection owner, Connection taker) {}
 
     @Override
-    public byte[] beginTransfer(String agentId) {
+    public byte[] beginTransfer(String agentId) { return beginTransfer(agentId, false); }
+
+    /** {@link #beginTransfer}, for a move or (with {@code clone}) a cloning, which needs no resumable program. */
+    byte[] beginTransfer(String agentId, boolean clone) {
         HostedJob job = jobs.get(agentId);
         if (job == null || job.state != JobState.RUNNING) {
             throw new DsaException("host " + address() + " does not run agent " + agentId + "; it runs " + agentIds());
         }
-        if (!job.program.resumable()) {
+        if (!clone && !job.program.resumable()) {
             throw new DsaException("agent " + agentId + " runs " + job.program.getClass().getName()
                     + ", which is not resumable(): it can move only between runs");
         }
-        if (outgoing.putIfAbsent(agentId, new Outgoing(job)) != null) {
+        if (outgoing.putIfAbsent(agentId, new Outgoing(job, clone)) != null) {
             throw new DsaException("agent " + agentId + " is already being transferred");
         }
         return JobCodec.encode(job.job);
     }
 
     @Override
-    public byte[] transferAgent(String agentId) {
+    public byte[] transferAgent(String agentId) { return transferAgent(agentId, -1); }
+
+    /** {@link #transferAgent}; for a cloning, the clone's state with node id {@code cloneId}. */
+    byte[] transferAgent(String agentId, int cloneId) {
         HostedJob job = outgoingJob(agentId);
+        if (outgoing.get(agentId).clone) {
+            if (cloneId < 0) throw new DsaException("the cloning of agent " + agentId + " names no clone id");
+            return job.agent.snapshotForClone(cloneId).encode();   // the agent runs on: nothing to suspend
+        }
         job.setState(JobState.SUSPENDED);   // from here its run's outcome waits for the transfer's
         try {
             return job.agent.snapshotForMigration().encode();
@@ -747,13 +923,19 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     @Override
     public void endCloning(String agentId) {
-        throw new DsaException("no cloning of " + agentId + " has begun on host " + address());
+        Outgoing out = outgoing.get(agentId);
+        if (out == null || !out.clone) throw new DsaException("no cloning of " + agentId + " has begun on host " + address());
+        outgoing.remove(agentId, out);
+        LOG.info("host {}: agent {} was cloned", address(), agentId);
     }
 
     @Override
     public void abortTransfer(String agentId) {
         HostedJob job = outgoingJob(agentId);
-        outgoing.remove(agentId);
+        if (outgoing.remove(agentId).clone) {
+            LOG.warn("host {}: cloning of agent {} aborted", address(), agentId);
+            return;
+        }
         if (job.state == JobState.SUSPENDED) job.setState(JobState.RUNNING);   // its workers go on when node 0 releases
         LOG.warn("host {}: transfer of agent {} aborted; it stays here", address(), agentId);
     }

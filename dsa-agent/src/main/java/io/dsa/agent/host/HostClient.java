@@ -117,10 +117,34 @@ public final class HostClient implements AutoCloseable {
                 .requestTransfer(agentId, source.toString(), vmHosts.stream().map(HostPort::toString).toList());
     }
 
+    /**
+     * Asks {@code target} to start a clone of agent {@code agentId} (served by {@code source})
+     * while its job runs.
+     *
+     * @param vmHosts the hosts the VM's nodes may run on, so the new host can coordinate them
+     * @return the report; its agent id names the clone ({@code vm/cloneNode})
+     * @throws DsaException when a host refuses (nothing then refers to a clone)
+     */
+    public TransferReport cloneAgent(HostPort target, String agentId, HostPort source, List<HostPort> vmHosts) {
+        return new RemoteAgentMonitor(target.toString(), null, connect(target), replies, timeoutMs)
+                .requestClone(agentId, source.toString(), vmHosts.stream().map(HostPort::toString).toList());
+    }
+
+    /**
+     * Reads {@code count} elements of array {@code name} from index {@code from} (flat, row-major)
+     * through the agent of node {@code node} of {@code vmName} on {@code host} (a clone or a node).
+     *
+     * @return one {@code index\tvalue} row per element
+     */
+    public List<String> read(HostPort host, String vmName, int node, String name, long from, long count) {
+        return request(host, HostRequestMessage.READ_ARRAY, vmName, node, name + "\t" + from + "\t" + count).rows();
+    }
+
     private static String describe(int op, String vmName, int nodeId) {
         return switch (op) {
             case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
             case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
+            case HostRequestMessage.READ_ARRAY -> "read through node " + nodeId + " of vm '" + vmName + "'";
             default -> "request " + op;
         };
     }

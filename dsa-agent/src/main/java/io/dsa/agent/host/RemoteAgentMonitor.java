@@ -50,6 +50,39 @@ final class RemoteAgentMonitor implements AgentMonitor {
         return report(call(TransferMessage.REQUEST_CLONE, agentId, fromMonitor));
     }
 
+    /** {@link #requestClone} telling the new host where the VM's nodes may run ({@code host:port} each). */
+    TransferReport requestClone(String agentId, String fromMonitor, java.util.List<String> vmHosts) {
+        return report(call(TransferMessage.REQUEST_CLONE, agentId, fromMonitor,
+                String.join(",", vmHosts).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    /** {@link #beginTransfer} of a cloning: the agent stays where it is and runs on. */
+    byte[] beginCloning(String agentId) {
+        return call(TransferMessage.BEGIN_TRANSFER, agentId, self, CLONING.clone()).payload();
+    }
+
+    /** {@link #transferAgent} of a cloning: the clone's state, with node id {@code cloneId}. */
+    byte[] transferClone(String agentId, int cloneId) {
+        return call(TransferMessage.TRANSFER_AGENT, agentId, self,
+                Integer.toString(cloneId).getBytes(java.nio.charset.StandardCharsets.UTF_8)).payload();
+    }
+
+    private static final byte[] CLONING = "clone".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    /** @return whether a {@link TransferMessage#BEGIN_TRANSFER} payload begins a cloning */
+    static boolean isCloning(byte[] payload) { return java.util.Arrays.equals(payload, CLONING); }
+
+    /** @return the clone id in a {@link TransferMessage#TRANSFER_AGENT} payload, or -1 for a move */
+    static int cloneId(byte[] payload) {
+        if (payload == null || payload.length == 0) return -1;
+        String text = new String(payload, java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new io.dsa.DsaException("transferAgent payload '" + text + "' is not a clone id");
+        }
+    }
+
     @Override
     public byte[] beginTransfer(String agentId) { return call(TransferMessage.BEGIN_TRANSFER, agentId, self).payload(); }
 

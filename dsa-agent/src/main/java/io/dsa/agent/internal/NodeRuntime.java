@@ -75,6 +75,8 @@ public final class NodeRuntime implements AutoCloseable {
     private final CompletableFuture<ViewMessage> view = new CompletableFuture<>();
     private volatile long viewNanos;
     private final CompletableFuture<String> finished = new CompletableFuture<>();
+    /** A clone's: completed when its connection to node 0 closes (its VM ended). */
+    private final CompletableFuture<String> monitorLost = new CompletableFuture<>();
     private volatile String failure;
     private volatile boolean closed;
 
@@ -516,8 +518,16 @@ public final class NodeRuntime implements AutoCloseable {
 
         @Override
         public void onDisconnected(Connection c, Throwable cause) {
-            if (closed || movedAway || finished.isDone() || retired.remove(c)) return;
-            if (c.peerNodeId() >= nodes || nodeId >= nodes) return; // a clone is no member of the job
+            if (closed) return;
+            if (nodeId >= nodes) {   // a clone: it lives as long as its VM's monitor
+                if (c.peerNodeId() == 0) monitorLost.complete(cause == null ? "connection closed" : cause.toString());
+                return;
+            }
+            if (c.peerNodeId() >= nodes) {   // a clone is no member of the job
+                if (peers.holds(c.peerNodeId(), c)) forgetClone(c.peerNodeId(), cause);
+                return;
+            }
+            if (movedAway || finished.isDone() || retired.remove(c)) return;
             // a stray connection (an abandoned move's) while the peer's current one is up
             if (peers.connected(c.peerNodeId()) && !peers.holds(c.peerNodeId(), c)) return;
             int peer = c.peerNodeId();
@@ -847,6 +857,14 @@ public final class NodeRuntime implements AutoCloseable {
         }
     }
 
+    // A clone left (stopped, or its host went): the homes here stop waiting for it and stop listing it.
+    private void forgetClone(int clone, Throwable cause) {
+        synchronized (engineLock) {
+            engine.forgetNode(clone);
+        }
+        LOG.info("node {}: clone {} left ({}); no longer a sharer here", nodeId, clone, cause == null ? "connection closed" : cause.toString());
+    }
+
     /** Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages. */
     public void admitClone(int cloneId) {
         peers.grow(cloneId + 1);
@@ -862,15 +880,34 @@ public final class NodeRuntime implements AutoCloseable {
      * @throws DsaException if an entry cannot take a sharer (exclusive elsewhere or busy)
      */
     public void registerCloneSharers(io.dsa.agent.AgentState cloneState) {
+        registerCloneSharers(cloneState.nodeId(), clonePartitions(cloneState));
+    }
+
+    /** @return the partitions a clone's state holds: array id to partition numbers */
+    public static Map<Integer, int[]> clonePartitions(io.dsa.agent.AgentState cloneState) {
+        Map<Integer, int[]> held = new java.util.TreeMap<>();
+        for (io.dsa.agent.AgentState.ArrayImage a : cloneState.arrays()) {
+            held.put(a.id(), a.partitions().stream().mapToInt(io.dsa.agent.AgentState.PartitionImage::partition).toArray());
+        }
+        return held;
+    }
+
+    /**
+     * Registers clone {@code cloneId} as a sharer of those of {@code held} (array id to
+     * partitions) that are homed here. Only at a safe point.
+     *
+     * @throws DsaException if an entry cannot take a sharer (exclusive elsewhere or busy)
+     */
+    public void registerCloneSharers(int cloneId, Map<Integer, int[]> held) {
         synchronized (engineLock) {
-            for (io.dsa.agent.AgentState.ArrayImage a : cloneState.arrays()) {
-                ArrayState known = arrays.get(a.id());
+            for (Map.Entry<Integer, int[]> a : held.entrySet()) {
+                ArrayState known = arrays.get(a.getKey());
                 if (known == null) continue;
-                for (io.dsa.agent.AgentState.PartitionImage p : a.partitions()) {
-                    if (known.layout.homeOf(p.partition()) != nodeId) continue;
-                    if (!engine.addSharer(a.id(), p.partition(), cloneState.nodeId())) {
-                        throw new DsaException("node " + nodeId + " cannot register clone " + cloneState.nodeId() + " as a sharer of "
-                                + "partition " + p.partition() + " of array '" + a.name() + "': " + engine.describe(a.id(), p.partition()));
+                for (int p : a.getValue()) {
+                    if (known.layout.homeOf(p) != nodeId) continue;
+                    if (!engine.addSharer(a.getKey(), p, cloneId)) {
+                        throw new DsaException("node " + nodeId + " cannot register clone " + cloneId + " as a sharer of "
+                                + "partition " + p + " of array '" + known.spec.name() + "': " + engine.describe(a.getKey(), p));
                     }
                 }
             }
@@ -887,6 +924,9 @@ public final class NodeRuntime implements AutoCloseable {
         for (ArrayState a : arrays.values()) if (a.spec.name().equals(name)) return NodeContext.wrap(this, a, async);
         throw new DsaException("node " + nodeId + " knows no array named '" + name + "'");
     }
+
+    /** @return for a clone, completed with the reason once its connection to node 0 closed (the VM ended) */
+    public CompletableFuture<String> monitorLost() { return monitorLost; }
 
     /** This agent's node moved: its workers unwind at their barrier, it reports nothing more. */
     public void retireAfterMove() {

@@ -8,8 +8,11 @@ package io.dsa.agent.wire;
  *        host's agents of vmName), or a step of a move that the new host coordinates on the VM's
  *        other hosts: {@link #HOLD_BARRIER}, {@link #RELEASE_BARRIER} (node 0), {@link #EXPECT_MOVE},
  *        {@link #AWAIT_MOVE}, {@link #COMMIT_MOVE}, {@link #ABANDON_MOVE} (every node but the moving
- *        one; target: the moving node's id, and for a commit {@code id@newAddress}). The agent
- *        transfer itself is {@link TransferMessage}s
+ *        one; target: the moving node's id, and for a commit {@code id@newAddress}); steps of a
+ *        cloning: {@link #ADMIT_CLONE} (target: the clone's id), {@link #REGISTER_CLONE} (target:
+ *        {@code cloneId|arrayId:p,p;arrayId:p}); {@link #READ_ARRAY} (target:
+ *        {@code name\tfrom\tcount}, read through node nodeId's agent). The agent transfer itself
+ *        is {@link TransferMessage}s
  * @param vmName the VM concerned, or null
  * @param nodeId the node concerned, or -1
  * @param target a host's {@code host:port}, or null
@@ -32,4 +35,10 @@ public record HostRequestMessage(long requestId, int op, String vmName, int node
     public static final int COMMIT_MOVE = 7;
     /** Node j: the move failed; drop the new agent's connection, keep the old one. */
     public static final int ABANDON_MOVE = 8;
+    /** Node j: accept messages and a connection from a clone's node id. */
+    public static final int ADMIT_CLONE = 9;
+    /** Node j: register the clone as a sharer of the partitions it holds that are homed at j. */
+    public static final int REGISTER_CLONE = 10;
+    /** Read elements of an array through this node's (or clone's) agent; reply rows {@code index\tvalue}. */
+    public static final int READ_ARRAY = 11;
 }

@@ -12,7 +12,9 @@ package io.dsa.agent.wire;
  *        {@link #TRANSFER_AGENT}, {@link #END_TRANSFER}, {@link #REQUEST_CLONE}, {@link #END_CLONING}, {@link #ABORT_TRANSFER}
  * @param agentId the agent, {@code vm/node}
  * @param fromMonitor for the requests: the agent's current host, {@code host:port}; else the caller's
- * @param payload reserved for future steps; empty
+ * @param payload {@link #REQUEST_TRANSFER}, {@link #REQUEST_CLONE}: the VM's hosts, comma-separated
+ *        UTF-8 (may be empty); {@link #BEGIN_TRANSFER}: {@code clone} for a cloning, else empty;
+ *        {@link #TRANSFER_AGENT} of a cloning: the clone's node id in decimal; else empty
  */
 public record TransferMessage(long requestId, int op, String agentId, String fromMonitor, byte[] payload)
         implements WireMessage {

@@ -109,11 +109,10 @@ class HostMigrationSystemTest {
                 CompletableFuture<Cli> migrate = CompletableFuture.supplyAsync(() -> Cli.execute("migrate", "--vm", "killed",
                         "--node", "1", "--hosts", address(0) + "," + address(1), "--to", doomed.address(),
                         "--secret-file", secret.toString()));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (!doomed.output().contains("blocked after transferAgent")) {   // it holds node 1's state then
-                    if (migrate.isDone()) throw new AssertionError("the migration ended first: " + migrate.get());
-                    if (System.nanoTime() > deadline) throw new AssertionError("no block; host output:\n" + doomed.output());
-                    Thread.sleep(20);   // poll interval
+                try {
+                    doomed.awaitOutput("blocked after transferAgent", 30_000);   // it holds node 1's state then
+                } catch (IllegalStateException e) {
+                    throw new AssertionError(migrate.isDone() ? "the migration ended first: " + migrate.get() : e.getMessage(), e);
                 }
                 doomed.process().destroyForcibly();   // SIGKILL
                 assertTrue(doomed.process().waitFor(10, TimeUnit.SECONDS));

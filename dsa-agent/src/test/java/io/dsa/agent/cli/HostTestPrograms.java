@@ -104,4 +104,60 @@ final class HostTestPrograms {
             }
         }
     }
+
+    /**
+     * Two phases of writes with waits between them, for cloning tests. Args: {@code length
+     * partitionSize dir}. Phase 1 writes {@code A[i] = 2i + 1} and every worker reads it all back; the workers then pass global
+     * barriers until the file {@code dir/phase2} exists; phase 2 writes {@code A[i] = 3i + 2}
+     * and node 0's thread 0 creates {@code dir/phase2-done}; they pass barriers until
+     * {@code dir/end} exists; thread 0 checks every element and reports the sum.
+     */
+    public static final class Phases implements DsaProgram {
+        private SharedDoubleArray a;
+        private int length;
+        private Path dir;
+
+        public Phases() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            length = Integer.parseInt(node.args().get(0));
+            a = node.createSharedDoubleArray("phases.A", length, Integer.parseInt(node.args().get(1)));
+            dir = Path.of(node.args().get(2));
+        }
+
+        @Override
+        public void work(DsaWorker w) throws Exception {
+            int threads = w.node().network().getGlobalThreadCount();
+            for (int i = w.threadId(); i < length; i += threads) a.write(i, 2.0 * i + 1);
+            w.barrier();
+            for (int i = 0; i < length; i++) {   // every node now holds shared copies of everything
+                if (a.read(i) != 2.0 * i + 1) throw new DsaException("A[" + i + "] = " + a.read(i) + " in phase 1");
+            }
+            w.barrier();
+            awaitFile(w, dir.resolve("phase2"));
+            for (int i = w.threadId(); i < length; i += threads) a.write(i, 3.0 * i + 2);
+            w.barrier();
+            if (w.threadId() == 0) Files.writeString(dir.resolve("phase2-done"), "done");
+            awaitFile(w, dir.resolve("end"));
+            if (w.threadId() != 0) return;
+            double sum = 0;
+            for (int i = 0; i < length; i++) {
+                double v = a.read(i);
+                if (v != 3.0 * i + 2) throw new DsaException("A[" + i + "] = " + v + ", expected " + (3.0 * i + 2));
+                sum += v;
+            }
+            w.node().report("phases sum " + (long) sum);
+        }
+
+        // Plain global barriers (safe points for a clone) until thread 0 sees the file; every worker leaves together.
+        private static void awaitFile(DsaWorker w, Path file) throws InterruptedException {
+            boolean seen;
+            do {
+                w.barrier();
+                seen = w.threadId() == 0 && Files.exists(file);
+                if (w.threadId() == 0 && !seen) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
+            } while (!w.any(seen));
+        }
+    }
 }

@@ -106,6 +106,14 @@ class HostsSystemTest {
                 "--to", hosts.get(1).address(), "--secret-file", wrongSecret.toString());
         assertEquals(DsaCli.EXIT_FAILED, migrate.exitCode(), migrate.toString());
         assertTrue(migrate.out().contains("refused"), migrate.out());
+        Cli clone = Cli.execute("clone", "--vm", "any", "--node", "1", "--from", hosts.get(0).address(),
+                "--to", hosts.get(1).address(), "--secret-file", wrongSecret.toString());
+        assertEquals(DsaCli.EXIT_FAILED, clone.exitCode(), clone.toString());
+        assertTrue(clone.out().contains("refused"), clone.out());
+        Cli read = Cli.execute("read", "--vm", "any", "--node", "1", "--hosts", hosts.get(0).address(), "--array", "A",
+                "--secret-file", wrongSecret.toString());
+        assertEquals(DsaCli.EXIT_FAILED, read.exitCode(), read.toString());
+        assertTrue(read.out().contains("refused"), read.out());
         Cli ok = Cli.execute("status", "--hosts", hostList(), "--secret-file", secret.toString());
         assertEquals(0, ok.exitCode(), ok.toString());
         assertFalse(ok.out().contains("intruder"), ok.out());
