@@ -162,6 +162,13 @@ public final class DsaAgent implements Agent, AutoCloseable {
     public void releaseHeldBarrier() { runtime.releaseHeldGlobal(); }
 
     /**
+     * Node 0: releases the held barrier and, in the same step, arms the gate again for the first
+     * plain global barrier that brings the workers to epoch {@code minEpoch} or later (above the
+     * released one), so that no barrier in between can slip past a planned move.
+     */
+    public CompletableFuture<Long> releaseHeldBarrierAndHoldAt(long minEpoch) { return runtime.releaseHeldGlobalAndHold(minEpoch); }
+
+    /**
      * This node's state at the safe point (see {@link #holdAtNextGlobalBarrier()}): its workers
      * resume from it at {@link AgentState#epoch()}.
      *

@@ -184,6 +184,96 @@ public final class DsaCluster implements AutoCloseable {
     }
 
     private MigrationReport migrate(int node, String bindHost, long atEpoch, Runnable restoreFault, Runnable connectedFault) {
+        return migrate(node, bindHost, atEpoch, null, -1, null, restoreFault, connectedFault);
+    }
+
+    /**
+     * A move planned before a run by {@link #runWithMigrations}.
+     *
+     * @param node the node to move, in {@code [1, nodes)}
+     * @param bindHost the address the new agent binds to
+     * @param atEpoch the move happens at the first plain global barrier that brings the workers to
+     *        this epoch or later
+     */
+    public record PlannedMove(int node, String bindHost, long atEpoch) {}
+
+    /**
+     * What {@link #runWithMigrations} did.
+     *
+     * @param run the job's report
+     * @param migrations one report per planned move, in order
+     */
+    public record PlannedRun(RunReport run, List<MigrationReport> migrations) {}
+
+    /**
+     * Runs a {@link DsaProgram#resumable() resumable} program and moves nodes at planned epochs:
+     * a scripted reconfiguration whose moves cannot be missed. The safe point of the first move is
+     * armed at node 0 before the job starts, and each move arms the next one's before it releases
+     * its barrier, so the job cannot pass a planned epoch (or end) before its move happened,
+     * whatever the timing of the threads.
+     *
+     * @param moves in strictly increasing {@code atEpoch} order
+     * @throws DsaException if the program is not resumable, the plan is malformed (naming the
+     *         move), the job ends before a planned epoch (the moves done so far are in the message),
+     *         or a move fails (its node then stays where it was and the job runs on unplanned)
+     */
+    public PlannedRun runWithMigrations(DsaProgram program, List<PlannedMove> moves, String... args) {
+        if (!program.resumable()) {
+            throw new DsaException("program " + program.getClass().getName() + " is not resumable(): its nodes cannot move"
+                    + " while it runs");
+        }
+        for (int i = 0; i < moves.size(); i++) {
+            PlannedMove m = moves.get(i);
+            if (m.node() < 1 || m.node() >= agents.size()) {
+                throw new DsaException("planned move " + i + ": node " + m.node() + " out of range [1, " + agents.size() + ")");
+            }
+            if (i > 0 && m.atEpoch() <= moves.get(i - 1).atEpoch()) {
+                throw new DsaException("planned move " + i + ": epoch " + m.atEpoch() + " must be above the previous move's "
+                        + moves.get(i - 1).atEpoch());
+            }
+        }
+        CompletableFuture<Long> gate = moves.isEmpty() ? null : agent(0).holdAtGlobalBarrier(moves.get(0).atEpoch());
+        CompletableFuture<RunReport> job = new CompletableFuture<>();
+        Thread runner = new Thread(() -> complete(job, () -> run(program, args)), "dsa-cluster-planned-run");
+        runner.setDaemon(true);
+        runner.start();
+        List<MigrationReport> reports = new ArrayList<>();
+        DsaException failed = null;
+        try {
+            for (int i = 0; i < moves.size(); i++) {
+                PlannedMove m = moves.get(i);
+                @SuppressWarnings("unchecked")
+                CompletableFuture<Long>[] next = new CompletableFuture[1];
+                long rearm = i + 1 < moves.size() ? moves.get(i + 1).atEpoch() : -1;
+                reports.add(migrate(m.node(), m.bindHost(), m.atEpoch(), gate, rearm, next, () -> {}, () -> {}));
+                gate = next[0];
+            }
+        } catch (DsaException e) {
+            agent(0).releaseHeldBarrier();   // disarms a gate still armed; the job goes on
+            failed = new DsaException("planned move " + reports.size() + " failed after " + reports + ": " + e.getMessage(), e);
+        }
+        RunReport report;
+        try {
+            report = job.get();
+        } catch (ExecutionException e) {
+            if (failed != null) e.getCause().addSuppressed(failed);
+            throw e.getCause() instanceof DsaException d ? d : new DsaException(e.getCause().toString(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while running " + program.getClass().getName());
+        }
+        if (failed != null) throw failed;
+        return new PlannedRun(report, reports);
+    }
+
+    /**
+     * The move itself. With {@code armed}, the gate at node 0 was armed before (a planned move) and
+     * the safe point is awaited first; with {@code rearmEpoch >= 0}, the barrier is released with
+     * the gate re-armed for that epoch, whose future goes to {@code next[0]}.
+     */
+    private MigrationReport migrate(int node, String bindHost, long atEpoch, CompletableFuture<Long> armed, long rearmEpoch,
+            CompletableFuture<Long>[] next, Runnable restoreFault, Runnable connectedFault) {
+        if (armed != null) awaitSafePoint(armed, node);   // the run may not have begun when the move is planned
         synchronized (migrationLock) {
             DsaProgram program;
             List<String> args;
@@ -210,7 +300,7 @@ public final class DsaCluster implements AutoCloseable {
             }
             DsaAgent monitor = agent(0);
             DsaAgent source = agent(node);
-            CompletableFuture<Long> safe = monitor.holdAtGlobalBarrier(atEpoch);
+            CompletableFuture<Long> safe = armed != null ? armed : monitor.holdAtGlobalBarrier(atEpoch);
             boolean released = false;
             try {
                 awaitSafePoint(safe, node);
@@ -252,7 +342,8 @@ public final class DsaCluster implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
                 source.close();
-                monitor.releaseHeldBarrier();
+                if (rearmEpoch >= 0) next[0] = monitor.releaseHeldBarrierAndHoldAt(rearmEpoch);
+                else monitor.releaseHeldBarrier();
                 released = true;
                 DsaAgent resumed = target;
                 DsaProgram instance = instanceLike(program);

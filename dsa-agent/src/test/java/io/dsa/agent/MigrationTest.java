@@ -123,21 +123,21 @@ class MigrationTest {
         assertTrue(expected.get(0).endsWith("count " + ITERATIONS * 6), expected.toString());
         try (DsaCluster cluster = DsaCluster.local(config(3, kind))) {
             String before = cluster.agent(1).address();
-            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
-            awaitStarted();
-            MigrationReport m1 = cluster.migrate(1, "127.0.0.1", ITERATIONS / 4);
-            MigrationReport m2 = cluster.migrate(2, "127.0.0.1", ITERATIONS / 2);
+            DsaCluster.PlannedRun planned = cluster.runWithMigrations(new Relax(), List.of(
+                    new DsaCluster.PlannedMove(1, "127.0.0.1", ITERATIONS / 4),
+                    new DsaCluster.PlannedMove(2, "127.0.0.1", ITERATIONS / 2)), String.valueOf(ITERATIONS));
+            MigrationReport m1 = planned.migrations().get(0);
+            MigrationReport m2 = planned.migrations().get(1);
             System.out.println(kind + ": " + m1 + "; " + m2);
-            RunReport report = run.get(50, TimeUnit.SECONDS);
-            assertEquals(expected, report.lines());
+            assertEquals(expected, planned.run().lines());
             assertEquals(before, m1.from());
             assertNotEquals(m1.from(), m1.to());
             assertEquals(m1.to(), cluster.agent(1).address());
             assertEquals(m2.to(), cluster.agent(2).address());
             assertEquals(m1.to(), cluster.agent(0).view().get(1), "node 0 learned node 1's new address");
             assertEquals(m2.to(), cluster.agent(1).view().get(2), "the moved node 1 learned node 2's new address");
-            assertTrue(m1.epoch() >= ITERATIONS / 4 && m1.epoch() < m2.epoch() && m2.epoch() <= ITERATIONS, m1 + " " + m2);
-            assertTrue(m2.epoch() >= ITERATIONS / 2, m2.toString());
+            assertEquals(ITERATIONS / 4, m1.epoch(), m1.toString());
+            assertEquals(ITERATIONS / 2, m2.epoch(), m2.toString());
             assertTrue(m1.dataBytes() >= 2 * 2 * 8 * Double.BYTES, "node 1 homes two partitions of each array: " + m1);
             assertTrue(m1.bytesMoved() > m1.dataBytes(), m1.toString());
         }
@@ -164,13 +164,11 @@ class MigrationTest {
         System.out.println(plan);
         List<String> expected = baseline(3);
         try (DsaCluster cluster = DsaCluster.local(config(3, kind))) {
-            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
-            awaitStarted();
-            for (int i = 0; i < moves; i++) {
-                MigrationReport m = cluster.migrate(nodes[i], "127.0.0.1", epochs[i]);
-                assertTrue(m.epoch() >= epochs[i], plan + ": " + m);
-            }
-            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines(), plan);
+            List<DsaCluster.PlannedMove> planned = new java.util.ArrayList<>();
+            for (int i = 0; i < moves; i++) planned.add(new DsaCluster.PlannedMove(nodes[i], "127.0.0.1", epochs[i]));
+            DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), planned, String.valueOf(ITERATIONS));
+            for (int i = 0; i < moves; i++) assertEquals(epochs[i], r.migrations().get(i).epoch(), plan + ": " + r.migrations());
+            assertEquals(expected, r.run().lines(), plan);
         }
     }
 
@@ -178,13 +176,35 @@ class MigrationTest {
     void theSameNodeMovesTwiceAndResultIsIdentical() throws Exception {
         List<String> expected = baseline(2);
         try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
-            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
-            awaitStarted();
-            MigrationReport m1 = cluster.migrate(1, "127.0.0.1", 100);
-            MigrationReport m2 = cluster.migrate(1, "127.0.0.1", 300);
+            DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), List.of(
+                    new DsaCluster.PlannedMove(1, "127.0.0.1", 100), new DsaCluster.PlannedMove(1, "127.0.0.1", 300)),
+                    String.valueOf(ITERATIONS));
+            MigrationReport m1 = r.migrations().get(0);
+            MigrationReport m2 = r.migrations().get(1);
             assertEquals(m1.to(), m2.from());
-            assertTrue(m1.epoch() >= 100 && m2.epoch() >= 300 && m2.epoch() <= ITERATIONS, m1 + " " + m2);
-            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
+            assertEquals(100, m1.epoch());
+            assertEquals(300, m2.epoch());
+            assertEquals(expected, r.run().lines());
+        }
+    }
+
+    @Test
+    void aPlanBeyondTheJobOrMalformedIsRefusedAndTheJobStillCompletes() {
+        try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
+            DsaException late = assertThrows(DsaException.class, () -> cluster.runWithMigrations(new Relax(), List.of(
+                    new DsaCluster.PlannedMove(1, "127.0.0.1", 50), new DsaCluster.PlannedMove(1, "127.0.0.1", ITERATIONS + 10)),
+                    String.valueOf(ITERATIONS)));
+            assertTrue(late.getMessage().startsWith("planned move 1 failed after [node 1 moved"), late.getMessage());
+            assertTrue(late.getMessage().contains("the job ended first"), late.getMessage());
+            assertTrue(!cluster.running(), "the job ran to its end before the refusal was reported");
+        }
+        try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
+            DsaException order = assertThrows(DsaException.class, () -> cluster.runWithMigrations(new Relax(), List.of(
+                    new DsaCluster.PlannedMove(1, "127.0.0.1", 50), new DsaCluster.PlannedMove(1, "127.0.0.1", 50)), "10"));
+            assertEquals("planned move 1: epoch 50 must be above the previous move's 50", order.getMessage());
+            DsaException node = assertThrows(DsaException.class, () -> cluster.runWithMigrations(new Relax(), List.of(
+                    new DsaCluster.PlannedMove(0, "127.0.0.1", 5)), "10"));
+            assertEquals("planned move 0: node 0 out of range [1, 2)", node.getMessage());
         }
     }
 

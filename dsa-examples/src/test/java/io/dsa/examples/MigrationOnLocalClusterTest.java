@@ -23,7 +23,10 @@ class MigrationOnLocalClusterTest {
         return DsaConfig.builder().nodes(3).threadsPerNode(2).build();
     }
 
-    /** Runs without migration, then with node 1 and node 2 moved during the run; returns the migration reports. */
+    /**
+     * Runs without migration, then with the planned moves (each at the first global barrier reaching its epoch;
+     * planned before the run, so no timing can miss one); returns the migration reports.
+     */
     private static List<MigrationReport> compare(Function<CompletableFuture<double[]>, DsaProgram> program, int[] moves,
             long[] atEpochs, String... args) throws Exception {
         CompletableFuture<double[]> expected = new CompletableFuture<>();
@@ -31,16 +34,11 @@ class MigrationOnLocalClusterTest {
             cluster.run(program.apply(expected), args);
         }
         CompletableFuture<double[]> actual = new CompletableFuture<>();
-        List<MigrationReport> reports = new ArrayList<>();
+        List<MigrationReport> reports;
         try (DsaCluster cluster = DsaCluster.local(config())) {
-            DsaProgram p = program.apply(actual);
-            CompletableFuture<Void> run = CompletableFuture.runAsync(() -> cluster.run(p, args));
-            while (!cluster.running()) {
-                assertTrue(!run.isDone(), "the run ended before it was seen running");
-                Thread.onSpinWait();
-            }
-            for (int i = 0; i < moves.length; i++) reports.add(cluster.migrate(moves[i], "127.0.0.1", atEpochs[i]));
-            run.get(60, TimeUnit.SECONDS);
+            List<DsaCluster.PlannedMove> plan = new ArrayList<>();
+            for (int i = 0; i < moves.length; i++) plan.add(new DsaCluster.PlannedMove(moves[i], "127.0.0.1", atEpochs[i]));
+            reports = cluster.runWithMigrations(program.apply(actual), plan, args).migrations();
         }
         double[] e = expected.get(1, TimeUnit.SECONDS);
         double[] a = actual.get(1, TimeUnit.SECONDS);
@@ -56,11 +54,10 @@ class MigrationOnLocalClusterTest {
 
     @Test
     void jacobiWithTwoLiveMigrationsIsBitwiseIdentical() throws Exception {
-        // 2000 iterations: after the first move the test thread has ~1750 iterations to ask for the second
-        // before the job ends (with 400, a starved test thread on a loaded machine once missed it)
         List<MigrationReport> r = compare(sink -> new Jacobi().captureResult(sink), new int[] {1, 2}, new long[] {100, 250},
-                "96", "2000", "8");
-        assertTrue(r.get(0).epoch() >= 100 && r.get(0).epoch() < r.get(1).epoch() && r.get(1).epoch() <= 2001, r.toString());
+                "96", "400", "8");
+        assertEquals(100, r.get(0).epoch(), r.toString());
+        assertEquals(250, r.get(1).epoch(), r.toString());
         assertTrue(r.get(0).dataBytes() > 0 && r.get(1).dataBytes() > 0, r.toString());
     }
 
@@ -70,6 +67,7 @@ class MigrationOnLocalClusterTest {
         List<MigrationReport> r = compare(sink -> new Lu().captureResult(sink), new int[] {1, 1}, new long[] {10, 25},
                 "192", "16");
         assertEquals(r.get(0).to(), r.get(1).from());
-        assertTrue(r.get(0).epoch() >= 10 && r.get(0).epoch() < r.get(1).epoch() && r.get(1).epoch() <= 37, r.toString());
+        assertEquals(10, r.get(0).epoch(), r.toString());
+        assertEquals(25, r.get(1).epoch(), r.toString());
     }
 }

@@ -19,12 +19,35 @@ abstract class AbstractSharedArray implements SharedArray {
     final Slot[] slots;
     private final Executor async;
 
+    // The index fast path of the hit: when both partition sides are powers of two and the columns
+    // have no ragged edge, (row, col) -> (partition, offset) is shifts and masks; rowShift < 0 otherwise.
+    final int rows;
+    final int cols;
+    final int gridCols;
+    final int rowShift;
+    final int colShift;
+    final int rowMask;
+    final int colMask;
+    /** log2(cols) when the fast path applies and cols is a power of two (flat index -> row, col), else -1 */
+    final int flatShift;
+
     AbstractSharedArray(NodeRuntime rt, ArrayState state, Executor async) {
         this.rt = rt;
         this.state = state;
         this.layout = state.layout;
         this.slots = state.slots;
         this.async = async;
+        int pr = state.spec.partitionRows();
+        int pc = state.spec.partitionCols();
+        this.rows = layout.rows();
+        this.cols = layout.cols();
+        this.gridCols = layout.partitionGridCols();
+        boolean fast = Integer.bitCount(pr) == 1 && Integer.bitCount(pc) == 1 && cols % pc == 0;
+        this.rowShift = fast ? Integer.numberOfTrailingZeros(pr) : -1;
+        this.colShift = fast ? Integer.numberOfTrailingZeros(pc) : -1;
+        this.rowMask = pr - 1;
+        this.colMask = pc - 1;
+        this.flatShift = fast && Integer.bitCount(cols) == 1 ? Integer.numberOfTrailingZeros(cols) : -1;
     }
 
     @Override

@@ -612,6 +612,21 @@ public final class NodeRuntime implements AutoCloseable {
         if (send != null) send.run();
     }
 
+    /** Node 0: sends the held release and arms the gate again for epoch {@code minEpoch}, atomically. */
+    public CompletableFuture<Long> releaseHeldGlobalAndHold(long minEpoch) {
+        Runnable send;
+        CompletableFuture<Long> next = new CompletableFuture<>();
+        synchronized (gateLock) {
+            send = heldRelease;
+            heldRelease = null;
+            if (gate != null) gate.cancel(false);
+            gate = next;
+            gateMinEpoch = minEpoch;
+        }
+        if (send != null) send.run();
+        return next;
+    }
+
     /**
      * The node's state at a safe point: directory entries and home copies, cached copies, shared
      * variables homed here, barrier counters and the view. The workers resume at the returned

@@ -11,7 +11,8 @@ import java.util.concurrent.Executor;
  * Shared array of {@code int}. Element hits read the slot's stamp and access the partition's
  * little-endian bytes through a {@link VarHandle} view: no allocation, no lock, no message.
  * Writes re-check the stamp after a full fence and redo through the miss path if a revocation
- * raced with them (see {@link Slot}). Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
+ * raced with them (see {@link Slot}). The index arithmetic is written out in both read and write:
+ * a shared helper returning partition and offset packed in a long measured 20-25% slower per hit. Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
  * scripts/gen-shared-arrays.sh.
  */
 final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntArray {
@@ -24,8 +25,15 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
 
     @Override
     public int read(int row, int col) {
-        int p = layout.partitionOf(row, col);
-        int off = layout.offsetInPartition(row, col) << SHIFT;
+        int p;
+        int off;
+        if (rowShift >= 0 && Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
+            p = (row >>> rowShift) * gridCols + (col >>> colShift);
+            off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
+        } else {
+            p = layout.partitionOf(row, col);   // checks the indices
+            off = layout.offsetInPartition(row, col) << SHIFT;
+        }
         Slot s = slots[p];
         if (Slot.readable(s.stamp)) {
             return (int) VIEW.get(s.data, off);
@@ -45,8 +53,15 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
 
     @Override
     public void write(int row, int col, int value) {
-        int p = layout.partitionOf(row, col);
-        int off = layout.offsetInPartition(row, col) << SHIFT;
+        int p;
+        int off;
+        if (rowShift >= 0 && Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
+            p = (row >>> rowShift) * gridCols + (col >>> colShift);
+            off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
+        } else {
+            p = layout.partitionOf(row, col);   // checks the indices
+            off = layout.offsetInPartition(row, col) << SHIFT;
+        }
         Slot s = slots[p];
         int stamp = s.stamp;
         if (Slot.writable(stamp)) {
@@ -72,12 +87,20 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
 
     @Override
     public int read(int index) {
+        if (rows == 1 && Integer.compareUnsigned(index, cols) < 0) return read(0, index);
+        if (flatShift >= 0 && index >= 0 && index < (long) rows * cols) return read(index >>> flatShift, index & (cols - 1));
         return read(rowOfIndex(index), colOfIndex(index));
     }
 
     @Override
     public void write(int index, int value) {
-        write(rowOfIndex(index), colOfIndex(index), value);
+        if (rows == 1 && Integer.compareUnsigned(index, cols) < 0) {
+            write(0, index, value);
+        } else if (flatShift >= 0 && index >= 0 && index < (long) rows * cols) {
+            write(index >>> flatShift, index & (cols - 1), value);
+        } else {
+            write(rowOfIndex(index), colOfIndex(index), value);
+        }
     }
 
     @Override
