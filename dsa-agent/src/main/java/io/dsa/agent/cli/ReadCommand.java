@@ -5,11 +5,11 @@ import io.dsa.agent.HostPort;
 import io.dsa.agent.host.AgentHost;
 import io.dsa.agent.host.HostClient;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -24,51 +24,40 @@ import picocli.CommandLine.Spec;
             "'dsa host' (a clone from 'dsa clone', or any node). Reads follow the coherence protocol: a copy the",
             "agent holds is read in place, others are fetched from their homes. Indices are flat (row-major)."},
         footer = {"", "Example:",
-            "  dsa read --vm jacobi --node 3 --hosts 10.0.0.4:7000 --array jacobi.u --from 0 --count 8"})
+            "  dsa read --vm jacobi --node 3 --hosts 10.0.0.4:7000 --array jacobi.u0 --index 0 --count 8"})
 final class ReadCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--vm", paramLabel = "NAME", required = true, description = "The VM.")
-    String vmName;
-
-    @Option(names = "--node", paramLabel = "K", required = true, description = "The node or clone to read through.")
-    int nodeId;
+    @Mixin
+    NodeOptions node;
 
     @Option(names = "--array", paramLabel = "NAME", required = true, description = "The shared array's name.")
     String array;
 
-    @Option(names = "--from", paramLabel = "I", defaultValue = "0", description = "First flat index (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--index", paramLabel = "I", defaultValue = "0", description = "First flat (row-major) index (default: ${DEFAULT-VALUE}).")
     long from;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "1",
             description = "How many elements, at most " + AgentHost.MAX_READ + " (default: ${DEFAULT-VALUE}).")
     long count;
 
-    @Option(names = {"--hosts", "--host"}, paramLabel = "HOST:PORT[,HOST:PORT...]", required = true,
-            description = "The hosts the VM runs on (the one serving node K is found by asking them).")
-    String hostsOption;
-
-    @Option(names = "--secret-file", paramLabel = "FILE",
-            description = "File holding the cluster secret (else the environment variable " + DsaConfig.SECRET_ENV + ").")
-    Path secretFile;
-
     @Override
     public Integer call() {
-        Checks.range(spec, "--node", nodeId, 0, Integer.MAX_VALUE);
-        Checks.range(spec, "--from", from, 0, Integer.MAX_VALUE);
+        Checks.range(spec, "--node", node.nodeId, 0, Integer.MAX_VALUE);
+        Checks.range(spec, "--index", from, 0, Integer.MAX_VALUE);
         Checks.range(spec, "--count", count, 1, AgentHost.MAX_READ);
-        List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
-        byte[] secret = HostList.secret(spec, secretFile);
+        List<HostPort> hosts = node.hosts(spec);
+        byte[] secret = node.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, StatusCommand.TIMEOUT_MS)) {
-            HostPort host = HostList.serving(client, hosts, vmName, nodeId);
+            HostPort host = HostList.serving(client, hosts, node.vmName, node.nodeId);
             if (host == null) {
-                out.println("read failed: node " + nodeId + " of vm '" + vmName + "' is not served by any of " + hosts);
+                out.println("read failed: node " + node.nodeId + " of vm '" + node.vmName + "' is not served by any of " + hosts);
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            for (String row : client.read(host, vmName, nodeId, array, from, count)) {
+            for (String row : client.read(host, node.vmName, node.nodeId, array, from, count)) {
                 String[] cells = row.split("\t", 2);
                 out.println(array + "[" + cells[0] + "] = " + cells[1]);
             }

@@ -6,9 +6,9 @@ import io.dsa.agent.TransferReport;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.host.HostClient;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Options of {@code dsa migrate} and {@code dsa clone}, and the request both send to the node's host. */
@@ -16,39 +16,28 @@ final class TransferOptions {
     /** How long a transfer may take before the launcher gives up waiting (the hosts finish or abort it on their own). */
     static final long TIMEOUT_MS = 120_000;
 
-    @Option(names = "--vm", paramLabel = "NAME", required = true, description = "The VM.")
-    String vmName;
-
-    @Option(names = "--node", paramLabel = "K", required = true, description = "The node to move or copy.")
-    int nodeId;
+    @Mixin
+    NodeOptions node;
 
     @Option(names = "--to", paramLabel = "HOST:PORT", required = true, description = "The 'dsa host' to move or copy it to.")
     String target;
 
-    @Option(names = {"--hosts", "--from"}, paramLabel = "HOST:PORT[,HOST:PORT...]", required = true,
-            description = "The hosts the VM runs on (the one serving node K is found by asking them).")
-    String hostsOption;
-
-    @Option(names = "--secret-file", paramLabel = "FILE",
-            description = "File holding the cluster secret (else the environment variable " + DsaConfig.SECRET_ENV + ").")
-    Path secretFile;
-
     /** Finds the host of node K and asks the new host to take it (or a clone); prints what moved and the pause. */
     int execute(CommandSpec spec, boolean clone) {
         String what = clone ? "cloning" : "migration";
-        Checks.range(spec, "--node", nodeId, 0, DsaConfig.MAX_NODES - 1);
+        Checks.range(spec, "--node", node.nodeId, 0, DsaConfig.MAX_NODES - 1);
         HostPort to = HostList.parse(spec, "--to", target).get(0);
-        List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
-        byte[] secret = HostList.secret(spec, secretFile);
+        List<HostPort> hosts = node.hosts(spec);
+        byte[] secret = node.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS)) {
-            HostPort source = HostList.serving(client, hosts, vmName, nodeId);
+            HostPort source = HostList.serving(client, hosts, node.vmName, node.nodeId);
             if (source == null) {
-                out.println(what + " failed: node " + nodeId + " of vm '" + vmName + "' is not served by any of " + hosts);
+                out.println(what + " failed: node " + node.nodeId + " of vm '" + node.vmName + "' is not served by any of " + hosts);
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            String agentId = DsaAgent.agentId(vmName, nodeId);
+            String agentId = DsaAgent.agentId(node.vmName, node.nodeId);
             if (clone) {
                 TransferReport report = client.cloneAgent(to, agentId, source, hosts);
                 out.printf("cloned %s from %s to %s as %s: pause %.1f ms, %d bytes copied%n", agentId, report.fromMonitor(),

@@ -589,14 +589,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      */
     TransferReport cloneHere(String agentId, String fromMonitor, List<String> vmHosts) {
         if (closed.get()) throw new DsaException("host " + address() + " is shutting down");
-        int slash = agentId.lastIndexOf('/');
-        String vm = agentId.substring(0, Math.max(0, slash));
-        int node;
-        try {
-            node = Integer.parseInt(agentId.substring(slash + 1));
-        } catch (NumberFormatException e) {
-            throw new DsaException("agent id '" + agentId + "' is not vm/node");
-        }
+        AgentRef ref = AgentRef.parse(agentId);
+        String vm = ref.vm();
+        int node = ref.node();
         RemoteAgentMonitor source = (RemoteAgentMonitor) remote(fromMonitor);
         HostJobMessage m;
         try {
@@ -652,20 +647,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             if (job != null) jobs.remove(cloneAgentId, job);
             // the homes that registered the clone forget it when its connections close
             if (clone != null) clone.close();
-            try {
-                source.abortTransfer(agentId);
-            } catch (RuntimeException x) {
-                e.addSuppressed(x);
-            }
-            if (held) {
-                try {
-                    ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
-                } catch (RuntimeException x) {
-                    e.addSuppressed(x);
-                }
-            }
-            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            throw notCloned(agentId, fromMonitor, cause);
+            throw notCloned(agentId, fromMonitor, giveBack(source, agentId, held ? hostOf.get(0) : null, vm, e));
         }
     }
 
@@ -688,14 +670,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             throw new DsaException("agent " + agentId + " cannot move from host " + fromMonitor + " to itself");
         }
         if (jobs.containsKey(agentId)) throw new DsaException("host " + address() + " already serves agent " + agentId);
-        int slash = agentId.lastIndexOf('/');
-        String vm = agentId.substring(0, Math.max(0, slash));
-        int node;
-        try {
-            node = Integer.parseInt(agentId.substring(slash + 1));
-        } catch (NumberFormatException e) {
-            throw new DsaException("agent id '" + agentId + "' is not vm/node");
-        }
+        AgentRef ref = AgentRef.parse(agentId);
+        String vm = ref.vm();
+        int node = ref.node();
         if (node == 0) {
             throw new DsaException("node 0 of vm '" + vm + "' cannot migrate: it is the monitor (registry, barrier root,"
                     + " lock home and the job's lifecycle); migrate nodes 1 and up");
@@ -773,20 +750,42 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 job.agent = null;
                 finish(agentId, job, JobState.FAILED);
             }
+            throw notTaken(agentId, fromMonitor, giveBack(source, agentId, held ? hostOf.get(0) : null, vm, e));
+        }
+    }
+
+    /**
+     * After a failed move or cloning: the source goes on with its agent ({@code abortTransfer}) and
+     * node 0's host releases the held barrier (if {@code holder} is not null); failures of these
+     * steps are added to {@code e}.
+     *
+     * @return the failure to report: the cause of an {@link ExecutionException}, else {@code e}
+     */
+    private Throwable giveBack(AgentMonitor source, String agentId, String holder, String vm, Throwable e) {
+        try {
+            source.abortTransfer(agentId);
+        } catch (RuntimeException x) {
+            e.addSuppressed(x);
+        }
+        if (holder != null) {
             try {
-                source.abortTransfer(agentId);
+                ask(holder, HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
             } catch (RuntimeException x) {
                 e.addSuppressed(x);
             }
-            if (held) {
-                try {
-                    ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
-                } catch (RuntimeException x) {
-                    e.addSuppressed(x);
-                }
+        }
+        return e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** An agent id {@code vm/node}, split. */
+    private record AgentRef(String vm, int node) {
+        static AgentRef parse(String agentId) {
+            int slash = agentId.lastIndexOf('/');
+            try {
+                return new AgentRef(agentId.substring(0, Math.max(0, slash)), Integer.parseInt(agentId.substring(slash + 1)));
+            } catch (NumberFormatException e) {
+                throw new DsaException("agent id '" + agentId + "' is not vm/node");
             }
-            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            throw notTaken(agentId, fromMonitor, cause);
         }
     }
 

@@ -20,7 +20,7 @@ class DsaCliTest {
     Path servicesDir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "run", "programs", "node"})
+    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read"})
     void helpPrintsUsageAndExitsZero(String command) {
         Cli cli = command.isEmpty() ? Cli.execute("--help") : Cli.execute(command, "--help");
         assertEquals(0, cli.exitCode(), cli.toString());
@@ -30,7 +30,7 @@ class DsaCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "run", "programs", "node"})
+    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read"})
     void versionPrintsTheVersionAndExitsZero(String command) {
         Cli cli = command.isEmpty() ? Cli.execute("--version") : Cli.execute(command, "--version");
         assertEquals(0, cli.exitCode(), cli.toString());
@@ -45,6 +45,22 @@ class DsaCliTest {
         assertFalse(cli.out().lines().anyMatch(l -> l.matches("\\s+node\\s.*")), cli.toString());
         assertTrue(cli.out().contains("host "), cli.toString());
         assertTrue(cli.out().contains("migrate "), cli.toString());
+        assertTrue(cli.out().contains("clone "), cli.toString());
+        assertTrue(cli.out().contains("read "), cli.toString());
+    }
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+        "--count, 0, '--count 0 out of range [1, 65536]'",
+        "--count, 70000, '--count 70000 out of range [1, 65536]'",
+        "--index, -1, '--index -1 out of range [0, 2147483647]'",
+        "--node, -2, '--node -2 out of range [0, 2147483647]'"})
+    void readRejectsOutOfRangeValuesBeforeContactingAHost(String option, String value, String message) {
+        Cli cli = option.equals("--node")
+                ? Cli.execute("read", "--vm", "v", "--node", value, "--hosts", "127.0.0.1:1", "--array", "A")
+                : Cli.execute("read", "--vm", "v", "--node", "1", "--hosts", "127.0.0.1:1", "--array", "A", option, value);
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains(message), cli.toString());
     }
 
     @Test

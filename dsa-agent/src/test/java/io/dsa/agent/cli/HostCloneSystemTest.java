@@ -39,15 +39,12 @@ class HostCloneSystemTest {
     @BeforeAll
     static void startHosts() throws Exception {
         secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
-        for (int h = 2; h <= 4; h++) hosts.add(HostProcess.start("127.0.0." + h, secret));
+        HostProcess.startAll(2, 4, secret, hosts);
     }
 
     @AfterAll
     static void stopHosts() throws Exception {
-        for (HostProcess h : hosts) {
-            System.out.println("---- host " + h.address() + " output:\n" + h.output());   // kept in the surefire report
-            h.close();
-        }
+        HostProcess.closeAll(hosts);
     }
 
     private static String address(int h) { return hosts.get(h).address(); }
@@ -101,7 +98,7 @@ class HostCloneSystemTest {
     // Reads the whole array through the clone (node 3) and checks A[i] == a * i + b.
     private static void assertElements(int a, int b) {
         Cli read = Cli.execute("read", "--vm", "cl", "--node", "3", "--hosts", allHosts(), "--array", "phases.A",
-                "--from", "0", "--count", Integer.toString(LENGTH), "--secret-file", secret.toString());
+                "--index", "0", "--count", Integer.toString(LENGTH), "--secret-file", secret.toString());
         assertEquals(0, read.exitCode(), read.toString());
         List<String> lines = read.out().lines().toList();
         assertEquals(LENGTH, lines.size(), read.out());

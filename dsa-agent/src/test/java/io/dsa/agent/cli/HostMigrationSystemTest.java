@@ -38,7 +38,7 @@ class HostMigrationSystemTest {
     @BeforeAll
     static void startHostsAndRunTheBaseline() throws Exception {
         secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
-        for (int h = 2; h <= 4; h++) hosts.add(HostProcess.start("127.0.0." + h, secret));
+        HostProcess.startAll(2, 4, secret, hosts);
         Path fast = Files.writeString(dir.resolve("fast-baseline"), "fast");
         Cli run = Cli.execute("run", "--hosts", address(0) + "," + address(1), "--nodes", "3", "--threads", "2",
                 "--vm", "baseline", "--secret-file", secret.toString(), RELAX, ITERATIONS, fast.toString());
@@ -48,10 +48,7 @@ class HostMigrationSystemTest {
 
     @AfterAll
     static void stopHosts() throws Exception {
-        for (HostProcess h : hosts) {
-            System.out.println("---- host " + h.address() + " output:\n" + h.output());   // kept in the surefire report
-            h.close();
-        }
+        HostProcess.closeAll(hosts);
     }
 
     private static String address(int h) { return hosts.get(h).address(); }

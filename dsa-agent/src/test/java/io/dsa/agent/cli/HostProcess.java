@@ -48,6 +48,19 @@ final class HostProcess implements AutoCloseable {
         return host;
     }
 
+    /** Starts hosts on 127.0.0.{first} .. 127.0.0.{last} with the secret file {@code secret}, adding each to {@code into}. */
+    static void startAll(int first, int last, Path secret, List<HostProcess> into) throws IOException, InterruptedException {
+        for (int h = first; h <= last; h++) into.add(start("127.0.0." + h, secret));
+    }
+
+    /** Prints each host's output (kept in the surefire report) and kills it by PID. */
+    static void closeAll(List<HostProcess> hosts) throws InterruptedException {
+        for (HostProcess h : hosts) {
+            System.out.println("---- host " + h.address() + " output:\n" + h.output());
+            h.close();
+        }
+    }
+
     /** This JVM's class path without the test classes. */
     static String mainClassPath() {
         Path testClasses = Path.of(HostProcess.class.getProtectionDomain().getCodeSource().getLocation().getPath());
