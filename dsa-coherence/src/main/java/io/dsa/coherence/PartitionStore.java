@@ -16,7 +16,11 @@ public interface PartitionStore {
      */
     void setAccess(int arrayId, int partition, Access access);
 
-    /** @return a fresh copy of the local data (zeros if never written here); the caller owns it */
+    /**
+     * @return the local data (zeros if never written here) for a message the engine sends at once:
+     *         a fresh copy, or the store's own array if the outbox consumes it before
+     *         {@link Outbox#send} returns (the agent's does); the engine never keeps or modifies it
+     */
     byte[] snapshot(int arrayId, int partition);
 
     /**

@@ -961,8 +961,11 @@ public final class NodeRuntime implements AutoCloseable {
 
         @Override
         public byte[] snapshot(int arrayId, int partition) {
+            // lent, not copied: the engine passes it straight to a send, which encodes it before returning (Peers
+            // copies a message it must queue); the local access was lowered first, so no hit writes it meanwhile
+            // except a racing writer, which re-checks the stamp and redoes its write through the protocol
             ArrayState a = array(arrayId);
-            return a.slots[partition].snapshot(a.layout.partitionBytes(partition));
+            return a.slots[partition].lend(a.layout.partitionBytes(partition));
         }
 
         @Override

@@ -36,12 +36,21 @@ final class Peers {
             if (closed) return;
             c = connections[node];
             if (c == null) {
-                queued.get(node).add(message);
+                queued.get(node).add(owned(message));
                 return;
             }
             // sent under the lock so that a message never overtakes one queued before it
             c.send(message);
         }
+    }
+
+    // A coherence message's data may be a slot's own array, lent only until the send returns: a queued one keeps a copy.
+    private static Object owned(Object message) {
+        if (message instanceof io.dsa.coherence.CoherenceMessage m && m.data() != null) {
+            return new io.dsa.coherence.CoherenceMessage(m.op(), m.arrayId(), m.partition(), m.source(), m.destination(),
+                    m.requester(), m.data().clone());
+        }
+        return message;
     }
 
     /**

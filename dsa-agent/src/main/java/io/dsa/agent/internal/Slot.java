@@ -78,5 +78,14 @@ final class Slot {
         return d == null ? new byte[bytes] : d.clone();
     }
 
+    /**
+     * @return the slot's own data array (zeros if it has none yet), lent to a send that encodes it
+     *         at once; never to be kept or modified
+     */
+    synchronized byte[] lend(int bytes) {
+        byte[] d = data;
+        return d == null ? new byte[bytes] : d;
+    }
+
     synchronized void wakeAll() { notifyAll(); }
 }

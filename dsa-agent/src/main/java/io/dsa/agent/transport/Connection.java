@@ -10,7 +10,9 @@ public interface Connection {
     /**
      * Queues {@code message} (a {@link io.dsa.agent.wire.WireMessage} or a
      * {@link io.dsa.coherence.CoherenceMessage}) for sending. Messages sent on one connection
-     * arrive in order. Never blocks.
+     * arrive in order. Never blocks on the network. A coherence message's partition bytes are
+     * encoded into the frame before this returns, so the caller may lend its own array (the
+     * runtime sends a slot's data without copying it first).
      *
      * @throws IllegalArgumentException for a message type the wire does not know
      */

@@ -1,6 +1,7 @@
 package io.dsa.agent.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.EncoderException;
 import io.netty.handler.codec.MessageToByteEncoder;
@@ -32,6 +33,27 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, Object msg, ByteBuf out) {
+        write(msg, out);
+    }
+
+    /**
+     * Encodes {@code msg} into a new frame now, on the calling thread: for a message whose payload
+     * array is only lent until {@link Connection#send} returns.
+     *
+     * @throws EncoderException if the frame exceeds the limit (nothing is then allocated)
+     */
+    ByteBuf encodeNow(ByteBufAllocator alloc, Object msg) {
+        ByteBuf out = alloc.ioBuffer(WireFormat.sizeHint(MessageType.of(msg), msg));
+        try {
+            write(msg, out);
+            return out;
+        } catch (RuntimeException e) {
+            out.release();
+            throw e;
+        }
+    }
+
+    private void write(Object msg, ByteBuf out) {
         MessageType type = MessageType.of(msg);
         int start = out.writerIndex();
         WireFormat.writeFrame(type, msg, out);

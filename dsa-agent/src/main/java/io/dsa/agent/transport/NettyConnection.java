@@ -1,7 +1,10 @@
 package io.dsa.agent.transport;
 
+import io.dsa.coherence.CoherenceMessage;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.EncoderException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +29,8 @@ final class NettyConnection implements Connection {
     private final Channel channel;
     private final int peerNodeId;
     private final String remoteAddress;
+    /** The channel's frame encoder, looked up on first use (racy but idempotent). */
+    private FrameEncoder encoder;
 
     NettyConnection(Channel channel, int peerNodeId, String remoteAddress) {
         this.channel = channel;
@@ -44,7 +49,29 @@ final class NettyConnection implements Connection {
                     + (message == null ? "null" : message.getClass().getName())
                     + ": expected a WireMessage record or a CoherenceMessage");
         }
+        if (message instanceof CoherenceMessage m && m.data() != null) {
+            // the partition bytes may be the sender's own array, lent until this returns: encode them now
+            ByteBuf frame;
+            try {
+                frame = encoder().encodeNow(channel.alloc(), message);
+            } catch (EncoderException e) {
+                LOG.warn("write to {} failed: {}", remoteAddress, e.toString());
+                return;
+            }
+            channel.writeAndFlush(frame).addListener(LOG_WRITE_FAILURE);
+            return;
+        }
         channel.writeAndFlush(message).addListener(LOG_WRITE_FAILURE);
+    }
+
+    private FrameEncoder encoder() {
+        FrameEncoder e = encoder;
+        if (e == null) {
+            e = channel.pipeline().get(FrameEncoder.class);
+            if (e == null) throw new IllegalStateException("connection to " + remoteAddress + " has no frame encoder");
+            encoder = e;
+        }
+        return e;
     }
 
     @Override

@@ -1,0 +1,53 @@
+package io.dsa.agent.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.agent.transport.Connection;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.CoherenceOp;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Peers queues messages for a node not yet connected; a queued coherence message keeps a copy of
+ * its data, because the runtime lends a slot's own array to a send.
+ */
+@Timeout(10)
+class PeersTest {
+    /** A connection that records what it was given, as a real one encodes it at once. */
+    private static final class Recording implements Connection {
+        final List<Object> sent = new ArrayList<>();
+
+        @Override public int peerNodeId() { return 1; }
+        @Override public void send(Object message) { sent.add(message); }
+        @Override public boolean isOpen() { return true; }
+        @Override public void close() {}
+        @Override public String remoteAddress() { return "test"; }
+    }
+
+    @Test
+    void aQueuedCoherenceMessageKeepsTheBytesItWasSentWithAndOrderIsKept() {
+        Peers peers = new Peers(0, 2, (n, m) -> {});
+        byte[] slot = {1, 2, 3, 4};
+        CoherenceMessage data = new CoherenceMessage(CoherenceOp.DATA_S, 7, 0, 0, 1, 1, slot);
+        peers.send(1, data);
+        ReportMessage after = new ReportMessage(0, "after");
+        peers.send(1, after);
+        slot[0] = 99;   // the lender writes its array again once the send returned
+        Recording c = new Recording();
+        assertTrue(peers.attach(1, c));
+        assertEquals(2, c.sent.size());
+        CoherenceMessage flushed = (CoherenceMessage) c.sent.get(0);
+        assertArrayEquals(new byte[] {1, 2, 3, 4}, flushed.data(), "the queued message kept the bytes of its send");
+        assertSame(after, c.sent.get(1));
+        // once connected, a message goes straight to the connection, which consumes it before send returns
+        peers.send(1, data);
+        assertSame(data, c.sent.get(2));
+    }
+}
