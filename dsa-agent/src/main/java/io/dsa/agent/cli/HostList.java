@@ -9,11 +9,17 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** Parsing of {@code --hosts a:p,b:p} and reading of the cluster secret for commands that talk to hosts. */
 final class HostList {
+    /** Environment variable naming the hosts when a command that talks to hosts gets no {@code --hosts}. */
+    static final String HOSTS_ENV = "DSA_HOSTS";
+
     private HostList() {}
 
     /** @throws picocli.CommandLine.ParameterException naming the bad entry */
     static List<HostPort> parse(CommandSpec spec, String option, String text) {
-        if (text == null || text.isBlank()) throw Checks.usage(spec, option + " is empty, expected HOST:PORT[,HOST:PORT...]");
+        if (text == null || text.isBlank()) {
+            throw Checks.usage(spec, option + " is missing or empty: give " + option + " HOST:PORT[,HOST:PORT...]"
+                    + (option.equals("--hosts") ? " or set the environment variable " + HOSTS_ENV : ""));
+        }
         List<HostPort> hosts = new ArrayList<>();
         for (String entry : text.split(",")) {
             try {

@@ -15,8 +15,10 @@ final class NodeOptions {
     @Option(names = "--node", paramLabel = "K", required = true, description = "The node (or clone) K.")
     int nodeId;
 
-    @Option(names = {"--hosts", "--host", "--from"}, paramLabel = "HOST:PORT[,HOST:PORT...]", required = true,
-            description = "The hosts the VM runs on (the one serving node K is found by asking them).")
+    @Option(names = {"--hosts", "--host", "--from"}, paramLabel = "HOST:PORT[,HOST:PORT...]",
+            defaultValue = "${env:" + HostList.HOSTS_ENV + "}",
+            description = "The hosts the VM runs on (the one serving node K is found by asking them); default: the"
+                    + " environment variable " + HostList.HOSTS_ENV + ".")
     String hostsOption;
 
     @Option(names = "--secret-file", paramLabel = "FILE",

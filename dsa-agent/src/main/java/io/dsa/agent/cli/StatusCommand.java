@@ -35,8 +35,9 @@ final class StatusCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"--hosts", "--host"}, paramLabel = "HOST:PORT[,HOST:PORT...]", required = true,
-            description = "The hosts to ask.")
+    @Option(names = {"--hosts", "--host"}, paramLabel = "HOST:PORT[,HOST:PORT...]",
+            defaultValue = "${env:" + HostList.HOSTS_ENV + "}",
+            description = "The hosts to ask; default: the environment variable " + HostList.HOSTS_ENV + ".")
     String hostsOption;
 
     @Option(names = "--vm", paramLabel = "NAME", description = "Only this VM (default: every VM).")

@@ -50,6 +50,19 @@ class DsaCliTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"status", "migrate", "clone", "read"})
+    void commandsThatTalkToHostsNameTheMissingHosts(String command) {
+        Cli cli = switch (command) {
+            case "status" -> Cli.execute(command, "--vm", "v");
+            case "read" -> Cli.execute(command, "--vm", "v", "--node", "1", "--array", "A");
+            default -> Cli.execute(command, "--vm", "v", "--node", "1", "--to", "127.0.0.1:1");
+        };
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--hosts is missing or empty: give --hosts HOST:PORT[,HOST:PORT...] or set the"
+                + " environment variable DSA_HOSTS"), cli.toString());
+    }
+
+    @ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
         "--count, 0, '--count 0 out of range [1, 65536]'",
         "--count, 70000, '--count 70000 out of range [1, 65536]'",

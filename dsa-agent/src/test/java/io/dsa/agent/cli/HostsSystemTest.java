@@ -49,6 +49,22 @@ class HostsSystemTest {
     }
 
     @Test
+    void statusTakesTheHostsFromTheEnvironment() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(RunCommand.javaExecutable(), "-cp", HostProcess.mainClassPath(),
+                DsaCli.class.getName(), "status", "--secret-file", secret.toString()).redirectErrorStream(true);
+        pb.environment().put("DSA_HOSTS", hostList());
+        Process p = pb.start();
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), out);
+            assertEquals(0, p.exitValue(), out);
+            assertTrue(out.startsWith("VM  NODE  HOST"), out);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
     void runsAProgramOnThreeHostsFromTheShippedJar() {
         Cli run = Cli.execute("run", "--hosts", hostList(), "--threads", "2", "--vm", "three",
                 "--secret-file", secret.toString(), FILL, "600", "50");
