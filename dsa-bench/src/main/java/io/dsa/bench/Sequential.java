@@ -61,41 +61,8 @@ final class Sequential {
         return worst;
     }
 
-    /** In-place radix-2 FFT of {@code (re, im)[off .. off+n)}; with {@code inverse} including 1/n. */
-    static void fft(double[] re, double[] im, int off, int n, boolean inverse) {
-        for (int i = 1, j = 0; i < n; i++) {
-            int bit = n >> 1;
-            for (; (j & bit) != 0; bit >>= 1) j ^= bit;
-            j ^= bit;
-            if (i < j) {
-                double t = re[off + i]; re[off + i] = re[off + j]; re[off + j] = t;
-                t = im[off + i]; im[off + i] = im[off + j]; im[off + j] = t;
-            }
-        }
-        double sign = inverse ? 1 : -1;
-        for (int len = 2; len <= n; len <<= 1) {
-            int half = len >> 1;
-            double angle = sign * 2 * Math.PI / len;
-            for (int k = 0; k < half; k++) {
-                double wr = Math.cos(angle * k), wi = Math.sin(angle * k);
-                for (int s = off; s < off + n; s += len) {
-                    int a = s + k, b = a + half;
-                    double tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr;
-                    re[b] = re[a] - tr; im[b] = im[a] - ti; re[a] += tr; im[a] += ti;
-                }
-            }
-        }
-        if (inverse) for (int i = off; i < off + n; i++) { re[i] /= n; im[i] /= n; }
-    }
-
-    /** The 2-D transform of the row-major n x n arrays in place: rows, transpose, rows, transpose. */
+    /** The sequential 2-D FFT of a row-major {@code n x n} array, in place: the {@code fft} example's own. */
     static void fft2d(double[] re, double[] im, int n, boolean inverse) {
-        double[] tr = new double[n * n], ti = new double[n * n];
-        for (int pass = 0; pass < 2; pass++) {
-            for (int r = 0; r < n; r++) fft(re, im, r * n, n, inverse);
-            for (int r = 0; r < n; r++) for (int c = 0; c < n; c++) { tr[c * n + r] = re[r * n + c]; ti[c * n + r] = im[r * n + c]; }
-            System.arraycopy(tr, 0, re, 0, n * n);
-            System.arraycopy(ti, 0, im, 0, n * n);
-        }
+        io.dsa.examples.Fft.transform2d(re, im, n, inverse);
     }
 }

@@ -1,7 +1,10 @@
 package io.dsa.examples;
 
-/** A sequential iterative radix-2 FFT on split real and imaginary arrays; no libraries. */
-final class Fft {
+/**
+ * A sequential iterative radix-2 FFT on split real and imaginary arrays; no libraries. The
+ * {@code fft} program's building block and its sequential reference (also the benchmarks').
+ */
+public final class Fft {
     private Fft() {}
 
     /** @return whether {@code n} is a power of two (and positive) */
@@ -68,7 +71,7 @@ final class Fft {
     }
 
     /** The sequential 2-D transform of a row-major {@code n x n} array, in place: rows, transpose, rows, transpose. */
-    static void transform2d(double[] re, double[] im, int n, boolean inverse) {
+    public static void transform2d(double[] re, double[] im, int n, boolean inverse) {
         double[] tr = new double[n * n];
         double[] ti = new double[n * n];
         rows(re, im, n, n, inverse);
