@@ -237,10 +237,28 @@ public final class Lu implements DsaProgram {
 
     /** {@code a -= l * u}: {@code a} is {@code rows x cols}, {@code l} is {@code rows x inner}, {@code u} is {@code inner x cols}. */
     static void subtractProduct(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
+        // four rows of u per sweep over a row of a: a's row is loaded and stored a quarter as often
         for (int r = 0; r < rows; r++) {
-            for (int k = 0; k < inner; k++) {
-                double lrk = l[r * inner + k];
-                for (int c = 0; c < cols; c++) a[r * cols + c] -= lrk * u[k * cols + c];
+            int ar = r * cols;
+            int lr = r * inner;
+            int k = 0;
+            for (; k + 3 < inner; k += 4) {
+                double l0 = l[lr + k];
+                double l1 = l[lr + k + 1];
+                double l2 = l[lr + k + 2];
+                double l3 = l[lr + k + 3];
+                int u0 = k * cols;
+                int u1 = u0 + cols;
+                int u2 = u1 + cols;
+                int u3 = u2 + cols;
+                for (int c = 0; c < cols; c++) {
+                    a[ar + c] -= l0 * u[u0 + c] + l1 * u[u1 + c] + l2 * u[u2 + c] + l3 * u[u3 + c];
+                }
+            }
+            for (; k < inner; k++) {
+                double lrk = l[lr + k];
+                int uk = k * cols;
+                for (int c = 0; c < cols; c++) a[ar + c] -= lrk * u[uk + c];
             }
         }
     }
