@@ -498,6 +498,9 @@ public final class NodeRuntime implements AutoCloseable {
 
         @Override
         public void onMessage(Connection c, Object m) {
+            // a moved node's old connection, replaced at the commit: what its old agent still sends (e.g. that it
+            // lost a peer which had already switched to the new agent) is not the node's any more
+            if (!retired.isEmpty() && retired.contains(c)) return;
             int from = c.peerNodeId();
             try {
                 if (monitor != null && m instanceof JoinMessage) {
