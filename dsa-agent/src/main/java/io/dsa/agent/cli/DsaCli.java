@@ -1,6 +1,8 @@
 package io.dsa.agent.cli;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -56,7 +58,48 @@ public final class DsaCli implements Callable<Integer> {
         // Everything after PROGRAM belongs to the program, even if it looks like an option.
         cli.setStopAtPositional(true);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        flowDescriptions(cli);
         return cli;
+    }
+
+    /**
+     * Joins the lines of every command's description into paragraphs (an empty line separates
+     * two), so that picocli wraps them to the help width instead of breaking each source line on
+     * its own, and puts the first sentence on a line of its own (the parent's command list shows
+     * the first line). Options' descriptions are single strings already.
+     */
+    static void flowDescriptions(CommandLine cli) {
+        CommandLine.Model.UsageMessageSpec usage = cli.getCommandSpec().usageMessage();
+        List<String> paragraphs = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : usage.description()) {
+            if (line.isBlank()) {
+                if (current.length() > 0) paragraphs.add(current.toString());
+                paragraphs.add("");
+                current.setLength(0);
+            } else {
+                if (current.length() > 0) current.append(' ');
+                current.append(line.strip());
+            }
+        }
+        if (current.length() > 0) paragraphs.add(current.toString());
+        // the first sentence stands alone: the parent's list of commands shows only the first element
+        if (!paragraphs.isEmpty()) {
+            String first = paragraphs.get(0);
+            int dot = first.indexOf(". ");
+            while (dot >= 0 && (dot + 2 >= first.length() || !Character.isUpperCase(first.charAt(dot + 2)))) {
+                dot = first.indexOf(". ", dot + 2);   // "Figs. 8-14" is no end of a sentence
+            }
+            int colon = first.indexOf(": ");
+            int cut = dot < 0 ? colon : colon < 0 ? dot : Math.min(dot, colon);
+            if (cut > 0 && cli.getParent() != null) {
+                String rest = first.substring(cut + 2);
+                paragraphs.set(0, first.substring(0, cut) + ".");
+                paragraphs.add(1, Character.toUpperCase(rest.charAt(0)) + rest.substring(1));
+            }
+        }
+        usage.description(paragraphs.toArray(new String[0]));
+        for (CommandLine sub : cli.getSubcommands().values()) flowDescriptions(sub);
     }
 
     @Override

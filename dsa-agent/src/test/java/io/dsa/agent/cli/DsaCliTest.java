@@ -49,6 +49,18 @@ class DsaCliTest {
         assertTrue(cli.out().contains("read "), cli.toString());
     }
 
+    @Test
+    void descriptionsFlowAsParagraphsWithTheFirstSentenceListedForTheCommand() {
+        String main = Cli.execute("--help").out().replaceAll("\\s+", " ");
+        assertTrue(main.contains("migrate Moves node K of a running VM to another 'dsa host' while its job runs. clone "), main);
+        String migrate = Cli.execute("migrate", "--help").out();
+        assertTrue(migrate.lines().anyMatch(l -> l.equals("Moves node K of a running VM to another 'dsa host' while its job runs.")),
+                migrate);
+        assertTrue(migrate.replaceAll("\\s+", " ").contains("The node stops at the next global barrier, its partitions, directory"
+                + " entries, shared variables and barrier state move, every node learns its new address"), migrate);
+        assertTrue(migrate.lines().allMatch(l -> l.length() <= 80), migrate);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"status", "migrate", "clone", "read"})
     void commandsThatTalkToHostsNameTheMissingHosts(String command) {
