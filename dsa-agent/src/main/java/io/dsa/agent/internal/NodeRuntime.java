@@ -605,20 +605,19 @@ public final class NodeRuntime implements AutoCloseable {
 
     /** Node 0: sends the held release (if any) and disarms the gate. Idempotent. */
     public void releaseHeldGlobal() {
-        Runnable send;
-        synchronized (gateLock) {
-            send = heldRelease;
-            heldRelease = null;
-            if (gate != null) gate.cancel(false);
-            gate = null;
-        }
-        if (send != null) send.run();
+        release(null, 0);
     }
 
     /** Node 0: sends the held release and arms the gate again for epoch {@code minEpoch}, atomically. */
     public CompletableFuture<Long> releaseHeldGlobalAndHold(long minEpoch) {
-        Runnable send;
         CompletableFuture<Long> next = new CompletableFuture<>();
+        release(next, minEpoch);
+        return next;
+    }
+
+    // Sends the held release (if any) and leaves the gate armed with `next` for `minEpoch`, or disarmed if null.
+    private void release(CompletableFuture<Long> next, long minEpoch) {
+        Runnable send;
         synchronized (gateLock) {
             send = heldRelease;
             heldRelease = null;
@@ -627,7 +626,6 @@ public final class NodeRuntime implements AutoCloseable {
             gateMinEpoch = minEpoch;
         }
         if (send != null) send.run();
-        return next;
     }
 
     /**

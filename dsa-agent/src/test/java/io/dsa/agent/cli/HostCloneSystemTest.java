@@ -111,22 +111,11 @@ class HostCloneSystemTest {
     }
 
     private static void awaitFile(Path file, CompletableFuture<Cli> run) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!Files.exists(file)) {
-            if (run.isDone()) throw new AssertionError("the job ended before " + file + ": " + run.get());
-            if (System.nanoTime() > deadline) throw new AssertionError("no " + file + " after 30 s");
-            Thread.sleep(20);   // poll interval for a file the job creates
-        }
+        Poll.until("the job's file " + file, () -> Files.exists(file) || run.isDone(), done -> done, 30_000, 20);
+        if (!Files.exists(file)) throw new AssertionError("the job ended before " + file + ": " + run.get());
     }
 
     private static Cli awaitStatus(Predicate<Cli> condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Cli last;
-        do {
-            last = Cli.execute("status", "--hosts", allHosts(), "--vm", "cl", "--secret-file", secret.toString());
-            if (condition.test(last)) return last;
-            Thread.sleep(100);   // poll interval between status requests
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("status never met the condition; last:\n" + last);
+        return Poll.status(condition, "--hosts", allHosts(), "--vm", "cl", "--secret-file", secret.toString());
     }
 }

@@ -132,14 +132,7 @@ class HostMigrationSystemTest {
     }
 
     private static Cli awaitStatus(Predicate<Cli> condition, String vm) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Cli last;
-        do {
-            last = Cli.execute("status", "--hosts", address(0) + "," + address(1) + "," + address(2), "--vm", vm,
-                    "--secret-file", secret.toString());
-            if (condition.test(last)) return last;
-            Thread.sleep(100);   // poll interval between status requests
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("status never met the condition; last:\n" + last);
+        return Poll.status(condition, "--hosts", address(0) + "," + address(1) + "," + address(2), "--vm", vm,
+                "--secret-file", secret.toString());
     }
 }

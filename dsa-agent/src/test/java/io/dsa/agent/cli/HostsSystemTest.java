@@ -183,15 +183,6 @@ class HostsSystemTest {
     }
 
     private static Cli awaitStatus(Predicate<Cli> condition, String... args) throws InterruptedException {
-        List<String> command = new ArrayList<>(List.of("status"));
-        command.addAll(List.of(args));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Cli last;
-        do {
-            last = Cli.execute(command.toArray(new String[0]));
-            if (condition.test(last)) return last;
-            Thread.sleep(100);   // poll interval between status requests
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("status never met the condition; last:\n" + last);
+        return Poll.status(condition, args);
     }
 }
