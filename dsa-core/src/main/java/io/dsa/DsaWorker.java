@@ -7,6 +7,13 @@ package io.dsa;
  * <p>Collectives are performed in unison: every worker of the VM must call the same collective
  * in the same order. Results are bit-identical on every worker: values are combined in thread-id
  * order, once.
+ *
+ * <p>Every collective (reductions, scans, broadcasts, gathers, votes) is one round of the global
+ * barrier whose messages carry the values, and it orders memory exactly like {@link #barrier()}:
+ * every shared-array write, shared-variable operation and lock release a worker made before it
+ * entered the collective is visible to every worker after the collective returns, and it counts as
+ * a barrier in {@link #epoch()}. A program may therefore use an {@code allReduce} where it would
+ * otherwise need a barrier followed by a reduction, and pays one round for both.
  */
 public interface DsaWorker {
     /** @return the node this worker runs on */
@@ -32,6 +39,28 @@ public interface DsaWorker {
 
     /** {@link #allReduce(double, ReduceOp)} for longs. */
     long allReduce(long value, ReduceOp op);
+
+    /**
+     * Element-wise {@link #allReduce(double, ReduceOp)} of several values in one collective (one
+     * barrier round, whatever the length): element {@code j} of the result combines every worker's
+     * {@code values[j]} with {@code op} in thread-id order, so the result is bit-identical on every
+     * worker and equal to {@code values.length} scalar reductions. Every worker must pass an array
+     * of the same length; otherwise the job fails with a {@code DsaException} that names both
+     * lengths (a length of 0 is a plain barrier). The caller's array is not changed.
+     *
+     * @param values this worker's contribution; read before this method waits
+     * @param op SUM, MIN, MAX or PROD (the bitwise ops are for longs only)
+     * @return a new array of {@code values.length} results
+     * @throws DsaException for a bitwise {@code op}, before anyone waits, or when the job fails
+     */
+    double[] allReduce(double[] values, ReduceOp op);
+
+    /**
+     * {@link #allReduce(double[], ReduceOp)} for longs; every {@link ReduceOp}, AND, OR and XOR included.
+     *
+     * @return a new array of {@code values.length} results
+     */
+    long[] allReduce(long[] values, ReduceOp op);
 
     /** Inclusive prefix: combines the values of threads {@code 0..threadId()} in order. */
     double scan(double value, ReduceOp op);

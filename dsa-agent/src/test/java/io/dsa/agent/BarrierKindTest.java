@@ -34,7 +34,7 @@ class BarrierKindTest {
         return all.stream();
     }
 
-    private static void run(BarrierKind kind, ProxyMode proxy, int nodes, int threads, int fanout, DsaProgram program) {
+    static void run(BarrierKind kind, ProxyMode proxy, int nodes, int threads, int fanout, DsaProgram program) {
         DsaConfig config = DsaConfig.builder().nodes(nodes).threadsPerNode(threads).barrier(kind).proxy(proxy)
                 .barrierFanout(fanout).build();
         try (DsaCluster cluster = DsaCluster.local(config)) {

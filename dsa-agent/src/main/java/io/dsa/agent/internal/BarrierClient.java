@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  */
 final class BarrierClient {
     private static final Logger LOG = LoggerFactory.getLogger(BarrierClient.class);
-    private static final long[] NONE = new long[0];
+    private static final long[] NONE = Contributions.NONE;
 
     private final NodeRuntime rt;
     private final Global global;
@@ -51,6 +51,7 @@ final class BarrierClient {
         this.tree = new Tree();
         this.tree.subtreeNodes = subtreeSize(rt.nodeId);
         this.central = new Central(rt.nodeId == 0 ? rt.nodes * rt.threadsPerNode : 0);
+        this.tree.values = new Contributions(rt.nodes * rt.threadsPerNode, "node");
         this.fixedProxy = rt.config.proxy() == ProxyMode.FIXED && kind != BarrierKind.CENTRAL;
         // the benchmark checks this line to know each configuration ran what it claims
         LOG.debug("node {} runs the {} barrier with the {} proxy (fanout {})", rt.nodeId, kind, rt.config.proxy(), fanout);
@@ -59,32 +60,35 @@ final class BarrierClient {
     private static final class Tree {
         int subtreeNodes;
         int arrivedNodes;
-        int withValues;
         long generation;
+        /** Checks the widths of the subtree's arrivals; gathers the values at the root. */
+        Contributions values;
         final List<long[]> blocks = new ArrayList<>();
     }
 
     private static final class Central {
-        final long[] values;
+        final int parties;
+        final Contributions values;
         int arrived;
-        int withValues;
         long generation;
 
-        Central(int parties) { this.values = new long[parties]; }
+        Central(int parties) {
+            this.parties = parties;
+            this.values = new Contributions(parties, "thread");
+        }
     }
 
     private final class Global {
         final int parties;
-        final long[] values;
+        final Contributions values;
         int arrived;
-        int withValues;
         long generation;
         long completed;
         long[] released = NONE;
 
         Global(int parties) {
             this.parties = parties;
-            this.values = new long[parties];
+            this.values = new Contributions(parties, "thread");
         }
     }
 
@@ -101,16 +105,21 @@ final class BarrierClient {
     }
 
     /**
-     * Arrives at the global barrier. With {@code localThread >= 0} contributes {@code value} to a
-     * collective; returns every worker's contribution in thread-id order (empty for plain barriers).
+     * Arrives at the global barrier. {@code values} is the caller's contribution to a collective
+     * ({@link #NONE} for a plain barrier; {@code localThread} is then ignored and may be -1);
+     * every worker of the VM must pass as many values as the others, or the job fails naming both
+     * counts. Returns every worker's values in thread-id order, thread-major ({@code values.length}
+     * per thread; empty for a plain barrier), the same array for all workers of this node (read only).
      * How arrivals travel depends on {@link DsaConfig#barrier()} and {@link DsaConfig#proxy()};
      * every kind delivers the same values in the same order, so collectives stay bit-identical.
+     * The caller's array is copied on arrival.
      */
-    long[] global(int localThread, long value) {
+    long[] global(int localThread, long[] values) {
         rt.checkFailed();
         Global g = global;
         long gen;
         long[] send = null;
+        String mismatch = null;
         synchronized (g) {
             gen = g.generation;
             if (kind == BarrierKind.CENTRAL) {
@@ -120,28 +129,26 @@ final class BarrierClient {
                     g.generation++;
                 }
             } else {
-                if (localThread >= 0) {
-                    g.values[localThread] = value;
-                    g.withValues++;
+                if (g.values.accept(rt.nodeId * rt.threadsPerNode + localThread, values.length)) {
+                    g.values.put(values, 0, localThread, 1);
                 }
                 if (++g.arrived == g.parties) {
-                    if (g.withValues != 0 && g.withValues != g.parties) {
-                        String text = "collective mismatch at node " + rt.nodeId + ": " + g.withValues + " of " + g.parties
-                                + " workers called a collective, the others a plain barrier";
-                        rt.reportFailure(text);
-                    }
-                    send = g.withValues == g.parties ? g.values.clone() : NONE;
+                    mismatch = g.values.mismatch();
+                    send = g.values.take();
                     g.arrived = 0;
-                    g.withValues = 0;
                     g.generation++;
                 }
             }
         }
-        if (kind == BarrierKind.CENTRAL) {
-            // plain arrivals carry one value, collective ones two: {localThread, value}
-            BarrierArriveMessage m = new BarrierArriveMessage(CENTRAL_GLOBAL, gen, rt.nodeId, 1,
-                    localThread >= 0 ? new long[] {localThread, value} : new long[] {0});
-            rt.peers().send(0, m);
+        if (mismatch != null) {
+            // nothing is sent: the failure aborts the job, which releases every waiting worker
+            rt.reportFailure("collective mismatch at node " + rt.nodeId + ": " + mismatch);
+        } else if (kind == BarrierKind.CENTRAL) {
+            // {localThread, v0 .. v(width-1)}: a plain arrival carries the thread alone
+            long[] own = new long[values.length + 1];
+            own[0] = Math.max(localThread, 0);
+            System.arraycopy(values, 0, own, 1, values.length);
+            rt.peers().send(0, new BarrierArriveMessage(CENTRAL_GLOBAL, gen, rt.nodeId, 1, own));
         } else if (send != null) {
             long[] nodeValues = send;
             long nodeGen = gen;
@@ -172,7 +179,7 @@ final class BarrierClient {
             block[0] = rt.nodeId;
             System.arraycopy(values, 0, block, 1, values.length);
         }
-        combine(gen, 1, block, values.length > 0);
+        combine(gen, rt.nodeId, 1, block);
     }
 
     /** @return whether this node's barrier client handles {@code m} (rather than the monitor) */
@@ -183,30 +190,29 @@ final class BarrierClient {
     /** A child's combined arrival (KARY) or a worker's own arrival (CENTRAL, at node 0). */
     void onArrive(int from, BarrierArriveMessage m) {
         if (m.barrierId() == KARY_GLOBAL) {
-            combine(m.generation(), m.arrivals(), m.values(), m.values().length > 0);
+            combine(m.generation(), from, m.arrivals(), m.values());
             return;
         }
         long[] release = null;
         String error = null;
+        long[] v = m.values();
         synchronized (central) {
             if (m.generation() != central.generation) {
                 error = "node " + from + " arrived at generation " + m.generation() + " of the central barrier, expected "
                         + central.generation;
+            } else if (v.length == 0 || v[0] < 0 || v[0] >= rt.threadsPerNode || m.node() != from) {
+                error = "malformed central barrier arrival from node " + from + ": thread "
+                        + (v.length == 0 ? "missing" : v[0] + " (valid range [0, " + rt.threadsPerNode + "))");
             } else {
-                central.arrived++;
-                if (m.values().length == 2) {
-                    central.withValues++;
-                    central.values[m.node() * rt.threadsPerNode + (int) m.values()[0]] = m.values()[1];
-                }
-                if (central.arrived == central.values.length) {
-                    if (central.withValues != 0 && central.withValues != central.arrived) {
-                        error = "collective mismatch at global barrier generation " + central.generation + ": "
-                                + central.withValues + " of " + central.arrived
-                                + " workers called a collective, the others a plain barrier";
+                int thread = from * rt.threadsPerNode + (int) v[0];
+                if (central.values.accept(thread, v.length - 1)) central.values.put(v, 1, thread, 1);
+                if (++central.arrived == central.parties) {
+                    String mismatch = central.values.mismatch();
+                    if (mismatch != null) {
+                        error = "collective mismatch at global barrier generation " + central.generation + ": " + mismatch;
                     }
-                    release = central.withValues == 0 ? NONE : central.values.clone();
+                    release = central.values.take();
                     central.arrived = 0;
-                    central.withValues = 0;
                     central.generation++;
                 }
             }
@@ -220,44 +226,49 @@ final class BarrierClient {
     }
 
     /**
-     * KARY: merges {@code nodes} nodes' arrivals (own or a child's subtree) into generation
-     * {@code gen}; the last one sends the subtree's arrival to the parent, or at the root, the release.
-     * Values travel as blocks {@code [node, v0 .. v(threadsPerNode-1)]}.
+     * KARY: merges {@code nodes} nodes' arrivals (own, or the subtree of child {@code source}) into
+     * generation {@code gen}; the last one sends the subtree's arrival to the parent, or at the root,
+     * the release. Values travel as blocks {@code [node, v0 .. v(threadsPerNode * width - 1)]},
+     * one per node of the subtree, all of one width (checked at every level); a plain arrival is empty.
      */
-    private void combine(long gen, int nodes, long[] blocks, boolean withValues) {
+    private void combine(long gen, int source, int nodes, long[] blocks) {
         BarrierArriveMessage up = null;
         long[] release = null;
         String error = null;
+        int stride = nodes > 0 ? blocks.length / nodes : 0;
+        int width = stride > 0 ? (stride - 1) / rt.threadsPerNode : 0;
         synchronized (tree) {
             if (gen != tree.generation) {
                 error = "k-ary barrier at node " + rt.nodeId + " got an arrival for generation " + gen + ", expected "
                         + tree.generation;
+            } else if (nodes <= 0 || blocks.length != nodes * (blocks.length == 0 ? 0 : 1 + rt.threadsPerNode * width)) {
+                error = "malformed k-ary barrier arrival from node " + source + ": " + blocks.length + " values for "
+                        + nodes + " nodes of " + rt.threadsPerNode + " threads";
+            } else if (tree.arrivedNodes + nodes > tree.subtreeNodes) {
+                error = "k-ary barrier at node " + rt.nodeId + " got " + (tree.arrivedNodes + nodes)
+                        + " node arrivals, its subtree has " + tree.subtreeNodes;
             } else {
                 tree.arrivedNodes += nodes;
-                if (withValues) tree.withValues += nodes;
-                tree.blocks.add(blocks);
+                if (tree.values.accept(source, width)) tree.blocks.add(blocks);
                 if (tree.arrivedNodes == tree.subtreeNodes) {
-                    if (tree.withValues != 0 && tree.withValues != tree.subtreeNodes) {
-                        error = "collective mismatch at k-ary barrier generation " + gen
-                                + ": some nodes contributed values, others called a plain barrier";
-                    }
-                    boolean values = tree.withValues != 0;
-                    if (rt.nodeId == 0) {
-                        release = values ? new long[rt.nodes * rt.threadsPerNode] : NONE;
-                        if (values) {
-                            for (long[] b : tree.blocks) {
-                                for (int i = 0; i < b.length; i += rt.threadsPerNode + 1) {
-                                    System.arraycopy(b, i + 1, release, (int) b[i] * rt.threadsPerNode, rt.threadsPerNode);
+                    String mismatch = tree.values.mismatch();
+                    if (mismatch != null) {
+                        error = "collective mismatch at k-ary barrier generation " + gen + ": " + mismatch;
+                    } else if (rt.nodeId == 0) {
+                        for (long[] b : tree.blocks) {
+                            for (int i = 0; i < b.length && error == null; i += 1 + rt.threadsPerNode * width) {
+                                if (b[i] < 0 || b[i] >= rt.nodes) {
+                                    error = "k-ary barrier arrival names node " + b[i] + ", valid range [0, " + rt.nodes + ")";
+                                } else {
+                                    tree.values.put(b, i + 1, (int) b[i] * rt.threadsPerNode, rt.threadsPerNode);
                                 }
                             }
                         }
                     } else {
                         long[] all = NONE;
-                        if (values) {
+                        if (width > 0) {
+                            all = new long[subtreeLength(width)];
                             int n = 0;
-                            for (long[] b : tree.blocks) n += b.length;
-                            all = new long[n];
-                            n = 0;
                             for (long[] b : tree.blocks) {
                                 System.arraycopy(b, 0, all, n, b.length);
                                 n += b.length;
@@ -265,9 +276,10 @@ final class BarrierClient {
                         }
                         up = new BarrierArriveMessage(KARY_GLOBAL, gen, rt.nodeId, tree.subtreeNodes, all);
                     }
+                    long[] gathered = tree.values.take();
+                    if (rt.nodeId == 0 && error == null) release = gathered;
                     tree.blocks.clear();
                     tree.arrivedNodes = 0;
-                    tree.withValues = 0;
                     tree.generation++;
                 }
             }
@@ -281,6 +293,8 @@ final class BarrierClient {
             rt.releaseGlobal(gen, release.length == 0, () -> onRelease(r));
         }
     }
+
+    private int subtreeLength(int width) { return tree.subtreeNodes * (1 + rt.threadsPerNode * width); }
 
     private int parent(int node) { return (node - 1) / fanout; }
 

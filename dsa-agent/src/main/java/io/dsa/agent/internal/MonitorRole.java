@@ -51,11 +51,14 @@ final class MonitorRole {
         final int parties;
         long generation;
         int arrived;
-        final long[][] valuesByNode;
+        /** The global barrier's: which nodes arrived this round, and their collective values. */
+        final boolean[] nodeArrived;
+        final Contributions values;
 
-        RootBarrier(int parties, int nodes) {
+        RootBarrier(int parties, int nodes, int threadsPerNode) {
             this.parties = parties;
-            this.valuesByNode = new long[nodes][];
+            this.nodeArrived = new boolean[nodes];
+            this.values = new Contributions(nodes * threadsPerNode, "node");
         }
     }
 
@@ -72,7 +75,7 @@ final class MonitorRole {
         this.addresses[0] = selfAddress;
         this.joined = 1;
         this.done = new boolean[nodes];
-        barriers.put(GLOBAL_BARRIER, new RootBarrier(nodes, nodes));
+        barriers.put(GLOBAL_BARRIER, new RootBarrier(nodes, nodes, threadsPerNode));
         Arrays.fill(nextId, 1);
     }
 
@@ -108,7 +111,7 @@ final class MonitorRole {
                 r = new Registration(m.kind(), id, home, m.name(), m.params().clone());
                 registry.put(key, r);
                 if (m.kind() == RegisterMessage.BARRIER) {
-                    barriers.put(-id, new RootBarrier((int) m.params()[0], nodes));
+                    barriers.put(-id, new RootBarrier((int) m.params()[0], nodes, 0));
                 }
                 if (m.kind() == RegisterMessage.LOCK) locks.put(id, new LockState());
                 if (m.kind() == RegisterMessage.ARRAY || m.kind() == RegisterMessage.VARIABLE) {
@@ -153,18 +156,26 @@ final class MonitorRole {
                 error = "node " + from + " arrived at generation " + a.generation() + " of barrier " + a.barrierId()
                         + ", expected " + b.generation;
             } else if (key == GLOBAL_BARRIER) {
-                if (b.valuesByNode[a.node()] != null) {
-                    error = "node " + a.node() + " arrived twice at global barrier generation " + b.generation;
+                // a node's arrival carries its workers' values, thread-major: threadsPerNode x width
+                int node = a.node();
+                long[] v = a.values();
+                if (node < 0 || node >= nodes || v.length % threadsPerNode != 0) {
+                    error = "malformed global barrier arrival from node " + from + ": node " + node + " (valid range [0, "
+                            + nodes + ")), " + v.length + " values (a multiple of " + threadsPerNode + " expected)";
+                } else if (b.nodeArrived[node]) {
+                    error = "node " + node + " arrived twice at global barrier generation " + b.generation;
                 } else {
-                    b.valuesByNode[a.node()] = a.values();
+                    b.nodeArrived[node] = true;
+                    if (b.values.accept(node, v.length / threadsPerNode)) b.values.put(v, 0, node * threadsPerNode, threadsPerNode);
                     if (++b.arrived == nodes) {
-                        release = new BarrierReleaseMessage(GLOBAL_BARRIER, b.generation, gather(b));
-                        if (release.values() == null) {
-                            error = "collective mismatch at global barrier generation " + b.generation
-                                    + ": some nodes contributed values, others called a plain barrier";
-                            release = null;
+                        String mismatch = b.values.mismatch();
+                        long[] all = b.values.take();
+                        if (mismatch != null) {
+                            error = "collective mismatch at global barrier generation " + b.generation + ": " + mismatch;
+                        } else {
+                            release = new BarrierReleaseMessage(GLOBAL_BARRIER, b.generation, all);
                         }
-                        Arrays.fill(b.valuesByNode, null);
+                        Arrays.fill(b.nodeArrived, false);
                         b.arrived = 0;
                         b.generation++;
                     }
@@ -195,16 +206,6 @@ final class MonitorRole {
     /** A node moved to {@code address} (live migration): the registry of addresses follows. */
     synchronized void onMoved(int node, String address) {
         addresses[node] = address;
-    }
-
-    private long[] gather(RootBarrier b) {
-        int withValues = 0;
-        for (long[] v : b.valuesByNode) if (v.length > 0) withValues++;
-        if (withValues == 0) return new long[0];
-        if (withValues != nodes) return null;
-        long[] all = new long[nodes * threadsPerNode];
-        for (int n = 0; n < nodes; n++) System.arraycopy(b.valuesByNode[n], 0, all, n * threadsPerNode, threadsPerNode);
-        return all;
     }
 
     void onLock(int from, LockMessage m) {

@@ -4,6 +4,8 @@ import io.dsa.DsaException;
 import io.dsa.DsaNode;
 import io.dsa.DsaWorker;
 import io.dsa.ReduceOp;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A worker thread's identity and collectives. Collectives gather every worker's value on the
@@ -33,7 +35,7 @@ final class WorkerImpl implements DsaWorker {
         if (w != null && w.rt == rt) {
             w.barrier();
         } else {
-            rt.barriers.global(-1, 0);
+            rt.barriers.global(-1, Contributions.NONE);
         }
     }
 
@@ -49,16 +51,22 @@ final class WorkerImpl implements DsaWorker {
 
     @Override
     public void barrier() {
-        rt.barriers.global(-1, 0);
+        rt.barriers.global(-1, Contributions.NONE);
         epoch++;
     }
 
     private long[] gather(long bits) {
-        long[] all = rt.barriers.global(localThreadId, bits);
+        return gather(new long[] {bits});
+    }
+
+    /** One global barrier round carrying {@code values}; @return every worker's, thread-major (shared: read only) */
+    private long[] gather(long[] values) {
+        long[] all = rt.barriers.global(localThreadId, values);
         epoch++;
-        if (all.length != rt.nodes * rt.threadsPerNode) {
+        long expected = (long) rt.nodes * rt.threadsPerNode * values.length;
+        if (all.length != expected) {
             throw new DsaException("collective at thread " + threadId() + " got " + all.length + " values, expected "
-                    + rt.nodes * rt.threadsPerNode + " (did every worker call the same collective?)");
+                    + expected + " (did every worker call the same collective?)");
         }
         return all;
     }
@@ -77,6 +85,35 @@ final class WorkerImpl implements DsaWorker {
         long[] all = gather(value);
         long acc = all[0];
         for (int i = 1; i < all.length; i++) acc = op.apply(acc, all[i]);
+        return acc;
+    }
+
+    @Override
+    public double[] allReduce(double[] values, ReduceOp op) {
+        Objects.requireNonNull(values, "values");
+        op.apply(0.0, 0.0);
+        int width = values.length;
+        long[] bits = new long[width];
+        for (int j = 0; j < width; j++) bits[j] = Double.doubleToRawLongBits(values[j]);
+        long[] all = gather(bits);
+        double[] acc = new double[width];
+        for (int j = 0; j < width; j++) acc[j] = Double.longBitsToDouble(all[j]);
+        // thread by thread, so every element is folded in thread-id order, as the scalar form does
+        for (int base = width; base < all.length; base += width) {
+            for (int j = 0; j < width; j++) acc[j] = op.apply(acc[j], Double.longBitsToDouble(all[base + j]));
+        }
+        return acc;
+    }
+
+    @Override
+    public long[] allReduce(long[] values, ReduceOp op) {
+        Objects.requireNonNull(values, "values");
+        int width = values.length;
+        long[] all = gather(values);
+        long[] acc = Arrays.copyOf(all, width);
+        for (int base = width; base < all.length; base += width) {
+            for (int j = 0; j < width; j++) acc[j] = op.apply(acc[j], all[base + j]);
+        }
         return acc;
     }
 

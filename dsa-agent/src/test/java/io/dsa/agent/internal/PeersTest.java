@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class PeersTest {
     /** A connection that records what it was given, as a real one encodes it at once. */
-    private static final class Recording implements Connection {
+    private static class Recording implements Connection {
         final List<Object> sent = new ArrayList<>();
 
         @Override public int peerNodeId() { return 1; }
@@ -49,5 +49,19 @@ class PeersTest {
         // once connected, a message goes straight to the connection, which consumes it before send returns
         peers.send(1, data);
         assertSame(data, c.sent.get(2));
+    }
+
+    /** A barrier's release reaches the other nodes' connections before this node's own workers wake. */
+    @Test
+    void sendToAllWritesToEveryOtherNodeBeforeDispatchingToItself() {
+        List<String> order = new ArrayList<>();
+        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"));
+        for (int n : new int[] {0, 2}) {
+            assertTrue(peers.attach(n, new Recording() {
+                @Override public void send(Object message) { order.add("node " + n); }
+            }));
+        }
+        peers.sendToAll(new ReportMessage(1, "release"));
+        assertEquals(List.of("node 0", "node 2", "self"), order);
     }
 }
