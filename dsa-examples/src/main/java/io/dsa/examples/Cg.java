@@ -1,0 +1,163 @@
+package io.dsa.examples;
+
+import io.dsa.ArrayLayout;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ProgramName;
+import io.dsa.ReduceOp;
+import io.dsa.SharedDoubleArray;
+
+/**
+ * The NAS Parallel Benchmarks' CG ({@link NpbCg}) as a user would first write it on DSA: the
+ * vectors x, z, p, q and r are shared arrays of {@code na} doubles; each worker owns a block of
+ * rows (owner computes: it updates only its elements of every vector, and multiplies only its rows
+ * of the sparse matrix, which it keeps in plain Java arrays); the matrix-vector products read
+ * {@code p} (and at the end {@code z}) through the shared array, so each node fetches the other
+ * nodes' blocks as partition misses; dot products are {@code allReduce}s.
+ *
+ * <p>Collectives per outer iteration: 76 global rounds. The CG step's two dot products cannot share
+ * one: {@code rho = r.r} needs {@code r - alpha q}, and {@code alpha} needs the reduced {@code p.q}
+ * (merging them would need a different, re-associated recurrence, not NPB's algorithm). So a
+ * step costs {@code allReduce(p.q)}, {@code allReduce(r.r)} and a barrier after {@code p} is
+ * rewritten (before the next product reads it); the last step needs no barrier (the next reader
+ * of {@code p} is behind the next {@code allReduce(r.r)}). Where the algorithm allows, one
+ * collective carries several values: the residual {@code ||x - A z||^2}, {@code x.z} and
+ * {@code z.z} at the end of an outer iteration are one {@code allReduce} of three values. Each
+ * collective orders memory like a barrier, which is what makes the writes to {@code p} and
+ * {@code z} before it visible to the readers after it.
+ *
+ * <p>Verification: {@code zeta} against NPB's published value, relative error at most 1e-10; a
+ * failed check fails the job. The report gives zeta, the error, the verdict and the time of the
+ * {@code niter} timed iterations (NPB's benchmark time: after one untimed iteration).
+ *
+ * <p>Arguments: {@code [class=S] [partitionSize=ceil(na/threads)]}; the default partition size
+ * makes each worker's block of rows exactly one partition, homed at its node.
+ */
+@ProgramName("cg")
+public final class Cg implements DsaProgram {
+    static final String NAME = "cg";
+    static final String USAGE = "cg [class=S|W|A] [partitionSize=ceil(na/threads)]";
+    /** The report-line marker before the timed iterations' seconds. */
+    public static final String TIME_MARKER = " iterations ";
+
+    private NpbCg.Size size;
+    private NpbCg.Matrix matrix;
+    private int partitionSize;
+    private SharedDoubleArray x;
+    private SharedDoubleArray z;
+    private SharedDoubleArray p;
+    private SharedDoubleArray q;
+    private SharedDoubleArray r;
+
+    /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+    public Cg() {}
+
+    @Override
+    public void setup(DsaNode node) {
+        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
+        size = NpbCg.Size.parse(node.args().isEmpty() ? "S" : node.args().get(0));
+        int threads = node.network().getGlobalThreadCount();
+        partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
+        matrix = NpbCg.makea(size); // every node generates the whole matrix (NPB's generator is one sequential stream)
+        x = node.createSharedDoubleArray("cg.x", size.na, partitionSize);
+        z = node.createSharedDoubleArray("cg.z", size.na, partitionSize);
+        p = node.createSharedDoubleArray("cg.p", size.na, partitionSize);
+        q = node.createSharedDoubleArray("cg.q", size.na, partitionSize);
+        r = node.createSharedDoubleArray("cg.r", size.na, partitionSize);
+    }
+
+    @Override
+    public void work(DsaWorker worker) {
+        ArrayLayout layout = x.layout();
+        int lo = layout.startingIndexAtThread(worker.threadId());
+        int hi = layout.maxIndexAtThread(worker.threadId());
+        NpbCg.Matrix mine = matrix.rows(lo, hi); // this worker's rows, global column numbers
+        double zeta = 0;
+        double rnorm = 0;
+        long start = 0;
+        for (int it = 0; it <= size.niter; it++) {
+            if (it <= 1) {
+                for (int j = lo; j < hi; j++) x.write(j, 1.0); // it = 0 is NPB's untimed iteration; both start from ones
+                start = System.nanoTime();
+            }
+            double residual = conjGrad(worker, mine, lo, hi);
+            double xz = 0;
+            double zz = 0;
+            for (int j = lo; j < hi; j++) {
+                double zj = z.read(j);
+                xz += x.read(j) * zj;
+                zz += zj * zj;
+            }
+            double[] sums = worker.allReduce(new double[] {residual, xz, zz}, ReduceOp.SUM);
+            rnorm = Math.sqrt(sums[0]);
+            zeta = size.shift + 1.0 / sums[1];
+            double norm = 1.0 / Math.sqrt(sums[2]);
+            for (int j = lo; j < hi; j++) x.write(j, norm * z.read(j));
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        NpbCg.Result result = new NpbCg.Result(size, zeta, rnorm, seconds);
+        if (worker.threadId() == 0) {
+            result.check();
+            var net = worker.node().network();
+            worker.node().report(result.describe() + ", " + net.nodeCount() + " nodes x " + net.getLocalThreadCount()
+                    + " threads, partitions of " + partitionSize);
+        }
+    }
+
+    /**
+     * NPB's {@code conj_grad} on this worker's rows {@code [lo, hi)}: 25 CG steps for {@code A z = x}.
+     * @return this worker's part of {@code ||x - A z||^2} (the caller reduces it with its norms)
+     */
+    private double conjGrad(DsaWorker worker, NpbCg.Matrix mine, int lo, int hi) {
+        double rho = 0;
+        for (int j = lo; j < hi; j++) {
+            double xj = x.read(j);
+            q.write(j, 0);
+            z.write(j, 0);
+            r.write(j, xj);
+            p.write(j, xj);
+            rho += xj * xj;
+        }
+        rho = worker.allReduce(rho, ReduceOp.SUM); // also publishes every block of p before the first product
+        for (int step = 0; step < NpbCg.CG_STEPS; step++) {
+            multiply(mine, p, q, lo);
+            double d = 0;
+            for (int j = lo; j < hi; j++) d += p.read(j) * q.read(j);
+            d = worker.allReduce(d, ReduceOp.SUM); // every product has read p before anyone rewrites it
+            double alpha = rho / d;
+            double rho0 = rho;
+            rho = 0;
+            for (int j = lo; j < hi; j++) {
+                z.write(j, z.read(j) + alpha * p.read(j));
+                double rj = r.read(j) - alpha * q.read(j);
+                r.write(j, rj);
+                rho += rj * rj;
+            }
+            rho = worker.allReduce(rho, ReduceOp.SUM);
+            double beta = rho / rho0;
+            for (int j = lo; j < hi; j++) p.write(j, r.read(j) + beta * p.read(j));
+            if (step < NpbCg.CG_STEPS - 1) worker.barrier(); // p is whole again before the next product reads it
+        }
+        // ||x - A z||: z was last written before the last allReduce, so every block is visible
+        multiply(mine, z, r, lo);
+        double sum = 0;
+        for (int j = lo; j < hi; j++) {
+            double d = x.read(j) - r.read(j);
+            sum += d * d;
+        }
+        return sum;
+    }
+
+    /** {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array. */
+    private static void multiply(NpbCg.Matrix rows, SharedDoubleArray v, SharedDoubleArray out, int lo) {
+        int[] start = rows.rowStart();
+        int[] col = rows.col();
+        double[] a = rows.a();
+        for (int i = 0; i < rows.n(); i++) {
+            double sum = 0;
+            for (int k = start[i]; k < start[i + 1]; k++) sum += a[k] * v.read(col[k]);
+            out.write(lo + i, sum);
+        }
+    }
+}
