@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
         description = "Macro benchmarks (paper Figs. 8-14): agents as separate processes; CSV, PNG and Markdown per experiment.",
-        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, DelegateCommands.Barrier.class,
+        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, CgCommand.class, StreamCommand.class, DelegateCommands.Barrier.class,
             DelegateCommands.Jmh.class, ReportCommand.class},
         synopsisSubcommandLabel = "EXPERIMENT",
         footer = {"", "Run 'dsa bench EXPERIMENT --help' for an experiment's options."})
@@ -47,5 +47,22 @@ public final class BenchCommand implements Callable<Integer> {
     static String typed(CommandSpec spec) {
         CommandLine.ParseResult root = spec.root().commandLine().getParseResult();
         return root == null ? "dsa " + spec.qualifiedName() : "dsa " + String.join(" ", root.originalArgs());
+    }
+
+    /**
+     * @param shapes "NODESxTHREADS" strings, e.g. "2x1"
+     * @return {nodes, threads} per shape
+     * @throws CommandLine.ParameterException naming a shape that is not of that form
+     */
+    static java.util.List<int[]> vmShapes(CommandSpec spec, java.util.List<String> shapes) {
+        java.util.List<int[]> result = new java.util.ArrayList<>();
+        for (String s : shapes) {
+            String[] p = s.toLowerCase(java.util.Locale.ROOT).split("x");
+            if (p.length != 2 || !p[0].matches("[1-9][0-9]{0,3}") || !p[1].matches("[1-9][0-9]{0,3}")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--shapes: '" + s + "' is not NODESxTHREADS, e.g. 2x1");
+            }
+            result.add(new int[] {Integer.parseInt(p[0]), Integer.parseInt(p[1])});
+        }
+        return result;
     }
 }

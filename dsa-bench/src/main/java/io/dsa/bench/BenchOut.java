@@ -44,8 +44,15 @@ final class BenchOut {
     /** Writes {@code name.png}: one line per series, each series {xs, ys} (NaN points dropped). */
     static void plot(Path out, String name, String title, String xTitle, String yTitle, boolean logY,
                      Map<String, double[][]> series) throws IOException {
+        plot(out, name, title, xTitle, yTitle, false, logY, series);
+    }
+
+    /** {@link #plot(Path, String, String, String, String, boolean, Map)} with a logarithmic x axis if {@code logX}. */
+    static void plot(Path out, String name, String title, String xTitle, String yTitle, boolean logX, boolean logY,
+                     Map<String, double[][]> series) throws IOException {
         XYChart chart = new XYChartBuilder().width(900).height(600).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setXAxisLogarithmic(logX);
         chart.getStyler().setYAxisLogarithmic(logY);
         for (Map.Entry<String, double[][]> e : series.entrySet()) {
             double[] xs = e.getValue()[0], ys = e.getValue()[1];

@@ -5,8 +5,6 @@ import io.dsa.agent.RunReport;
 import io.dsa.examples.Fft2d;
 import io.dsa.examples.Lu;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,18 +44,8 @@ abstract class LuFftCommand implements Callable<Integer> {
             description = "VM shapes nodes x threads (default: ${DEFAULT-VALUE}).")
     List<String> shapes;
 
-    @Option(names = "--reps", defaultValue = "3", description = "Runs per configuration; the median is kept (default: ${DEFAULT-VALUE}).")
-    int reps;
-
-    @Option(names = "--mpi-np", split = ",", defaultValue = "2,4", description = "MPI rank counts (default: ${DEFAULT-VALUE}).")
-    List<Integer> mpiNp;
-
-    @Option(names = "--no-mpi", description = "Skip the MPI + C peer.")
-    boolean noMpi;
-
-    @Option(names = "--c-src", paramLabel = "DIR", defaultValue = "dsa-bench/src/main/c",
-            description = "Directory of lu_mpi.c and fft_mpi.c (default: ${DEFAULT-VALUE}).")
-    Path cSrc;
+    @Mixin
+    MpiPeer.Options peer = new MpiPeer.Options();
 
     /** One measurement; kind is dsa, seq or mpi; threads is 1 for seq and mpi. */
     record Row(String kind, int nodes, int threads, int block, double seconds, double speedup, double load) {}
@@ -85,28 +72,23 @@ abstract class LuFftCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (common.smoke) { n = 64; blocks = List.of(16); shapes = List.of("2x1"); reps = 1; mpiNp = List.of(2); }
-        List<int[]> vmShapes = new ArrayList<>();
-        for (String s : shapes) {
-            String[] p = s.toLowerCase(Locale.ROOT).split("x");
-            if (p.length != 2) throw new CommandLine.ParameterException(spec.commandLine(), "--shapes: '" + s + "' is not NODESxTHREADS, e.g. 2x2");
-            vmShapes.add(new int[] {Integer.parseInt(p[0]), Integer.parseInt(p[1])});
-        }
-        if (reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + reps + " not >= 1");
+        if (common.smoke) { n = 64; blocks = List.of(16); shapes = List.of("2x1"); peer.reps = 1; peer.mpiNp = List.of(2); }
+        List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
+        if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + peer.reps + " not >= 1");
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seq = new LinkedHashMap<>();
         for (int b : blocks) {
-            double[] t = new double[reps];
+            double[] t = new double[peer.reps];
             sequential(b);   // warm-up
-            for (int r = 0; r < reps; r++) t[r] = sequential(b);
+            for (int r = 0; r < peer.reps; r++) t[r] = sequential(b);
             seq.put(b, BenchOut.median(t));
             rows.add(new Row("seq", 1, 1, b, seq.get(b), 1.0, BarrierBench.loadAverage()));
             System.out.printf(Locale.ROOT, "%s n=%d seq block %d: %.3f s%n", name(), n, b, seq.get(b));
         }
         for (int[] shape : vmShapes) {
             for (int b : blocks) {
-                double[] t = new double[reps];
-                for (int r = 0; r < reps; r++) {
+                double[] t = new double[peer.reps];
+                for (int r = 0; r < peer.reps; r++) {
                     RunReport report = ProcessVm.run(program(), shape[0], shape[1], List.of(Integer.toString(n), Integer.toString(b)), common.out);
                     t[r] = seconds(report);
                 }
@@ -115,7 +97,7 @@ abstract class LuFftCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "%s n=%d dsa %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1], b, s, seq.get(b) / s);
             }
         }
-        if (!noMpi) rows.addAll(mpi(seq));
+        if (!peer.noMpi) rows.addAll(mpi(seq));
         write(rows);
         return 0;
     }
@@ -132,28 +114,14 @@ abstract class LuFftCommand implements Callable<Integer> {
 
     private List<Row> mpi(Map<Integer, Double> seq) throws Exception {
         List<Row> rows = new ArrayList<>();
-        if (!BarrierBench.onPath("mpicc") || !BarrierBench.onPath("mpirun")) {
-            System.out.println("MPI + C peer skipped: mpicc/mpirun not found (Debian/Ubuntu: apt-get install -y openmpi-bin libopenmpi-dev)");
-            return rows;
-        }
-        Path src = cSrc.resolve(name() + "_mpi.c");
-        if (!Files.isRegularFile(src)) {
-            System.out.println("MPI + C peer skipped: " + src + " not found (run from the repository root or pass --c-src)");
-            return rows;
-        }
-        Files.createDirectories(common.out);
-        Path exe = common.out.resolve(name() + "_mpi").toAbsolutePath();
-        Exec cc = exec(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString(), "-lm"));
-        if (cc.exit() != 0) throw new IOException("mpicc failed on " + src + ":\n" + cc.output());
-        boolean root = "root".equals(System.getProperty("user.name"));
-        for (int np : mpiNp) {
+        Path exe = MpiPeer.compile(peer.cSrc.resolve(name() + "_mpi.c"), common.out);
+        if (exe == null) return rows;
+        for (int np : peer.mpiNp) {
             for (int b : mpiUsesBlock() ? blocks : List.of(blocks.get(0))) {
-                List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(np),
-                        "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"));
-                if (root) cmd.add("--allow-run-as-root");
+                List<String> cmd = MpiPeer.mpirun(np, true);
                 cmd.add(exe.toString());
                 cmd.addAll(mpiArgs(b));
-                Exec e = exec(cmd);
+                MpiPeer.Exec e = MpiPeer.exec(cmd);
                 double s = Double.NaN;
                 for (String line : e.output().split("\n")) if (line.startsWith("time ")) s = Double.parseDouble(line.substring(5).trim());
                 if (e.exit() != 0 || Double.isNaN(s)) throw new IOException("MPI " + name() + " np=" + np + " failed:\n" + e.output());
@@ -164,16 +132,6 @@ abstract class LuFftCommand implements Callable<Integer> {
             }
         }
         return rows;
-    }
-
-    record Exec(int exit, String output) {}
-
-    static Exec exec(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(600, TimeUnit.SECONDS)) { p.destroyForcibly(); throw new IOException("timed out: " + cmd); }
-        return new Exec(p.exitValue(), output);
     }
 
     static Row find(List<Row> rows, String kind, int nodes, int threads, int block) {
@@ -220,7 +178,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         }
         List<Row> seqRows = rows.stream().filter(r -> r.kind().equals("seq")).toList();
         series.put("sequential Java", new double[][] {seqRows.stream().mapToDouble(Row::block).toArray(), seqRows.stream().mapToDouble(Row::seconds).toArray()});
-        for (int np : mpiNp) {
+        for (int np : peer.mpiNp) {
             List<Row> m = rows.stream().filter(r -> r.kind().equals("mpi") && r.nodes() == np).toList();
             if (m.isEmpty()) continue;
             double[] xs = mpiUsesBlock() ? m.stream().mapToDouble(Row::block).toArray() : blocks.stream().mapToDouble(Integer::doubleValue).toArray();
@@ -230,7 +188,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         BenchOut.plot(common.out, name(), title() + ", n=" + n, "partition side", "seconds (median)", true, series);
         String notes = String.format(Locale.ROOT, "- n=%d; DSA: one JVM per node, node 0 in the bench JVM, the example's own compute timer "
                 + "(verification excluded); sequential Java in the bench JVM after a warm-up run; MPI + C: OpenMPI over loopback TCP; "
-                + "medians of %d run(s)", n, reps);
+                + "medians of %d run(s)", n, peer.reps);
         BenchOut.markdown(common.out, name(), title() + " (paper Figs. 12-14)", BenchCommand.typed(spec), notes, table.toString(),
                 targetLines(rows));
     }
@@ -244,7 +202,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         @Override String timeMarker() { return "factorisation "; }
         @Override boolean mpiUsesBlock() { return true; }
         @Override String title() { return "LU factorisation"; }
-        @Override List<String> mpiArgs(int block) { return List.of(Integer.toString(n), Integer.toString(block), Integer.toString(reps)); }
+        @Override List<String> mpiArgs(int block) { return List.of(Integer.toString(n), Integer.toString(block), Integer.toString(peer.reps)); }
         @Override List<String> targetLines(List<Row> rows) { return target(rows, 1.5, "LU"); }
 
         @Override
@@ -268,7 +226,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         @Override String timeMarker() { return "forward "; }
         @Override boolean mpiUsesBlock() { return false; }
         @Override String title() { return "2-D FFT (forward transform)"; }
-        @Override List<String> mpiArgs(int block) { return List.of(Integer.toString(n), Integer.toString(reps)); }
+        @Override List<String> mpiArgs(int block) { return List.of(Integer.toString(n), Integer.toString(peer.reps)); }
         @Override List<String> targetLines(List<Row> rows) { return target(rows, 2.0, "FFT"); }
 
         @Override

@@ -89,36 +89,13 @@ final class MissCommand implements Callable<Integer> {
 
     /** @return per side {netty median ns, socket median ns}, the server in a child JVM */
     private Map<Integer, double[]> rpcBaselines() throws Exception {
-        Process server = new ProcessBuilder(ProcessVm.java(), "-cp", ProcessVm.classPath(), RpcPeers.class.getName())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try {
-            BufferedReader in = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-            String line = in.readLine();
-            if (line == null || !line.startsWith("ports ")) throw new IOException("RPC server did not start: " + line);
-            String[] ports = line.split(" ");
-            Map<Integer, double[]> result = new LinkedHashMap<>();
-            try (RpcPeers.NettyClient netty = new RpcPeers.NettyClient(Integer.parseInt(ports[1]));
-                 RpcPeers.SocketClient socket = new RpcPeers.SocketClient(Integer.parseInt(ports[2]))) {
-                for (int s : sides) {
-                    int bytes = s * s * 8;
-                    double[] n = new double[iters], p = new double[iters];
-                    for (int k = -warmup; k < iters; k++) {
-                        long t0 = System.nanoTime();
-                        int got = netty.roundTrip(bytes).length;
-                        long t1 = System.nanoTime();
-                        got += socket.roundTrip(bytes).length;
-                        long t2 = System.nanoTime();
-                        if (got != 2 * bytes) throw new IOException("RPC replies of " + got + " bytes, expected " + 2 * bytes);
-                        if (k >= 0) { n[k] = t1 - t0; p[k] = t2 - t1; }
-                    }
-                    result.put(s, new double[] {BenchOut.median(n), BenchOut.median(p)});
-                }
-            }
-            return result;
-        } finally {
-            server.getOutputStream().close();
-            if (!server.waitFor(10, TimeUnit.SECONDS)) server.destroyForcibly();
+        Map<Integer, double[]> result = new LinkedHashMap<>();
+        try (RpcPeers.ServerProcess server = new RpcPeers.ServerProcess();
+             RpcPeers.NettyClient netty = new RpcPeers.NettyClient(server.nettyPort);
+             RpcPeers.SocketClient socket = new RpcPeers.SocketClient(server.socketPort)) {
+            for (int s : sides) result.put(s, RpcPeers.medianRoundTripNs(netty, socket, s * s * 8, warmup, iters));
         }
+        return result;
     }
 
     private static int freePort() throws IOException {

@@ -35,11 +35,12 @@ import java.util.concurrent.TimeUnit;
  * the payload into a {@code byte[]} as DSA's decoder does) and a plain {@link Socket} RPC. A
  * 24-byte request (what a GET_S carries; its first int is the reply size) gets a reply of that
  * many payload bytes. {@link #main} is the server process: it prints {@code "ports NETTY SOCKET"}
- * and serves until its standard input closes.
+ * and serves until its standard input closes; {@link ServerProcess} starts it from the bench.
  */
 final class RpcPeers {
     static final int REQUEST_BYTES = 24;
-    static final int MAX_REPLY = 1 << 20;
+    /** The largest reply: 4 MiB, the largest partition {@code dsa bench stream} measures. */
+    static final int MAX_REPLY = 4 << 20;
 
     private RpcPeers() {}
 
@@ -166,5 +167,56 @@ final class RpcPeers {
 
         @Override
         public void close() throws IOException { socket.close(); }
+    }
+
+    /** The server ({@link #main}) in a child JVM of this class path; {@link #close} stops it (stdin closed, then killed). */
+    static final class ServerProcess implements AutoCloseable {
+        private final Process process;
+        final int nettyPort;
+        final int socketPort;
+
+        ServerProcess() throws IOException {
+            process = new ProcessBuilder(ProcessVm.java(), "-cp", ProcessVm.classPath(), RpcPeers.class.getName())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            java.io.BufferedReader in = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            String line = in.readLine();
+            if (line == null || !line.startsWith("ports ")) {
+                process.destroyForcibly();
+                throw new IOException("RPC server did not start: " + line);
+            }
+            String[] ports = line.split(" ");
+            nettyPort = Integer.parseInt(ports[1]);
+            socketPort = Integer.parseInt(ports[2]);
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            process.getOutputStream().close();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly();
+        }
+    }
+
+    /**
+     * Times {@code iters} round trips of {@code bytes} on each client, alternating, after
+     * {@code warmup} untimed ones. @return {thin Netty median ns, socket RPC median ns}
+     */
+    static double[] medianRoundTripNs(NettyClient netty, SocketClient socket, int bytes, int warmup, int iters)
+            throws IOException, InterruptedException {
+        double[] n = new double[iters];
+        double[] p = new double[iters];
+        for (int k = -warmup; k < iters; k++) {
+            long t0 = System.nanoTime();
+            int got = netty.roundTrip(bytes).length;
+            long t1 = System.nanoTime();
+            got += socket.roundTrip(bytes).length;
+            long t2 = System.nanoTime();
+            if (got != 2 * bytes) throw new IOException("RPC replies of " + got + " bytes, expected " + 2 * bytes);
+            if (k >= 0) {
+                n[k] = t1 - t0;
+                p[k] = t2 - t1;
+            }
+        }
+        return new double[] {BenchOut.median(n), BenchOut.median(p)};
     }
 }

@@ -41,7 +41,7 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void benchHasHelpForEveryExperiment() {
         assertEquals(0, dsa("bench", "--help"));
-        for (String e : List.of("startup", "miss", "write-cost", "lu", "fft", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
     }
 
@@ -89,6 +89,44 @@ class BenchSmokeTest {
             assertTrue(Files.size(out.resolve(e + ".png")) > 1000);
             assertTrue(Files.readString(out.resolve(e + ".md")).contains("vs MPI + C"));
         }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void cgSmokeVerifiesClassSOnDsaSequentialAndMpi(@TempDir Path out) throws Exception {
+        String c = Path.of("src/main/c").toAbsolutePath().toString();
+        boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
+        assertEquals(0, dsa("bench", "cg", "--smoke", "--out", out.toString(), "--c-src", c));
+        List<String[]> rows = csv(out.resolve("cg.csv"), "class,kind,nodes,threads,seconds,vs_sequential,load");
+        assertEquals(mpi ? List.of("seq", "dsa", "mpi") : List.of("seq", "dsa"), rows.stream().map(r -> r[1]).toList());
+        for (String[] r : rows) {
+            assertEquals("S", r[0]);
+            double s = Double.parseDouble(r[4]);
+            assertTrue(s > 0 && s < 60, "seconds plausible: " + String.join(",", r));
+        }
+        assertEquals("1.000", rows.get(0)[5], "the sequential row is the baseline");
+        assertTrue(Files.size(out.resolve("cg.png")) > 1000);
+        assertTrue(Files.readString(out.resolve("cg.md")).contains("class S, DSA 2x1 vs sequential Java"));
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void streamSmokeReadsRealMissesBesideNettyAndMpi(@TempDir Path out) throws Exception {
+        String c = Path.of("src/main/c").toAbsolutePath().toString();
+        boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
+        assertEquals(0, dsa("bench", "stream", "--smoke", "--out", out.toString(), "--c-src", c));
+        List<String[]> rows = csv(out.resolve("stream.csv"), StreamCommand.CSV_HEADER);
+        assertEquals(List.of("8192", "65536"), rows.stream().map(r -> r[0]).toList());
+        for (String[] r : rows) {
+            assertEquals(StreamProgram.partitions(Integer.parseInt(r[0]), 1 << 20), Integer.parseInt(r[1]));
+            for (int i = 2; i <= 6; i++) {
+                double gbps = Double.parseDouble(r[i]);
+                assertTrue(gbps > 0 && gbps < 1000, "column " + i + " plausible: " + String.join(",", r));
+            }
+            for (int i : new int[] {7, 8}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
+        }
+        assertTrue(Files.size(out.resolve("stream.png")) > 1000);
+        assertTrue(Files.readString(out.resolve("stream.md")).contains("best DSA"));
     }
 
     @Test

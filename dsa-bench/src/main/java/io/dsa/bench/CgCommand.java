@@ -1,0 +1,186 @@
+package io.dsa.bench;
+
+import io.dsa.agent.RunReport;
+import io.dsa.examples.Cg;
+import io.dsa.examples.NpbCg;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dsa bench cg}: the NAS Parallel Benchmarks' CG ({@link Cg}) on DSA VMs of one JVM per
+ * node, beside the sequential Java CG of the same algorithm ({@link NpbCg#run}, in this JVM after
+ * a warm-up run) and the MPI + C CG of the same algorithm ({@code dsa-bench/src/main/c/cg_mpi.c};
+ * skipped with a message where {@code mpicc}/{@code mpirun} are missing), all verified against
+ * NPB's zeta. Every figure is NPB's benchmark time (the {@code niter} timed iterations, matrix
+ * generation excluded), the median of {@code --reps} runs.
+ */
+@Command(name = "cg", mixinStandardHelpOptions = true,
+        description = "NPB CG on DSA (one JVM per node) beside sequential Java and MPI + C, verified against NPB's zeta.")
+final class CgCommand implements Callable<Integer> {
+    private static final Pattern TIME = Pattern.compile(" (\\d+) iterations ([0-9.]+) s");
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    BenchCommand.Common common = new BenchCommand.Common();
+
+    @Option(names = "--classes", split = ",", paramLabel = "C,..", defaultValue = "S,W",
+            description = "NPB classes, of S, W, A (default: ${DEFAULT-VALUE}).")
+    List<String> classes;
+
+    @Option(names = "--shapes", split = ",", paramLabel = "NxT,..", defaultValue = "2x1,4x2",
+            description = "DSA VM shapes nodes x threads (default: ${DEFAULT-VALUE}).")
+    List<String> shapes;
+
+    @Mixin
+    MpiPeer.Options peer = new MpiPeer.Options();
+
+    /** One measurement: kind seq, dsa or mpi; nodes x threads (ranks x 1 for MPI, 1 x 1 sequential); seconds; vs sequential. */
+    record Row(String kind, NpbCg.Size size, int nodes, int threads, double seconds, double vsSequential, double load) {
+        String label() {
+            return switch (kind) {
+                case "seq" -> "sequential Java";
+                case "dsa" -> "DSA " + nodes + "x" + threads;
+                default -> "MPI + C np=" + nodes;
+            };
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (common.smoke) { classes = List.of("S"); shapes = List.of("2x1"); peer.reps = 1; peer.mpiNp = List.of(2); }
+        if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + peer.reps + " not >= 1");
+        List<NpbCg.Size> sizes = new ArrayList<>();
+        for (String c : classes) {
+            try {
+                sizes.add(NpbCg.Size.parse(c));
+            } catch (io.dsa.DsaException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--classes: " + e.getMessage());
+            }
+        }
+        List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
+        List<Row> rows = new ArrayList<>();
+        Path exe = peer.noMpi ? null : MpiPeer.compile(peer.cSrc.resolve("cg_mpi.c"), common.out);
+        for (NpbCg.Size size : sizes) {
+            NpbCg.Matrix matrix = NpbCg.makea(size);
+            NpbCg.run(size, matrix).check(); // warm-up
+            double[] t = new double[peer.reps];
+            for (int r = 0; r < peer.reps; r++) t[r] = NpbCg.run(size, matrix).check().seconds();
+            double seq = BenchOut.median(t);
+            rows.add(print(new Row("seq", size, 1, 1, seq, 1.0, BarrierBench.loadAverage())));
+            for (int[] shape : vmShapes) {
+                for (int r = 0; r < peer.reps; r++) {
+                    RunReport report = ProcessVm.run(new Cg(), shape[0], shape[1], List.of(size.name()), common.out);
+                    t[r] = seconds(report);
+                }
+                double s = BenchOut.median(t);
+                rows.add(print(new Row("dsa", size, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
+            }
+            if (exe != null) {
+                for (int np : peer.mpiNp) {
+                    double s = mpi(exe, np, size);
+                    rows.add(print(new Row("mpi", size, np, 1, s, s / seq, BarrierBench.loadAverage())));
+                }
+            }
+        }
+        write(rows, sizes);
+        return 0;
+    }
+
+    private static Row print(Row r) {
+        System.out.printf(Locale.ROOT, "cg class %s %s: %.4f s (%.2fx sequential)%n", r.size(), r.label(), r.seconds(), r.vsSequential());
+        return r;
+    }
+
+    /** @return the timed iterations' seconds from the report line (the program failed the job if zeta was not verified) */
+    static double seconds(RunReport report) throws IOException {
+        for (String line : report.lines()) {
+            Matcher m = TIME.matcher(line);
+            if (line.contains("(verified)") && m.find()) return Double.parseDouble(m.group(2));
+        }
+        throw new IOException("no verified CG report line with ' N iterations S s' in " + report.lines());
+    }
+
+    /** @return the MPI + C CG's median seconds over {@code --reps} runs inside one mpirun */
+    private double mpi(Path exe, int np, NpbCg.Size size) throws Exception {
+        List<String> cmd = MpiPeer.mpirun(np, true);
+        cmd.addAll(List.of(exe.toString(), size.name(), Integer.toString(peer.reps)));
+        MpiPeer.Exec e = MpiPeer.exec(cmd);
+        double s = Double.NaN;
+        for (String line : e.output().split("\n")) if (line.startsWith("time ")) s = Double.parseDouble(line.substring(5).trim());
+        if (e.exit() != 0 || Double.isNaN(s)) throw new IOException("MPI CG class " + size + " np=" + np + " failed:\n" + e.output());
+        return s;
+    }
+
+    private void write(List<Row> rows, List<NpbCg.Size> sizes) throws IOException {
+        List<String> csv = new ArrayList<>();
+        StringBuilder table = new StringBuilder("| class | kind | nodes | threads | seconds | vs sequential Java | load |\n"
+                + "|---|---|---:|---:|---:|---:|---:|\n");
+        for (Row r : rows) {
+            csv.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%.4f,%.3f,%.2f", r.size(), r.kind(), r.nodes(), r.threads(), r.seconds(),
+                    r.vsSequential(), r.load()));
+            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.4f | %.2fx | %.1f |%n", r.size(), r.label(), r.nodes(),
+                    r.threads(), r.seconds(), r.vsSequential(), r.load()));
+        }
+        BenchOut.csv(common.out, "cg", "class,kind,nodes,threads,seconds,vs_sequential,load", csv);
+        Map<String, double[][]> series = new LinkedHashMap<>();
+        for (Row r : rows) {
+            series.computeIfAbsent(r.label(), k -> new double[][] {new double[0], new double[0]});
+            double[][] s = series.get(r.label());
+            s[0] = append(s[0], r.size().na);
+            s[1] = append(s[1], r.seconds());
+        }
+        BenchOut.plot(common.out, "cg", "NPB CG: benchmark time by class", "matrix order na (class S, W, A)", "seconds (median)", true, series);
+        List<String> targets = new ArrayList<>();
+        for (NpbCg.Size size : sizes) {
+            Row seq = find(rows, "seq", size, 1, 1);
+            for (int[] target : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
+                Row dsa = find(rows, "dsa", size, target[0], target[1]);
+                String what = "class " + size + ", DSA " + target[0] + "x" + target[1] + " vs sequential Java";
+                targets.add(dsa == null ? what + ": not measured in this run"
+                        : BenchOut.ratio(what, dsa.seconds() * 1e3, seq.seconds() * 1e3, target[2], "ms"));
+            }
+            for (int[] pair : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
+                Row dsa = find(rows, "dsa", size, pair[0], pair[1]);
+                Row mpi = find(rows, "mpi", size, pair[2], 1);
+                if (dsa != null && mpi != null) {
+                    targets.add(String.format(Locale.ROOT, "class %s, DSA %dx%d vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx",
+                            size, pair[0], pair[1], pair[2], dsa.seconds() * 1e3, mpi.seconds() * 1e3, dsa.seconds() / mpi.seconds()));
+                }
+            }
+        }
+        String notes = String.format(Locale.ROOT, "- NPB's benchmark time (the niter timed iterations after one untimed one; matrix "
+                + "generation excluded), every run verified against NPB's zeta (relative error <= 1e-10); medians of %d run(s). "
+                + "DSA: `cg` example, one JVM per node, node 0 in the bench JVM; sequential Java: `NpbCg.run` in the bench JVM "
+                + "after a warm-up run; MPI + C: `cg_mpi.c` (the same row blocks, MPI_Allgatherv of p, MPI_Allreduce dot products) "
+                + "over loopback TCP. Per outer iteration DSA runs 76 global rounds (collectives and barriers), MPI 78 collectives "
+                + "(it gathers p in all 25 steps and z once; DSA reads them through the shared arrays).", peer.reps);
+        BenchOut.markdown(common.out, "cg", "NAS Parallel Benchmarks CG", BenchCommand.typed(spec), notes, table.toString(), targets);
+    }
+
+    private static double[] append(double[] a, double v) {
+        double[] b = java.util.Arrays.copyOf(a, a.length + 1);
+        b[a.length] = v;
+        return b;
+    }
+
+    private static Row find(List<Row> rows, String kind, NpbCg.Size size, int nodes, int threads) {
+        return rows.stream().filter(r -> r.kind().equals(kind) && r.size() == size && r.nodes() == nodes && r.threads() == threads)
+                .findFirst().orElse(null);
+    }
+}

@@ -1,0 +1,91 @@
+package io.dsa.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Option;
+
+/**
+ * The MPI + C peers of the macro benchmarks: a program of {@code dsa-bench/src/main/c} compiled
+ * with {@code mpicc} and run with {@code mpirun} on this host. Where Open MPI is missing (a fresh CI
+ * machine), the peer is skipped with a message naming the Debian packages. Not thread-safe; the
+ * commands call it from their one thread.
+ */
+final class MpiPeer {
+    /** What to install where {@code mpicc}/{@code mpirun} are missing. */
+    static final String PACKAGES = "Debian/Ubuntu: apt-get install -y openmpi-bin libopenmpi-dev";
+
+    private MpiPeer() {}
+
+    /** The options of the experiments that run a program several times beside an MPI + C peer. */
+    static final class Options {
+        @Option(names = "--reps", defaultValue = "3", description = "Runs per configuration; the median is kept (default: ${DEFAULT-VALUE}).")
+        int reps;
+
+        @Option(names = "--mpi-np", split = ",", defaultValue = "2,4", description = "MPI rank counts (default: ${DEFAULT-VALUE}).")
+        List<Integer> mpiNp;
+
+        @Option(names = "--no-mpi", description = "Skip the MPI + C peer.")
+        boolean noMpi;
+
+        @Option(names = "--c-src", paramLabel = "DIR", defaultValue = "dsa-bench/src/main/c",
+                description = "Directory of the MPI + C sources (default: ${DEFAULT-VALUE}).")
+        Path cSrc;
+    }
+
+    /** A finished process: its exit code and its standard output and error, merged. */
+    record Exec(int exit, String output) {}
+
+    /** Runs {@code cmd} to completion (at most 600 s, then it is killed and this throws). */
+    static Exec exec(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(600, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("timed out: " + cmd);
+        }
+        return new Exec(p.exitValue(), output);
+    }
+
+    /**
+     * Compiles {@code src} into {@code out/NAME} (the source's name without {@code .c}).
+     *
+     * @return the executable, or null when the peer is skipped (the reason is printed)
+     * @throws IOException if {@code mpicc} fails on the source
+     */
+    static Path compile(Path src, Path out) throws IOException, InterruptedException {
+        if (!BarrierBench.onPath("mpicc") || !BarrierBench.onPath("mpirun")) {
+            System.out.println("MPI + C peer skipped: mpicc/mpirun not found (" + PACKAGES + ")");
+            return null;
+        }
+        if (!Files.isRegularFile(src)) {
+            System.out.println("MPI + C peer skipped: " + src + " not found (run from the repository root or pass --c-src)");
+            return null;
+        }
+        Files.createDirectories(out);
+        String name = src.getFileName().toString().replaceFirst("\\.c$", "");
+        Path exe = out.resolve(name).toAbsolutePath();
+        Exec cc = exec(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString(), "-lm"));
+        if (cc.exit() != 0) throw new IOException("mpicc failed on " + src + ":\n" + cc.output());
+        return exe;
+    }
+
+    /**
+     * @param np ranks, all on this host
+     * @param tcpLoopback true: Open MPI's TCP transport over the loopback interface only (what
+     *        separate hosts would use); false: Open MPI's default choice (shared memory between
+     *        ranks on one host)
+     * @return the {@code mpirun} command up to the executable
+     */
+    static List<String> mpirun(int np, boolean tcpLoopback) {
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(np)));
+        if (tcpLoopback) cmd.addAll(List.of("--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"));
+        if ("root".equals(System.getProperty("user.name"))) cmd.add("--allow-run-as-root");
+        return cmd;
+    }
+}
