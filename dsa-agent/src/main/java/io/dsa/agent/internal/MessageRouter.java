@@ -50,14 +50,20 @@ final class MessageRouter {
         }
     }
 
-    /** A message this node does not take (unknown type, or a content its handler leaves to another node's role). */
-    void unexpected(int from, Object message) {
+    /**
+     * A message this node does not take (unknown type, or a content its handler leaves to another
+     * node's role): dropped and logged.
+     *
+     * @return whether it was the first of its type (logged at WARN)
+     */
+    boolean unexpected(int from, Object message) {
         Class<?> type = message.getClass();
         if (warned.add(type)) {
             LOG.warn("node {} ignored unexpected {} from node {} (more of this type are logged at DEBUG)", nodeId,
                     type.getSimpleName(), from);
-        } else {
-            LOG.debug("node {} ignored unexpected {} from node {}", nodeId, type.getSimpleName(), from);
+            return true;
         }
+        LOG.debug("node {} ignored unexpected {} from node {}", nodeId, type.getSimpleName(), from);
+        return false;
     }
 }

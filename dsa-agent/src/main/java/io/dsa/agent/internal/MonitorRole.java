@@ -204,6 +204,9 @@ final class MonitorRole {
         addresses[node] = address;
     }
 
+    /** @return the address registry: every node's address by id (null for a node not joined yet) */
+    synchronized List<String> addresses() { return Arrays.asList(addresses.clone()); }
+
     private long[] gather(RootBarrier b) {
         int withValues = 0;
         for (long[] v : b.valuesByNode) if (v.length > 0) withValues++;
