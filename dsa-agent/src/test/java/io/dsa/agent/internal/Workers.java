@@ -34,12 +34,17 @@ final class Workers {
 
     /** @return the result, waiting 5 s at most */
     static <T> T result(CompletableFuture<T> f) {
+        return result(f, 5);
+    }
+
+    /** @return the result, waiting {@code seconds} at most */
+    static <T> T result(CompletableFuture<T> f, int seconds) {
         try {
-            return f.get(5, TimeUnit.SECONDS);
+            return f.get(seconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new AssertionError("the worker threw " + e.getCause(), e.getCause());
         } catch (TimeoutException | InterruptedException e) {
-            throw new AssertionError("the worker did not return within 5 s", e);
+            throw new AssertionError("the worker did not return within " + seconds + " s", e);
         }
     }
 
