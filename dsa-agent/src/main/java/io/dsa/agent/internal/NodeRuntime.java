@@ -51,19 +51,19 @@ public final class NodeRuntime implements AutoCloseable {
     final int threadsPerNode;
 
     private final Peers peers;
-    final MessageRouter router;
+    private final MessageRouter router;
     final JobLifecycle job;
-    final PendingCalls calls;
+    private final PendingCalls calls;
     final ArrayDirectory arrays;
     final VariableHomes variables;
     final LockClient locks;
     final RegistryClient registry;
     final BarrierClient barriers;
     final Membership membership;
-    final MigrationGate gate;
+    private final MigrationGate gate;
     final NodeSnapshots snapshots;
-    final MoveSwitch moves;
-    final Cloning cloning;
+    private final MoveSwitch moves;
+    private final Cloning cloning;
     private final MonitorRole monitor;
     private final NodeTransport transport;
     private volatile boolean closed;

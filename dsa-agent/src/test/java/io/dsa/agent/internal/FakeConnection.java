@@ -2,28 +2,23 @@ package io.dsa.agent.internal;
 
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.WireRoundTrip;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
 /**
  * A connection to node {@link #peerNodeId()} that hands each message it is given, passed through
- * the real codec, to a sink (by default its own list, as {@link WireText}). Sends after
- * {@link #close()} are dropped, as on a closed channel. Thread-safe.
+ * the real codec, to a sink (by default none: the test looks at the connection, not its traffic).
+ * Sends after {@link #close()} are dropped, as on a closed channel. Thread-safe.
  */
 final class FakeConnection implements Connection {
     private final int peer;
     private final BiConsumer<Integer, Object> sink;
     private final Executor ioThread;
-    private final List<String> sent = new ArrayList<>();
     private volatile boolean open = true;
 
-    /** Records its own sends; runs I/O thread tasks on the calling thread. */
+    /** Checks that what it is given encodes, and drops it; runs I/O thread tasks on the calling thread. */
     FakeConnection(int peer) {
-        this.peer = peer;
-        this.sink = null;
-        this.ioThread = Runnable::run;
+        this(peer, (to, message) -> {}, Runnable::run);
     }
 
     /** Hands its sends to {@code sink} (peer, decoded copy) and I/O thread tasks to {@code ioThread}. */
@@ -38,12 +33,7 @@ final class FakeConnection implements Connection {
     @Override
     public void send(Object message) {
         Object copy = WireRoundTrip.copy(message);
-        if (!open) return;
-        if (sink != null) {
-            sink.accept(peer, copy);
-        } else {
-            synchronized (sent) { sent.add(WireText.of(copy)); }
-        }
+        if (open) sink.accept(peer, copy);
     }
 
     @Override public void executeOnIoThread(Runnable task) { ioThread.execute(task); }
@@ -55,13 +45,4 @@ final class FakeConnection implements Connection {
     @Override public String remoteAddress() { return "fake:" + peer; }
 
     @Override public String toString() { return "FakeConnection[node " + peer + (open ? "" : ", closed") + "]"; }
-
-    /** @return what this connection was given since the last take (own list only) */
-    List<String> take() {
-        synchronized (sent) {
-            List<String> all = List.copyOf(sent);
-            sent.clear();
-            return all;
-        }
-    }
 }

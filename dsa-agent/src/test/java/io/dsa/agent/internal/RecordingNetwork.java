@@ -16,8 +16,6 @@ final class RecordingNetwork implements PeerNetwork {
     private final int self;
     private Connection[] connections;
     private final List<String> sent = new ArrayList<>();
-    private final List<Object> messages = new ArrayList<>();
-    private int ioTasks;
 
     RecordingNetwork(int self, int nodes) {
         this.self = self;
@@ -26,9 +24,7 @@ final class RecordingNetwork implements PeerNetwork {
 
     @Override
     public synchronized void send(int node, Object message) {
-        Object copy = WireRoundTrip.copy(message);
-        sent.add("to " + node + ": " + WireText.of(copy));
-        messages.add(copy);
+        sent.add("to " + node + ": " + WireText.of(WireRoundTrip.copy(message)));
         notifyAll();
     }
 
@@ -41,8 +37,7 @@ final class RecordingNetwork implements PeerNetwork {
     }
 
     @Override
-    public synchronized void executeOnIoThread(Runnable task) {
-        ioTasks++;
+    public void executeOnIoThread(Runnable task) {
         task.run();
     }
 
@@ -80,7 +75,6 @@ final class RecordingNetwork implements PeerNetwork {
     synchronized List<String> take() {
         List<String> all = List.copyOf(sent);
         sent.clear();
-        messages.clear();
         return all;
     }
 
@@ -98,12 +92,6 @@ final class RecordingNetwork implements PeerNetwork {
             }
         }
     }
-
-    /** @return the decoded copies of the messages sent since the last take, in order */
-    synchronized List<Object> messages() { return List.copyOf(messages); }
-
-    /** @return how many tasks ran "on the I/O thread" */
-    synchronized int ioTasks() { return ioTasks; }
 
     /** @return node {@code node}'s connection, or null */
     synchronized Connection connection(int node) { return connections[node]; }
