@@ -66,9 +66,8 @@ abstract class AbstractSharedArray implements SharedArray {
     public final CacheState cacheState(int partition) {
         layout.checkPartition(partition);
         if (!slots[partition].allocated()) {
-            synchronized (rt.engineLock) {
-                if (!slots[partition].allocated()) return rt.engine.cacheState(state.id, partition);
-            }
+            CacheState engineState = rt.arrays.cacheStateOfUnallocated(state, partition);
+            if (engineState != null) return engineState;
         }
         switch (slots[partition].access()) {
             case READ: return CacheState.SHARED;
@@ -99,13 +98,8 @@ abstract class AbstractSharedArray implements SharedArray {
             rt.checkFailed();
             int observed = s.stamp;
             if (Slot.accessOf(observed).allows(needed)) return;
-            boolean granted;
-            synchronized (rt.engineLock) {
-                granted = rt.engine.request(state.id, partition, needed);
-                // a home partition never touched: the engine grants it, its bytes are allocated now
-                if (granted) s.materialize(layout.partitionBytes(partition), rt.engine.access(state.id, partition));
-            }
-            if (granted) continue;
+            // a home partition never touched: the engine grants it, its bytes are allocated now
+            if (rt.arrays.request(state, partition, needed)) continue;
             synchronized (s) {
                 // any change of the stamp may be our grant, or a grant already revoked again under
                 // false sharing: either way look again, and ask again if needed
@@ -132,11 +126,7 @@ abstract class AbstractSharedArray implements SharedArray {
         Slot s = slots[partition];
         if (Slot.accessOf(s.stamp).allows(needed)) return;
         rt.checkFailed();
-        synchronized (rt.engineLock) {
-            if (rt.engine.request(state.id, partition, needed)) {
-                s.materialize(layout.partitionBytes(partition), rt.engine.access(state.id, partition));
-            }
-        }
+        rt.arrays.request(state, partition, needed);
     }
 
     /** Index of element {@code index} of the row-major flattening, checked. */

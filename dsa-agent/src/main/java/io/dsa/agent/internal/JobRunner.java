@@ -29,7 +29,7 @@ public final class JobRunner {
      * @throws DsaException with the job's first failure
      */
     public static RunReport run(NodeRuntime rt, DsaProgram program, List<String> args, long startEpoch) {
-        ViewMessage view = rt.awaitView();
+        ViewMessage view = rt.membership.await();
         long runStart = System.nanoTime();
         ExecutorService async = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "dsa-async-" + rt.nodeId);
@@ -50,7 +50,7 @@ public final class JobRunner {
                 Thread[] threads = new Thread[rt.threadsPerNode];
                 for (int i = 0; i < threads.length; i++) {
                     WorkerImpl w = new WorkerImpl(rt, node, i, startEpoch);
-                    rt.addWorker(w);
+                    rt.snapshots.addWorker(w);
                     threads[i] = new Thread(() -> {
                         w.bind();
                         try {
@@ -70,23 +70,23 @@ public final class JobRunner {
                     }
                 }
             }
-            if (rt.movedAway()) return null; // the node's new agent reports for it
-            rt.reportDone();
-            String failure = rt.awaitFinished();
+            if (rt.job.movedAway()) return null; // the node's new agent reports for it
+            rt.job.reportDone();
+            String failure = rt.job.awaitFinished();
             long runNanos = System.nanoTime() - runStart;
             if (!failure.isEmpty()) {
                 throw new DsaException("job failed: " + failure, firstLocal.get());
             }
-            return new RunReport(rt.nodes, rt.threadsPerNode, rt.reportLines(), rt.startupNanos(), runNanos);
+            return new RunReport(rt.nodes, rt.threadsPerNode, rt.reportLines(), rt.membership.startupNanos(), runNanos);
         } finally {
             async.shutdownNow();
         }
     }
 
     private static void fail(NodeRuntime rt, AtomicReference<Throwable> first, Throwable t, String where) {
-        if (t instanceof NodeRuntime.MovedAway) return; // the node moved: its new agent goes on
+        if (t instanceof JobLifecycle.MovedAway) return; // the node moved: its new agent goes on
         // a worker released by someone else's failure is not the cause: report only our own
-        if (rt.failed() && t instanceof DsaException) return;
+        if (rt.job.failed() && t instanceof DsaException) return;
         first.compareAndSet(null, t);
         rt.reportFailure(where + " failed: " + t);
     }

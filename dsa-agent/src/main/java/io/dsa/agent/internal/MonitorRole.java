@@ -28,7 +28,8 @@ final class MonitorRole {
     private static final Logger LOG = LoggerFactory.getLogger(MonitorRole.class);
     static final int GLOBAL_BARRIER = 0;
 
-    private final NodeRuntime runtime;
+    private final PeerNetwork network;
+    private final MigrationGate gate;
     private final int nodes;
     private final int threadsPerNode;
     private final String[] addresses;
@@ -67,23 +68,29 @@ final class MonitorRole {
         final ArrayDeque<long[]> waiting = new ArrayDeque<>();
     }
 
-    MonitorRole(NodeRuntime runtime, int nodes, int threadsPerNode, String selfAddress) {
-        this.runtime = runtime;
+    /** @param gate node 0's gate, which every global release passes (the safe point of a move) */
+    MonitorRole(PeerNetwork network, MigrationGate gate, int nodes, int threadsPerNode) {
+        this.network = network;
+        this.gate = gate;
         this.nodes = nodes;
         this.threadsPerNode = threadsPerNode;
         this.addresses = new String[nodes];
-        this.addresses[0] = selfAddress;
         this.joined = 1;
         this.done = new boolean[nodes];
         barriers.put(GLOBAL_BARRIER, new RootBarrier(nodes, nodes, threadsPerNode));
         Arrays.fill(nextId, 1);
     }
 
-    /** Node 0 alone is a complete VM. */
+    /** Node 0 listens at {@code selfAddress}: the view's first entry. */
+    synchronized void bound(String selfAddress) {
+        addresses[0] = selfAddress;
+    }
+
+    /** Sends the view once every node has joined (node 0 alone is a complete VM) and node 0 is bound. */
     synchronized void maybeSendView() {
-        if (!viewSent && joined == nodes) {
+        if (!viewSent && joined == nodes && addresses[0] != null) {
             viewSent = true;
-            runtime.peers().sendToAll(new ViewMessage(threadsPerNode, List.of(addresses)));
+            network.sendToAll(new ViewMessage(threadsPerNode, List.of(addresses)));
         }
     }
 
@@ -125,7 +132,7 @@ final class MonitorRole {
                 sends.add(new Object[] {from, new RegisteredMessage(m.requestId(), r.id, r.home, "")});
             }
         }
-        for (Object[] s : sends) runtime.peers().send((Integer) s[0], s[1]);
+        for (Object[] s : sends) network.send((Integer) s[0], s[1]);
     }
 
     private String mismatch(Registration r, RegisterMessage m) {
@@ -196,9 +203,9 @@ final class MonitorRole {
         } else if (release != null) {
             BarrierReleaseMessage r = release;
             if (r.barrierId() == GLOBAL_BARRIER) {
-                runtime.releaseGlobal(r.generation(), r.values().length == 0, () -> runtime.peers().sendToAll(r));
+                gate.releaseGlobal(r.generation(), r.values().length == 0, () -> network.sendToAll(r));
             } else {
-                runtime.peers().sendToAll(r);
+                network.sendToAll(r);
             }
         }
     }
@@ -207,6 +214,9 @@ final class MonitorRole {
     synchronized void onMoved(int node, String address) {
         addresses[node] = address;
     }
+
+    /** @return the address registry: every node's address by id (null for a node not joined yet) */
+    synchronized List<String> addresses() { return Arrays.asList(addresses.clone()); }
 
     void onLock(int from, LockMessage m) {
         LockMessage grant = null;
@@ -245,7 +255,7 @@ final class MonitorRole {
             }
         }
         if (error != null) onFailure(error);
-        if (grant != null) runtime.peers().send(grantTo, grant);
+        if (grant != null) network.send(grantTo, grant);
     }
 
     synchronized void onReport(ReportMessage m) {
@@ -281,7 +291,7 @@ final class MonitorRole {
         }
         if (first) {
             LOG.debug("job failed: {}", text);
-            runtime.peers().sendToAll(new StatusMessage(0, StatusMessage.ABORT, text));
+            network.sendToAll(new StatusMessage(0, StatusMessage.ABORT, text));
         }
     }
 
@@ -294,6 +304,6 @@ final class MonitorRole {
                 finished = new StatusMessage(0, StatusMessage.FINISHED, firstFailure == null ? "" : firstFailure);
             }
         }
-        if (finished != null) runtime.peers().sendToAll(finished);
+        if (finished != null) network.sendToAll(finished);
     }
 }

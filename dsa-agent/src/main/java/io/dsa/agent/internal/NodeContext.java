@@ -117,7 +117,7 @@ final class NodeContext implements DsaNode {
 
     @Override
     public SharedArray createSharedArray(ArraySpec spec) {
-        ArrayState state = rt.registerArray(spec);
+        ArrayState state = rt.registry.registerArray(spec);
         return arrays.computeIfAbsent(state.id, id -> wrap(rt, state, async));
     }
 
@@ -134,7 +134,7 @@ final class NodeContext implements DsaNode {
 
     private SharedVariables.Handle variable(String name, int type, long initialBits) {
         checkName(name);
-        RegisteredMessage r = rt.register(RegisterMessage.VARIABLE, name, new long[] {type, initialBits});
+        RegisteredMessage r = rt.registry.register(RegisterMessage.VARIABLE, name, new long[] {type, initialBits});
         return new SharedVariables.Handle(rt, name, r.objectId(), r.home(), type);
     }
 
@@ -173,7 +173,7 @@ final class NodeContext implements DsaNode {
         if (parties < 1 || parties > max) {
             throw new IllegalArgumentException("barrier '" + name + "' parties " + parties + " out of range [1, " + max + "]");
         }
-        int id = rt.register(RegisterMessage.BARRIER, name, new long[] {parties}).objectId();
+        int id = rt.registry.register(RegisterMessage.BARRIER, name, new long[] {parties}).objectId();
         return new DsaBarrier() {
             @Override public void await() { rt.barriers.group(id); }
             @Override public int parties() { return parties; }
@@ -183,13 +183,13 @@ final class NodeContext implements DsaNode {
     @Override
     public DsaLock createLock(String name) {
         checkName(name);
-        int id = rt.register(RegisterMessage.LOCK, name, new long[0]).objectId();
+        int id = rt.registry.register(RegisterMessage.LOCK, name, new long[0]).objectId();
         return (DsaLock) objects.computeIfAbsent("lock:" + name, k -> new NodeLock(rt, id));
     }
 
     @Override
     public void report(String line) {
-        rt.report(line == null ? "null" : line);
+        rt.job.report(line == null ? "null" : line);
     }
 
     private static void checkName(String name) {
@@ -217,7 +217,7 @@ final class NodeContext implements DsaNode {
                 throw new DsaException("interrupted while waiting for a lock");
             }
             try {
-                rt.lockAcquire(id);
+                rt.locks.acquire(id);
             } catch (RuntimeException e) {
                 local.unlock();
                 throw e;
@@ -240,7 +240,7 @@ final class NodeContext implements DsaNode {
             }
             boolean acquired = false;
             try {
-                acquired = rt.lockTryAcquire(id, deadlineNs);
+                acquired = rt.locks.tryAcquire(id, deadlineNs);
                 return acquired;
             } finally {
                 if (!acquired) local.unlock();
@@ -250,7 +250,7 @@ final class NodeContext implements DsaNode {
         @Override
         public void unlock() {
             if (!local.isHeldByCurrentThread()) throw new DsaException("unlock of lock " + id + " by a thread that does not hold it");
-            rt.lockRelease(id);
+            rt.locks.release(id);
             local.unlock();
         }
     }

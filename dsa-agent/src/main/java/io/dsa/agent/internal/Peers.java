@@ -11,7 +11,7 @@ import java.util.function.BiConsumer;
  * on the calling thread. The higher node id dials the lower, so a pair never has two
  * connections.
  */
-final class Peers {
+final class Peers implements PeerNetwork {
     private final int self;
     private Connection[] connections;
     private final List<List<Object>> queued;
@@ -26,7 +26,8 @@ final class Peers {
         this.localDispatch = localDispatch;
     }
 
-    void send(int node, Object message) {
+    @Override
+    public void send(int node, Object message) {
         if (node == self) {
             localDispatch.accept(self, message);
             return;
@@ -57,7 +58,8 @@ final class Peers {
      * Sends to every node, this one last: delivering to itself wakes local threads, which on a
      * busy machine would otherwise take the CPU before the other nodes' releases are written.
      */
-    void sendToAll(Object message) {
+    @Override
+    public void sendToAll(Object message) {
         int count;
         synchronized (this) { count = connections.length; }
         for (int n = 0; n < count; n++) if (n != self) send(n, message);
@@ -69,7 +71,8 @@ final class Peers {
      * calling thread while it has none (a one-node VM). The task's sends are then written by the
      * I/O thread directly instead of being handed to it one by one.
      */
-    void executeOnIoThread(Runnable task) {
+    @Override
+    public void executeOnIoThread(Runnable task) {
         Connection c = null;
         synchronized (this) {
             if (closed) return;
@@ -88,7 +91,8 @@ final class Peers {
     }
 
     /** @return false if {@code node} already had a connection (the new one is refused) */
-    synchronized boolean attach(int node, Connection connection) {
+    @Override
+    public synchronized boolean attach(int node, Connection connection) {
         if (closed || node < 0 || node >= connections.length || node == self || connections[node] != null) {
             return false;
         }
@@ -99,14 +103,16 @@ final class Peers {
     }
 
     /** Accepts node ids below {@code count} (clones join with ids above the VM's nodes). */
-    synchronized void grow(int count) {
+    @Override
+    public synchronized void grow(int count) {
         if (count <= connections.length) return;
         connections = java.util.Arrays.copyOf(connections, count);
         while (queued.size() < count) queued.add(new ArrayList<>());
     }
 
     /** Replaces {@code node}'s connection (the node moved); @return the old one, or null */
-    synchronized Connection replace(int node, Connection connection) {
+    @Override
+    public synchronized Connection replace(int node, Connection connection) {
         Connection old = connections[node];
         for (Object m : queued.get(node)) connection.send(m);
         queued.get(node).clear();
@@ -115,7 +121,8 @@ final class Peers {
     }
 
     /** @return whether {@code connection} is {@code node}'s current connection */
-    synchronized boolean holds(int node, Connection connection) {
+    @Override
+    public synchronized boolean holds(int node, Connection connection) {
         return node < connections.length && connections[node] == connection;
     }
 
@@ -124,9 +131,11 @@ final class Peers {
         return -1;
     }
 
-    synchronized boolean connected(int node) { return node < connections.length && connections[node] != null; }
+    @Override
+    public synchronized boolean connected(int node) { return node < connections.length && connections[node] != null; }
 
-    void close() {
+    @Override
+    public void close() {
         Connection[] all;
         synchronized (this) {
             closed = true;

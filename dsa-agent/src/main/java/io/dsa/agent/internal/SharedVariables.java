@@ -28,21 +28,21 @@ final class SharedVariables {
             this.type = type;
         }
 
-        long get() { return rt.varOp(id, home, VarOpMessage.GET, 0, 0).value(); }
+        long get() { return rt.variables.op(id, home, VarOpMessage.GET, 0, 0).value(); }
 
-        void set(long bits) { rt.varOp(id, home, VarOpMessage.SET, bits, 0); }
+        void set(long bits) { rt.variables.op(id, home, VarOpMessage.SET, bits, 0); }
 
-        long getAndAdd(long deltaBits) { return rt.varOp(id, home, VarOpMessage.GET_AND_ADD, deltaBits, type).value(); }
+        long getAndAdd(long deltaBits) { return rt.variables.op(id, home, VarOpMessage.GET_AND_ADD, deltaBits, type).value(); }
 
         long accumulate(long operandBits, ReduceOp op) {
             if (type != VariableOps.INT && type != VariableOps.LONG && op.ordinal() > ReduceOp.PROD.ordinal()) {
                 throw new DsaException("reduce op " + op + " is defined for integer variables only, not for '" + name + "'");
             }
-            return rt.varOp(id, home, VarOpMessage.ACCUMULATE, operandBits, type | (long) op.ordinal() << 8).value();
+            return rt.variables.op(id, home, VarOpMessage.ACCUMULATE, operandBits, type | (long) op.ordinal() << 8).value();
         }
 
         boolean compareAndSet(long expect, long update) {
-            return rt.varOp(id, home, VarOpMessage.COMPARE_AND_SET, expect, update).success();
+            return rt.variables.op(id, home, VarOpMessage.COMPARE_AND_SET, expect, update).success();
         }
     }
 

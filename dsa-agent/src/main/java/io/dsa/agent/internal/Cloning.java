@@ -1,0 +1,109 @@
+package io.dsa.agent.internal;
+
+import io.dsa.CacheState;
+import io.dsa.DsaException;
+import io.dsa.agent.AgentState;
+import io.dsa.coherence.DirectoryState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cloning, on both sides: a node admits a clone's id, gives it a copy of its valid partitions,
+ * registers it as a sharer at the homes here, and forgets it when it leaves; a clone notices when
+ * its VM's node 0 is gone ({@link #monitorLost()}). The thread running the cloning calls at a
+ * safe point; the I/O thread reports connections that closed.
+ */
+final class Cloning {
+    private static final Logger LOG = LoggerFactory.getLogger(Cloning.class);
+
+    private final int nodeId;
+    private final int nodes;
+    private final int threadsPerNode;
+    private final PeerNetwork network;
+    private final ArrayDirectory arrays;
+    private final NodeSnapshots snapshots;
+    /** A clone's: completed when its connection to node 0 closes (its VM ended). */
+    private final CompletableFuture<String> monitorLost = new CompletableFuture<>();
+
+    Cloning(int nodeId, int nodes, int threadsPerNode, PeerNetwork network, ArrayDirectory arrays, NodeSnapshots snapshots) {
+        this.nodeId = nodeId;
+        this.nodes = nodes;
+        this.threadsPerNode = threadsPerNode;
+        this.network = network;
+        this.arrays = arrays;
+        this.snapshots = snapshots;
+    }
+
+    /** @return whether this agent is a clone (its id is above the VM's nodes) */
+    boolean isClone() { return nodeId >= nodes; }
+
+    /**
+     * A clone's state taken from this node at a safe point: every partition this node holds a
+     * valid copy of without being its exclusive owner (its homed partitions in state HOME or
+     * SHARED, its SHARED cached copies), all as SHARED copies of the clone {@code cloneId}.
+     */
+    AgentState snapshotFor(int cloneId) {
+        if (cloneId < nodes) throw new DsaException("clone id " + cloneId + " out of range [" + nodes + ", ...): ids below are the VM's nodes");
+        AgentState own = snapshots.snapshot(false);
+        List<AgentState.ArrayImage> images = new ArrayList<>();
+        for (AgentState.ArrayImage a : own.arrays()) {
+            List<AgentState.PartitionImage> copies = new ArrayList<>();
+            for (AgentState.PartitionImage p : a.partitions()) {
+                boolean valid = p.role() == AgentState.ROLE_HOME
+                        ? p.state() != DirectoryState.EXCLUSIVE.ordinal()
+                        : p.state() == CacheState.SHARED.ordinal();
+                if (valid) {
+                    copies.add(new AgentState.PartitionImage(p.partition(), AgentState.ROLE_CACHE, CacheState.SHARED.ordinal(), -1,
+                            new int[0], p.data()));
+                }
+            }
+            images.add(new AgentState.ArrayImage(a.id(), a.name(), a.params(), copies));
+        }
+        return new AgentState(cloneId, own.vmName(), own.epoch(), nodes, threadsPerNode, own.view(), images, List.of(),
+                new AgentState.BarrierImage(0, 0, 0, 0, 0, Map.of()));
+    }
+
+    /** Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages. */
+    void admit(int cloneId) {
+        network.grow(cloneId + 1);
+        arrays.admitNodes(Math.max(cloneId + 1, 1));
+    }
+
+    /**
+     * Registers clone {@code cloneId} as a sharer of those of {@code held} (array id to
+     * partitions) that are homed here. Only at a safe point.
+     *
+     * @throws DsaException if an entry cannot take a sharer (exclusive elsewhere or busy)
+     */
+    void registerSharers(int cloneId, Map<Integer, int[]> held) {
+        arrays.addSharers(cloneId, held);
+    }
+
+    /** @return the partitions a clone's state holds: array id to partition numbers */
+    static Map<Integer, int[]> partitionsOf(AgentState cloneState) {
+        Map<Integer, int[]> held = new TreeMap<>();
+        for (AgentState.ArrayImage a : cloneState.arrays()) {
+            held.put(a.id(), a.partitions().stream().mapToInt(AgentState.PartitionImage::partition).toArray());
+        }
+        return held;
+    }
+
+    /** A clone left (stopped, or its host went): the homes here stop waiting for it and stop listing it. */
+    void forget(int clone, Throwable cause) {
+        arrays.forgetNode(clone);
+        LOG.info("node {}: clone {} left ({}); no longer a sharer here", nodeId, clone, cause == null ? "connection closed" : cause.toString());
+    }
+
+    /** A clone's connection to node 0 closed: its VM ended. */
+    void lostMonitor(Throwable cause) {
+        monitorLost.complete(cause == null ? "connection closed" : cause.toString());
+    }
+
+    /** @return for a clone, completed with the reason once its connection to node 0 closed */
+    CompletableFuture<String> monitorLost() { return monitorLost; }
+}

@@ -1,0 +1,105 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import io.dsa.agent.HostPort;
+import io.dsa.agent.wire.ViewMessage;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The VM's membership as one node knows it: the view (every node's address, from node 0 once all
+ * have joined, or from a moved state), the dialling of lower nodes it implies, and the addresses
+ * as moves change them. The I/O thread delivers the view; workers and the thread running a move
+ * read it.
+ */
+final class Membership {
+    private final int nodeId;
+    private final int nodes;
+    private final int threadsPerNode;
+    private final long startupTimeoutMs;
+    private final PeerNetwork network;
+    private final JobLifecycle job;
+    private final long startNanos = System.nanoTime();
+    private final CompletableFuture<ViewMessage> view = new CompletableFuture<>();
+    private volatile long viewNanos;
+    private volatile String[] addresses = new String[0];
+
+    Membership(int nodeId, int nodes, int threadsPerNode, long startupTimeoutMs, PeerNetwork network, JobLifecycle job) {
+        this.nodeId = nodeId;
+        this.nodes = nodes;
+        this.threadsPerNode = threadsPerNode;
+        this.startupTimeoutMs = startupTimeoutMs;
+        this.network = network;
+        this.job = job;
+    }
+
+    /**
+     * Node 0's view. A view that does not fit this node's configuration fails the job here;
+     * otherwise this node dials every node {@code 0 < j < nodeId} (the higher id dials the lower;
+     * node 0's connection exists since the join) through {@code dialer}.
+     */
+    void onView(ViewMessage v, NodeTransport dialer) {
+        if (v.addresses().size() != nodes || v.threadsPerNode() != threadsPerNode) {
+            job.abort("view of " + v.addresses().size() + " nodes x " + v.threadsPerNode() + " threads does not match node "
+                    + nodeId + "'s configuration of " + nodes + " x " + threadsPerNode);
+            view.completeExceptionally(new DsaException(job.failure()));
+            return;
+        }
+        for (int j = 1; j < nodeId; j++) {
+            int peer = j;
+            HostPort hp = HostPort.parse(v.addresses().get(j));
+            dialer.connect(hp.host(), hp.port()).whenComplete((c, e) -> {
+                if (e != null) {
+                    job.reportFailure("node " + nodeId + " cannot connect to node " + peer + " at " + hp + ": " + e.getMessage());
+                } else if (c.peerNodeId() != peer || !network.attach(peer, c)) {
+                    c.close();
+                    job.reportFailure("node " + nodeId + " reached node " + c.peerNodeId() + " at " + hp + ", expected node " + peer);
+                }
+            });
+        }
+        addresses = v.addresses().toArray(new String[0]);
+        viewNanos = System.nanoTime();
+        view.complete(v);
+    }
+
+    /** A restored agent's view: the moved state's, with this node at {@code addresses}' own entry. */
+    void install(List<String> addresses) {
+        this.addresses = addresses.toArray(new String[0]);
+        viewNanos = System.nanoTime();
+        view.complete(new ViewMessage(threadsPerNode, List.copyOf(addresses)));
+    }
+
+    /** Waits for the view. @throws DsaException if the VM does not form in time, or the view was refused */
+    ViewMessage await() {
+        try {
+            return view.get(startupTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new DsaException("the virtual machine did not form within " + startupTimeoutMs
+                    + " ms (node " + nodeId + " waited for the view of " + nodes + " nodes)");
+        } catch (ExecutionException e) {
+            throw new DsaException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting for the view");
+        }
+    }
+
+    /** @return the address of every node, by id (empty before the view) */
+    List<String> addresses() { return List.of(addresses); }
+
+    /** @return node {@code node}'s address in the view */
+    String address(int node) { return addresses[node]; }
+
+    /** Node {@code node} moved to {@code address}. */
+    void moved(int node, String address) {
+        String[] a = addresses.clone();
+        a[node] = address;
+        addresses = a;
+    }
+
+    /** @return nanoseconds from this node's start to its view */
+    long startupNanos() { return viewNanos - startNanos; }
+}

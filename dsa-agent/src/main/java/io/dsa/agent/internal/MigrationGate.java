@@ -1,0 +1,80 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Node 0's gate on global barrier releases: the safe point of a migration or a cloning. Every
+ * barrier kind's global release passes {@link #releaseGlobal} at node 0 (it is the root of each);
+ * when the gate is armed, the first plain release (no collective values) that brings the workers
+ * to the armed epoch is held, and the gate's future completes with its generation. Thread-safe:
+ * releases come from the I/O thread or a worker (a one-node VM), the hold and release from the
+ * thread running the move.
+ */
+final class MigrationGate {
+    private final int nodeId;
+    private CompletableFuture<Long> gate;
+    private long gateMinEpoch;
+    private Runnable heldRelease;
+
+    MigrationGate(int nodeId) { this.nodeId = nodeId; }
+
+    /**
+     * A global barrier's release of {@code generation}: runs {@code send} now, or holds it when the
+     * gate is armed, the release is {@code plain}, and it reaches the armed epoch.
+     */
+    void releaseGlobal(long generation, boolean plain, Runnable send) {
+        CompletableFuture<Long> reached = null;
+        synchronized (this) {
+            if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch) {
+                heldRelease = send;
+                reached = gate;
+            }
+        }
+        if (reached != null) {
+            reached.complete(generation);
+        } else {
+            send.run();
+        }
+    }
+
+    /**
+     * Arms the gate for the first plain global barrier whose release brings the workers to epoch
+     * {@code minEpoch} or later (0: the next one).
+     *
+     * @return completes with the held barrier's generation when every worker of the VM waits there
+     * @throws DsaException on a node other than 0, or if the gate is armed already
+     */
+    synchronized CompletableFuture<Long> hold(long minEpoch) {
+        if (nodeId != 0) throw new DsaException("only node 0 (the barrier root) can hold a global barrier, not node " + nodeId);
+        if (gate != null) throw new DsaException("a migration is already under way (the gate at node 0 is armed)");
+        gate = new CompletableFuture<>();
+        gateMinEpoch = minEpoch;
+        return gate;
+    }
+
+    /** Sends the held release (if any) and disarms the gate. Idempotent. */
+    void release() {
+        release(null, 0);
+    }
+
+    /** Sends the held release and arms the gate again for epoch {@code minEpoch}, atomically. */
+    CompletableFuture<Long> releaseAndHold(long minEpoch) {
+        CompletableFuture<Long> next = new CompletableFuture<>();
+        release(next, minEpoch);
+        return next;
+    }
+
+    // Sends the held release (if any) and leaves the gate armed with `next` for `minEpoch`, or disarmed if null.
+    private void release(CompletableFuture<Long> next, long minEpoch) {
+        Runnable send;
+        synchronized (this) {
+            send = heldRelease;
+            heldRelease = null;
+            if (gate != null) gate.cancel(false);
+            gate = next;
+            gateMinEpoch = minEpoch;
+        }
+        if (send != null) send.run();
+    }
+}

@@ -1,0 +1,204 @@
+package io.dsa.agent.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.DsaBarrier;
+import io.dsa.DsaException;
+import io.dsa.DsaLock;
+import io.dsa.DsaNode;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.ReduceOp;
+import io.dsa.SharedDoubleArray;
+import io.dsa.SharedLong;
+import io.dsa.SharedLongArray;
+import io.dsa.agent.AgentState;
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
+import io.dsa.agent.RunReport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Whole nodes (3 x 2 threads) wired by an {@link InMemoryNetwork}: the real runtime, every message
+ * through the real codec, no sockets. A small job end to end under every barrier kind, a failing
+ * worker, and a live migration of node 2 at a planned epoch.
+ */
+@Timeout(60)
+class InMemoryClusterTest {
+    static final int NODES = 3;
+    static final int THREADS = 2;
+    final InMemoryNetwork network = new InMemoryNetwork();
+    final List<NodeRuntime> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        for (NodeRuntime n : nodes) n.close();
+    }
+
+    static DsaConfig config(BarrierKind kind, ProxyMode proxy) {
+        return DsaConfig.builder().nodes(NODES).threadsPerNode(THREADS).barrier(kind).barrierFanout(2).proxy(proxy)
+                .randomSecret().startupTimeoutMs(20_000).build();
+    }
+
+    /** Node 0, then the others joining it, as {@code DsaCluster.local} starts them but on the in-memory network. */
+    void start(DsaConfig base) {
+        NodeRuntime monitor = NodeRuntime.start(base, network);
+        nodes.add(monitor);
+        for (int k = 1; k < NODES; k++) {
+            nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(monitor.address()).build(), network));
+        }
+    }
+
+    List<CompletableFuture<RunReport>> run(DsaProgram program, String... args) {
+        return Workers.start(0, NODES, i -> JobRunner.run(nodes.get(i), program, List.of(args)));
+    }
+
+    /**
+     * Rows dealt to threads round-robin, written, then read back everywhere; a reduction, a shared
+     * counter, a lock-guarded increment and a group barrier; thread 0 reports.
+     */
+    static final class SmallJob implements DsaProgram {
+        @Override
+        public void work(DsaWorker w) {
+            DsaNode node = w.node();
+            SharedDoubleArray a = node.createSharedDoubleArray("A", 12, 12, 4);
+            SharedLong counter = node.createSharedLong("counter", 0);
+            SharedLongArray guarded = node.createSharedLongArray("guarded", 1, 1);
+            DsaLock lock = node.createLock("L");
+            DsaBarrier all = node.createBarrier("all", NODES * THREADS);
+            int threads = node.network().getGlobalThreadCount();
+            double mine = 0;
+            for (int r = w.threadId(); r < 12; r += threads) {
+                for (int c = 0; c < 12; c++) {
+                    a.write(r, c, r * 100 + c);
+                    mine += r * 100 + c;
+                }
+            }
+            w.barrier();
+            double read = 0;
+            for (int r = 0; r < 12; r++) for (int c = 0; c < 12; c++) read += a.read(r, c);
+            double reduced = w.allReduce(mine, ReduceOp.SUM);
+            if (read != reduced) throw new IllegalStateException("read " + read + " but the reduction is " + reduced);
+            counter.getAndAdd(1);
+            lock.lock();
+            try {
+                guarded.write(0, guarded.read(0) + 1);
+            } finally {
+                lock.unlock();
+            }
+            all.await();
+            w.barrier();
+            if (w.threadId() == 0) node.report("sum " + (long) read + " counter " + counter.get() + " guarded " + guarded.read(0));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(BarrierKind.class)
+    void aSmallJobRunsEndToEndOnTheInMemoryNetwork(BarrierKind kind) {
+        start(config(kind, kind == BarrierKind.KARY ? ProxyMode.FIXED : ProxyMode.FLOAT));
+        List<CompletableFuture<RunReport>> runs = run(new SmallJob());
+        RunReport report = Workers.result(runs.get(0), 30);
+        for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
+        assertEquals(List.of("node 0: sum 79992 counter 6 guarded 6"), report.lines());
+        assertTrue(network.messages() > 0);
+    }
+
+    @Test
+    void aWorkerThatThrowsFailsTheJobOnEveryNodeWithItsCause() {
+        start(config(BarrierKind.TREE, ProxyMode.FLOAT));
+        List<CompletableFuture<RunReport>> runs = run(new DsaProgram() {
+            @Override
+            public void work(DsaWorker w) {
+                if (w.threadId() == 5) throw new IllegalStateException("boom");
+                w.barrier();
+            }
+        });
+        for (CompletableFuture<RunReport> r : runs) {
+            Throwable t = Workers.failure(r);
+            assertTrue(t instanceof DsaException && t.getMessage().equals("job failed: node 2 worker 5 failed: "
+                    + "java.lang.IllegalStateException: boom"), t.toString());
+        }
+    }
+
+    /** A resumable relaxation (4 elements per thread, neighbours across nodes); thread 0 reports the result's bits. */
+    static final class Relax implements DsaProgram {
+        static final int ITERATIONS = 20;
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void work(DsaWorker w) {
+            int length = w.node().network().getGlobalThreadCount() * 4;
+            SharedDoubleArray[] a = {w.node().createSharedDoubleArray("a", length, 4), w.node().createSharedDoubleArray("b", length, 4)};
+            int tid = w.threadId();
+            if (w.epoch() == 0) {
+                for (int i = tid * 4; i < tid * 4 + 4; i++) a[0].write(i, i + 0.5);
+                w.barrier();
+            }
+            for (long t = Math.max(0, w.epoch() - 1); t < ITERATIONS; t++) {
+                SharedDoubleArray src = a[(int) (t % 2)];
+                SharedDoubleArray dst = a[(int) ((t + 1) % 2)];
+                for (int i = tid * 4; i < tid * 4 + 4; i++) {
+                    dst.write(i, 0.5 * src.read(i) + 0.25 * (src.read((i + length - 1) % length) + src.read((i + 1) % length)) + t);
+                }
+                w.barrier();
+            }
+            if (tid == 0) {
+                long hash = 17;
+                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(a[ITERATIONS % 2].read(i));
+                w.node().report("relax " + Long.toHexString(hash));
+            }
+        }
+    }
+
+    @Test
+    void node2MovesToANewAgentAtAPlannedEpochAndTheResultIsTheSame() throws Exception {
+        DsaConfig base = config(BarrierKind.TREE, ProxyMode.FLOAT);
+        start(base);
+        List<CompletableFuture<RunReport>> unmoved = run(new Relax());
+        List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
+        for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
+        for (NodeRuntime n : nodes) n.close();
+        nodes.clear();
+
+        start(base);
+        NodeRuntime monitor = nodes.get(0);
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(8);
+        List<CompletableFuture<RunReport>> runs = run(new Relax());
+        assertEquals(7L, safePoint.get(30, TimeUnit.SECONDS), "the barrier whose release brings the workers to epoch 8");
+        NodeRuntime source = nodes.get(2);
+        AgentState state = AgentState.decode(source.snapshot().encode());
+        assertEquals(8, state.epoch());
+        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
+                () -> {}, network);
+        nodes.add(target);
+        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), nodes.get(1).expectMove(2));
+        target.connectMoved().get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        monitor.commitMove(2, target.address());
+        nodes.get(1).commitMove(2, target.address());
+        source.retireAfterMove();
+        // the old agent's run ends; its outcome no longer matters (DsaCluster ignores it too): it returns null, or fails
+        // with the loss of a connection its peers retired at the commit before it was retired itself
+        runs.get(2).handle((r, e) -> null).get(10, TimeUnit.SECONDS);
+        source.close();
+        monitor.releaseHeldGlobal();
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new Relax(), List.of(), state.epoch()))
+                .get(0);
+        assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
+        Workers.result(runs.get(1), 30);
+        Workers.result(resumed, 30);
+        assertEquals(target.address(), monitor.view().get(2));
+    }
+}
