@@ -1,7 +1,9 @@
 package io.dsa.agent.transport;
 
 /**
- * Handshake, dialer to acceptor: who the dialer is, its nonce, and
- * {@code HMAC(secret, "dsa-hello" | nonceA | nonceB | vmName | nodeId)}.
+ * Handshake, dialer to acceptor: who the dialer is, its transport security, its nonce, its
+ * ephemeral X25519 key share, and a MAC over the transcript so far keyed from the cluster secret
+ * ({@link HandshakeCrypto#helloMac}).
  */
-record HelloMessage(int version, String vmName, int nodeId, byte[] nonce, byte[] mac) {}
+record HelloMessage(int version, String vmName, int nodeId, TransportSecurity security, byte[] nonce, byte[] keyShare,
+                    byte[] mac) {}
