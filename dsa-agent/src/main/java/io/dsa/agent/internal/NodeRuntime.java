@@ -119,6 +119,7 @@ public final class NodeRuntime implements AutoCloseable {
                 .vmName(config.vmName())
                 .nodeId(nodeId)
                 .maxFrameBytes(config.maxFrameBytes())
+                .security(config.transportSecurity())
                 .ioThreads(1) // a node has at most N-1 connections; one I/O thread keeps ordering cheap
                 .build();
         this.transport = Transport.start(tc, new Inbound());
