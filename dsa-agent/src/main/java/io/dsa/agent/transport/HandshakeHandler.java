@@ -317,7 +317,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!state.isTerminal()) {
-            fail(ctx, cause.toString(), false);
+            // A reset or a broken pipe says what happened in its message; anything else by its type too.
+            fail(ctx, cause instanceof java.io.IOException ? "connection lost: " + cause.getMessage() : cause.toString(), false);
         } else {
             ctx.close();
         }

@@ -73,28 +73,74 @@ class HandshakeLogTest {
     }
 
     @Test
-    void pendingHandshakesEvictTheOldestOfASourceThenTheOldestOverall() throws Exception {
-        PendingHandshakes pending = new PendingHandshakes(3, 2, log);
-        EmbeddedChannel[] ch = new EmbeddedChannel[5];
-        for (int i = 0; i < ch.length; i++) {
-            ch[i] = new EmbeddedChannel();
-        }
-        // Embedded channels have no IP source: they all count as one source.
-        pending.admit(ch[0]);
-        pending.admit(ch[1]);
+    void pendingHandshakesEvictTheOldestOfASourceThenTheOldestOfTheLargestSource() throws Exception {
+        PendingHandshakes pending = new PendingHandshakes(4, 3, log);
+        EmbeddedChannel a1 = channelFrom("127.0.0.1"), a2 = channelFrom("127.0.0.1"), a3 = channelFrom("127.0.0.1");
+        EmbeddedChannel b1 = channelFrom("127.0.0.2"), a4 = channelFrom("127.0.0.1"), b2 = channelFrom("127.0.0.2");
+        pending.admit(b1);
+        pending.admit(a1);
+        pending.admit(a2);
+        pending.admit(a3);
+        assertEquals(4, pending.size());
+        pending.admit(a4); // 127.0.0.1 is at its limit of 3: its oldest goes
+        runTasks(a1, b1);
+        assertTrue(!a1.isOpen() && b1.isOpen());
+        assertEquals("made room for a newer connection: 3 pending handshakes from 127.0.0.1, the limit per source",
+                a1.attr(PendingHandshakes.EVICTED).get());
+        pending.admit(b2); // over all at the limit of 4: the oldest of the largest source goes, not b1, the oldest
+        runTasks(a2, b1);
+        assertTrue(!a2.isOpen() && b1.isOpen());
+        assertEquals("made room for a newer connection: 4 pending handshakes, the limit over all sources; this source held"
+                + " the most (3)", a2.attr(PendingHandshakes.EVICTED).get());
+        pending.leave(a3); // authenticated: no longer counts
+        assertEquals(3, pending.size());
+        b2.close();
         assertEquals(2, pending.size());
-        pending.admit(ch[2]);
-        assertTrue(!ch[0].isOpen() && ch[1].isOpen() && ch[2].isOpen());
-        assertEquals("made room for a newer connection: 2 pending handshakes from one source, the limit per source",
-                ch[0].attr(PendingHandshakes.EVICTED).get());
-        pending.leave(ch[1]); // authenticated: no longer counts
-        pending.admit(ch[3]);
-        assertTrue(ch[1].isOpen() && ch[2].isOpen() && ch[3].isOpen());
-        assertEquals(2, pending.size());
-        ch[3].close();
-        assertEquals(1, pending.size());
-        for (EmbeddedChannel c : ch) {
+        for (EmbeddedChannel c : List.of(a1, a2, a3, a4, b1, b2)) {
             c.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void anEvictedChannelThatAuthenticatedMeanwhileStaysOpen() throws Exception {
+        PendingHandshakes pending = new PendingHandshakes(1, 1, log);
+        EmbeddedChannel first = channelFrom("127.0.0.1");
+        EmbeddedChannel second = channelFrom("127.0.0.1");
+        pending.admit(first);
+        pending.admit(second);
+        first.pipeline().remove(Transport.HANDSHAKE_HANDLER); // it authenticated before the eviction ran
+        first.runPendingTasks();
+        assertTrue(first.isOpen());
+        first.finishAndReleaseAll();
+        second.finishAndReleaseAll();
+    }
+
+    @Test
+    void anIpv6SourceIsItsSlash64() throws Exception {
+        EmbeddedChannel one = channelFrom("2001:db8:1:2::5");
+        EmbeddedChannel other = channelFrom("2001:db8:1:2:ffff::9");
+        EmbeddedChannel elsewhere = channelFrom("2001:db8:1:3::5");
+        assertEquals(PendingHandshakes.source(one), PendingHandshakes.source(other));
+        assertTrue(!PendingHandshakes.source(one).equals(PendingHandshakes.source(elsewhere)));
+        for (EmbeddedChannel c : List.of(one, other, elsewhere)) {
+            c.finishAndReleaseAll();
+        }
+    }
+
+    /** @return an embedded channel whose remote address is {@code ip}, with a handshake in its pipeline */
+    private static EmbeddedChannel channelFrom(String ip) throws Exception {
+        java.net.InetSocketAddress remote = new java.net.InetSocketAddress(InetAddress.getByName(ip), 40_000);
+        EmbeddedChannel ch = new EmbeddedChannel() {
+            @Override
+            protected java.net.SocketAddress remoteAddress0() { return remote; }
+        };
+        ch.pipeline().addLast(Transport.HANDSHAKE_HANDLER, new io.netty.channel.ChannelInboundHandlerAdapter());
+        return ch;
+    }
+
+    private static void runTasks(EmbeddedChannel... channels) {
+        for (EmbeddedChannel c : channels) {
+            c.runPendingTasks();
         }
     }
 }
