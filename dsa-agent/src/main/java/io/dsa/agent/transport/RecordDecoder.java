@@ -50,7 +50,14 @@ final class RecordDecoder extends ByteToMessageDecoder {
             return;
         }
         int frameLength = sealedLength - WireFormat.RECORD_TAG_BYTES;
-        if (!protection.open(in, start, frameLength)) {
+        boolean authentic;
+        try {
+            authentic = protection.open(in, start, frameLength);
+        } catch (RuntimeException e) { // not the peer's doing, but the sequence is lost: this connection ends
+            reject(ctx, in, "record " + recordsOpened + " could not be opened: " + e);
+            return;
+        }
+        if (!authentic) {
             reject(ctx, in, "record " + recordsOpened + " of " + sealedLength + " bytes failed authentication"
                     + " (injected, replayed, reordered, truncated or altered on the way)");
             return;
