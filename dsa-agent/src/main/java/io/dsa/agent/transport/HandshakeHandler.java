@@ -159,7 +159,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         if (!isSized(m.nonce(), WireFormat.NONCE_BYTES) || !isSized(m.keyShare(), WireFormat.KEY_SHARE_BYTES)
                 || !HandshakeCrypto.macMatches(HandshakeCrypto.helloMac(config.secretNoCopy(),
-                        HandshakeCrypto.transcript(challenge, unsigned(m))), m.mac())) {
+                        HandshakeCrypto.transcript(challenge, m.withMac(null))), m.mac())) {
             refuse(ctx, AUTHENTICATION_FAILED);
             return;
         }
@@ -177,8 +177,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         byte[] transcript = HandshakeCrypto.transcript(challenge, hello, unsignedWelcome);
         HandshakeCrypto.Secrets secrets = HandshakeCrypto.derive(config.secretNoCopy(), shared, transcript);
         Arrays.fill(shared, (byte) 0);
-        ctx.writeAndFlush(new WelcomeMessage(config.nodeId(), unsignedWelcome.keyShare(),
-                        HandshakeCrypto.welcomeMac(secrets, transcript)))
+        ctx.writeAndFlush(unsignedWelcome.withMac(HandshakeCrypto.welcomeMac(secrets, transcript)))
                 .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         authenticated(ctx, m.nodeId(), secrets.acceptorToDialer(), secrets.dialerToAcceptor());
         secrets.erase();
@@ -198,9 +197,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         keyShare = HandshakeCrypto.newKeyShare();
         HelloMessage unsignedHello = new HelloMessage(WireFormat.VERSION, config.vmName(), config.nodeId(), config.security(),
                 HandshakeCrypto.randomNonce(), HandshakeCrypto.publicBytes(keyShare), null);
-        byte[] mac = HandshakeCrypto.helloMac(config.secretNoCopy(), HandshakeCrypto.transcript(challenge, unsignedHello));
-        hello = new HelloMessage(unsignedHello.version(), unsignedHello.vmName(), unsignedHello.nodeId(),
-                unsignedHello.security(), unsignedHello.nonce(), unsignedHello.keyShare(), mac);
+        hello = unsignedHello.withMac(HandshakeCrypto.helloMac(config.secretNoCopy(),
+                HandshakeCrypto.transcript(challenge, unsignedHello)));
         transitionTo(HandshakeState.AWAIT_WELCOME, "challenged");
         ctx.writeAndFlush(hello).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
     }
@@ -215,7 +213,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         } finally {
             keyShare = null;
         }
-        byte[] transcript = HandshakeCrypto.transcript(challenge, hello, new WelcomeMessage(m.nodeId(), m.keyShare(), null));
+        byte[] transcript = HandshakeCrypto.transcript(challenge, hello, m.withMac(null));
         HandshakeCrypto.Secrets secrets = HandshakeCrypto.derive(config.secretNoCopy(), shared, transcript);
         Arrays.fill(shared, (byte) 0);
         if (!HandshakeCrypto.macMatches(HandshakeCrypto.welcomeMac(secrets, transcript), m.mac())) {
@@ -341,11 +339,6 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     static String securityMismatch(TransportSecurity dialer, TransportSecurity acceptor) {
         return "transport security " + dialer + " (dialer) does not match " + acceptor
                 + " (acceptor): both ends need the same --transport-security";
-    }
-
-    /** @return {@code m} with its MAC left out, as the transcript hashes it */
-    static HelloMessage unsigned(HelloMessage m) {
-        return new HelloMessage(m.version(), m.vmName(), m.nodeId(), m.security(), m.nonce(), m.keyShare(), null);
     }
 
     private static boolean isSized(byte[] bytes, int length) {

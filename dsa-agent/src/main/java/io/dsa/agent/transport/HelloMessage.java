@@ -6,4 +6,9 @@ package io.dsa.agent.transport;
  * ({@link HandshakeCrypto#helloMac}).
  */
 record HelloMessage(int version, String vmName, int nodeId, TransportSecurity security, byte[] nonce, byte[] keyShare,
-                    byte[] mac) {}
+                    byte[] mac) {
+    /** @return this HELLO carrying {@code mac}; null leaves it out, as the transcript hashes it */
+    HelloMessage withMac(byte[] mac) {
+        return new HelloMessage(version, vmName, nodeId, security, nonce, keyShare, mac);
+    }
+}

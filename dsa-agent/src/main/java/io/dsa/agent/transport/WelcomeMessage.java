@@ -5,4 +5,9 @@ package io.dsa.agent.transport;
  * share, and a MAC over the whole transcript keyed from the cluster secret and the key agreement
  * ({@link HandshakeCrypto#welcomeMac}), proving it holds both.
  */
-record WelcomeMessage(int nodeId, byte[] keyShare, byte[] mac) {}
+record WelcomeMessage(int nodeId, byte[] keyShare, byte[] mac) {
+    /** @return this WELCOME carrying {@code mac}; null leaves it out, as the transcript hashes it */
+    WelcomeMessage withMac(byte[] mac) {
+        return new WelcomeMessage(nodeId, keyShare, mac);
+    }
+}

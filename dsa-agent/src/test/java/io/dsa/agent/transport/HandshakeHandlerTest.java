@@ -163,7 +163,7 @@ class HandshakeHandlerTest {
         EmbeddedChannel ch = acceptor(config(0), new RecordingHandler());
         ChallengeMessage challenge = (ChallengeMessage) readFrame(ch);
         HelloMessage hello = HandshakePeer.hello(SECRET, challenge, VM, 5, TransportSecurity.ENCRYPT, HandshakeCrypto.newKeyShare());
-        ch.writeInbound(frames(HandshakePeer.withMac(hello, new byte[3])));
+        ch.writeInbound(frames(hello.withMac(new byte[3])));
         assertEquals(new RefuseMessage(HandshakeHandler.AUTHENTICATION_FAILED), readFrame(ch));
         assertFalse(ch.isOpen());
         assertFalse(ch.finish());
@@ -248,7 +248,7 @@ class HandshakeHandlerTest {
         ChallengeMessage challenge = (ChallengeMessage) readFrame(ch);
         HelloMessage unsigned = new HelloMessage(WireFormat.VERSION, VM, 5, TransportSecurity.ENCRYPT,
                 HandshakeCrypto.randomNonce(), new byte[WireFormat.KEY_SHARE_BYTES], null);
-        HelloMessage hello = HandshakePeer.withMac(unsigned, HandshakeCrypto.helloMac(SECRET, HandshakeCrypto.transcript(challenge, unsigned)));
+        HelloMessage hello = unsigned.withMac(HandshakeCrypto.helloMac(SECRET, HandshakeCrypto.transcript(challenge, unsigned)));
         ch.writeInbound(frames(hello));
         assertEquals("unusable key share: Point has small order", ((RefuseMessage) readFrame(ch)).reason());
         assertFalse(ch.finish());

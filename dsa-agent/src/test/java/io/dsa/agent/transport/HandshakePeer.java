@@ -29,11 +29,7 @@ final class HandshakePeer {
                               KeyPair share) {
         HelloMessage unsigned = new HelloMessage(WireFormat.VERSION, vm, nodeId, security, HandshakeCrypto.randomNonce(),
                 HandshakeCrypto.publicBytes(share), null);
-        return withMac(unsigned, HandshakeCrypto.helloMac(secret, HandshakeCrypto.transcript(challenge, unsigned)));
-    }
-
-    static HelloMessage withMac(HelloMessage m, byte[] mac) {
-        return new HelloMessage(m.version(), m.vmName(), m.nodeId(), m.security(), m.nonce(), m.keyShare(), mac);
+        return unsigned.withMac(HandshakeCrypto.helloMac(secret, HandshakeCrypto.transcript(challenge, unsigned)));
     }
 
     /**
@@ -51,7 +47,7 @@ final class HandshakePeer {
         WelcomeMessage unsigned = new WelcomeMessage(nodeId, HandshakeCrypto.publicBytes(share), null);
         byte[] transcript = HandshakeCrypto.transcript(challenge, hello, unsigned);
         HandshakeCrypto.Secrets secrets = HandshakeCrypto.derive(secret, shared, transcript);
-        WelcomeMessage welcome = new WelcomeMessage(nodeId, unsigned.keyShare(), HandshakeCrypto.welcomeMac(secrets, transcript));
+        WelcomeMessage welcome = unsigned.withMac(HandshakeCrypto.welcomeMac(secrets, transcript));
         RecordPeer records = new RecordPeer(security, secrets.acceptorToDialer(), secrets.dialerToAcceptor());
         return new Answer(welcome, new Session(records, secrets));
     }
@@ -68,7 +64,7 @@ final class HandshakePeer {
         ch.writeInbound(frames(hello));
         WelcomeMessage welcome = (WelcomeMessage) readFrame(ch);
         byte[] shared = HandshakeCrypto.agree(share.getPrivate(), welcome.keyShare());
-        byte[] transcript = HandshakeCrypto.transcript(challenge, hello, new WelcomeMessage(welcome.nodeId(), welcome.keyShare(), null));
+        byte[] transcript = HandshakeCrypto.transcript(challenge, hello, welcome.withMac(null));
         HandshakeCrypto.Secrets secrets = HandshakeCrypto.derive(secret, shared, transcript);
         assertTrue(HandshakeCrypto.macMatches(HandshakeCrypto.welcomeMac(secrets, transcript), welcome.mac()), "WELCOME mac");
         return new Session(new RecordPeer(security, secrets.dialerToAcceptor(), secrets.acceptorToDialer()), secrets);

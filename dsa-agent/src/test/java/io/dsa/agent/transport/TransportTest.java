@@ -103,6 +103,7 @@ class TransportTest {
     }
 
     @Test
+    @Timeout(90) // 20,000 records sealed and opened: seconds of CPU (the JDK's GCM re-inits per record) on a loaded machine
     void tenThousandMessagesArriveInOrderBothWays() throws Exception {
         int count = 10_000;
         RecordingHandler serverSide = new RecordingHandler();
