@@ -5,6 +5,7 @@ import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -45,6 +46,9 @@ final class JobOptions {
             description = "Who sends a node's barrier messages: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ProxyMode proxy;
 
+    @Mixin
+    TransportSecurityOption security = new TransportSecurityOption();
+
     @Parameters(index = "0", paramLabel = "PROGRAM",
             description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram.")
     String program;
@@ -63,17 +67,19 @@ final class JobOptions {
         }
     }
 
-    /** @return the base config: shape and VM name */
+    /** @return the base config: shape, VM name and transport security */
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
-                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy);
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).transportSecurity(security.value);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
     List<String> vmArguments() {
-        return List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads), "--vm", vmName,
-                "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
-                "--timeout", Long.toString(timeoutSeconds));
+        List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
+                "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
+                "--timeout", Long.toString(timeoutSeconds)));
+        arguments.addAll(security.arguments());
+        return arguments;
     }
 
     /** @return the timeout in milliseconds */

@@ -46,6 +46,7 @@ interface NodeTransport extends AutoCloseable {
                 .vmName(config.vmName())
                 .nodeId(nodeId)
                 .maxFrameBytes(config.maxFrameBytes())
+                .security(config.transportSecurity())
                 .ioThreads(1) // a node has at most N-1 connections; one I/O thread keeps ordering cheap
                 .build();
         Transport transport = Transport.start(tc, inbound);
