@@ -10,8 +10,10 @@ import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostRequestMessage;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -21,21 +23,38 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code dsa run --hosts}: forms the VM on running {@code dsa host} daemons. Node k goes to host
  * {@code k mod hosts}; node 0 first, so the others learn the monitor's address. Each host gets
- * the program's JAR over the authenticated channel. Waits for every node's verdict; on failure or
- * timeout, asks every host to stop the VM.
+ * the program's JAR over the authenticated channel and answers with a stop token, kept here. Waits
+ * for every node's verdict; on failure or timeout, asks every host to stop the VM with its token.
+ * When a node's JVM ended on its own (it exited, ran out of memory, crashed), that is the reason
+ * printed: the other nodes' failures follow from it.
  */
 final class HostsRun {
+    /** How long, after the first failure, to wait for the other nodes' verdicts to find the cause. */
+    static final long CAUSE_GRACE_MS = 3_000;
+
     private final JobOptions job;
     private final List<HostPort> hosts;
     private final byte[] secret;
+    private final long heapBytes;
+    private final int cpus;
     private final PrintWriter out;
     private final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
     private final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
+    /** Stop tokens by node, from each node's host. */
+    private final Map<Integer, String> stopTokens = new ConcurrentHashMap<>();
+    /** Failures in the order they arrived. */
+    private final List<HostJobEventMessage> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, PrintWriter out) {
+    /**
+     * @param heapBytes each node's heap, 0 for the hosts' default
+     * @param cpus each node's processors, 0 for the hosts' default
+     */
+    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, long heapBytes, int cpus, PrintWriter out) {
         this.job = job;
         this.hosts = hosts;
         this.secret = secret;
+        this.heapBytes = heapBytes;
+        this.cpus = cpus;
         this.out = out;
         for (int n = 0; n < job.nodes; n++) {
             started.put(n, new CompletableFuture<>());
@@ -57,9 +76,9 @@ final class HostsRun {
                 for (HostPort h : hosts) client.connect(h);   // authenticate everywhere before starting anything
                 String monitor = null;
                 for (int n = 0; n < job.nodes; n++) {
-                    HostPort h = hosts.get(n % hosts.size());
+                    HostPort h = host(n);
                     client.submit(h, new HostJobMessage(n, job.vmName, n, job.nodes, job.threads, monitor,
-                            programType.getName(), List.copyOf(job.args), options(), jar));
+                            programType.getName(), List.copyOf(job.args), options(), jar, heapBytes, cpus));
                     if (n == 0) {
                         HostJobEventMessage e = await(started.get(0), deadlineNs);
                         monitor = e.text();
@@ -82,12 +101,15 @@ final class HostsRun {
                 Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
                 return DsaCli.EXIT_FAILED;
             } catch (RuntimeException e) {
+                String cause = cause(e, deadlineNs);
                 stopEverywhere(client);
-                Jobs.printFailed(out, Jobs.describe(e));
+                Jobs.printFailed(out, cause);
                 return DsaCli.EXIT_FAILED;
             }
         }
     }
+
+    private HostPort host(int node) { return hosts.get(node % hosts.size()); }
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
@@ -99,14 +121,44 @@ final class HostsRun {
         CompletableFuture<HostJobEventMessage> f = finished.get(e.nodeId());
         if (s == null || f == null) return;
         switch (e.event()) {
+            case HostJobEventMessage.ACCEPTED -> {
+                stopTokens.put(e.nodeId(), e.text());
+                for (String note : e.lines()) {
+                    out.println("node " + e.nodeId() + " on host " + host(e.nodeId()) + ": " + note);
+                    out.flush();
+                }
+            }
             case HostJobEventMessage.STARTED -> s.complete(e);
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
+                failures.add(e);
                 DsaException failure = new DsaException(e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text());
                 s.completeExceptionally(failure);
                 f.completeExceptionally(failure);
             }
         }
+    }
+
+    /**
+     * The reason to print for a failed job: a node whose JVM ended on its own caused it, so once
+     * the nodes' verdicts are in (or a short grace passed) that one wins; else the first failure
+     * that arrived.
+     */
+    private String cause(RuntimeException first, long deadlineNs) throws InterruptedException {
+        long graceMs = Math.min(CAUSE_GRACE_MS, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
+        try {
+            CompletableFuture.allOf(finished.values().toArray(new CompletableFuture<?>[0])).get(graceMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // some failed or are still running: what arrived is enough
+        }
+        for (HostJobEventMessage f : failures) {
+            if (f.event() == HostJobEventMessage.EXITED) return f.text();
+        }
+        return failures.isEmpty() ? Jobs.describe(first) : describe(failures.get(0));
+    }
+
+    private static String describe(HostJobEventMessage e) {
+        return e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text();
     }
 
     private static HostJobEventMessage await(CompletableFuture<HostJobEventMessage> f, long deadlineNs)
@@ -118,11 +170,15 @@ final class HostsRun {
         }
     }
 
+    // Each host that took a node gets STOP_VM with the token it returned for it.
     private void stopEverywhere(HostClient client) {
+        Set<String> asked = new LinkedHashSet<>();
         List<String> problems = new ArrayList<>();
-        for (HostPort h : hosts) {
+        for (Map.Entry<Integer, String> t : stopTokens.entrySet()) {
+            HostPort h = host(t.getKey());
+            if (!asked.add(h + " " + t.getValue())) continue;
             try {
-                client.request(h, HostRequestMessage.STOP_VM, job.vmName, -1, null);
+                client.request(h, HostRequestMessage.STOP_VM, job.vmName, -1, t.getValue());
             } catch (RuntimeException e) {
                 problems.add(Jobs.describe(e));
             }

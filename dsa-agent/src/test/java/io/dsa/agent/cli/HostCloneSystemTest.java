@@ -38,7 +38,7 @@ class HostCloneSystemTest {
 
     @BeforeAll
     static void startHosts() throws Exception {
-        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
         HostProcess.startAll(2, 4, secret, hosts);
     }
 

@@ -37,7 +37,7 @@ class HostMigrationSystemTest {
 
     @BeforeAll
     static void startHostsAndRunTheBaseline() throws Exception {
-        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
         HostProcess.startAll(2, 4, secret, hosts);
         Path fast = Files.writeString(dir.resolve("fast-baseline"), "fast");
         Cli run = Cli.execute("run", "--hosts", address(0) + "," + address(1), "--nodes", "3", "--threads", "2",

@@ -34,8 +34,8 @@ class HostsSystemTest {
 
     @BeforeAll
     static void startHosts() throws Exception {
-        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
-        wrongSecret = Files.writeString(dir.resolve("wrong"), "fedcba9876543210fedcba9876543210");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
+        wrongSecret = HostProcess.newSecret(dir.resolve("wrong"));
         for (int h = 2; h <= 4; h++) hosts.add(HostProcess.start("127.0.0." + h, secret));
     }
 
@@ -50,7 +50,7 @@ class HostsSystemTest {
 
     @Test
     void statusTakesTheHostsFromTheEnvironment() throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(RunCommand.javaExecutable(), "-cp", HostProcess.mainClassPath(),
+        ProcessBuilder pb = new ProcessBuilder(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp", HostProcess.mainClassPath(),
                 DsaCli.class.getName(), "status", "--secret-file", secret.toString()).redirectErrorStream(true);
         pb.environment().put("DSA_HOSTS", hostList());
         Process p = pb.start();
