@@ -78,6 +78,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private final WorkDir workDir;
     private final Transport transport;
     private final JobLimits.CpuSets cpuSets = JobLimits.CpuSets.forThisProcess();
+    /** The limits of a job that asks for none; a spare JVM has them. */
+    private final JobLimits defaultLimits;
+    /** A started, connected JVM with the default limits, waiting for the next job (hides the JVM's start-up). */
+    private final java.util.concurrent.atomic.AtomicReference<AgentProcess> spare = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicBoolean preparingSpare = new AtomicBoolean();
     private final SecureRandom random = new SecureRandom();
     /** The agents this host serves, by id {@code vm/node}. */
     final Map<String, HostedJob> jobs = new ConcurrentHashMap<>();
@@ -97,6 +102,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private AgentHost(HostConfig config) {
         this.config = config;
         this.secret = config.secret();
+        this.defaultLimits = JobLimits.resolve(0, 0, config);
         this.workDir = WorkDir.create(config.workDir());
         try {
             this.transport = Transport.start(TransportConfig.builder().vmName(HOST_VM).nodeId(HOST_ID).secret(secret)
@@ -124,7 +130,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      * @throws DsaException when the port cannot be bound or the work directory cannot be made private
      */
     public static AgentHost start(HostConfig config) {
-        return new AgentHost(config);
+        AgentHost host = new AgentHost(config);
+        host.prepareSpare();
+        return host;
     }
 
     @Override
@@ -215,10 +223,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     private void startProcess(HostedJob job, int mode, int configNode, java.util.function.Consumer<JobLimits> accepted) {
         HostJobMessage m = job.job;
-        JobLimits limits = JobLimits.resolve(m.heapBytes(), m.cpus(), config, cpuSets);
+        JobLimits limits = JobLimits.resolve(m.heapBytes(), m.cpus(), config);
         accepted.accept(limits);
         if (m.jar().length > 0) job.jarFile = workDir.writeJar(m.vmName(), m.nodeId(), m.jar());
-        AgentProcess p = AgentProcess.start(m.vmName(), m.nodeId(), limits, secret, e -> onOutcome(job, e));
+        AgentProcess p = process(limits);
+        p.assign(m.vmName(), m.nodeId(), e -> onOutcome(job, e));
         job.process = p;
         p.ended().thenAccept(how -> control.execute(() -> onEnded(job, how)));
         if (closed.get() || job.state == HostedJob.State.STOPPED) throw new DsaException("the job was stopped while it started");
@@ -227,6 +236,38 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 job.jarFile == null ? "" : job.jarFile.toString()), AgentStartedMessage.class, AgentProcess.START_TIMEOUT_MS);
         job.agentAddress = started.address();
         job.resumable = started.resumable();
+    }
+
+    /** @return the spare JVM when {@code limits} are the default ones (and starts the next spare), else a new JVM */
+    private AgentProcess process(JobLimits limits) {
+        if (limits.sameJvmAs(defaultLimits)) {
+            AgentProcess p = spare.getAndSet(null);
+            prepareSpare();
+            if (p != null && p.usable()) return p;
+            if (p != null) p.kill();
+        }
+        return AgentProcess.start(limits, cpuSets.next(limits.cpus()), secret);
+    }
+
+    /** Starts a spare JVM in the background unless there is one (or one is starting). */
+    private void prepareSpare() {
+        if (closed.get() || spare.get() != null || !preparingSpare.compareAndSet(false, true)) return;
+        control.execute(() -> {
+            try {
+                AgentProcess p = AgentProcess.start(defaultLimits, cpuSets.next(defaultLimits.cpus()), secret);
+                if (!spare.compareAndSet(null, p)) p.kill();
+                if (closed.get()) killSpare();   // close() may have looked before it was there
+            } catch (RuntimeException e) {
+                LOG.warn("host {}: cannot start a spare JVM for the next job: {}", address(), e.getMessage());
+            } finally {
+                preparingSpare.set(false);
+            }
+        });
+    }
+
+    private void killSpare() {
+        AgentProcess p = spare.getAndSet(null);
+        if (p != null) p.kill();
     }
 
     // On the I/O thread: recorded at once, so that the JVM's exit, handled later, sees it.
@@ -398,6 +439,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        killSpare();
         source.abortAll();
         List<HostedJob> all = List.copyOf(jobs.values());
         int stopped = stopVm(null, null);

@@ -60,9 +60,11 @@ final class AgentProcess {
     private static final int LAST_LINES = 5;
     private static final Logger LOG = LoggerFactory.getLogger(AgentProcess.class);
 
-    private final String who;
+    /** "node K of vm 'V'" once it serves a job; before, "a spare JVM". */
+    private volatile String who = "a spare JVM";
+    private volatile String prefix = "[spare] ";
     private final JobLimits limits;
-    private final Consumer<HostJobEventMessage> events;
+    private volatile Consumer<HostJobEventMessage> events = e -> { };
     private final Transport supervision;
     private final CompletableFuture<Connection> connection = new CompletableFuture<>();
     private final CompletableFuture<Void> disconnected = new CompletableFuture<>();
@@ -75,27 +77,25 @@ final class AgentProcess {
     private OutputStream stdin;
     private final List<Thread> forwarders = new ArrayList<>();
 
-    private AgentProcess(String who, JobLimits limits, byte[] jobSecret, Consumer<HostJobEventMessage> events) {
-        this.who = who;
+    private AgentProcess(JobLimits limits, byte[] jobSecret) {
         this.limits = limits;
-        this.events = events;
         this.supervision = Transport.start(TransportConfig.builder().vmName(SUPERVISION_VM).nodeId(HOST_ID).secret(jobSecret)
                 .bindHost("127.0.0.1").port(0).ioThreads(1).build(), new Inbound());
     }
 
     /**
-     * Starts the JVM of node {@code node} of {@code vm} and waits until it connected.
+     * Starts a JVM with {@code limits} and waits until it connected; it serves no job until
+     * {@link #assign}.
      *
-     * @param events receives the job's outcome ({@link HostJobEventMessage#DONE} or
-     *        {@link HostJobEventMessage#FAILED}) on an I/O thread: must not block
+     * @param cpuSet the processors to pin it to ({@code taskset -c} list), or null
      * @throws DsaException when it cannot start or connect in time, with its last output lines
      */
-    static AgentProcess start(String vm, int node, JobLimits limits, byte[] clusterSecret, Consumer<HostJobEventMessage> events) {
+    static AgentProcess start(JobLimits limits, String cpuSet, byte[] clusterSecret) {
         byte[] jobSecret = new byte[SECRET_BYTES];
         new SecureRandom().nextBytes(jobSecret);
-        AgentProcess p = new AgentProcess("node " + node + " of vm '" + vm + "'", limits, jobSecret, events);
+        AgentProcess p = new AgentProcess(limits, jobSecret);
         try {
-            p.launch(vm, node, jobSecret, clusterSecret);
+            p.launch(cpuSet, jobSecret, clusterSecret);
             p.awaitConnection();
             return p;
         } catch (RuntimeException e) {
@@ -106,13 +106,31 @@ final class AgentProcess {
         }
     }
 
-    private void launch(String vm, int node, byte[] jobSecret, byte[] clusterSecret) {
-        List<String> command = new ArrayList<>(limits.commandPrefix());
+    /**
+     * Makes this JVM the one of node {@code node} of {@code vm}: its messages and output are
+     * labelled so from here.
+     *
+     * @param events receives the job's outcome ({@link HostJobEventMessage#DONE} or
+     *        {@link HostJobEventMessage#FAILED}) on an I/O thread: must not block
+     */
+    void assign(String vm, int node, Consumer<HostJobEventMessage> events) {
+        this.who = "node " + node + " of vm '" + vm + "'";
+        this.prefix = "[" + vm + "/" + node + "] ";
+        this.events = events;
+    }
+
+    /** @return whether this JVM still runs and is connected, so it can take a job */
+    boolean usable() {
+        return process.isAlive() && connection.isDone() && !disconnected.isDone();
+    }
+
+    private void launch(String cpuSet, byte[] jobSecret, byte[] clusterSecret) {
+        List<String> command = new ArrayList<>(JobLimits.commandPrefix(cpuSet));
         command.add(JvmCommand.javaExecutable());
         command.addAll(limits.jvmOptions());
         command.addAll(JvmCommand.inheritedProperties());
         command.addAll(List.of("-cp", JvmCommand.classPath(), AgentProcessMain.class.getName(),
-                Integer.toString(supervision.boundAddress().getPort()), vm, Integer.toString(node)));
+                Integer.toString(supervision.boundAddress().getPort())));
         try {
             process = new ProcessBuilder(command).start();
             stdin = process.getOutputStream();
@@ -122,9 +140,8 @@ final class AgentProcess {
         } catch (IOException e) {
             throw new DsaException("cannot start the JVM of " + who + ": " + e.getMessage(), e);
         }
-        String prefix = "[" + vm + "/" + node + "] ";
-        forwarders.add(forward(process.getInputStream(), System.out, prefix, true));
-        forwarders.add(forward(process.getErrorStream(), System.err, prefix, false));
+        forwarders.add(forward(process.getInputStream(), System.out, true));
+        forwarders.add(forward(process.getErrorStream(), System.err, false));
         process.onExit().thenRun(this::onExit);
     }
 
@@ -269,7 +286,7 @@ final class AgentProcess {
         }
     }
 
-    private Thread forward(InputStream stream, PrintStream target, String prefix, boolean stdout) {
+    private Thread forward(InputStream stream, PrintStream target, boolean stdout) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
                 String line;
@@ -284,7 +301,7 @@ final class AgentProcess {
             } catch (IOException e) {
                 // the process ended and its pipe closed
             }
-        }, "dsa-host-output-" + prefix.trim());
+        }, "dsa-host-output-" + process.pid());
         t.setDaemon(true);
         t.start();
         return t;

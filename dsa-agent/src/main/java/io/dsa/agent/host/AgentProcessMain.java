@@ -39,8 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The main class of the JVM that a {@code dsa host} starts for each job's agent. Arguments:
- * {@code PORT VM NODE}: the host's supervision port on 127.0.0.1 and, for messages, the node.
+ * The main class of the JVM that a {@code dsa host} starts for each job's agent. Argument:
+ * {@code PORT}, the host's supervision port on 127.0.0.1.
  * Its stdin carries two lines, the per-job secret and the cluster secret (hex), and then stays
  * open: nothing secret is on the command line, in the environment or in a file. It dials the
  * host with the per-job secret and serves one agent as {@link io.dsa.agent.wire.AgentControlMessage}s
@@ -72,8 +72,8 @@ public final class AgentProcessMain {
 
     /** Runs until the host ends this JVM; see the class comment. */
     public static void main(String[] args) throws InterruptedException {
-        if (args.length != 3) {
-            System.err.println("usage: AgentProcessMain PORT VM NODE, secrets on stdin; started by 'dsa host' only");
+        if (args.length != 1) {
+            System.err.println("usage: AgentProcessMain PORT, secrets on stdin; started by 'dsa host' only");
             System.exit(EXIT_USAGE);
         }
         InputStream stdin = new FileInputStream(FileDescriptor.in);   // unbuffered: nothing beyond the two lines is read
@@ -88,7 +88,7 @@ public final class AgentProcessMain {
             return;
         }
         System.setIn(InputStream.nullInputStream());   // the program gets no stdin of ours
-        AgentProcessMain main = new AgentProcessMain("node " + args[2] + " of vm '" + args[1] + "'", clusterSecret);
+        AgentProcessMain main = new AgentProcessMain("the job JVM " + ProcessHandle.current().pid(), clusterSecret);
         Thread watch = new Thread(() -> main.awaitEof(stdin), "dsa-job-stdin");
         watch.setDaemon(true);
         watch.start();

@@ -88,7 +88,7 @@ final class ChildAgent {
         if (job != null) throw new DsaException("this JVM already serves node " + job.nodeId() + " of vm '" + job.vmName() + "'");
         job = m;
         if (m.mode() != AgentLaunchMessage.CLONE_TARGET) program = load(m);
-        if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program.resumable());
+        if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program != null && program.resumable());
         agent = DsaAgent.start(config(m).build());
         host.send(new AgentStartedMessage(m.requestId(), agent.address(), program.resumable()));   // before any outcome
         DsaAgent started = agent;

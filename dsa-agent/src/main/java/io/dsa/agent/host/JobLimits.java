@@ -24,15 +24,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * @param heapBytes the JVM's {@code -Xmx}; 0 for the JVM's default
  * @param cpus the processors the JVM sees
- * @param cpuSet the {@code taskset -c} list, or null when the JVM is not pinned
  * @param notes what the host changed in the request, for the launcher (empty when nothing)
  */
-record JobLimits(long heapBytes, int cpus, String cpuSet, List<String> notes) {
+record JobLimits(long heapBytes, int cpus, List<String> notes) {
     /**
      * @param askedHeap the launcher's request in bytes, 0 for the host's default
      * @param askedCpus the launcher's request, 0 for the host's default
      */
-    static JobLimits resolve(long askedHeap, int askedCpus, HostConfig host, CpuSets sets) {
+    static JobLimits resolve(long askedHeap, int askedCpus, HostConfig host) {
         List<String> notes = new ArrayList<>();
         long heap = askedHeap > 0 ? askedHeap : host.maxJobHeapBytes();
         if (host.maxJobHeapBytes() > 0 && heap > host.maxJobHeapBytes()) {
@@ -45,11 +44,14 @@ record JobLimits(long heapBytes, int cpus, String cpuSet, List<String> notes) {
             notes.add("processors capped at " + host.maxJobCpus() + " (asked " + askedCpus + "; the host's --max-job-cpus)");
             cpus = host.maxJobCpus();
         }
-        return new JobLimits(heap, cpus, sets.next(cpus), List.copyOf(notes));
+        return new JobLimits(heap, cpus, List.copyOf(notes));
     }
 
-    /** @return the command's prefix that pins the JVM to its CPU set; empty when not pinned */
-    List<String> commandPrefix() {
+    /** @return whether a JVM started with {@code other}'s limits has these */
+    boolean sameJvmAs(JobLimits other) { return heapBytes == other.heapBytes && cpus == other.cpus; }
+
+    /** @return the command's prefix that pins the JVM to {@code cpuSet}; empty when it is null (not pinned) */
+    static List<String> commandPrefix(String cpuSet) {
         return cpuSet == null ? List.of() : List.of(CpuSets.TASKSET.toString(), "-c", cpuSet);
     }
 
