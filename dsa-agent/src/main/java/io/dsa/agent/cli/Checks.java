@@ -40,7 +40,7 @@ final class Checks {
             value = number << Math.max(shift, 0);
         } catch (NumberFormatException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), option + " '" + text
-                    + "' is not a size; use bytes or a number with k, m, g or t, e.g. 512m");
+                    + "' is not a size; use bytes or a number with k or m or g or t, e.g. 512m");
         }
         if (value < min || value > max) throw new CommandLine.ParameterException(spec.commandLine(), option + " " + text + range);
         return value;

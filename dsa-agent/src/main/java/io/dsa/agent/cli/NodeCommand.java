@@ -58,6 +58,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (secretStdin && secretOptions.secretFile != null) throw Checks.usage(spec, "--secret-stdin and --secret-file exclude each other");
         job.validate(spec);
         Checks.range(spec, "--node", nodeId, 0, job.nodes - 1);
         Checks.range(spec, "--port", port, 0, 65535);
@@ -65,7 +66,6 @@ final class NodeCommand implements Callable<Integer> {
             throw Checks.usage(spec, "--monitor HOST:PORT is required for node " + nodeId);
         }
         Class<? extends DsaProgram> programType = RunCommand.resolveProgram(spec, job.program);
-        if (secretStdin && secretOptions.secretFile != null) throw Checks.usage(spec, "--secret-stdin and --secret-file exclude each other");
         byte[] secret;
         try {
             secret = secretStdin ? Secrets.fromStream(System.in) : secretOptions.secret(spec);
