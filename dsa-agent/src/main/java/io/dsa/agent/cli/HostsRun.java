@@ -31,6 +31,8 @@ import java.util.concurrent.TimeoutException;
 final class HostsRun {
     /** How long, after the first failure, to wait for the other nodes' verdicts to find the cause. */
     static final long CAUSE_GRACE_MS = 3_000;
+    /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
+    static final long STOP_ON_EXIT_MS = 5_000;
 
     private final JobOptions job;
     private final List<HostPort> hosts;
@@ -67,49 +69,77 @@ final class HostsRun {
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
         try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000))) {
             client.onJobEvent(this::onEvent);
-            client.onDisconnect(peer -> {
-                String why = "lost the connection to host " + peer;
-                for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
-                for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
-            });
+            // Ctrl-C or SIGTERM while the job runs: stop the VM on every host with its tokens first.
+            Thread onInterrupt = new Thread(() -> stopWithin(client, STOP_ON_EXIT_MS), "dsa-run-stop");
+            Runtime.getRuntime().addShutdownHook(onInterrupt);
             try {
-                for (HostPort h : hosts) client.connect(h);   // authenticate everywhere before starting anything
-                String monitor = null;
-                for (int n = 0; n < job.nodes; n++) {
-                    HostPort h = host(n);
-                    client.submit(h, new HostJobMessage(n, job.vmName, n, job.nodes, job.threads, monitor,
-                            programType.getName(), List.copyOf(job.args), options(), jar, heapBytes, cpus));
-                    if (n == 0) {
-                        HostJobEventMessage e = await(started.get(0), deadlineNs);
-                        monitor = e.text();
-                        out.println("node 0 (monitor) on host " + h + " at " + monitor);
-                        out.flush();
-                    }
+                return runOn(client, programType, jar, deadlineNs);
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onInterrupt);
+                } catch (IllegalStateException e) {
+                    // the JVM is exiting: the hook runs
                 }
-                RunReport report = null;
-                for (int n = 0; n < job.nodes; n++) {
-                    HostJobEventMessage e = await(finished.get(n), deadlineNs);
-                    if (n == 0) {
-                        report = new RunReport(job.nodes, job.threads, e.lines(), e.timings()[0], e.timings()[1]);
-                    }
-                }
-                Jobs.printReport(out, report);
-                Jobs.printOk(out);
-                return 0;
-            } catch (TimeoutException e) {
-                stopEverywhere(client);
-                Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
-                return DsaCli.EXIT_FAILED;
-            } catch (RuntimeException e) {
-                String cause = cause(e, deadlineNs);
-                stopEverywhere(client);
-                Jobs.printFailed(out, cause);
-                return DsaCli.EXIT_FAILED;
             }
         }
     }
 
+    private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
+            throws InterruptedException {
+        client.onDisconnect(peer -> {
+            String why = "lost the connection to host " + peer;
+            for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
+            for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
+        });
+        try {
+            for (HostPort h : hosts) client.connect(h);   // authenticate everywhere before starting anything
+            String monitor = null;
+            for (int n = 0; n < job.nodes; n++) {
+                HostPort h = host(n);
+                client.submit(h, new HostJobMessage(n, job.vmName, n, job.nodes, job.threads, monitor,
+                        programType.getName(), List.copyOf(job.args), options(), jar, heapBytes, cpus));
+                if (n == 0) {
+                    HostJobEventMessage e = await(started.get(0), deadlineNs);
+                    monitor = e.text();
+                    out.println("node 0 (monitor) on host " + h + " at " + monitor);
+                    out.flush();
+                }
+            }
+            RunReport report = null;
+            for (int n = 0; n < job.nodes; n++) {
+                HostJobEventMessage e = await(finished.get(n), deadlineNs);
+                if (n == 0) {
+                    report = new RunReport(job.nodes, job.threads, e.lines(), e.timings()[0], e.timings()[1]);
+                }
+            }
+            Jobs.printReport(out, report);
+            Jobs.printOk(out);
+            return 0;
+        } catch (TimeoutException e) {
+            stopEverywhere(client);
+            Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+            return DsaCli.EXIT_FAILED;
+        } catch (RuntimeException e) {
+            String cause = cause(e, deadlineNs);
+            stopEverywhere(client);
+            Jobs.printFailed(out, cause);
+            return DsaCli.EXIT_FAILED;
+        }
+    }
+
     private HostPort host(int node) { return hosts.get(node % hosts.size()); }
+
+    // In a shutdown hook: the stop may not hold up the exit for long.
+    private void stopWithin(HostClient client, long timeoutMs) {
+        Thread stop = new Thread(() -> stopEverywhere(client), "dsa-run-stop-vm");
+        stop.setDaemon(true);
+        stop.start();
+        try {
+            stop.join(timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),

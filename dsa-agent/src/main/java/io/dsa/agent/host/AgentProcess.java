@@ -218,7 +218,7 @@ final class AgentProcess {
         Connection c = connection.getNow(null);
         if (c != null) c.close();
         closeStdin();
-        process.onExit().completeOnTimeout(null, GRACE_MS, TimeUnit.MILLISECONDS).thenRun(() -> {
+        CompletableFuture.delayedExecutor(GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
             if (process.isAlive()) {
                 LOG.warn("the JVM of {} (pid {}) did not exit within {} ms of its end; killing it", who, process.pid(), GRACE_MS);
                 kill();

@@ -164,12 +164,13 @@ final class TransferTarget {
         String vm = ref.vm();
         int node = ref.node();
         RemoteAgentMonitor source = (RemoteAgentMonitor) remote(fromMonitor);
-        HostJobMessage m;
+        JobCodec.Job described;
         try {
-            m = JobCodec.decode(source.beginCloning(agentId)).message();
+            described = JobCodec.decode(source.beginCloning(agentId));
         } catch (RuntimeException e) {
             throw notCloned(agentId, fromMonitor, e);
         }
+        HostJobMessage m = described.message();
         boolean held = false;
         Map<Integer, String> hostOf = Map.of();
         HostedJob job = null;
@@ -182,7 +183,7 @@ final class TransferTarget {
             int cloneId = Math.max(m.nodes(), hostOf.keySet().stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
             String cloneAgentId = DsaAgent.agentId(vm, cloneId);
             job = new HostedJob(new HostJobMessage(m.jobId(), vm, cloneId, m.nodes(), m.threadsPerNode(), m.monitorAddress(),
-                    m.programClass(), m.args(), m.options(), new byte[0], m.heapBytes(), m.cpus()), null, "");
+                    m.programClass(), m.args(), m.options(), new byte[0], m.heapBytes(), m.cpus()), null, described.stopToken());
             host.launch(job, AgentLaunchMessage.CLONE_TARGET, node, limits -> { });   // the JVM starts before the safe point
             ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
             held = true;

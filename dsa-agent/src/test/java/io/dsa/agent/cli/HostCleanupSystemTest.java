@@ -18,11 +18,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a host leaves behind: nothing once it stops (SIGTERM ends its jobs' JVMs and deletes its
  * work directory); when it is killed, its jobs' JVMs end on their own (their stdin pipe closes)
- * and the next host started on the same work directory removes its files.
+ * and the next host started on the same work directory removes its files. A launcher that times
+ * out or is ended by a signal stops its VM with its stop tokens.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class HostCleanupSystemTest {
     private static final String FILL = HostTestPrograms.Fill.class.getName();
+    /** Hosts that log at INFO say when they stop a VM at its launcher's request. */
+    private static final String INFO = "-Dorg.slf4j.simpleLogger.defaultLogLevel=info";
 
     @TempDir
     static Path dir;
@@ -86,6 +89,38 @@ class HostCleanupSystemTest {
         }
         try (HostProcess next = HostProcess.start("127.0.0.7", secret)) {
             assertFalse(Files.exists(killedDir), next.output());
+        }
+    }
+
+    @Test
+    void aRunThatTimesOutStopsItsVmWithItsToken() throws Exception {
+        try (HostProcess host = HostProcess.start("127.0.0.8", secret, List.of(INFO), List.of())) {
+            Cli run = Cli.execute("run", "--hosts", host.address(), "--threads", "1", "--vm", "late", "--timeout", "5",
+                    "--secret-file", secret.toString(), FILL, "10", "5", dir.resolve("gate-late").toString());
+            assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
+            assertTrue(run.out().contains("result: FAILED: timed out after 5 s"), run.out());
+            assertFalse(run.out().contains("could not stop"), run.out());
+            host.awaitOutput("stopped 1 agent(s) of vm 'late' at its launcher's request", 30_000);
+        }
+    }
+
+    @Test
+    void aLauncherEndedBySigtermStopsItsVmWithItsToken() throws Exception {
+        try (HostProcess host = HostProcess.start("127.0.0.9", secret, List.of(INFO), List.of())) {
+            Process launcher = new ProcessBuilder(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp",
+                    io.dsa.agent.host.JvmCommand.classPath(), DsaCli.class.getName(), "run", "--hosts", host.address(),
+                    "--threads", "1", "--vm", "interrupted", "--secret-file", secret.toString(), FILL, "10", "5",
+                    dir.resolve("gate-interrupted").toString()).redirectErrorStream(true).redirectOutput(dir.resolve("launcher.log").toFile())
+                    .start();
+            try {
+                Poll.status(s -> s.out().contains("RUNNING"), "--hosts", host.address(), "--vm", "interrupted",
+                        "--secret-file", secret.toString());
+                launcher.destroy();   // SIGTERM, as Ctrl-C's SIGINT: the shutdown hook stops the VM
+                assertTrue(launcher.waitFor(30, TimeUnit.SECONDS));
+                host.awaitOutput("stopped 1 agent(s) of vm 'interrupted' at its launcher's request", 30_000);
+            } finally {
+                launcher.destroyForcibly();
+            }
         }
     }
 

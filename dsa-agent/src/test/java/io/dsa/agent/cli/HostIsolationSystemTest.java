@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Jobs are isolated from their host: each runs in a JVM of its own, so a job that calls
- * {@code System.exit}, runs out of memory or has a hostile static initialiser fails alone while a
+ * {@code System.exit}, runs out of memory, is killed or has a hostile static initialiser fails alone while a
  * co-tenant job on the same hosts ends OK and the hosts keep serving; a class that is no program
  * never runs its initialiser; stopping a VM needs its launcher's token; the heap and processors
  * come from the request, capped by the host. Two hosts: 127.0.0.2 without caps, 127.0.0.3 with
@@ -89,7 +89,7 @@ class HostIsolationSystemTest {
 
     private static List<Path> filesOf(String vm) {
         try (Stream<Path> walk = Files.walk(HostProcess.workDir(secret))) {
-            return walk.filter(p -> p.getFileName().toString().contains("-" + vm + "-")).toList();
+            return walk.filter(p -> p.getFileName().toString().matches("job-\\d+-" + Pattern.quote(vm) + "-\\d+\\.jar")).toList();
         } catch (IOException e) {
             throw new AssertionError(e);
         }
@@ -105,6 +105,12 @@ class HostIsolationSystemTest {
     void aJobThatRunsOutOfMemoryFailsAloneNamingItsHeap() throws Exception {
         assertFailsAloneBesideATenant("hog", HostTestPrograms.Hog.class, List.of("--job-heap", "64m"),
                 "result: FAILED: node 1 of vm 'hog' ran out of memory (heap 64 MiB)");
+    }
+
+    @Test
+    void aJobWhoseJvmIsKilledFailsAloneNamingTheSignal() throws Exception {
+        assertFailsAloneBesideATenant("crash", HostTestPrograms.Crash.class, List.of(),
+                "result: FAILED: node 1 of vm 'crash' was killed by signal 9 (exit code 137)");
     }
 
     @Test

@@ -189,6 +189,21 @@ final class HostTestPrograms {
         public void work(DsaWorker w) { w.barrier(); }
     }
 
+    /** Node 1's JVM is killed (SIGKILL, as by the kernel's OOM killer or a crash) in its setup. */
+    public static final class Crash implements DsaProgram {
+        public Crash() {}
+
+        @Override
+        public void setup(DsaNode node) throws Exception {
+            if (node.network().nodeId() != 1) return;
+            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+            Thread.sleep(60_000);   // the signal ends this JVM first
+        }
+
+        @Override
+        public void work(DsaWorker w) { w.barrier(); }
+    }
+
     /** A program whose static initialiser throws. */
     public static final class BadInit implements DsaProgram {
         static final int VALUE = hostile();
