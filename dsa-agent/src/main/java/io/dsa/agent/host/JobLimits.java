@@ -81,7 +81,8 @@ record JobLimits(long heapBytes, int cpus, List<String> notes) {
         private final List<Integer> allowed;
         private final AtomicInteger next = new AtomicInteger();
 
-        private CpuSets(List<Integer> allowed) { this.allowed = allowed; }
+        /** @param allowed the processors this host may use */
+        CpuSets(List<Integer> allowed) { this.allowed = allowed; }
 
         /** @return the sets for this process: from {@code /proc/self/status}; none without {@code taskset} */
         static CpuSets forThisProcess() {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the next host started on the same work directory removes its files. A launcher that times
  * out or is ended by a signal stops its VM with its stop tokens.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostCleanupSystemTest {
     private static final String FILL = HostTestPrograms.Fill.class.getName();
     /** Hosts that log at INFO say when they stop a VM at its launcher's request. */
@@ -68,7 +68,7 @@ class HostCleanupSystemTest {
             assertTrue(host.output().contains("host " + host.address() + " stopped"), host.output());
             awaitEnded(jvms);
             assertFalse(Files.exists(host.hostDir(secret)), "the host deletes its work directory when it stops");
-            Cli failed = run.get(60, TimeUnit.SECONDS);
+            Cli failed = run.get(150, TimeUnit.SECONDS);
             assertEquals(DsaCli.EXIT_FAILED, failed.exitCode(), failed.toString());
         }
     }
@@ -85,7 +85,7 @@ class HostCleanupSystemTest {
             assertTrue(host.process().waitFor(30, TimeUnit.SECONDS));
             awaitEnded(jvms);   // their stdin pipe closed with the host
             assertTrue(Files.list(killedDir).anyMatch(p -> p.getFileName().toString().endsWith(".jar")), "the jar is left over");
-            assertEquals(DsaCli.EXIT_FAILED, run.get(60, TimeUnit.SECONDS).exitCode());
+            assertEquals(DsaCli.EXIT_FAILED, run.get(150, TimeUnit.SECONDS).exitCode());
         }
         try (HostProcess next = HostProcess.start("127.0.0.7", secret)) {
             assertFalse(Files.exists(killedDir), next.output());
@@ -100,7 +100,7 @@ class HostCleanupSystemTest {
             assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
             assertTrue(run.out().contains("result: FAILED: timed out after 5 s"), run.out());
             assertFalse(run.out().contains("could not stop"), run.out());
-            host.awaitOutput("stopped 1 agent(s) of vm 'late' at its launcher's request", 30_000);
+            host.awaitOutput("stopped 1 agent(s) of vm 'late' at its launcher's request", 120_000);
         }
     }
 
@@ -117,7 +117,7 @@ class HostCleanupSystemTest {
                         "--secret-file", secret.toString());
                 launcher.destroy();   // SIGTERM, as Ctrl-C's SIGINT: the shutdown hook stops the VM
                 assertTrue(launcher.waitFor(30, TimeUnit.SECONDS));
-                host.awaitOutput("stopped 1 agent(s) of vm 'interrupted' at its launcher's request", 30_000);
+                host.awaitOutput("stopped 1 agent(s) of vm 'interrupted' at its launcher's request", 120_000);
             } finally {
                 launcher.destroyForcibly();
             }
@@ -146,6 +146,6 @@ class HostCleanupSystemTest {
 
     private static void awaitEnded(List<ProcessHandle> jvms) throws InterruptedException {
         Poll.until("the host's JVMs ended", () -> jvms.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList(),
-                List::isEmpty, 30_000, 50);
+                List::isEmpty, 120_000, 50);
     }
 }

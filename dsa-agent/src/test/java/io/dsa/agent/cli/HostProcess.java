@@ -51,7 +51,7 @@ final class HostProcess implements AutoCloseable {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         HostProcess host = new HostProcess(p);
         try {
-            host.awaitAddress(20_000);
+            host.awaitAddress(60_000);
         } catch (RuntimeException | InterruptedException e) {
             host.close();
             throw e;

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code dsa run --hosts} and {@code dsa status} in this JVM. The hosts do not have the test
  * program on their class path: it reaches them only as the shipped jar.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostsSystemTest {
     private static final String FILL = HostTestPrograms.Fill.class.getName();
 
@@ -99,8 +99,8 @@ class HostsSystemTest {
         } finally {
             Files.writeString(gate, "open");
         }
-        Cli left = first.get(40, TimeUnit.SECONDS);
-        Cli right = second.get(40, TimeUnit.SECONDS);
+        Cli left = first.get(150, TimeUnit.SECONDS);
+        Cli right = second.get(150, TimeUnit.SECONDS);
         assertEquals(0, left.exitCode(), left.toString());
         assertEquals(0, right.exitCode(), right.toString());
         assertTrue(left.out().contains("sum 90000 expected 90000"), left.out());
@@ -159,7 +159,7 @@ class HostsSystemTest {
         } finally {
             Files.writeString(gate, "open");
         }
-        Cli done = run.get(40, TimeUnit.SECONDS);
+        Cli done = run.get(150, TimeUnit.SECONDS);
         assertEquals(0, done.exitCode(), done.toString());
         assertTrue(done.out().contains("sum 40000 expected 40000"), done.out());
     }
