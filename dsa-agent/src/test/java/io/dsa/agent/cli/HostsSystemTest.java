@@ -84,8 +84,10 @@ class HostsSystemTest {
                 "--nodes", "4", "--threads", "1", "--vm", "right", "--secret-file", secret.toString(), FILL, "300", "20",
                 gate.toString()));
         try {
-            Cli status = awaitStatus(s -> s.out().lines().filter(l -> l.contains("RUNNING")).count() == 7,
-                    "--hosts", hostList(), "--secret-file", secret.toString());
+            Cli status = awaitStatus(s -> s.out().lines().filter(l -> l.contains("RUNNING")).count() == 7
+                    || first.isDone() || second.isDone(), "--hosts", hostList(), "--secret-file", secret.toString());
+            assertFalse(first.isDone() || second.isDone(), () -> "a run ended while both should run: "
+                    + (first.isDone() ? first.join() : second.join()));
             List<String> lines = status.out().lines().toList();
             assertTrue(lines.get(0).matches("VM\\s+NODE\\s+HOST\\s+AGENT\\s+STATE\\s+PROGRAM\\s+HOMED\\s+CACHED"), status.out());
             // node 3 of "right" wraps around to the first host
