@@ -272,6 +272,10 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     // On the I/O thread: recorded at once, so that the JVM's exit, handled later, sees it.
     private void onOutcome(HostedJob job, HostJobEventMessage e) {
+        if (job.outcome != null) {   // one outcome per job; a JVM that sends more is not believed twice
+            LOG.warn("host {}: the JVM of {} sent a second outcome; dropped", address(), job.id());
+            return;
+        }
         job.outcome = e;
         control.execute(() -> report(job, e));
     }

@@ -165,9 +165,6 @@ final class AgentProcess {
     /** @return the JVM's process id */
     long pid() { return process.pid(); }
 
-    /** @return the job's limits */
-    JobLimits limits() { return limits; }
-
     /**
      * Sends a request and waits for its answer.
      *
