@@ -87,8 +87,10 @@ class UnauthenticatedFloodTest {
                 System.out.printf("flood: %,d sockets from %d sources, %,d opened in all, %,d closed by the host; %d statuses ok,"
                         + " slowest %d ms, each: %s ms (before the flood: %d ms)%n", connections, sources.size(), flood.opened.get(),
                         flood.closedByHost.get(), statuses, worstMs, latenciesMs, beforeMs);
-                assertTrue(flood.closedByHost.get() >= 1_000, "the host evicted too few to have been flooded: "
-                        + flood.closedByHost.get());
+                // The statuses may all finish before the flood has run long enough for 1,000 evictions
+                // (a fast machine): the flood goes on until the host has evicted that many, or fails.
+                Poll.until("the host to evict 1,000 unauthenticated connections", flood.closedByHost::get,
+                        n -> n >= 1_000, 60_000, 50);
             }
             String summary = Poll.until("a counted line in the host's log", host::output, out -> SUMMARY.matcher(out).find(),
                     30_000, 100);
