@@ -52,4 +52,22 @@ class JobCodecTest {
         byte[] padded = Arrays.copyOf(bytes, bytes.length + 1);
         assertTrue(assertThrows(DsaException.class, () -> JobCodec.decode(padded)).getMessage().contains("trailing"));
     }
+
+    /** Found by the job-codec fuzz target: an 11-byte description made readUTF allocate 64 KiB twice over. */
+    @Test
+    void aForgedStringLengthIsRefusedBeforeAnythingIsAllocatedForIt() {
+        byte[] forged = {1, -1, -1, -1, -1, -1, -1, -1, -60, -1, -1};   // version 1, jobId, vmName of 65535 bytes
+        DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(forged));
+        assertEquals("job description: vmName of 65535 bytes, but 0 left", e.getMessage());
+    }
+
+    @Test
+    void aForgedStringCountIsRefusedNamingWhatIsLeft() {
+        byte[] bytes = JobCodec.encode(new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0]));
+        int argsCount = bytes.length - 12;   // args count, options count, jar length follow the program class
+        bytes[argsCount] = 0;
+        bytes[argsCount + 1] = 1;   // 65536 args
+        DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(bytes));
+        assertEquals("job description: args count 65536 out of range [0, 4]", e.getMessage());
+    }
 }

@@ -1,0 +1,64 @@
+package io.dsa.bench.fuzz;
+
+import io.dsa.agent.host.HostMessageFuzzer;
+import io.dsa.agent.host.JobCodecFuzzer;
+import io.dsa.agent.transport.FrameDecoderFuzzer;
+import io.dsa.agent.transport.HandshakeFuzzer;
+import io.dsa.agent.transport.PreAuthFrameDecoderFuzzer;
+import io.dsa.agent.transport.WireBodyFuzzer;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Every decoder that reads bytes from outside the node, as a fuzz target: a class with Jazzer's
+ * {@code public static void fuzzerTestOneInput(byte[])} and seed inputs made from real messages.
+ * The JUnit {@code @FuzzTest}s and {@code dsa bench fuzz} both run these.
+ */
+public enum FuzzTarget {
+    /** The frame decoder after authentication (every message type). */
+    FRAMES("frames", FrameDecoderFuzzer.class, FrameDecoderFuzzer::fuzzerTestOneInput, FrameDecoderFuzzer::seeds),
+    /** The frame decoder before authentication (handshake frames, 1 KiB at most). */
+    PRE_AUTH_FRAMES("pre-auth-frames", PreAuthFrameDecoderFuzzer.class, PreAuthFrameDecoderFuzzer::fuzzerTestOneInput,
+            PreAuthFrameDecoderFuzzer::seeds),
+    /** {@code WireFormat.readBody} per message type. */
+    WIRE_BODIES("wire-bodies", WireBodyFuzzer.class, WireBodyFuzzer::fuzzerTestOneInput, WireBodyFuzzer::seeds),
+    /** The handshake handler (acceptor and dialer) fed arbitrary bytes. */
+    HANDSHAKE("handshake", HandshakeFuzzer.class, HandshakeFuzzer::fuzzerTestOneInput, HandshakeFuzzer::seeds),
+    /** Host requests, replies, jobs, job events and transfers with the host's field parsers. */
+    HOST_MESSAGES("host-messages", HostMessageFuzzer.class, HostMessageFuzzer::fuzzerTestOneInput, HostMessageFuzzer::seeds),
+    /** The job description hosts exchange ({@code JobCodec}). */
+    JOB_CODEC("job-codec", JobCodecFuzzer.class, JobCodecFuzzer::fuzzerTestOneInput, JobCodecFuzzer::seeds),
+    /** Migration and clone state ({@code AgentState.decode}). */
+    AGENT_STATE("agent-state", AgentStateFuzzer.class, AgentStateFuzzer::fuzzerTestOneInput, AgentStateFuzzer::seeds);
+
+    private final String id;
+    private final Class<?> targetClass;
+    private final Consumer<byte[]> target;
+    private final Supplier<List<byte[]>> seeds;
+
+    FuzzTarget(String id, Class<?> targetClass, Consumer<byte[]> target, Supplier<List<byte[]>> seeds) {
+        this.id = id;
+        this.targetClass = targetClass;
+        this.target = target;
+        this.seeds = seeds;
+    }
+
+    /** @return the name on the command line and in the report, e.g. {@code frames} */
+    public String id() { return id; }
+
+    /** @return the class Jazzer runs ({@code --target_class}) */
+    public Class<?> targetClass() { return targetClass; }
+
+    /** Runs the target on one input, on the calling thread; throws what the target throws. */
+    public void run(byte[] input) { target.accept(input); }
+
+    /** @return the seed inputs, made fresh from real messages */
+    public List<byte[]> seeds() { return seeds.get(); }
+
+    /** @return the target named {@code id} */
+    public static FuzzTarget byId(String id) {
+        for (FuzzTarget t : values()) if (t.id.equals(id)) return t;
+        throw new IllegalArgumentException("no fuzz target '" + id + "'; known: " + java.util.Arrays.stream(values()).map(FuzzTarget::id).toList());
+    }
+}
