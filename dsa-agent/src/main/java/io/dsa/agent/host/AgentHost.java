@@ -288,9 +288,10 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                 case "proxy" -> config.proxy(ProxyMode.valueOf(value));
                 case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
+                case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
                 case "hosts" -> { }   // where the VM's nodes run: for moves, see locate()
                 default -> throw new DsaException("unknown job option '" + option
-                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, hosts");
+                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, maxFrameBytes, hosts");
             }
         }
     }

@@ -108,7 +108,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.nodeId = nodeId;
         this.nodes = config.nodes();
         this.threadsPerNode = config.threadsPerNode();
-        this.peers = new Peers(nodeId, capacity, this::dispatch);
+        this.peers = new Peers(nodeId, capacity, this::dispatch, this::sendFailed);
         this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(),
                 m -> peers.send(m.destination(), m));
         this.barriers = new BarrierClient(this);
@@ -194,9 +194,31 @@ public final class NodeRuntime implements AutoCloseable {
 
     boolean failed() { return failure != null; }
 
+    /**
+     * Failure texts longer than this are cut when reported: the report travels in one frame, which
+     * may be as small as {@link DsaConfig#MIN_MAX_FRAME_BYTES} (UTF-8 takes at most 3 bytes a char).
+     */
+    static final int MAX_FAILURE_CHARS = 1000;
+
     /** Reports a local failure to the monitor, which aborts the job everywhere. */
     void reportFailure(String text) {
-        peers.send(0, new StatusMessage(nodeId, StatusMessage.FAILED, text));
+        String cut = text.length() <= MAX_FAILURE_CHARS ? text
+                : text.substring(0, MAX_FAILURE_CHARS) + "... (" + (text.length() - MAX_FAILURE_CHARS) + " more characters)";
+        peers.send(0, new StatusMessage(nodeId, StatusMessage.FAILED, cut));
+    }
+
+    /**
+     * A message that could not be sent fails the job with the reason: whatever waits for it (a
+     * reply, a barrier release, a partition) would otherwise wait until the job's timeout.
+     */
+    private void sendFailed(int node, Object message, DsaException cause) {
+        String text = "node " + nodeId + " " + cause.getMessage();
+        LOG.error(text);
+        if (message instanceof StatusMessage) {
+            abort(text);   // the failure report itself: fail here at least
+        } else {
+            reportFailure(text);
+        }
     }
 
     private void abort(String text) {
