@@ -128,7 +128,7 @@ final class FuzzCommand implements Callable<Integer> {
         plot(results);
         String notes = "- Engine: Jazzer (libFuzzer; version pinned by jazzer.version in pom.xml), one child JVM per target (-Xmx" + heap
                 + (nice != 0 ? ", nice " + nice : "") + "), instrumentation of io.dsa.** only\n"
-                + "- Findings: crashes, hangs (-timeout=10 s per input), out-of-memory, allocations over the harness's bound"
+                + "- Findings: crashes, hangs (-timeout=" + JazzerRun.TIMEOUT_SECONDS + " s per input), out-of-memory, allocations over the harness's bound"
                 + " and Netty leak reports; 0 everywhere means none\n"
                 + "- Coverage: libFuzzer's edges (cov) and features (ft) in the instrumented classes; corpus: inputs kept"
                 + " because they reached new coverage (seeded from real frames)";

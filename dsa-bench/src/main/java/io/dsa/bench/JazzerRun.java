@@ -32,6 +32,12 @@ final class JazzerRun {
     private static final Pattern STATUS = Pattern.compile(
             "^#(\\d+)\\s+\\S+\\s+cov: (\\d+) ft: (\\d+) corp: (\\d+)/(\\S+).*?exec/s: (\\d+)");
     private static final Pattern FINAL = Pattern.compile("^stat::(\\w+):\\s+(\\d+)");
+    /**
+     * Seconds one input may take before it counts as a hang (libFuzzer's {@code -timeout}). A decode
+     * takes microseconds, but the first inputs also load and instrument classes: on a loaded
+     * machine that took over 10 s once (a false "timeout" finding); a real hang takes forever.
+     */
+    static final int TIMEOUT_SECONDS = 60;
     /** A finding libFuzzer wrote: crash-, timeout-, oom- or leak- files. */
     private static final List<String> FINDING_PREFIXES = List.of("crash-", "timeout-", "oom-", "leak-", "slow-unit-");
 
@@ -65,7 +71,7 @@ final class JazzerRun {
                 "--target_class=" + target.targetClass().getName(),
                 "--instrumentation_includes=io.dsa.**", "--custom_hook_includes=io.dsa.**"));
         cmd.addAll(List.of("-runs=" + (inputs > 0 ? inputs : -1),
-                "-timeout=10", "-rss_limit_mb=4096", "-print_final_stats=1", "-reload=0",
+                "-timeout=" + TIMEOUT_SECONDS, "-rss_limit_mb=4096", "-print_final_stats=1", "-reload=0",
                 "-artifact_prefix=" + findings.toAbsolutePath() + "/"));
         if (seconds > 0) cmd.add("-max_total_time=" + seconds);
         cmd.add(corpus.toAbsolutePath().toString());
@@ -80,7 +86,7 @@ final class JazzerRun {
         int leaks = 0;
         long nextProgressNs = start;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-             PrintWriter logOut = new PrintWriter(Files.newBufferedWriter(log))) {
+             PrintWriter logOut = new PrintWriter(Files.newBufferedWriter(log), true)) {   // line by line: tail -f works
             logOut.println(String.join(" ", cmd));
             for (String line; (line = out.readLine()) != null; ) {
                 logOut.println(line);
@@ -131,7 +137,6 @@ final class JazzerRun {
         try (Stream<Path> files = Files.list(corpus)) {
             if (files.findAny().isPresent()) return;
         }
-        List<byte[]> seeds = target.seeds();
-        for (int i = 0; i < seeds.size(); i++) Files.write(corpus.resolve(String.format(Locale.ROOT, "seed-%02d", i)), seeds.get(i));
+        target.writeSeeds(corpus);
     }
 }

@@ -61,11 +61,16 @@ final class NettyConnection implements Connection {
                     + (message == null ? "null" : message.getClass().getName())
                     + ": expected a WireMessage record or a CoherenceMessage");
         }
+        FrameEncoder encoder = encoder();
+        if (encoder == null) {   // the pipeline is gone with the channel, whose close is (or will be) reported
+            LOG.debug("{} to closed connection {} dropped", type, remoteAddress);
+            return;
+        }
         // Encoded now, on the caller's thread: the partition bytes of a coherence message may be the
         // sender's own array, lent until this returns, and a message that cannot be sent fails its sender.
         ByteBuf frame;
         try {
-            frame = encoder().encodeNow(channel.alloc(), message);
+            frame = encoder.encodeNow(channel.alloc(), message);
         } catch (RuntimeException e) {
             throw new DsaException("cannot send " + type + " to node " + peerNodeId + " at " + remoteAddress + ": "
                     + (e instanceof EncoderException && e.getMessage() != null ? e.getMessage() : e.toString()), e);
@@ -73,11 +78,12 @@ final class NettyConnection implements Connection {
         channel.writeAndFlush(frame).addListener(CLOSE_ON_WRITE_FAILURE);
     }
 
+    /** @return the channel's frame encoder, or null when the channel closed before the first send */
     private FrameEncoder encoder() {
         FrameEncoder e = encoder;
         if (e == null) {
             e = channel.pipeline().get(FrameEncoder.class);
-            if (e == null) throw new IllegalStateException("connection to " + remoteAddress + " has no frame encoder");
+            if (e == null && channel.isOpen()) throw new IllegalStateException("connection to " + remoteAddress + " has no frame encoder");
             encoder = e;
         }
         return e;

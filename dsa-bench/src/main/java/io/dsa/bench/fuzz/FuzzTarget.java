@@ -6,7 +6,11 @@ import io.dsa.agent.transport.FrameDecoderFuzzer;
 import io.dsa.agent.transport.HandshakeFuzzer;
 import io.dsa.agent.transport.PreAuthFrameDecoderFuzzer;
 import io.dsa.agent.transport.WireBodyFuzzer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -55,6 +59,31 @@ public enum FuzzTarget {
 
     /** @return the seed inputs, made fresh from real messages */
     public List<byte[]> seeds() { return seeds.get(); }
+
+    /** @return the name of the target's {@code DecoderFuzzTest} method (and inputs directory), e.g. {@code preAuthFrames} */
+    public String testMethod() {
+        StringBuilder b = new StringBuilder();
+        for (String part : id.split("-")) b.append(b.length() == 0 ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
+        return b.toString();
+    }
+
+    /**
+     * Writes every target's seeds to {@code DIR/<testMethod>/seed-NN}: how the seeds under
+     * {@code src/test/resources/io/dsa/bench/fuzz/DecoderFuzzTestInputs} were made (rerun it when the
+     * wire format changes).
+     *
+     * @param args {@code DIR}
+     */
+    public static void main(String[] args) throws IOException {
+        for (FuzzTarget t : values()) t.writeSeeds(Path.of(args[0]).resolve(t.testMethod()));
+    }
+
+    /** Writes the seeds to {@code dir/seed-NN}, creating {@code dir}. */
+    public void writeSeeds(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<byte[]> all = seeds();
+        for (int i = 0; i < all.size(); i++) Files.write(dir.resolve(String.format(Locale.ROOT, "seed-%02d", i)), all.get(i));
+    }
 
     /** @return the target named {@code id} */
     public static FuzzTarget byId(String id) {
