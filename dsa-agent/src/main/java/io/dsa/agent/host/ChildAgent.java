@@ -328,9 +328,10 @@ final class ChildAgent {
                 case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                 case "proxy" -> config.proxy(ProxyMode.valueOf(value));
                 case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
+                case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
                 case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
                 default -> throw new DsaException("unknown job option '" + option
-                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, hosts");
+                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, maxFrameBytes, hosts");
             }
         }
         return config;
