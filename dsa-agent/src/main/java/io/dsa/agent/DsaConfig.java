@@ -38,6 +38,8 @@ public final class DsaConfig {
     public static final long DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
     /** Default children per node of a k-ary barrier tree. */
     public static final int DEFAULT_BARRIER_FANOUT = 4;
+    /** What a VM name may be: 1 to 64 letters, digits, '.', '_' or '-' (it names files and log lines). */
+    public static final String VM_NAME_PATTERN = "[A-Za-z0-9._-]{1,64}";
     /** Largest number of nodes. */
     public static final int MAX_NODES = 1024;
     /** Largest number of worker threads per node. */
@@ -273,7 +275,7 @@ public final class DsaConfig {
             range("max frame bytes", maxFrameBytes, MIN_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES);
             range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
             range("barrier fanout", barrierFanout, 2, 64);
-            if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
+            if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {
                 throw new IllegalArgumentException("vm name '" + vmName
                         + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
             }

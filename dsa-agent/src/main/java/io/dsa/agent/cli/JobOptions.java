@@ -69,7 +69,7 @@ final class JobOptions {
         Checks.range(spec, "--timeout", timeoutSeconds, 1, MAX_TIMEOUT_SECONDS);
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
         Checks.range(spec, "--max-frame-bytes", maxFrameBytes, DsaConfig.MIN_MAX_FRAME_BYTES, DsaConfig.MAX_MAX_FRAME_BYTES);
-        if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
+        if (vmName == null || !vmName.matches(DsaConfig.VM_NAME_PATTERN)) {
             throw Checks.usage(spec, "--vm '" + vmName + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
         }
     }

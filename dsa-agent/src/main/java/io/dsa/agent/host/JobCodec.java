@@ -87,7 +87,7 @@ final class JobCodec {
             byte[] jar = in.readNBytes(jarBytes);
             long heapBytes = in.readLong();
             int cpus = in.readInt();
-            String stopToken = in.readUTF();
+            String stopToken = readUtf(in, "stopToken");
             if (in.available() != 0) throw new DsaException("job description: " + in.available() + " trailing bytes");
             return new Job(new HostJobMessage(jobId, vm, node, nodes, threads, monitor, program, args, options, jar, heapBytes, cpus),
                     stopToken);

@@ -67,6 +67,16 @@ class JobCodecTest {
         assertEquals("job description: vmName of 65535 bytes, but 0 left", e.getMessage());
     }
 
+    /** Found by the job-codec fuzz target in 405 inputs: the stop token of version 2 was read with a plain readUTF. */
+    @Test
+    void aForgedStopTokenLengthIsRefusedBeforeAnythingIsAllocatedForIt() {
+        byte[] bytes = JobCodec.encode(new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0], 0, 0), "");
+        bytes[bytes.length - 2] = -1;
+        bytes[bytes.length - 1] = -1;   // a stop token of 65535 bytes, none of them there
+        DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(bytes));
+        assertEquals("job description: stopToken of 65535 bytes, but 0 left", e.getMessage());
+    }
+
     @Test
     void aForgedStringCountIsRefusedNamingWhatIsLeft() {
         byte[] bytes = JobCodec.encode(new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0], 0, 0), "");
