@@ -2,6 +2,7 @@ package io.dsa.agent.host;
 
 import io.dsa.DsaException;
 import io.dsa.agent.transport.WireFuzzing;
+import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostRequestMessage;
 import io.dsa.agent.wire.TransferMessage;
 import io.dsa.bench.fuzz.FuzzChecks;
@@ -11,10 +12,12 @@ import java.util.List;
 /**
  * Fuzz target: the messages between launchers and hosts and between hosts (HOST_JOB,
  * HOST_JOB_EVENT, HOST_REQUEST, HOST_REPLY, TRANSFER), decoded as the frame decoder does and then
- * through the parsers a host applies to their fields before acting: the clone registration of a
- * HOST_REQUEST ({@link ClonePartitions#decode}) and the clone id and cloning mark of a TRANSFER
- * payload ({@link RemoteAgentMonitor#cloneId}, {@link RemoteAgentMonitor#isCloning}). Input: byte 0
- * picks the type (modulo 5), the rest is the body.
+ * through the parsers a host applies to their fields before acting: the check of a job
+ * ({@link HostedJob#invalid}), the targets of HOST_REQUESTs (a clone registration with
+ * {@link ClonePartitions}, a move's commit or abandon, a read: {@link HostRequests#cloneRegistration},
+ * {@link HostRequests#move}, {@link HostRequests#read}) and the clone id and cloning mark of a
+ * TRANSFER payload ({@link RemoteAgentMonitor#cloneId}, {@link RemoteAgentMonitor#isCloning}).
+ * Input: byte 0 picks the type (modulo 5), the rest is the body.
  *
  * <p>Asserts: only the documented rejections (the wire's malformed/truncated, the parsers'
  * {@link DsaException}); what decodes re-encodes stably; the allocation bound.
@@ -34,9 +37,16 @@ public final class HostMessageFuzzer {
         int type = WireFuzzing.typeIndex(TYPES[(input[0] & 0xff) % TYPES.length]);
         Object m = WireFuzzing.readBody(type, java.util.Arrays.copyOfRange(input, 1, input.length));
         try {
-            if (m instanceof HostRequestMessage r && r.op() == HostRequestMessage.REGISTER_CLONE && r.target() != null) {
-                String[] parts = r.target().split("\\|", 2);
-                ClonePartitions.decode(parts.length > 1 ? parts[1] : "");
+            if (m instanceof HostJobMessage job) {
+                HostedJob.invalid(job);
+            } else if (m instanceof HostRequestMessage r) {
+                switch (r.op()) {
+                    case HostRequestMessage.REGISTER_CLONE -> HostRequests.cloneRegistration(r.target(), r.requestId());
+                    case HostRequestMessage.COMMIT_MOVE, HostRequestMessage.ABANDON_MOVE ->
+                            HostRequests.move(r.target(), r.op() == HostRequestMessage.COMMIT_MOVE);
+                    case HostRequestMessage.READ_ARRAY -> HostRequests.read(r.target(), r.requestId());
+                    default -> { }   // the other ops' targets are a number or a stop token, or none
+                }
             } else if (m instanceof TransferMessage t) {
                 // Jazzer 0.24's hook of Arrays.equals(byte[], byte[]) crashes the JVM (SIGSEGV in
                 // traceMemcmp) on a null array, which isCloning passes legally; fixed in Jazzer 0.28
@@ -52,11 +62,13 @@ public final class HostMessageFuzzer {
     /** @return real host messages of each type; clone registrations and transfer payloads among them */
     public static List<byte[]> seeds() {
         List<byte[]> seeds = new ArrayList<>();
-        for (int i = 0; i < TYPES.length; i++) {
-            Object sample = WireFuzzing.sample(TYPES[i]);
-            if (sample != null) seeds.add(WireFuzzing.prefixed(i, WireFuzzing.body(sample)));
-        }
+        for (int i = 0; i < TYPES.length; i++) seeds.add(WireFuzzing.prefixed(i, WireFuzzing.body(WireFuzzing.sample(TYPES[i]))));
         seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(8, HostRequestMessage.REGISTER_CLONE, "dsa", 1, "6|"))));
+        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(10, HostRequestMessage.COMMIT_MOVE, "dsa", 1,
+                "2@127.0.0.1:45690"))));
+        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(11, HostRequestMessage.ABANDON_MOVE, "dsa", 1, "2"))));
+        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(12, HostRequestMessage.READ_ARRAY, "dsa", 1,
+                "A\t0\t16"))));
         seeds.add(WireFuzzing.prefixed(4, WireFuzzing.body(new TransferMessage(9, TransferMessage.BEGIN_TRANSFER, "dsa/0",
                 "127.0.0.1:1", "clone".getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
         return seeds;

@@ -59,7 +59,8 @@ public final class FrameDecoderFuzzer {
             Reads reads = new Reads(input);
             EmbeddedChannel ch = new EmbeddedChannel(false, false);
             ch.config().setAllocator(reads.alloc);
-            ch.pipeline().addLast(Transport.DECODER, new FrameDecoder(maxFrameBytes, handshakePhase));
+            ch.pipeline().addLast(handshakePhase ? Transport.HANDSHAKE_DECODER : Transport.FRAME_DECODER,
+                    new FrameDecoder(maxFrameBytes, handshakePhase));
             register(ch);
             return () -> {
                 reads.feed(ch);
@@ -70,8 +71,15 @@ public final class FrameDecoderFuzzer {
         });
     }
 
-    private static void checkDecoded(EmbeddedChannel ch, boolean handshakePhase) {
-        for (Object m; (m = ch.readInbound()) != null; ) {
+    /**
+     * Checks what came out of the decoder (only types of its phase) and the channel (open, or closed
+     * with a {@link CorruptedFrameException} reason), consuming the messages.
+     *
+     * @return the number of messages that came out
+     */
+    static int checkDecoded(EmbeddedChannel ch, boolean handshakePhase) {
+        int decoded = 0;
+        for (Object m; (m = ch.readInbound()) != null; decoded++) {
             MessageType type = MessageType.of(m);
             if (type == null || type.handshake() != handshakePhase) {
                 throw new AssertionError("decoder " + (handshakePhase ? "before" : "after") + " the handshake passed " + m);
@@ -84,6 +92,7 @@ public final class FrameDecoderFuzzer {
         if (reason != null && !(reason instanceof CorruptedFrameException && reason.getMessage() != null)) {
             throw new AssertionError("closed with an undocumented reason " + reason, reason);
         }
+        return decoded;
     }
 
     static void register(EmbeddedChannel ch) {
@@ -107,11 +116,17 @@ public final class FrameDecoderFuzzer {
         }
 
         Reads(byte[] input, int cut) {
-            int step = cut == 0 ? Math.max(1, input.length - 1) : cut;
-            reads = new ByteBuf[(input.length - 1 + step - 1) / step];
-            for (int i = 0, at = 1; at < input.length; i++, at += step) {
-                int n = Math.min(step, input.length - at);
-                reads[i] = alloc.heapBuffer(n).writeBytes(input, at, n);
+            this(input, 1, cut);
+        }
+
+        /** The stream {@code bytes[from..]} in reads of {@code cut} bytes (0: one read). */
+        Reads(byte[] bytes, int from, int cut) {
+            int length = bytes.length - from;
+            int step = cut == 0 ? Math.max(1, length) : cut;
+            reads = new ByteBuf[(length + step - 1) / step];
+            for (int i = 0, at = from; at < bytes.length; i++, at += step) {
+                int n = Math.min(step, bytes.length - at);
+                reads[i] = alloc.heapBuffer(n).writeBytes(bytes, at, n);
             }
         }
 

@@ -14,13 +14,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fuzz target: a whole unauthenticated connection (frame decoder, encoder and handshake handler,
- * as {@link Transport} sets them up) fed arbitrary bytes by a peer that does not know the secret.
+ * Fuzz target: a whole unauthenticated connection (frame decoder, encoder and the version-2
+ * handshake handler, as {@link Transport} sets them up) fed arbitrary bytes by a peer that does
+ * not know the secret: as acceptor (it sends a CHALLENGE, then reads a HELLO) or as dialer (it
+ * reads a CHALLENGE, answers with a HELLO and an X25519 key share, then reads a WELCOME).
  * Input: byte 0 picks the side (bit 0: acceptor or dialer), how the stream is cut into reads
  * (bits 1-6: 0 for one read, else reads of that many bytes) and whether the handshake timeout then
  * fires (bit 7); the rest is what the peer sends.
  *
- * <p>Asserts: the connection never authenticates and no message reaches the node; nothing is
+ * <p>Asserts: the connection never authenticates, never installs the record layer, and no message
+ * reaches the node; nothing is
  * thrown out of the pipeline; a closed connection has failed the handshake and an open one is
  * still waiting; a dialer's connect future fails exactly when the connection closes; every buffer
  * is released; the allocation bound holds.
@@ -73,6 +76,9 @@ public final class HandshakeFuzzer {
     private static void check(HandshakeState state, EmbeddedChannel ch, Refusing node, CompletableFuture<Connection> connected) {
         if (node.touched != null) throw new AssertionError("a peer without the secret reached the node: " + node.touched);
         if (state == HandshakeState.AUTHENTICATED) throw new AssertionError("a peer without the secret authenticated");
+        if (ch.pipeline().get(Transport.RECORD_DECODER) != null || ch.pipeline().get(Transport.RECORD_ENCODER) != null) {
+            throw new AssertionError("the record layer was installed for a peer without the secret: " + ch.pipeline().names());
+        }
         if (ch.isOpen() == state.isTerminal()) {
             throw new AssertionError("channel " + (ch.isOpen() ? "open" : "closed") + " in handshake state " + state);
         }
@@ -82,26 +88,49 @@ public final class HandshakeFuzzer {
     }
 
     /**
-     * @return what a peer sends in a real handshake with the wrong secret: HELLOs and WELCOMEs with
-     *         bad MACs, a CHALLENGE, a REFUSE, messages glued behind them; for both sides, whole and cut
+     * @return what a peer sends in a real version-2 handshake with the wrong secret: to an acceptor,
+     *         HELLOs with bad MACs (its own security mode and the other), a version-1 HELLO, a
+     *         message before the handshake; to a dialer, a CHALLENGE and a WELCOME with a bad MAC,
+     *         a WELCOME with a small-order key share, a REFUSE, a CHALLENGE of the other mode;
+     *         whole and cut, with and without the timeout
      */
     public static List<byte[]> seeds() {
-        byte[] nonce = new byte[WireFormat.NONCE_BYTES];   // fixed, so the checked-in seeds are reproducible
-        java.util.Arrays.fill(nonce, (byte) 0x3c);
+        byte[] nonce = filled(WireFormat.NONCE_BYTES, 0x3c);   // fixed, so the checked-in seeds are reproducible
+        byte[] share = filled(WireFormat.KEY_SHARE_BYTES, 0x09);
         byte[] wrongSecret = "not-the-cluster-secret-at-all!!!".getBytes(StandardCharsets.US_ASCII);
-        byte[] hello = WireFuzzing.frame(new HelloMessage(WireFormat.VERSION, VM, 3, nonce,
-                HandshakeHandler.helloMac(wrongSecret, nonce, nonce, VM, 3)));
-        byte[] challenge = WireFuzzing.frame(new ChallengeMessage(WireFormat.VERSION, nonce));
-        byte[] welcome = WireFuzzing.frame(new WelcomeMessage(0, HandshakeHandler.welcomeMac(wrongSecret, nonce, nonce, VM, 0)));
-        byte[] refuse = WireFuzzing.frame(new RefuseMessage(HandshakeHandler.AUTHENTICATION_FAILED));
+        List<byte[]> toAcceptor = new ArrayList<>();
+        List<byte[]> toDialer = new ArrayList<>();
         byte[] join = WireFuzzing.frame(new io.dsa.agent.wire.JoinMessage(3, "127.0.0.1", 4567));
+        for (TransportSecurity security : TransportSecurity.values()) {
+            ChallengeMessage challenge = new ChallengeMessage(WireFormat.VERSION, security, nonce);
+            HelloMessage unsignedHello = new HelloMessage(WireFormat.VERSION, VM, 3, security, nonce, share, null);
+            byte[] hello = WireFuzzing.frame(unsignedHello.withMac(
+                    HandshakeCrypto.helloMac(wrongSecret, HandshakeCrypto.transcript(challenge, unsignedHello))));
+            toAcceptor.add(concat(hello, join));
+            WelcomeMessage unsignedWelcome = new WelcomeMessage(0, share, null);
+            byte[] transcript = HandshakeCrypto.transcript(challenge, unsignedHello, unsignedWelcome);
+            HandshakeCrypto.Secrets secrets = HandshakeCrypto.derive(wrongSecret, filled(32, 0x11), transcript);
+            byte[] welcome = WireFuzzing.frame(unsignedWelcome.withMac(HandshakeCrypto.welcomeMac(secrets, transcript)));
+            toDialer.add(concat(WireFuzzing.frame(challenge), welcome, join));
+        }
+        byte[] versionOne = WireFuzzing.frame(new HelloMessage(1, VM, 3, TransportSecurity.ENCRYPT, nonce, share, nonce));
+        versionOne[WireFormat.LENGTH_FIELD_BYTES] = 1;   // a build of protocol version 1 writes 1 in the frame too
+        toAcceptor.add(versionOne);
+        toAcceptor.add(join);
+        byte[] challenge = WireFuzzing.frame(new ChallengeMessage(WireFormat.VERSION, TransportSecurity.ENCRYPT, nonce));
+        toDialer.add(concat(challenge, WireFuzzing.frame(new WelcomeMessage(0, new byte[WireFormat.KEY_SHARE_BYTES], nonce))));
+        toDialer.add(concat(challenge, WireFuzzing.frame(new RefuseMessage(HandshakeHandler.AUTHENTICATION_FAILED))));
         List<byte[]> seeds = new ArrayList<>();
         for (int control : new int[] {0, 1, 2, 0x0f, 0x80, 0x81}) {
-            boolean acceptor = (control & 1) == 0;
-            seeds.add(WireFuzzing.prefixed(control, acceptor ? concat(hello, join) : concat(challenge, welcome, join)));
-            seeds.add(WireFuzzing.prefixed(control, acceptor ? concat(join) : concat(challenge, refuse)));
+            for (byte[] stream : (control & 1) == 0 ? toAcceptor : toDialer) seeds.add(WireFuzzing.prefixed(control, stream));
         }
         return seeds;
+    }
+
+    private static byte[] filled(int length, int value) {
+        byte[] b = new byte[length];
+        java.util.Arrays.fill(b, (byte) value);
+        return b;
     }
 
     private static byte[] concat(byte[]... parts) {

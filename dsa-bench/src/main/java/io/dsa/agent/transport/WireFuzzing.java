@@ -1,17 +1,36 @@
 package io.dsa.agent.transport;
 
+import io.dsa.agent.AgentState;
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AgentLaunchMessage;
+import io.dsa.agent.wire.AgentRestoreMessage;
+import io.dsa.agent.wire.AgentResumeMessage;
+import io.dsa.agent.wire.AgentStartedMessage;
+import io.dsa.agent.wire.AgentStatusMessage;
+import io.dsa.agent.wire.AgentStatusQueryMessage;
+import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ConnectPeersMessage;
 import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostRequestMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
 import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.RetireMessage;
+import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.StatusMessage;
 import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.VarOpMessage;
@@ -27,6 +46,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The fuzz targets' door into the package-private wire format (this class lives in dsa-bench, in
@@ -45,22 +65,32 @@ public final class WireFuzzing {
     /** @return the name of the type with index {@code index} */
     public static String typeName(int index) { return MessageType.values()[index].name(); }
 
+    /** @return the names of the supervision messages between a host and its job JVMs (codes from AGENT_LAUNCH's on), in code order */
+    public static List<String> supervisionTypes() {
+        return Arrays.stream(MessageType.values()).filter(t -> t.code() >= MessageType.AGENT_LAUNCH.code()).map(Enum::name).toList();
+    }
+
     /** @return the index of the type named {@code name} */
     public static int typeIndex(String name) { return MessageType.valueOf(name).ordinal(); }
 
-    /** @return one realistic message of every type, in type order (handshake types first) */
+    /**
+     * @return one realistic message of every type, in type order (handshake types first). The
+     *         switch has no default branch: a message type added to {@link MessageType} fails the
+     *         build here until it has a sample, so no type is fuzzed from random bodies only.
+     */
     public static List<Object> samples() {
-        byte[] nonce = new byte[WireFormat.NONCE_BYTES];
-        Arrays.fill(nonce, (byte) 0x5a);
+        byte[] nonce = filled(WireFormat.NONCE_BYTES, 0x5a);
+        byte[] share = filled(WireFormat.KEY_SHARE_BYTES, 0x2b);
+        byte[] mac = filled(WireFormat.NONCE_BYTES, 0x6d);
         byte[] partition = new byte[64];
         for (int i = 0; i < partition.length; i++) partition[i] = (byte) i;
         long[] arrayParams = {0, 64, 64, 16, 16, 0, 0};
         List<Object> all = new ArrayList<>();
         for (MessageType t : MessageType.values()) {
             all.add(switch (t) {
-                case CHALLENGE -> new ChallengeMessage(WireFormat.VERSION, nonce);
-                case HELLO -> new HelloMessage(WireFormat.VERSION, "dsa", 3, nonce, nonce.clone());
-                case WELCOME -> new WelcomeMessage(0, nonce);
+                case CHALLENGE -> new ChallengeMessage(WireFormat.VERSION, TransportSecurity.ENCRYPT, nonce);
+                case HELLO -> new HelloMessage(WireFormat.VERSION, "dsa", 3, TransportSecurity.ENCRYPT, nonce, share, mac);
+                case WELCOME -> new WelcomeMessage(0, share, mac);
                 case REFUSE -> new RefuseMessage(HandshakeHandler.AUTHENTICATION_FAILED);
                 case JOIN -> new JoinMessage(1, "127.0.0.1", 45678);
                 case VIEW -> new ViewMessage(2, List.of("127.0.0.1:45677", "127.0.0.1:45678"));
@@ -76,25 +106,69 @@ public final class WireFuzzing {
                 case STATUS -> new StatusMessage(1, StatusMessage.FAILED, "node 1 failed: boom");
                 case COHERENCE -> new CoherenceMessage(CoherenceOp.DATA_S, 3, 5, 1, 2, 2, partition);
                 case HOST_JOB -> new HostJobMessage(1, "dsa", 0, 2, 2, "127.0.0.1:45677", "io.dsa.examples.InnerProduct",
-                        List.of("1024", "32"), List.of("barrier=TREE", "fanout=4"), "PK\u0003\u0004 jar".getBytes(StandardCharsets.UTF_8));
+                        List.of("1024", "32"), List.of("barrier=TREE", "fanout=4"), "PK\u0003\u0004 jar".getBytes(StandardCharsets.UTF_8),
+                        256L << 20, 1);
                 case HOST_JOB_EVENT -> new HostJobEventMessage(1, 0, HostJobEventMessage.DONE, "", List.of("result 42"),
                         new long[] {1_000_000, 2_000_000});
                 case HOST_REQUEST -> new HostRequestMessage(5, HostRequestMessage.REGISTER_CLONE, "dsa", 0, "5|3:0,1;4:2");
-                case HOST_REPLY -> new HostReplyMessage(5, true, "registered", List.of("dsa\t0\t127.0.0.1:45677\t1\tRUNNING\tInnerProduct"),
+                case HOST_REPLY -> new HostReplyMessage(5, true, "registered",
+                        List.of("dsa\t0\t127.0.0.1:7000\t127.0.0.1:45677\tRUNNING\tio.dsa.examples.InnerProduct\t4\t1"),
                         new byte[] {1, 2, 3});
                 case TRANSFER -> new TransferMessage(6, TransferMessage.TRANSFER_AGENT, "dsa/1", "127.0.0.1:7000",
                         "5".getBytes(StandardCharsets.UTF_8));
-                default -> null;   // a type added since: fuzzed from random bodies only until it gets a sample here
+                case AGENT_LAUNCH -> new AgentLaunchMessage(11, AgentLaunchMessage.RUN, "dsa", 1, 4, 2, "127.0.0.1:45677",
+                        "127.0.0.1", "io.dsa.examples.InnerProduct", List.of("1024", "32"),
+                        List.of("barrier=TREE", "fanout=4", "proxy=FLOAT", "startupTimeoutMs=30000", "maxFrameBytes=1048576",
+                                "hosts=127.0.0.1:7000,127.0.0.1:7001"),
+                        "/tmp/dsa-host-7000/job-dsa-1/program.jar");
+                case AGENT_RESTORE -> new AgentRestoreMessage(12, 5, agentState());
+                case CONNECT_PEERS -> new ConnectPeersMessage(13);
+                case AGENT_RESUME -> new AgentResumeMessage(14);
+                case AGENT_STARTED -> new AgentStartedMessage(15, "127.0.0.1:45680", true);
+                case AGENT_STATUS_QUERY -> new AgentStatusQueryMessage(16);
+                case AGENT_STATUS -> new AgentStatusMessage(17, 3, 5);
+                case HOLD_BARRIER -> new HoldBarrierMessage(18);
+                case RELEASE_BARRIER -> new ReleaseBarrierMessage(19);
+                case EXPECT_MOVE -> new ExpectMoveMessage(20, 2);
+                case AWAIT_MOVE -> new AwaitMoveMessage(21, 2);
+                case COMMIT_MOVE -> new CommitMoveMessage(22, 2, "127.0.0.1:45690");
+                case ABANDON_MOVE -> new AbandonMoveMessage(23, 2);
+                case ADMIT_CLONE -> new AdmitCloneMessage(24, 5);
+                case REGISTER_CLONE -> new RegisterCloneMessage(25, 5,
+                        new long[] {RegisterCloneMessage.pack(3, 0), RegisterCloneMessage.pack(3, 1), RegisterCloneMessage.pack(4, 2)});
+                case READ_ARRAY -> new ReadArrayMessage(26, "A", 0, 16);
+                case SNAPSHOT -> new SnapshotMessage(27, -1);
+                case RETIRE -> new RetireMessage(28);
             });
         }
-        all.removeIf(java.util.Objects::isNull);
         return all;
     }
 
-    /** @return the sample of the type named {@code type} (see {@link #samples()}), or null if it has none */
+    /**
+     * @return a real agent state, as a move or a clone carries it: a home partition with a
+     *         directory entry and data, a cached copy, a home without data, a variable, a barrier
+     */
+    public static byte[] agentState() {
+        byte[] data = new byte[32];
+        for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 7);
+        AgentState.ArrayImage array = new AgentState.ArrayImage(3, "A", new long[] {0, 8, 8, 4, 4, 0, 0}, List.of(
+                new AgentState.PartitionImage(0, AgentState.ROLE_HOME, 1, -1, new int[] {0, 2}, data),
+                new AgentState.PartitionImage(2, AgentState.ROLE_CACHE, 1, -1, new int[0], data.clone()),
+                new AgentState.PartitionImage(3, AgentState.ROLE_HOME, 0, -1, new int[0], null)));
+        return new AgentState(1, "dsa", 12, 3, 2, List.of("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"),
+                List.of(array), List.of(new AgentState.VariableImage(4, Double.doubleToLongBits(2.5))),
+                new AgentState.BarrierImage(12, 12, 12, 0, 30, Map.of(5, 2L))).encode();
+    }
+
+    private static byte[] filled(int length, int value) {
+        byte[] b = new byte[length];
+        Arrays.fill(b, (byte) value);
+        return b;
+    }
+
+    /** @return the sample of the type named {@code type} (see {@link #samples()}) */
     public static Object sample(String type) {
-        for (Object m : samples()) if (MessageType.of(m).name().equals(type)) return m;
-        return null;
+        return samples().get(typeIndex(type));
     }
 
     /** @return {@code message}'s whole frame (length, version, type, body) */

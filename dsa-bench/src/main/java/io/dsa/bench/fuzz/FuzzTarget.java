@@ -1,10 +1,14 @@
 package io.dsa.bench.fuzz;
 
 import io.dsa.agent.host.HostMessageFuzzer;
+import io.dsa.agent.host.HostReplyFuzzer;
 import io.dsa.agent.host.JobCodecFuzzer;
+import io.dsa.agent.host.SupervisionFuzzer;
+import io.dsa.agent.internal.MonitorMessageFuzzer;
 import io.dsa.agent.transport.FrameDecoderFuzzer;
 import io.dsa.agent.transport.HandshakeFuzzer;
 import io.dsa.agent.transport.PreAuthFrameDecoderFuzzer;
+import io.dsa.agent.transport.RecordDecoderFuzzer;
 import io.dsa.agent.transport.WireBodyFuzzer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,7 +24,9 @@ import java.util.function.Supplier;
  * The JUnit {@code @FuzzTest}s and {@code dsa bench fuzz} both run these.
  */
 public enum FuzzTarget {
-    /** The frame decoder after authentication (every message type). */
+    /** The record layer of an authenticated connection and the frame decoder behind it, with known keys. */
+    RECORDS("records", RecordDecoderFuzzer.class, RecordDecoderFuzzer::fuzzerTestOneInput, RecordDecoderFuzzer::seeds),
+    /** The frame decoder after authentication (every message type), behind the record layer. */
     FRAMES("frames", FrameDecoderFuzzer.class, FrameDecoderFuzzer::fuzzerTestOneInput, FrameDecoderFuzzer::seeds),
     /** The frame decoder before authentication (handshake frames, 1 KiB at most). */
     PRE_AUTH_FRAMES("pre-auth-frames", PreAuthFrameDecoderFuzzer.class, PreAuthFrameDecoderFuzzer::fuzzerTestOneInput,
@@ -31,6 +37,13 @@ public enum FuzzTarget {
     HANDSHAKE("handshake", HandshakeFuzzer.class, HandshakeFuzzer::fuzzerTestOneInput, HandshakeFuzzer::seeds),
     /** Host requests, replies, jobs, job events and transfers with the host's field parsers. */
     HOST_MESSAGES("host-messages", HostMessageFuzzer.class, HostMessageFuzzer::fuzzerTestOneInput, HostMessageFuzzer::seeds),
+    /** The 18 supervision messages between a host and its job JVMs, with their receivers' checks. */
+    SUPERVISION("supervision", SupervisionFuzzer.class, SupervisionFuzzer::fuzzerTestOneInput, SupervisionFuzzer::seeds),
+    /** The rows of host replies: status rows, transfer reports, read rows. */
+    HOST_REPLIES("host-replies", HostReplyFuzzer.class, HostReplyFuzzer::fuzzerTestOneInput, HostReplyFuzzer::seeds),
+    /** VIEW, DEFINE, REGISTER and JOIN with the checks of their fields (addresses, array specs, parameters). */
+    MONITOR_MESSAGES("monitor-messages", MonitorMessageFuzzer.class, MonitorMessageFuzzer::fuzzerTestOneInput,
+            MonitorMessageFuzzer::seeds),
     /** The job description hosts exchange ({@code JobCodec}). */
     JOB_CODEC("job-codec", JobCodecFuzzer.class, JobCodecFuzzer::fuzzerTestOneInput, JobCodecFuzzer::seeds),
     /** Migration and clone state ({@code AgentState.decode}). */

@@ -25,6 +25,10 @@ class DecoderFuzzTest {
 
     @FuzzTest(maxDuration = BUDGET)
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void records(byte[] input) { FuzzTarget.RECORDS.run(input); }
+
+    @FuzzTest(maxDuration = BUDGET)
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void frames(byte[] input) { FuzzTarget.FRAMES.run(input); }
 
     @FuzzTest(maxDuration = BUDGET)
@@ -42,6 +46,18 @@ class DecoderFuzzTest {
     @FuzzTest(maxDuration = BUDGET)
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void hostMessages(byte[] input) { FuzzTarget.HOST_MESSAGES.run(input); }
+
+    @FuzzTest(maxDuration = BUDGET)
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void supervision(byte[] input) { FuzzTarget.SUPERVISION.run(input); }
+
+    @FuzzTest(maxDuration = BUDGET)
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void hostReplies(byte[] input) { FuzzTarget.HOST_REPLIES.run(input); }
+
+    @FuzzTest(maxDuration = BUDGET)
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void monitorMessages(byte[] input) { FuzzTarget.MONITOR_MESSAGES.run(input); }
 
     @FuzzTest(maxDuration = BUDGET)
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
