@@ -26,9 +26,10 @@ import picocli.CommandLine.Spec;
  * findings, corpus, coverage) to {@code --out}. Exit code 0 when no target found anything, 1 otherwise.
  */
 @Command(name = "fuzz", mixinStandardHelpOptions = true,
-        description = {"Fuzzes every decoder that reads bytes from outside a node (frames before and after the handshake,"
-                + " message bodies, the handshake, host messages, job descriptions, agent state) with Jazzer, one target at a"
-                + " time in a child JVM, and writes fuzz.csv and fuzz.md.",
+        description = {"Fuzzes every decoder that reads bytes from outside a node (the record layer and the frames behind it,"
+                + " frames before the handshake, message bodies, the handshake, host messages and replies, supervision messages,"
+                + " the monitor's messages, job descriptions, agent state) with Jazzer, one target at a time in a child JVM,"
+                + " and writes fuzz.csv and fuzz.md.",
             "A finding (crash, hang, leak, over-allocation) stops that target; its input is in WORK/TARGET/findings/ and"
                 + " docs/fuzzing.md says how to reproduce it. The corpus in WORK/TARGET/corpus/ grows from run to run."})
 final class FuzzCommand implements Callable<Integer> {
