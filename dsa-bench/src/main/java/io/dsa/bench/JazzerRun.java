@@ -23,8 +23,8 @@ import java.util.stream.Stream;
  * Jazzer instruments classes as they load and takes over the process's signal handlers and exit.
  *
  * <p>libFuzzer's status lines ({@code #N pulse cov: C ft: F corp: U/Sb ... exec/s: E}) become
- * progress lines; its final statistics ({@code -print_final_stats=1}) and the files in the findings
- * directory become the {@link Result}. The child is ended by its handle if this thread is
+ * progress lines; its final statistics ({@code -print_final_stats=1}) and the files this run added to
+ * the findings directory (which keeps earlier runs' findings) become the {@link Result}. The child is ended by its handle if this thread is
  * interrupted.
  */
 final class JazzerRun {
@@ -62,6 +62,7 @@ final class JazzerRun {
             throws IOException, InterruptedException {
         Path corpus = Files.createDirectories(work.resolve("corpus"));
         Path findings = Files.createDirectories(work.resolve("findings"));
+        List<Path> earlier = listFindings(findings);   // an earlier run's: kept, but not this run's findings
         seed(target, corpus);
         List<String> cmd = new ArrayList<>();
         if (nice != 0) cmd.addAll(List.of("nice", "-n", Integer.toString(nice)));
@@ -124,15 +125,19 @@ final class JazzerRun {
             }
         }
         double secs = (System.nanoTime() - start) / 1e9;
-        List<Path> found;
-        try (Stream<Path> files = Files.list(findings)) {
-            found = files.filter(p -> FINDING_PREFIXES.stream().anyMatch(p.getFileName().toString()::startsWith)).sorted().toList();
-        }
+        List<Path> found = listFindings(findings).stream().filter(p -> !earlier.contains(p)).toList();
         long done = finalExecs >= 0 ? finalExecs : lastInputs;
         // libFuzzer's average is 0 for a run shorter than a second: then count the whole child's time
         long rate = finalRate > 0 ? finalRate : secs > 0 ? Math.round(done / secs) : 0;
         return new Result(target, done, secs, rate, found.size(), leaks, units, cov, ft, found,
                 child.exitValue());
+    }
+
+    /** @return the findings in {@code dir}, by name */
+    private static List<Path> listFindings(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> FINDING_PREFIXES.stream().anyMatch(p.getFileName().toString()::startsWith)).sorted().toList();
+        }
     }
 
     /** Writes the target's seeds into an empty corpus directory. */

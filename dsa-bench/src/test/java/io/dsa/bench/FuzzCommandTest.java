@@ -42,6 +42,9 @@ class FuzzCommandTest {
     void smokeFuzzesTargetsAndWritesTheTable(@TempDir Path dir) throws Exception {
         Path results = dir.resolve("results");
         Path work = dir.resolve("work");
+        // an earlier run's finding (here: the input a killed run left) is kept but is not this run's
+        Files.createDirectories(work.resolve("job-codec/findings"));
+        Files.write(work.resolve("job-codec/findings/crash-left-by-an-earlier-run"), new byte[] {2});
         assertEquals(0, dsa("bench", "fuzz", "--smoke", "--targets", "frames,job-codec", "--out", results.toString(),
                 "--work", work.toString()));
 
