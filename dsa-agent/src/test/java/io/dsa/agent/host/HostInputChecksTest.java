@@ -71,6 +71,18 @@ class HostInputChecksTest {
         assertEquals("read reply without rows", refusal(() -> ElementRow.parseAll(null)));
     }
 
+    /**
+     * Before: each control character of a refused row went through String.format, 86 KB of garbage
+     * for a 211-byte reply (found by the host-replies fuzz target; its input is a regression input).
+     */
+    @Test
+    void aRowOfControlCharactersIsShownEscapedAndCutInTheRefusal() {
+        assertEquals("read row '\\u0000\\u001f\\u007f\\u009f' is not index<TAB>value",
+                refusal(() -> ElementRow.parse("\u0000\u001f\u007f\u009f")));
+        assertEquals("read row '" + "\\u0001".repeat(17) + "...' is not index<TAB>value",
+                refusal(() -> ElementRow.parse("\u0001".repeat(200))));
+    }
+
     /** Before: a reply with fewer rows threw IndexOutOfBoundsException, a non-number NumberFormatException. */
     @Test
     void aTransferReplyThatIsNoReportIsRefusedSayingWhatItExpects() {

@@ -217,9 +217,11 @@ public final class RecordDecoderFuzzer {
         static Stream raw(byte[] input) {
             byte[] bytes = Arrays.copyOfRange(input, HEADER_BYTES, input.length);
             // the records the decoder may open: as many as the stream's length fields delimit
+            // (summed as longs: a length near Integer.MAX_VALUE plus the header overflows an int)
+            ByteBuf lengths = Unpooled.wrappedBuffer(bytes);
             int records = 1;
             for (long at = 0; at + WireFormat.RECORD_HEADER_BYTES <= bytes.length; records++) {
-                at += WireFormat.RECORD_HEADER_BYTES + Math.max(0, Unpooled.wrappedBuffer(bytes).getInt((int) at));
+                at += WireFormat.RECORD_HEADER_BYTES + (long) Math.max(0, lengths.getInt((int) at));
             }
             return new Stream(bytes, records, null, 0, 0);
         }
