@@ -9,7 +9,10 @@ import java.util.List;
  * <p>Shared objects are created collectively and idempotently by name: every node makes the
  * same call; the first registers the object with the monitor, later calls return the same
  * object. A call whose shape or type differs from the registered one throws a
- * {@link DsaException} naming both. A new array holds zeros.
+ * {@link DsaException} naming both. A new array holds zeros. An array is refused at creation
+ * with a {@link DsaException} naming the sizes when one of its partitions is larger than the
+ * runtime can send between nodes, or when the partitions homed at the calling node do not fit
+ * that node's heap.
  */
 public interface DsaNode {
     /** @return the shape of the virtual machine and this node's place in it */

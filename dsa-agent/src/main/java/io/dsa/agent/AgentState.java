@@ -172,6 +172,7 @@ public record AgentState(int nodeId, String vmName, long epoch, int nodes, int t
      *         truncated, or carry a length out of range (the message says which and where)
      */
     public static AgentState decode(byte[] bytes) {
+        if (bytes == null) throw new DsaException("no agent state: the bytes are missing");
         ByteBuffer b = ByteBuffer.wrap(bytes);
         try {
             int magic = b.getInt();

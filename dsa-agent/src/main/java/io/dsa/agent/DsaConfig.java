@@ -30,10 +30,16 @@ public final class DsaConfig {
     public static final String DEFAULT_BIND_HOST = "127.0.0.1";
     /** Largest frame accepted by default: 64 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 << 20;
+    /** Smallest value of {@link Builder#maxFrameBytes(int)}: 4 KiB. */
+    public static final int MIN_MAX_FRAME_BYTES = 4096;
+    /** Largest value of {@link Builder#maxFrameBytes(int)}: 1 GiB. */
+    public static final int MAX_MAX_FRAME_BYTES = 1 << 30;
     /** Default limit on waiting for the VM to form. */
     public static final long DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
     /** Default children per node of a k-ary barrier tree. */
     public static final int DEFAULT_BARRIER_FANOUT = 4;
+    /** What a VM name may be: 1 to 64 letters, digits, '.', '_' or '-' (it names files and log lines). */
+    public static final String VM_NAME_PATTERN = "[A-Za-z0-9._-]{1,64}";
     /** Largest number of nodes. */
     public static final int MAX_NODES = 1024;
     /** Largest number of worker threads per node. */
@@ -121,7 +127,7 @@ public final class DsaConfig {
     /** @return {@code host:port} of node 0's agent (the monitor), or null for node 0 itself */
     public String monitorAddress() { return monitorAddress; }
 
-    /** @return the largest frame accepted from a peer */
+    /** @return the largest frame accepted from a peer, and so the largest partition an array may have (see {@code create...Array}) */
     public int maxFrameBytes() { return maxFrameBytes; }
 
     /** @return how long to wait for the VM to form */
@@ -266,10 +272,10 @@ public final class DsaConfig {
             range("threads per node", threadsPerNode, 1, MAX_THREADS_PER_NODE);
             range("node id", nodeId, 0, nodes - 1);
             range("port", port, 0, 65535);
-            range("max frame bytes", maxFrameBytes, 4096, 1 << 30);
+            range("max frame bytes", maxFrameBytes, MIN_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES);
             range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
             range("barrier fanout", barrierFanout, 2, 64);
-            if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
+            if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {
                 throw new IllegalArgumentException("vm name '" + vmName
                         + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
             }

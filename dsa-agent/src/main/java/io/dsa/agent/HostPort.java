@@ -18,6 +18,7 @@ public record HostPort(String host, int port) {
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+        if (host.isEmpty()) throw new IllegalArgumentException("address '" + text + "' has an empty host, expected host:port");
         int port;
         try {
             port = Integer.parseInt(text.substring(colon + 1));

@@ -66,6 +66,11 @@ class AgentStateTest {
     }
 
     @Test
+    void missingBytesAreRefusedAsNoState() {
+        assertEquals("no agent state: the bytes are missing", assertThrows(DsaException.class, () -> AgentState.decode(null)).getMessage());
+    }
+
+    @Test
     void everyTruncationIsRefused() {
         byte[] bytes = sample().encode();
         for (int n = 0; n < bytes.length; n++) {

@@ -1,6 +1,7 @@
 package io.dsa.agent.cli;
 
 import io.dsa.agent.HostPort;
+import io.dsa.agent.host.StatusRow;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,11 +30,14 @@ final class HostList {
         return hosts;
     }
 
-    /** @return the first of {@code hosts} that serves node (or clone) {@code node} of {@code vmName}, or null */
+    /**
+     * @return the first of {@code hosts} that serves node (or clone) {@code node} of {@code vmName}, or null
+     * @throws io.dsa.DsaException when a host cannot be asked or answers with a malformed row
+     */
     static HostPort serving(io.dsa.agent.host.HostClient client, List<HostPort> hosts, String vmName, int node) {
         for (HostPort h : hosts) {
-            for (String row : client.status(h, vmName)) {
-                if (row.split("\t", -1)[1].equals(Integer.toString(node))) return h;
+            for (StatusRow row : StatusRow.parseAll(client.status(h, vmName))) {
+                if (row.node() == node) return h;
             }
         }
         return null;

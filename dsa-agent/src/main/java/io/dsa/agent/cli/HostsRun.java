@@ -144,6 +144,7 @@ final class HostsRun {
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
+                "maxFrameBytes=" + job.maxFrameBytes,
                 "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
     }
 

@@ -49,6 +49,12 @@ final class JobOptions {
     @Mixin
     TransportSecurityOption security = new TransportSecurityOption();
 
+    @Option(names = "--max-frame-bytes", paramLabel = "BYTES", defaultValue = "" + DsaConfig.DEFAULT_MAX_FRAME_BYTES,
+            description = "Largest frame a node sends or accepts, and so the largest partition an array may have (an array with"
+                    + " larger partitions is refused at creation); from " + DsaConfig.MIN_MAX_FRAME_BYTES + " to "
+                    + DsaConfig.MAX_MAX_FRAME_BYTES + " (default: ${DEFAULT-VALUE}).")
+    int maxFrameBytes;
+
     @Parameters(index = "0", paramLabel = "PROGRAM",
             description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram.")
     String program;
@@ -62,7 +68,8 @@ final class JobOptions {
         Checks.range(spec, "--threads", threads, 1, DsaConfig.MAX_THREADS_PER_NODE);
         Checks.range(spec, "--timeout", timeoutSeconds, 1, MAX_TIMEOUT_SECONDS);
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
-        if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
+        Checks.range(spec, "--max-frame-bytes", maxFrameBytes, DsaConfig.MIN_MAX_FRAME_BYTES, DsaConfig.MAX_MAX_FRAME_BYTES);
+        if (vmName == null || !vmName.matches(DsaConfig.VM_NAME_PATTERN)) {
             throw Checks.usage(spec, "--vm '" + vmName + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
         }
     }
@@ -70,14 +77,15 @@ final class JobOptions {
     /** @return the base config: shape, VM name and transport security */
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
-                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).transportSecurity(security.value);
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).transportSecurity(security.value)
+                .maxFrameBytes(maxFrameBytes);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
     List<String> vmArguments() {
         List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
-                "--timeout", Long.toString(timeoutSeconds)));
+                "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes)));
         arguments.addAll(security.arguments());
         return arguments;
     }

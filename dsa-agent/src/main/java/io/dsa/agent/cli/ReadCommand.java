@@ -3,6 +3,7 @@ package io.dsa.agent.cli;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.host.AgentHost;
+import io.dsa.agent.host.ElementRow;
 import io.dsa.agent.host.HostClient;
 import java.io.PrintWriter;
 import java.util.List;
@@ -57,9 +58,8 @@ final class ReadCommand implements Callable<Integer> {
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            for (String row : client.read(host, node.vmName, node.nodeId, array, from, count)) {
-                String[] cells = row.split("\t", 2);
-                out.println(array + "[" + cells[0] + "] = " + cells[1]);
+            for (ElementRow element : ElementRow.parseAll(client.read(host, node.vmName, node.nodeId, array, from, count))) {
+                out.println(array + "[" + element.index() + "] = " + element.value());
             }
             out.flush();
             return 0;

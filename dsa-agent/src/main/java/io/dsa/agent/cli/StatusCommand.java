@@ -1,12 +1,15 @@
 package io.dsa.agent.cli;
 
+import io.dsa.DsaException;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.host.AgentHost;
 import io.dsa.agent.host.HostClient;
+import io.dsa.agent.host.StatusRow;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -54,26 +57,39 @@ final class StatusCommand implements Callable<Integer> {
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
         byte[] secret = secretOptions.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
-        List<String[]> rows = new ArrayList<>();
+        List<StatusRow> rows = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, security.value)) {
             for (HostPort h : hosts) {
                 try {
-                    for (String row : client.status(h, vmName)) rows.add(row.split("\t", -1));
+                    rows.addAll(parse(h, client.status(h, vmName)));
                 } catch (RuntimeException e) {
                     problems.add(Jobs.describe(e));
                 }
             }
         }
-        rows.sort((a, b) -> a[0].equals(b[0]) ? Integer.compare(Integer.parseInt(a[1]), Integer.parseInt(b[1])) : a[0].compareTo(b[0]));
-        for (String[] r : rows) r[5] = r[5].substring(r[5].lastIndexOf('.') + 1);
-        print(out, rows);
+        rows.sort(Comparator.comparing(StatusRow::vm).thenComparingInt(StatusRow::node));
+        List<String[]> cells = new ArrayList<>();
+        for (StatusRow r : rows) {
+            cells.add(new String[] {r.vm(), Integer.toString(r.node()), r.host(), r.agent(), r.state(), r.programSimpleName(),
+                    Integer.toString(r.homed()), Integer.toString(r.cached())});
+        }
+        print(out, cells);
         for (String p : problems) out.println("error: " + p);
         if (vmName != null && rows.isEmpty() && problems.isEmpty()) {
             out.println("error: vm '" + vmName + "' has no nodes on " + hosts);
         }
         out.flush();
         return problems.isEmpty() && (vmName == null || !rows.isEmpty()) ? 0 : DsaCli.EXIT_FAILED;
+    }
+
+    /** @throws DsaException naming {@code host} and the first row that does not parse; none of its rows is used then */
+    private static List<StatusRow> parse(HostPort host, List<String> rows) {
+        try {
+            return StatusRow.parseAll(rows);
+        } catch (DsaException e) {
+            throw new DsaException("host " + host + " answered with a malformed " + e.getMessage());
+        }
     }
 
     private static void print(PrintWriter out, List<String[]> rows) {

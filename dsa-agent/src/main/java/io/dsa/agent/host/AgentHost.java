@@ -173,9 +173,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         for (int i = 0; i < listed.size(); i++) {
             HostedJob j = listed.get(i);
             AgentStatusMessage c = counts.get(i).join();
-            rows.add(String.join("\t", j.job.vmName(), Integer.toString(j.job.nodeId()), address(),
-                    j.agentAddress == null ? "-" : j.agentAddress, j.state.name(), j.job.programClass(),
-                    c == null ? "0" : Integer.toString(c.homed()), c == null ? "0" : Integer.toString(c.cached())));
+            rows.add(new StatusRow(j.job.vmName(), j.job.nodeId(), address(), j.agentAddress == null ? StatusRow.NO_AGENT : j.agentAddress,
+                    j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached()).format());
         }
         rows.sort(null);
         return rows;
@@ -189,6 +188,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private void startJob(Connection owner, HostJobMessage m) {
         if (closed.get()) {
             owner.send(event(m, HostJobEventMessage.FAILED, "host " + address() + " is shutting down"));
+            return;
+        }
+        String invalid = HostedJob.invalid(m);
+        if (invalid != null) {
+            owner.send(event(m, HostJobEventMessage.FAILED, "host " + address() + " refused the job: " + invalid));
             return;
         }
         HostedJob job = new HostedJob(m, owner, stopToken(m.vmName(), owner));

@@ -170,6 +170,23 @@ final class AgentProcess {
     long pid() { return process.pid(); }
 
     /**
+     * Checks what a job's JVM says of the agent it started: the address goes into status rows and
+     * to the VM's other hosts, so it must be {@code host:port} (or absent, for a move's or clone's
+     * target before its state arrives).
+     *
+     * @return why the answer is refused, or null
+     */
+    static String invalidStart(AgentStartedMessage m) {
+        if (m.address() == null) return null;
+        try {
+            StatusRow.address(m.address(), "agent address");
+            return null;
+        } catch (IllegalArgumentException e) {
+            return "started an agent at a malformed address: " + e.getMessage();
+        }
+    }
+
+    /**
      * Sends a request and waits for its answer.
      *
      * @param request makes the request from its id
@@ -328,7 +345,9 @@ final class AgentProcess {
                     : message instanceof AgentStatusMessage s ? s.requestId() : -1;
             if (id >= 0) {
                 CompletableFuture<Object> f = pending.get(id);
-                if (f != null) f.complete(message);
+                String invalid = message instanceof AgentStartedMessage s ? invalidStart(s) : null;
+                if (f != null && invalid != null) f.completeExceptionally(new DsaException("the JVM of " + who + " " + invalid));
+                else if (f != null) f.complete(message);
             } else if (message instanceof HostJobEventMessage e) {
                 events.accept(e);
             } else {

@@ -90,10 +90,11 @@ final class ChildAgent {
     /** Loads the program (not for a clone) and, for {@link AgentLaunchMessage#RUN}, starts the agent and its run. */
     Object onLaunch(AgentLaunchMessage m) throws IOException, ReflectiveOperationException {
         if (job != null) throw new DsaException("this JVM already serves node " + job.nodeId() + " of vm '" + job.vmName() + "'");
+        DsaConfig.Builder config = config(m, clusterSecret, security);   // checks the launch before anything is loaded
         job = m;
         if (m.mode() != AgentLaunchMessage.CLONE_TARGET) program = load(m);
         if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program != null && program.resumable());
-        agent = DsaAgent.start(config(m).build());
+        agent = DsaAgent.start(config.build());
         host.send(new AgentStartedMessage(m.requestId(), agent.address(), program.resumable()));   // before any outcome
         DsaAgent started = agent;
         startRunner(() -> started.run(program, m.args()));
@@ -119,7 +120,7 @@ final class ChildAgent {
     Object onRestore(AgentRestoreMessage m) {
         if (job == null || agent != null) throw new DsaException("no target waits for a state in this JVM");
         AgentState state = AgentState.decode(m.state());
-        DsaConfig config = config(job).monitorAddress(state.view().get(0)).build();
+        DsaConfig config = config(job, clusterSecret, security).monitorAddress(state.view().get(0)).build();
         if (m.cloneId() < 0) {
             agent = DsaAgent.restore(config, state);
         } else {
@@ -187,7 +188,7 @@ final class ChildAgent {
             else if (a instanceof SharedLongArray l) v = Long.toString(l.read(i));
             else if (a instanceof SharedIntArray n) v = Integer.toString(n.read(i));
             else throw new DsaException("array '" + m.name() + "' has an element type this host cannot print");
-            rows.add(i + "\t" + v);
+            rows.add(new ElementRow(i, v).format());
         }
         return new HostReplyMessage(m.requestId(), true, "", rows, new byte[0]);
     }
@@ -257,14 +258,23 @@ final class ChildAgent {
     }
 
     Object onRegister(RegisterCloneMessage m) {
+        running().registerCloneSharers(m.cloneId(), cloneSharers(m));
+        return ok(m.requestId(), "registered");
+    }
+
+    /**
+     * @return the partitions a clone shares, by array, from its registration
+     * @throws DsaException when the registration carries no partition list
+     */
+    static Map<Integer, int[]> cloneSharers(RegisterCloneMessage m) {
+        if (m.partitions() == null) throw new DsaException("clone " + m.cloneId() + "'s registration carries no partition list");
         Map<Integer, List<Integer>> byArray = new TreeMap<>();
         for (long entry : m.partitions()) {
             byArray.computeIfAbsent(RegisterCloneMessage.arrayId(entry), k -> new ArrayList<>()).add(RegisterCloneMessage.partition(entry));
         }
         Map<Integer, int[]> held = new TreeMap<>();
         byArray.forEach((array, parts) -> held.put(array, parts.stream().mapToInt(Integer::intValue).toArray()));
-        running().registerCloneSharers(m.cloneId(), held);
-        return ok(m.requestId(), "registered");
+        return held;
     }
 
     // ---- this node on its way out ----------------------------------------------------------------
@@ -314,23 +324,41 @@ final class ChildAgent {
         return new HostReplyMessage(requestId, true, text, List.of(), new byte[0]);
     }
 
-    /** @return the agent's config for {@code m}: shape, address, the cluster secret and the job's options */
-    private DsaConfig.Builder config(AgentLaunchMessage m) {
+    /**
+     * @return the agent's config for {@code m}: shape, address, the cluster secret and the job's
+     *         options, checked ({@code build()} checks the ranges)
+     * @throws DsaException naming a mode out of range, a missing program, jar or list, or an
+     *         option that is unknown or whose value does not parse
+     */
+    static DsaConfig.Builder config(AgentLaunchMessage m, byte[] clusterSecret, TransportSecurity security) {
+        if (m.mode() < AgentLaunchMessage.RUN || m.mode() > AgentLaunchMessage.CLONE_TARGET) {
+            throw new DsaException("launch mode " + m.mode() + " out of range [" + AgentLaunchMessage.RUN + ", "
+                    + AgentLaunchMessage.CLONE_TARGET + "]");
+        }
+        if (m.programClass() == null || m.jarPath() == null || m.args() == null || m.options() == null) {
+            throw new DsaException("the launch of node " + m.nodeId() + " lacks its program class, jar path, arguments or options");
+        }
         DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
                 .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(m.bindHost()).port(0)
                 .monitorAddress(m.monitorAddress()).secret(clusterSecret).transportSecurity(security);
         for (String option : m.options()) {
+            if (option == null) throw new DsaException("the launch of node " + m.nodeId() + " carries a null option");
             int eq = option.indexOf('=');
             String key = eq < 0 ? option : option.substring(0, eq);
             String value = eq < 0 ? "" : option.substring(eq + 1);
-            switch (key) {
-                case "barrier" -> config.barrier(BarrierKind.valueOf(value));
-                case "fanout" -> config.barrierFanout(Integer.parseInt(value));
-                case "proxy" -> config.proxy(ProxyMode.valueOf(value));
-                case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
-                case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
-                default -> throw new DsaException("unknown job option '" + option
-                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, hosts");
+            try {
+                switch (key) {
+                    case "barrier" -> config.barrier(BarrierKind.valueOf(value));
+                    case "fanout" -> config.barrierFanout(Integer.parseInt(value));
+                    case "proxy" -> config.proxy(ProxyMode.valueOf(value));
+                    case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
+                    case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
+                    case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
+                    default -> throw new DsaException("unknown job option '" + option
+                            + "'; known: barrier, fanout, proxy, startupTimeoutMs, maxFrameBytes, hosts");
+                }
+            } catch (IllegalArgumentException e) {   // valueOf, parseInt
+                throw new DsaException("job option '" + option + "' has a value that does not parse: " + e.getMessage());
             }
         }
         return config;

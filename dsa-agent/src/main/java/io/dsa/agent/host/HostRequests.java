@@ -71,29 +71,22 @@ final class HostRequests {
                     yield ask(r, id -> new AwaitMoveMessage(id, moving));
                 }
                 case HostRequestMessage.COMMIT_MOVE, HostRequestMessage.ABANDON_MOVE -> {
-                    String[] parts = r.target().split("@", 2);
-                    int moving = number(parts[0], "moving node");
-                    expected.remove(expectKey(r.vmName(), r.nodeId(), moving));
-                    if (r.op() == HostRequestMessage.ABANDON_MOVE) yield ask(r, id -> new AbandonMoveMessage(id, moving));
-                    if (parts.length < 2) throw new DsaException("commit target '" + r.target() + "' is not node@host:port");
-                    yield ask(r, id -> new CommitMoveMessage(id, moving, parts[1]));
+                    Move move = move(r.target(), r.op() == HostRequestMessage.COMMIT_MOVE);
+                    expected.remove(expectKey(r.vmName(), r.nodeId(), move.moving()));
+                    if (r.op() == HostRequestMessage.ABANDON_MOVE) yield ask(r, id -> new AbandonMoveMessage(id, move.moving()));
+                    yield ask(r, id -> new CommitMoveMessage(id, move.moving(), move.address()));
                 }
                 case HostRequestMessage.ADMIT_CLONE -> {
                     int cloneId = number(r.target(), "clone id");
                     yield ask(r, id -> new AdmitCloneMessage(id, cloneId));
                 }
                 case HostRequestMessage.REGISTER_CLONE -> {
-                    String[] parts = r.target().split("\\|", 2);
-                    int cloneId = number(parts[0], "clone id");
-                    long[] partitions = pack(ClonePartitions.decode(parts.length > 1 ? parts[1] : ""));
-                    yield ask(r, id -> new RegisterCloneMessage(id, cloneId, partitions));
+                    RegisterCloneMessage registration = cloneRegistration(r.target(), 0);
+                    yield ask(r, id -> new RegisterCloneMessage(id, registration.cloneId(), registration.partitions()));
                 }
                 case HostRequestMessage.READ_ARRAY -> {
-                    String[] parts = r.target().split("\t", -1);
-                    if (parts.length != 3) throw new DsaException("read request '" + r.target() + "' is not name<TAB>from<TAB>count");
-                    long first = longNumber(parts[1], "index");
-                    long count = longNumber(parts[2], "count");
-                    yield ask(r, id -> new ReadArrayMessage(id, parts[0], first, count));
+                    ReadArrayMessage read = read(r.target(), 0);
+                    yield ask(r, id -> new ReadArrayMessage(id, read.name(), read.from(), read.count()));
                 }
                 default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 11");
             };
@@ -202,11 +195,52 @@ final class HostRequests {
         return packed;
     }
 
+    /** A move's target: the moving node, and for a commit its new {@code host:port}. */
+    record Move(int moving, String address) {}
+
+    /**
+     * @return the target of a COMMIT_MOVE ({@code node@host:port}) or ABANDON_MOVE ({@code node},
+     *         anything after an {@code @} ignored)
+     * @throws DsaException naming the target when it is not of that form
+     */
+    static Move move(String target, boolean commit) {
+        String[] parts = target == null ? new String[] {null} : target.split("@", 2);
+        int moving = number(parts[0], "moving node");
+        if (!commit) return new Move(moving, null);
+        if (parts.length < 2) throw new DsaException("commit target '" + StatusRow.shown(target) + "' is not node@host:port");
+        try {
+            StatusRow.address(parts[1], "address");
+        } catch (IllegalArgumentException e) {
+            throw new DsaException("commit target '" + StatusRow.shown(target) + "': " + e.getMessage());
+        }
+        return new Move(moving, parts[1]);
+    }
+
+    /**
+     * @return the clone registration in a REGISTER_CLONE target ({@code cloneId|}{@link ClonePartitions}), as request {@code id}
+     * @throws DsaException naming the target when it is not of that form
+     */
+    static RegisterCloneMessage cloneRegistration(String target, long id) {
+        String[] parts = target == null ? new String[] {null} : target.split("\\|", 2);
+        int cloneId = number(parts[0], "clone id");
+        return new RegisterCloneMessage(id, cloneId, pack(ClonePartitions.decode(parts.length > 1 ? parts[1] : "")));
+    }
+
+    /**
+     * @return the read in a READ_ARRAY target ({@code name<TAB>from<TAB>count}), as request {@code id}
+     * @throws DsaException naming the target when it is not of that form (the agent checks the ranges)
+     */
+    static ReadArrayMessage read(String target, long id) {
+        String[] parts = target == null ? new String[0] : target.split("\t", -1);
+        if (parts.length != 3) throw new DsaException("read request '" + StatusRow.shown(String.valueOf(target)) + "' is not name<TAB>from<TAB>count");
+        return new ReadArrayMessage(id, parts[0], longNumber(parts[1], "index"), longNumber(parts[2], "count"));
+    }
+
     private static int number(String text, String what) {
         try {
             return Integer.parseInt(text);
-        } catch (NumberFormatException | NullPointerException e) {
-            throw new DsaException(what + " '" + text + "' is not a number");
+        } catch (NumberFormatException e) {
+            throw new DsaException(what + " '" + (text == null ? null : StatusRow.shown(text)) + "' is not a number");
         }
     }
 
@@ -214,7 +248,7 @@ final class HostRequests {
         try {
             return Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw new DsaException(what + " '" + text + "' is not a number");
+            throw new DsaException(what + " '" + StatusRow.shown(text) + "' is not a number");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.dsa.agent.host;
 
 import io.dsa.agent.DsaAgent;
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
@@ -37,6 +38,30 @@ final class HostedJob {
         this.job = job;
         this.owner = owner;
         this.stopToken = stopToken;
+    }
+
+    /**
+     * Checks a job from the network before the host acts on it: the VM name (it names files and
+     * status rows), the node among the VM's nodes, the shape's ranges, and that the program, its
+     * arguments, options and jar are there. The agent's JVM checks the rest when it builds its config.
+     *
+     * @return why the job is refused, or null
+     */
+    static String invalid(HostJobMessage m) {
+        if (m.vmName() == null || !m.vmName().matches(DsaConfig.VM_NAME_PATTERN)) {
+            return "vm name '" + (m.vmName() == null ? null : StatusRow.shown(m.vmName()))
+                    + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'";
+        }
+        if (m.nodes() < 1 || m.nodes() > DsaConfig.MAX_NODES || m.threadsPerNode() < 1 || m.threadsPerNode() > DsaConfig.MAX_THREADS_PER_NODE) {
+            return "vm '" + m.vmName() + "' of " + m.nodes() + " nodes x " + m.threadsPerNode() + " threads: expected [1, "
+                    + DsaConfig.MAX_NODES + "] nodes x [1, " + DsaConfig.MAX_THREADS_PER_NODE + "] threads";
+        }
+        if (m.nodeId() < 0 || m.nodeId() >= m.nodes()) return "node id " + m.nodeId() + " out of range [0, " + m.nodes() + ")";
+        if (m.programClass() == null || m.programClass().isEmpty() || m.args() == null || m.options() == null || m.jar() == null
+                || m.args().stream().anyMatch(java.util.Objects::isNull) || m.options().stream().anyMatch(java.util.Objects::isNull)) {
+            return "the job of node " + m.nodeId() + " of vm '" + m.vmName() + "' lacks its program class, arguments, options or jar";
+        }
+        return null;
     }
 
     /** @return {@code vm/node} */

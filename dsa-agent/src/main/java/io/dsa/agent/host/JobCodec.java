@@ -26,7 +26,8 @@ import java.util.List;
  * The stop token travels with the job, so the launcher's token still stops it on its new host.
  *
  * {@code utf} is {@link DataOutputStream#writeUTF}. A description of another version is refused
- * with a message naming both versions.
+ * with a message naming both versions. Every length and count is checked against the bytes left
+ * before anything is allocated for it: the bytes come from another host.
  */
 final class JobCodec {
     /** The version this build writes and reads. */
@@ -71,12 +72,12 @@ final class JobCodec {
                 throw new DsaException("job description version " + version + " is unknown; this host reads version " + VERSION);
             }
             long jobId = in.readLong();
-            String vm = in.readUTF();
+            String vm = readUtf(in, "vmName");
             int node = in.readInt();
             int nodes = in.readInt();
             int threads = in.readInt();
-            String monitor = in.readBoolean() ? in.readUTF() : null;
-            String program = in.readUTF();
+            String monitor = in.readBoolean() ? readUtf(in, "monitorAddress") : null;
+            String program = readUtf(in, "programClass");
             List<String> args = readStrings(in, "args");
             List<String> options = readStrings(in, "options");
             int jarBytes = in.readInt();
@@ -86,7 +87,7 @@ final class JobCodec {
             byte[] jar = in.readNBytes(jarBytes);
             long heapBytes = in.readLong();
             int cpus = in.readInt();
-            String stopToken = in.readUTF();
+            String stopToken = readUtf(in, "stopToken");
             if (in.available() != 0) throw new DsaException("job description: " + in.available() + " trailing bytes");
             return new Job(new HostJobMessage(jobId, vm, node, nodes, threads, monitor, program, args, options, jar, heapBytes, cpus),
                     stopToken);
@@ -102,9 +103,22 @@ final class JobCodec {
 
     private static List<String> readStrings(DataInputStream in, String field) throws IOException {
         int n = in.readInt();
-        if (n < 0 || n > MAX_COUNT) throw new DsaException("job description: " + field + " count " + n + " out of range [0, " + MAX_COUNT + "]");
+        // each string takes at least its 2-byte length
+        int most = Math.min(MAX_COUNT, in.available() / 2);
+        if (n < 0 || n > most) throw new DsaException("job description: " + field + " count " + n + " out of range [0, " + most + "]");
         List<String> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) list.add(in.readUTF());
+        for (int i = 0; i < n; i++) list.add(readUtf(in, field + "[" + i + "]"));
         return list;
+    }
+
+    /** {@link DataInputStream#readUTF}, which allocates what the length says, after checking that length against the bytes left. */
+    private static String readUtf(DataInputStream in, String field) throws IOException {
+        in.mark(2);
+        int bytes = in.readUnsignedShort();
+        if (bytes > in.available()) {
+            throw new DsaException("job description: " + field + " of " + bytes + " bytes, but " + in.available() + " left");
+        }
+        in.reset();
+        return in.readUTF();
     }
 }

@@ -116,8 +116,34 @@ final class RemoteAgentMonitor implements AgentMonitor {
     }
 
     private static TransferReport report(HostReplyMessage reply) {
-        var r = reply.rows();
-        return new TransferReport(r.get(0), r.get(1), r.get(2), Long.parseLong(r.get(3)), Long.parseLong(r.get(4)));
+        return report(reply.rows());
+    }
+
+    /**
+     * The report in a transfer's reply rows (as {@link #rows} writes them), from another host.
+     *
+     * @throws io.dsa.DsaException when the rows are not agentId, from, to, pauseNanos >= 0, bytes >= 0
+     */
+    static TransferReport report(java.util.List<String> r) {
+        String expected = "expected agentId, from, to, pauseNanos >= 0, bytes >= 0";
+        if (r == null || r.size() != 5 || r.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new io.dsa.DsaException("transfer reply has " + (r == null ? "no" : r.size() + "") + " rows (null rows count too), "
+                    + expected);
+        }
+        long pauseNanos;
+        long bytes;
+        try {
+            pauseNanos = Long.parseLong(r.get(3));
+            bytes = Long.parseLong(r.get(4));
+        } catch (NumberFormatException e) {
+            pauseNanos = -1;
+            bytes = -1;
+        }
+        if (pauseNanos < 0 || bytes < 0) {
+            throw new io.dsa.DsaException("transfer reply rows '" + StatusRow.shown(r.get(3)) + "', '" + StatusRow.shown(r.get(4))
+                    + "' are not numbers >= 0: " + expected);
+        }
+        return new TransferReport(r.get(0), r.get(1), r.get(2), pauseNanos, bytes);
     }
 
     static String step(int op) {

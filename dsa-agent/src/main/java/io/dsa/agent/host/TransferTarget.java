@@ -249,19 +249,15 @@ final class TransferTarget {
         List<String> unreachable = new ArrayList<>();
         for (String h : candidates) {
             if (h.isBlank()) continue;
-            List<String> rows;
+            List<StatusRow> rows;
             try {
-                rows = h.equals(host.address()) ? host.status(vm) : ask(h, HostRequestMessage.STATUS, vm, -1, null).rows();
+                rows = StatusRow.parseAll(h.equals(host.address()) ? host.status(vm) : ask(h, HostRequestMessage.STATUS, vm, -1, null).rows());
             } catch (RuntimeException e) {
                 unreachable.add(h + " (" + e.getMessage() + ")");
                 continue;
             }
-            for (String row : rows) {
-                String[] cells = row.split("\t", -1);
-                if (cells[4].equals(HostedJob.State.RUNNING.name()) || cells[4].equals(HostedJob.State.SUSPENDED.name())
-                        || cells[4].equals(HostedJob.State.CLONE.name())) {
-                    hostOf.put(Integer.parseInt(cells[1]), h);
-                }
+            for (StatusRow r : rows) {
+                if (r.serving()) hostOf.put(r.node(), h);
             }
         }
         for (int j = 0; j < nodes; j++) {

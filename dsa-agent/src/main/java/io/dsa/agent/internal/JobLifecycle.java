@@ -18,6 +18,7 @@ import java.util.function.Consumer;
  * thread may report. The fields are volatile, the futures thread-safe.
  */
 final class JobLifecycle {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobLifecycle.class);
     private final int nodeId;
     private final PeerNetwork network;
     private final Consumer<String> onAbort;
@@ -58,9 +59,32 @@ final class JobLifecycle {
         onAbort.accept(text);
     }
 
+    /**
+     * Failure texts longer than this are cut when reported: the report travels in one frame, which
+     * may be as small as {@link io.dsa.agent.DsaConfig#MIN_MAX_FRAME_BYTES} (UTF-8 takes at most 3
+     * bytes a char).
+     */
+    static final int MAX_FAILURE_CHARS = 1000;
+
     /** Reports a local failure to the monitor, which aborts the job everywhere. */
     void reportFailure(String text) {
-        network.send(0, new StatusMessage(nodeId, StatusMessage.FAILED, text));
+        String cut = text.length() <= MAX_FAILURE_CHARS ? text
+                : text.substring(0, MAX_FAILURE_CHARS) + "... (" + (text.length() - MAX_FAILURE_CHARS) + " more characters)";
+        network.send(0, new StatusMessage(nodeId, StatusMessage.FAILED, cut));
+    }
+
+    /**
+     * A message that could not be sent fails the job with the reason: whatever waits for it (a
+     * reply, a barrier release, a partition) would otherwise wait until the job's timeout.
+     */
+    void sendFailed(int node, Object message, DsaException cause) {
+        String text = "node " + nodeId + " " + cause.getMessage();
+        LOG.error(text);
+        if (message instanceof StatusMessage) {
+            abort(text);   // the failure report itself: fail here at least
+        } else {
+            reportFailure(text);
+        }
     }
 
     /** A program's result line, for node 0's report. */

@@ -37,14 +37,15 @@ final class Membership {
     }
 
     /**
-     * Node 0's view. A view that does not fit this node's configuration fails the job here;
-     * otherwise this node dials every node {@code 0 < j < nodeId} (the higher id dials the lower;
-     * node 0's connection exists since the join) through {@code dialer}.
+     * Node 0's view. A view that does not fit this node's configuration or holds an address that is
+     * not {@code host:port} fails the job here ({@link #invalidView}); otherwise this node dials
+     * every node {@code 0 < j < nodeId} (the higher id dials the lower; node 0's connection exists
+     * since the join) through {@code dialer}.
      */
     void onView(ViewMessage v, NodeTransport dialer) {
-        if (v.addresses().size() != nodes || v.threadsPerNode() != threadsPerNode) {
-            job.abort("view of " + v.addresses().size() + " nodes x " + v.threadsPerNode() + " threads does not match node "
-                    + nodeId + "'s configuration of " + nodes + " x " + threadsPerNode);
+        String invalid = invalidView(v, nodeId, nodes, threadsPerNode);
+        if (invalid != null) {
+            job.abort(invalid);
             view.completeExceptionally(new DsaException(job.failure()));
             return;
         }
@@ -63,6 +64,28 @@ final class Membership {
         addresses = v.addresses().toArray(new String[0]);
         viewNanos = System.nanoTime();
         view.complete(v);
+    }
+
+    /**
+     * Checks a view from the network against node {@code nodeId}'s configuration: {@code nodes}
+     * addresses, each {@code host:port} ({@link HostPort#parse}), and {@code threadsPerNode}.
+     *
+     * @return why the view is refused, or null when it fits
+     */
+    static String invalidView(ViewMessage v, int nodeId, int nodes, int threadsPerNode) {
+        List<String> addresses = v.addresses();
+        if (addresses == null || addresses.size() != nodes || v.threadsPerNode() != threadsPerNode) {
+            return "view of " + (addresses == null ? "no" : addresses.size()) + " nodes x " + v.threadsPerNode()
+                    + " threads does not match node " + nodeId + "'s configuration of " + nodes + " x " + threadsPerNode;
+        }
+        for (int j = 0; j < nodes; j++) {
+            try {
+                HostPort.parse(addresses.get(j));
+            } catch (IllegalArgumentException e) {
+                return "view refused by node " + nodeId + ": node " + j + "'s " + e.getMessage();
+            }
+        }
+        return null;
     }
 
     /** A restored agent's view: the moved state's, with this node at {@code addresses}' own entry. */

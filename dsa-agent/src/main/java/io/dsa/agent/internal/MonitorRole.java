@@ -1,5 +1,6 @@
 package io.dsa.agent.internal;
 
+import io.dsa.agent.HostPort;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
@@ -96,9 +97,9 @@ final class MonitorRole {
 
     /** @return an error text if the join is refused */
     synchronized String onJoin(int connectionNode, JoinMessage join) {
+        String invalid = invalidJoin(join, connectionNode, nodes);
+        if (invalid != null) return invalid;
         int k = join.nodeId();
-        if (k <= 0 || k >= nodes) return "node id " + k + " out of range [1, " + nodes + ")";
-        if (k != connectionNode) return "join as node " + k + " on a connection authenticated as node " + connectionNode;
         if (addresses[k] != null) return "node " + k + " joined twice";
         addresses[k] = join.host() + ":" + join.port();
         joined++;
@@ -107,7 +108,30 @@ final class MonitorRole {
         return null;
     }
 
+    /**
+     * Checks a JOIN from the network: a node id in {@code [1, nodes)} that is the connection's, and
+     * an address every node can parse from the view it goes into ({@link HostPort#parse}).
+     *
+     * @return why the join is refused, or null
+     */
+    static String invalidJoin(JoinMessage join, int connectionNode, int nodes) {
+        int k = join.nodeId();
+        if (k <= 0 || k >= nodes) return "node id " + k + " out of range [1, " + nodes + ")";
+        if (k != connectionNode) return "join as node " + k + " on a connection authenticated as node " + connectionNode;
+        try {
+            HostPort.parse(join.host() + ":" + join.port());
+        } catch (IllegalArgumentException e) {
+            return "node " + k + " joined from " + e.getMessage();
+        }
+        return null;
+    }
+
     void onRegister(int from, RegisterMessage m) {
+        String invalid = Specs.invalidRegistration(m.kind(), m.name(), m.params(), nodes * threadsPerNode);
+        if (invalid != null) {
+            network.send(from, new RegisteredMessage(m.requestId(), -1, -1, invalid));
+            return;
+        }
         List<Object[]> sends = new ArrayList<>();
         synchronized (this) {
             String key = m.kind() + ":" + m.name();

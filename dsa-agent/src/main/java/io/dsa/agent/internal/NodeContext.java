@@ -117,6 +117,8 @@ final class NodeContext implements DsaNode {
 
     @Override
     public SharedArray createSharedArray(ArraySpec spec) {
+        boolean knownHere = arrays.values().stream().anyMatch(a -> a.name().equals(spec.name()));
+        ArrayLimits.check(spec, rt.config, rt.nodeId, rt.nodes, rt.threadsPerNode, knownHere);
         ArrayState state = rt.registry.registerArray(spec);
         return arrays.computeIfAbsent(state.id, id -> wrap(rt, state, async));
     }

@@ -82,7 +82,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.nodes = config.nodes();
         this.threadsPerNode = config.threadsPerNode();
         this.router = new MessageRouter(nodeId);
-        this.peers = new Peers(nodeId, capacity, router::route);
+        this.peers = new Peers(nodeId, capacity, router::route, this::sendFailed);
         this.job = new JobLifecycle(nodeId, peers, this::wakeAll);
         this.calls = new PendingCalls(peers, job);
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers);
@@ -130,6 +130,11 @@ public final class NodeRuntime implements AutoCloseable {
             router.on(RegisterMessage.class, monitor::onRegister);
             router.on(ReportMessage.class, (from, m) -> monitor.onReport(m));
         }
+    }
+
+    // A message that could not be sent fails the job (the job lifecycle exists by the time anything is sent).
+    private void sendFailed(int node, Object message, DsaException cause) {
+        job.sendFailed(node, message, cause);
     }
 
     // The job failed: every blocked worker wakes and sees it.

@@ -1,5 +1,6 @@
 package io.dsa.agent.internal;
 
+import io.dsa.DsaException;
 import io.dsa.agent.transport.Connection;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,21 +10,29 @@ import java.util.function.BiConsumer;
  * One connection per peer node. Messages to a node not yet connected are queued and flushed,
  * in order, when its connection arrives. Messages to this node itself are dispatched at once
  * on the calling thread. The higher node id dials the lower, so a pair never has two
- * connections.
+ * connections. A message that cannot be sent (its frame exceeds the limit, it does not encode)
+ * goes to the failure handler instead of being dropped: the runtime fails the job with the reason.
  */
 final class Peers implements PeerNetwork {
     private final int self;
     private Connection[] connections;
     private final List<List<Object>> queued;
     private final BiConsumer<Integer, Object> localDispatch;
+    private final SendFailure sendFailure;
     private boolean closed;
 
-    Peers(int self, int nodes, BiConsumer<Integer, Object> localDispatch) {
+    /** Told about a message that could not be sent; called on the sending thread, under the peers' lock. */
+    interface SendFailure {
+        void onSendFailed(int node, Object message, DsaException cause);
+    }
+
+    Peers(int self, int nodes, BiConsumer<Integer, Object> localDispatch, SendFailure sendFailure) {
         this.self = self;
         this.connections = new Connection[nodes];
         this.queued = new ArrayList<>(nodes);
         for (int i = 0; i < nodes; i++) queued.add(new ArrayList<>());
         this.localDispatch = localDispatch;
+        this.sendFailure = sendFailure;
     }
 
     @Override
@@ -41,7 +50,15 @@ final class Peers implements PeerNetwork {
                 return;
             }
             // sent under the lock so that a message never overtakes one queued before it
+            send(c, node, message);
+        }
+    }
+
+    private void send(Connection c, int node, Object message) {
+        try {
             c.send(message);
+        } catch (DsaException e) {
+            sendFailure.onSendFailed(node, message, e);
         }
     }
 
@@ -96,7 +113,7 @@ final class Peers implements PeerNetwork {
         if (closed || node < 0 || node >= connections.length || node == self || connections[node] != null) {
             return false;
         }
-        for (Object m : queued.get(node)) connection.send(m);
+        for (Object m : queued.get(node)) send(connection, node, m);
         queued.get(node).clear();
         connections[node] = connection;
         return true;
@@ -114,7 +131,7 @@ final class Peers implements PeerNetwork {
     @Override
     public synchronized Connection replace(int node, Connection connection) {
         Connection old = connections[node];
-        for (Object m : queued.get(node)) connection.send(m);
+        for (Object m : queued.get(node)) send(connection, node, m);
         queued.get(node).clear();
         connections[node] = connection;
         return old;

@@ -47,8 +47,16 @@ final class RegistryClient {
         return arrays.array(r.objectId());
     }
 
-    /** Node 0's definition of a new array (every node) or variable (its home keeps the value). */
+    /**
+     * Node 0's definition of a new array (every node) or variable (its home keeps the value).
+     *
+     * @throws DsaException naming the bad value when the definition's parameters are invalid
+     */
     void onDefine(DefineMessage d) {
+        if (d.kind() == RegisterMessage.ARRAY || d.kind() == RegisterMessage.VARIABLE) {
+            String invalid = Specs.invalidRegistration(d.kind(), d.name(), d.params(), Integer.MAX_VALUE);
+            if (invalid != null) throw new DsaException("node " + nodeId + " refused the definition of object " + d.objectId() + ": " + invalid);
+        }
         if (d.kind() == RegisterMessage.ARRAY) {
             arrays.define(d.objectId(), d.name(), d.params());
         } else if (d.kind() == RegisterMessage.VARIABLE && d.home() == nodeId) {

@@ -12,9 +12,12 @@ public interface Connection {
      * {@link io.dsa.coherence.CoherenceMessage}) for sending. Messages sent on one connection
      * arrive in order. Never blocks on the network. A coherence message's partition bytes are
      * encoded into the frame before this returns, so the caller may lend its own array (the
-     * runtime sends a slot's data without copying it first).
+     * runtime sends a slot's data without copying it first). A frame whose write fails later
+     * closes the connection with that reason ({@code onDisconnected}).
      *
      * @throws IllegalArgumentException for a message type the wire does not know
+     * @throws io.dsa.DsaException when the message cannot be encoded, e.g. its frame exceeds the
+     *         limit; nothing was sent (the message says which type, to whom and why)
      */
     void send(Object message);
 

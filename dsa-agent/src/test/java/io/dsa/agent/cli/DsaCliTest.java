@@ -131,6 +131,7 @@ class DsaCliTest {
         "--threads, -3, '--threads -3 out of range [1, 1024]'",
         "--timeout, 0, '--timeout 0 out of range [1, 86400]'",
         "--fanout, 1, '--fanout 1 out of range [2, 64]'",
+        "--max-frame-bytes, 1024, '--max-frame-bytes 1024 out of range [4096, 1073741824]'",
     })
     void runRejectsOutOfRangeValues(String option, String value, String message) {
         Cli cli = Cli.execute("run", option, value, "idle-test");

@@ -58,4 +58,33 @@ class JobCodecTest {
         byte[] padded = Arrays.copyOf(bytes, bytes.length + 1);
         assertTrue(assertThrows(DsaException.class, () -> JobCodec.decode(padded)).getMessage().contains("trailing"));
     }
+
+    /** Found by the job-codec fuzz target: an 11-byte description made readUTF allocate 64 KiB twice over. */
+    @Test
+    void aForgedStringLengthIsRefusedBeforeAnythingIsAllocatedForIt() {
+        byte[] forged = {2, -1, -1, -1, -1, -1, -1, -1, -60, -1, -1};   // version 2, jobId, vmName of 65535 bytes
+        DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(forged));
+        assertEquals("job description: vmName of 65535 bytes, but 0 left", e.getMessage());
+    }
+
+    /** Found by the job-codec fuzz target in 405 inputs: the stop token of version 2 was read with a plain readUTF. */
+    @Test
+    void aForgedStopTokenLengthIsRefusedBeforeAnythingIsAllocatedForIt() {
+        byte[] bytes = JobCodec.encode(new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0], 0, 0), "");
+        bytes[bytes.length - 2] = -1;
+        bytes[bytes.length - 1] = -1;   // a stop token of 65535 bytes, none of them there
+        DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(bytes));
+        assertEquals("job description: stopToken of 65535 bytes, but 0 left", e.getMessage());
+    }
+
+    @Test
+    void aForgedStringCountIsRefusedNamingWhatIsLeft() {
+        byte[] bytes = JobCodec.encode(new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0], 0, 0), "");
+        // args count, options count, jar length, heap bytes, cpus and the stop token (2 bytes when empty) follow the program class
+        int argsCount = bytes.length - 26;
+        bytes[argsCount] = 0;
+        bytes[argsCount + 1] = 1;   // 65536 args
+        DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(bytes));
+        assertEquals("job description: args count 65536 out of range [0, 11]", e.getMessage());
+    }
 }

@@ -47,6 +47,20 @@ class MembershipTest {
                 + "connection refused)"), network.take());
     }
 
+    /** Found reading the view's decoding for the monitor-messages fuzz target: HostPort.parse threw out of the handler. */
+    @Test
+    void aViewWithAnAddressThatIsNotHostPortFailsTheJobNamingItBeforeDiallingAnyone() {
+        membership.onView(new ViewMessage(2, List.of("h0:5000", "h1:5001", "[]:5002", "h3:5003")), dialer);
+        String text = "view refused by node 3: node 2's address '[]:5002' has an empty host, expected host:port";
+        assertEquals(text, assertThrows(DsaException.class, membership::await).getMessage());
+        assertEquals(text, job.failure());
+        assertEquals(List.of(), dialer.dialled());
+        assertEquals("view of no nodes x 2 threads does not match node 3's configuration of 4 x 2",
+                Membership.invalidView(new ViewMessage(2, null), 3, 4, 2));
+        assertEquals("view refused by node 3: node 3's address 'h3' is not host:port",
+                Membership.invalidView(new ViewMessage(2, List.of("h0:1", "h1:2", "h2:3", "h3")), 3, 4, 2));
+    }
+
     @Test
     void aViewThatDoesNotFitTheConfigurationFailsTheJobAndTheWait() {
         membership.onView(new ViewMessage(3, ADDRESSES), dialer);

@@ -120,6 +120,30 @@ class MonitorRoleTest {
         assertEquals(List.of("to 2: Registered(4, 1, 0, )"), network.take());
     }
 
+    /** Found by the monitor-messages fuzz target's checks: an unknown kind indexed an array, null params were cloned. */
+    @Test
+    void aRegistrationWithAnUnknownKindOrBadParametersIsRefusedWithTheReasonAndRegistersNothing() {
+        monitor.onRegister(1, new RegisterMessage(1, 9, "x", new long[0]));
+        monitor.onRegister(1, new RegisterMessage(2, RegisterMessage.ARRAY, "A", null));
+        monitor.onRegister(1, new RegisterMessage(3, RegisterMessage.ARRAY, "A", new long[] {7, 16, 16, 4, 4, 0, 0}));
+        monitor.onRegister(2, new RegisterMessage(4, RegisterMessage.BARRIER, "b", new long[] {7}));
+        monitor.onRegister(2, new RegisterMessage(5, RegisterMessage.VARIABLE, "v", new long[] {1}));
+        assertEquals(List.of("to 1: Registered(1, -1, -1, 'x' has object kind 9, expected 1 to 4)",
+                "to 1: Registered(2, -1, -1, registration of kind 1 without parameters)",
+                "to 1: Registered(3, -1, -1, element type 7 out of range [0, 3] for 'A')",
+                "to 2: Registered(4, -1, -1, parties 7 out of range [1, 6] for 'b')",
+                "to 2: Registered(5, -1, -1, shared variable params of 'v' have 1 values, expected 2)"), network.take());
+        monitor.onRegister(1, new RegisterMessage(6, RegisterMessage.ARRAY, "A", params(16, 16)));
+        assertTrue(network.take().contains("to 1: Registered(6, 1, 0, )"), "the refused registrations registered nothing");
+    }
+
+    @Test
+    void aJoinFromAnAddressThatIsNotHostPortIsRefusedBeforeItReachesTheView() {
+        assertEquals("node 1 joined from port 0 in 'h1:0' out of range [1, 65535]", monitor.onJoin(1, new JoinMessage(1, "h1", 0)));
+        assertEquals("node 1 joined from address ':5001' is not host:port", monitor.onJoin(1, new JoinMessage(1, "", 5001)));
+        assertNull(monitor.onJoin(1, new JoinMessage(1, "h1", 5001)), "the refused joins left node 1 free to join");
+    }
+
     @Test
     void aRegistrationWithOtherParametersFailsNamingBoth() {
         monitor.onRegister(1, new RegisterMessage(1, RegisterMessage.ARRAY, "A", params(16, 16)));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dsa.DsaException;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.wire.ReportMessage;
 import io.dsa.coherence.CoherenceMessage;
@@ -33,7 +34,7 @@ class PeersTest {
 
     @Test
     void aQueuedCoherenceMessageKeepsTheBytesItWasSentWithAndOrderIsKept() {
-        Peers peers = new Peers(0, 2, (n, m) -> {});
+        Peers peers = new Peers(0, 2, (n, m) -> {}, (n, m, e) -> { throw new AssertionError(e); });
         byte[] slot = {1, 2, 3, 4};
         CoherenceMessage data = new CoherenceMessage(CoherenceOp.DATA_S, 7, 0, 0, 1, 1, slot);
         peers.send(1, data);
@@ -55,7 +56,7 @@ class PeersTest {
     @Test
     void sendToAllWritesToEveryOtherNodeBeforeDispatchingToItself() {
         List<String> order = new ArrayList<>();
-        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"));
+        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"), (n, m, e) -> { });
         for (int n : new int[] {0, 2}) {
             assertTrue(peers.attach(n, new Recording() {
                 @Override public void send(Object message) { order.add("node " + n); }
@@ -63,5 +64,24 @@ class PeersTest {
         }
         peers.sendToAll(new ReportMessage(1, "release"));
         assertEquals(List.of("node 0", "node 2", "self"), order);
+    }
+
+    /** Before: NettyConnection logged a frame over the limit as a WARN and returned, and whoever waited for it hung. */
+    @Test
+    void aMessageThatCannotBeSentGoesToTheFailureHandlerQueuedOrNot() {
+        List<String> failures = new ArrayList<>();
+        Peers peers = new Peers(0, 2, (n, m) -> {}, (n, m, e) -> failures.add(n + " " + m + " " + e.getMessage()));
+        ReportMessage big = new ReportMessage(0, "too big");
+        peers.send(1, big);   // queued: fails when flushed
+        Connection refusing = new Recording() {
+            @Override public void send(Object message) {
+                if (message == big) throw new DsaException("cannot send REPORT to node 1 at test: frame too large");
+                super.send(message);
+            }
+        };
+        assertTrue(peers.attach(1, refusing));
+        peers.send(1, big);
+        assertEquals(List.of("1 " + big + " cannot send REPORT to node 1 at test: frame too large",
+                "1 " + big + " cannot send REPORT to node 1 at test: frame too large"), failures);
     }
 }

@@ -1,0 +1,137 @@
+package io.dsa.agent.host;
+
+import io.dsa.DsaException;
+import io.dsa.agent.HostPort;
+import java.util.List;
+
+/**
+ * One row of a host's status reply ({@link AgentHost#STATUS_COLUMNS}): an agent the host serves.
+ * It travels as its columns joined by tabs ({@link #format}). The rows a command or another host
+ * reads come over the network, so {@link #parse} checks every column before anything uses it:
+ * a row that does not parse is refused with a {@link DsaException} naming the row and the column.
+ *
+ * @param vm the VM's name, at most {@value #MAX_TEXT_CHARS} characters
+ * @param node the node's (or clone's) id, {@code >= 0}
+ * @param host the serving host's {@code host:port}
+ * @param agent the agent's {@code host:port}, or {@value #NO_AGENT} while it has none
+ * @param state where the agent is in its life: {@code STARTING}, {@code RUNNING}, {@code SUSPENDED},
+ *        {@code MOVED}, {@code DONE}, {@code FAILED}, {@code STOPPED} or {@code CLONE}
+ * @param program the program's class name, at most {@value #MAX_TEXT_CHARS} characters
+ * @param homed partitions homed at the agent, {@code >= 0}
+ * @param cached partitions cached at the agent, {@code >= 0}
+ */
+public record StatusRow(String vm, int node, String host, String agent, String state, String program, int homed, int cached) {
+    /** The agent column of an agent that does not listen (yet). */
+    public static final String NO_AGENT = "-";
+    /** The longest VM name or program class name a row may carry. */
+    public static final int MAX_TEXT_CHARS = 1024;
+
+    /**
+     * Parses one row as a host wrote it.
+     *
+     * @throws DsaException naming the row and what is wrong: not 8 tab-separated
+     *         columns, a number or address that does not parse, an unknown state, an empty or
+     *         overlong text, or a control character (a row never holds one, so it cannot forge lines
+     *         of the table {@code dsa status} prints)
+     */
+    public static StatusRow parse(String row) {
+        if (row == null) throw new DsaException("status row is missing");
+        String[] cells = row.split("\t", -1);
+        if (cells.length != COLUMNS) {
+            throw new DsaException("status row '" + shown(row) + "' has " + cells.length + " columns, expected " + COLUMNS + ": "
+                    + AgentHost.STATUS_COLUMNS);
+        }
+        try {
+            return new StatusRow(text(cells[0], "VM"), count(cells[1], "NODE"), address(cells[2], "HOST"),
+                    cells[3].equals(NO_AGENT) ? NO_AGENT : address(cells[3], "AGENT"), state(cells[4]), text(cells[5], "PROGRAM"),
+                    count(cells[6], "HOMED"), count(cells[7], "CACHED"));
+        } catch (IllegalArgumentException e) {
+            throw new DsaException("status row '" + shown(row) + "': " + e.getMessage());
+        }
+    }
+
+    /**
+     * Parses a status reply's rows.
+     *
+     * @throws DsaException when there are none (null: a reply without rows) or one does not parse ({@link #parse})
+     */
+    public static List<StatusRow> parseAll(List<String> rows) {
+        if (rows == null) throw new DsaException("status reply without rows");
+        List<StatusRow> parsed = new java.util.ArrayList<>(rows.size());
+        for (String row : rows) parsed.add(parse(row));
+        return parsed;
+    }
+
+    /** @return the row as it travels: the columns joined by tabs */
+    public String format() {
+        return String.join("\t", vm, Integer.toString(node), host, agent, state, program, Integer.toString(homed),
+                Integer.toString(cached));
+    }
+
+    /** @return whether the agent serves its node: running, held for a transfer, or a clone */
+    public boolean serving() {
+        return state.equals(HostedJob.State.RUNNING.name()) || state.equals(HostedJob.State.SUSPENDED.name())
+                || state.equals(HostedJob.State.CLONE.name());
+    }
+
+    /** @return the program's class name without its package */
+    public String programSimpleName() { return program.substring(program.lastIndexOf('.') + 1); }
+
+    private static final int COLUMNS = 8;
+    private static final List<String> STATES = java.util.Arrays.stream(HostedJob.State.values()).map(Enum::name).toList();
+
+    private static String text(String cell, String column) {
+        if (cell.isEmpty() || cell.length() > MAX_TEXT_CHARS) {
+            throw new IllegalArgumentException(column + " of " + cell.length() + " characters, expected 1 to " + MAX_TEXT_CHARS);
+        }
+        for (int i = 0; i < cell.length(); i++) {
+            if (Character.isISOControl(cell.charAt(i))) {
+                throw new IllegalArgumentException(column + " holds control character " + (int) cell.charAt(i) + " at " + i);
+            }
+        }
+        return cell;
+    }
+
+    private static int count(String cell, String column) {
+        int value;
+        try {
+            value = Integer.parseInt(cell);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(column + " '" + shown(cell) + "' is not a number");
+        }
+        if (value < 0) throw new IllegalArgumentException(column + " " + value + " out of range [0, " + Integer.MAX_VALUE + "]");
+        return value;
+    }
+
+    /** @return {@code cell} as {@code host:port} (normalised) @throws IllegalArgumentException naming {@code column} */
+    static String address(String cell, String column) {
+        return HostPort.parse(text(cell, column)).toString();
+    }
+
+    private static String state(String cell) {
+        if (!STATES.contains(cell)) throw new IllegalArgumentException("STATE '" + shown(cell) + "' is not one of " + STATES);
+        return cell;
+    }
+
+    private static final char[] HEX_DIGITS = "0123456789abcdef".toCharArray();
+
+    /**
+     * @return {@code text} for a message: at most 100 characters, control characters escaped
+     *         (digit by digit: with a {@code String.format} per character, refusing a 211-byte
+     *         reply allocated 86,688 bytes under Jazzer's instrumentation; found by the
+     *         {@code host-replies} fuzz target)
+     */
+    static String shown(String text) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < text.length() && b.length() < 100; i++) {
+            char c = text.charAt(i);
+            if (Character.isISOControl(c) && c != '\t') {
+                // a control character is at most U+009F: two hex digits complete the escape
+                b.append("\\u00").append(HEX_DIGITS[c >> 4]).append(HEX_DIGITS[c & 0xf]);
+            } else {
+                b.append(c);
+            }
+        }
+        return text.length() > 100 ? b + "..." : b.toString();
+    }
+}
