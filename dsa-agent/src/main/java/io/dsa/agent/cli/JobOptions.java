@@ -3,6 +3,7 @@ package io.dsa.agent.cli;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,6 +46,11 @@ final class JobOptions {
             description = "Who sends a node's barrier messages: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ProxyMode proxy;
 
+    @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
+            description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
+                    + " adaptive (spin briefly, then park; spins only while the JVM's threads fit its cores) (default: adaptive).")
+    WaitStrategy waitStrategy;
+
     @Parameters(index = "0", paramLabel = "PROGRAM",
             description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram.")
     String program;
@@ -66,14 +72,14 @@ final class JobOptions {
     /** @return the base config: shape and VM name */
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
-                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy);
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
     List<String> vmArguments() {
         return List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads), "--vm", vmName,
                 "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
-                "--timeout", Long.toString(timeoutSeconds));
+                "--wait", waitStrategy.name(), "--timeout", Long.toString(timeoutSeconds));
     }
 
     /** @return the timeout in milliseconds */

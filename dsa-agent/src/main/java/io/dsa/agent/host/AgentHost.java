@@ -10,6 +10,7 @@ import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.TransferReport;
 import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
@@ -287,10 +288,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 case "barrier" -> config.barrier(BarrierKind.valueOf(value));
                 case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                 case "proxy" -> config.proxy(ProxyMode.valueOf(value));
+                case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
                 case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                 case "hosts" -> { }   // where the VM's nodes run: for moves, see locate()
                 default -> throw new DsaException("unknown job option '" + option
-                        + "'; known: barrier, fanout, proxy, startupTimeoutMs, hosts");
+                        + "'; known: barrier, fanout, proxy, wait, startupTimeoutMs, hosts");
             }
         }
     }

@@ -2,22 +2,27 @@ package io.dsa.agent.internal;
 
 import io.dsa.ArrayLayout;
 import io.dsa.CacheState;
-import io.dsa.DsaException;
 import io.dsa.SharedArray;
 import io.dsa.coherence.Access;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
- * What the typed shared arrays have in common: the layout, the node's slots, and the miss path
- * that asks the coherence engine for access and sleeps on the slot until it is granted.
+ * What the typed shared arrays have in common: the layout, the node's slots, and the miss path,
+ * which posts a request to the node's I/O thread (the owner of the coherence engine) and waits for
+ * the slot's stamp to change, by the VM's wait strategy.
  */
 abstract class AbstractSharedArray implements SharedArray {
     final NodeRuntime rt;
     final ArrayState state;
     final ArrayLayout layout;
     final Slot[] slots;
-    private final Executor async;
+    private final ArrayDirectory arrays;
+    /** Partitions requested ahead of a sequential {@code readPartition} loop (0: none). */
+    private final int prefetchWindow;
+    // A hint shared by the threads that read this array partition by partition: the last partition
+    // read, and how far ahead requests were posted. Racy on purpose: a lost update costs a request.
+    private int lastRead = -2;
+    private int prefetchedTo = -1;
 
     // The index fast path of the hit: when both partition sides are powers of two and the columns
     // have no ragged edge, (row, col) -> (partition, offset) is shifts and masks; rowShift < 0 otherwise.
@@ -31,12 +36,13 @@ abstract class AbstractSharedArray implements SharedArray {
     /** log2(cols) when the fast path applies and cols is a power of two (flat index -> row, col), else -1 */
     final int flatShift;
 
-    AbstractSharedArray(NodeRuntime rt, ArrayState state, Executor async) {
+    AbstractSharedArray(NodeRuntime rt, ArrayState state) {
         this.rt = rt;
         this.state = state;
         this.layout = state.layout;
         this.slots = state.slots;
-        this.async = async;
+        this.arrays = rt.arrays;
+        this.prefetchWindow = rt.config.prefetchWindow();
         int pr = state.spec.partitionRows();
         int pc = state.spec.partitionCols();
         this.rows = layout.rows();
@@ -65,27 +71,21 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CacheState cacheState(int partition) {
         layout.checkPartition(partition);
-        if (!slots[partition].allocated()) {
-            CacheState engineState = rt.arrays.cacheStateOfUnallocated(state, partition);
-            if (engineState != null) return engineState;
-        }
-        switch (slots[partition].access()) {
-            case READ: return CacheState.SHARED;
-            case READ_WRITE: return CacheState.EXCLUSIVE;
-            default: return CacheState.INVALID;
-        }
+        return slots[partition].cacheState();
     }
 
+    /** Completed by the node's I/O thread when the copy is here: no thread waits meanwhile. */
     @Override
     public final CompletableFuture<Void> requestPartitionCopy(int partition) {
         layout.checkPartition(partition);
-        return CompletableFuture.runAsync(() -> awaitAccess(partition, Access.READ), async);
+        return arrays.whenGranted(state, partition, Access.READ);
     }
 
+    /** Completed by the node's I/O thread when this node owns the partition: no thread waits meanwhile. */
     @Override
     public final CompletableFuture<Void> acquirePartition(int partition) {
         layout.checkPartition(partition);
-        return CompletableFuture.runAsync(() -> awaitAccess(partition, Access.READ_WRITE), async);
+        return arrays.whenGranted(state, partition, Access.READ_WRITE);
     }
 
     /**
@@ -93,28 +93,7 @@ abstract class AbstractSharedArray implements SharedArray {
      * the stamp after it returns, because the access can be revoked again at any time.
      */
     final void awaitAccess(int partition, Access needed) {
-        Slot s = slots[partition];
-        while (true) {
-            rt.checkFailed();
-            int observed = s.stamp;
-            if (Slot.accessOf(observed).allows(needed)) return;
-            // a home partition never touched: the engine grants it, its bytes are allocated now
-            if (rt.arrays.request(state, partition, needed)) continue;
-            synchronized (s) {
-                // any change of the stamp may be our grant, or a grant already revoked again under
-                // false sharing: either way look again, and ask again if needed
-                while (s.stamp == observed) {
-                    rt.checkFailed();
-                    try {
-                        s.wait(NodeRuntime.POLL_MS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new DsaException("interrupted while waiting for partition " + partition + " of array '"
-                                + name() + "'");
-                    }
-                }
-            }
-        }
+        arrays.awaitAccess(state, partition, needed);
     }
 
     /**
@@ -123,10 +102,27 @@ abstract class AbstractSharedArray implements SharedArray {
      * their misses overlap. Only a hint: the copy re-checks the access and waits for it.
      */
     final void prefetch(int partition, Access needed) {
-        Slot s = slots[partition];
-        if (Slot.accessOf(s.stamp).allows(needed)) return;
+        if (Slot.accessOf(slots[partition].stamp).allows(needed)) return;
         rt.checkFailed();
-        rt.arrays.request(state, partition, needed);
+        arrays.post(state, partition, needed);
+    }
+
+    /**
+     * {@code readPartition(partition)} is about to run: if it follows a read of the partition
+     * before it, the reads are a sequential loop, and the partitions up to {@code prefetchWindow}
+     * ahead are requested now, so that several transfers are in flight.
+     */
+    final void sequentialRead(int partition) {
+        if (prefetchWindow == 0) return;
+        int previous = lastRead;
+        lastRead = partition;
+        if (partition != previous + 1) {
+            prefetchedTo = partition;
+            return;
+        }
+        int to = Math.min(partition + prefetchWindow, slots.length - 1);
+        for (int q = Math.max(prefetchedTo + 1, partition + 1); q <= to; q++) prefetch(q, Access.READ);
+        prefetchedTo = Math.max(prefetchedTo, to);
     }
 
     /** Index of element {@code index} of the row-major flattening, checked. */

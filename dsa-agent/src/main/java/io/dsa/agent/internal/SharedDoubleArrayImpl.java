@@ -5,7 +5,6 @@ import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.util.concurrent.Executor;
 
 /**
  * Shared array of {@code double}. Element hits read the slot's stamp and access the partition's
@@ -19,8 +18,8 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     private static final VarHandle VIEW = MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int SHIFT = 3;
 
-    SharedDoubleArrayImpl(NodeRuntime rt, ArrayState state, Executor async) {
-        super(rt, state, async);
+    SharedDoubleArrayImpl(NodeRuntime rt, ArrayState state) {
+        super(rt, state);
     }
 
     @Override
@@ -106,6 +105,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     @Override
     public void readPartition(int partition, double[] dst) {
         checkBuffer(partition, dst.length, "destination");
+        sequentialRead(partition);
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
         while (true) {
@@ -114,7 +114,9 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
             if (!Slot.readable(stamp)) continue;
             byte[] d = s.data;
             for (int i = 0; i < n; i++) dst[i] = (double) VIEW.get(d, i << SHIFT);
-            return;
+            // the copy is one version of the partition: a revocation and refill in place during it shows in the stamp
+            VarHandle.loadLoadFence();
+            if (s.stamp == stamp) return;
         }
     }
 
@@ -193,8 +195,11 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
                     }
                 }
             }
-            if (!write) return;
-            VarHandle.fullFence();
+            if (write) {
+                VarHandle.fullFence();
+            } else {
+                VarHandle.loadLoadFence(); // a read copies one version, as readPartition does
+            }
             if (s.stamp == stamp) return;
         }
     }

@@ -120,6 +120,14 @@ class DsaCliTest {
     }
 
     @Test
+    void runRejectsAnUnknownWaitStrategy() {
+        Cli cli = Cli.execute("run", "--wait", "doze", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--wait"), cli.toString());
+        assertTrue(cli.err().contains("PARK, SPIN, ADAPTIVE"), cli.toString());
+    }
+
+    @Test
     void runRejectsAnUnknownBarrierKind() {
         Cli cli = Cli.execute("run", "--barrier", "ring", "idle-test");
         assertEquals(2, cli.exitCode(), cli.toString());

@@ -32,34 +32,51 @@ final class InMemoryNetwork implements NodeTransport.Factory {
     private final AtomicInteger messages = new AtomicInteger();
 
     @Override
-    public NodeTransport start(DsaConfig config, int nodeId, InboundHandler inbound) {
-        Endpoint e = new Endpoint(config, nodeId, inbound, nextPort.getAndIncrement());
-        endpoints.put(e.port, e);
-        return e;
+    public NodeTransport create(DsaConfig config, int nodeId) {
+        return new Endpoint(config, nodeId, nextPort.getAndIncrement());
     }
 
     /** @return how many messages crossed the network */
     int messages() { return messages.get(); }
 
-    private final class Endpoint implements NodeTransport {
+    private final class Endpoint implements NodeTransport, IoThread {
         final DsaConfig config;
         final int nodeId;
-        final InboundHandler inbound;
+        volatile InboundHandler inbound;
         final int port;
         final ExecutorService io;
+        volatile Thread ioThread;
         final List<Side> sides = new ArrayList<>();
         volatile boolean closed;
 
-        Endpoint(DsaConfig config, int nodeId, InboundHandler inbound, int port) {
+        Endpoint(DsaConfig config, int nodeId, int port) {
             this.config = config;
             this.nodeId = nodeId;
-            this.inbound = inbound;
             this.port = port;
             this.io = Executors.newSingleThreadExecutor(r -> {
                 Thread t = new Thread(r, "mem-io-" + nodeId);
                 t.setDaemon(true);
+                ioThread = t;
                 return t;
             });
+        }
+
+        @Override public IoThread ioThread() { return this; }
+
+        @Override
+        public void execute(Runnable task) {
+            synchronized (sides) {
+                if (io.isShutdown()) throw new java.util.concurrent.RejectedExecutionException("node " + nodeId + " closed");
+                io.execute(task);
+            }
+        }
+
+        @Override public boolean isCurrent() { return Thread.currentThread() == ioThread; }
+
+        @Override
+        public void listen(InboundHandler handler) {
+            inbound = handler;
+            endpoints.put(port, this);
         }
 
         @Override public int port() { return port; }
@@ -108,7 +125,7 @@ final class InMemoryNetwork implements NodeTransport.Factory {
             }
             for (Side s : all) s.close();
             synchronized (sides) { io.shutdown(); } // what is queued (the closes) still runs
-            if (!Thread.currentThread().getName().equals("mem-io-" + nodeId)) {
+            if (!isCurrent()) {
                 try {
                     io.awaitTermination(5, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {

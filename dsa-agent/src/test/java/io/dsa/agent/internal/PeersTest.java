@@ -33,7 +33,7 @@ class PeersTest {
 
     @Test
     void aQueuedCoherenceMessageKeepsTheBytesItWasSentWithAndOrderIsKept() {
-        Peers peers = new Peers(0, 2, (n, m) -> {});
+        Peers peers = new Peers(0, 2, (n, m) -> {}, IoThread.CALLER);
         byte[] slot = {1, 2, 3, 4};
         CoherenceMessage data = new CoherenceMessage(CoherenceOp.DATA_S, 7, 0, 0, 1, 1, slot);
         peers.send(1, data);
@@ -55,7 +55,7 @@ class PeersTest {
     @Test
     void sendToAllWritesToEveryOtherNodeBeforeDispatchingToItself() {
         List<String> order = new ArrayList<>();
-        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"));
+        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"), IoThread.CALLER);
         for (int n : new int[] {0, 2}) {
             assertTrue(peers.attach(n, new Recording() {
                 @Override public void send(Object message) { order.add("node " + n); }
