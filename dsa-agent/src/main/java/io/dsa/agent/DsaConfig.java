@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import io.dsa.agent.transport.TransportSecurity;
 
 
 /**
@@ -16,6 +17,9 @@ import java.security.SecureRandom;
  * VM inside one JVM, a random one ({@link Builder#randomSecret()}). It is never a command-line
  * argument. A config may be built without one for {@link DsaCluster#local}, which then makes a
  * random one; {@link DsaAgent#start} refuses to start without one.
+ *
+ * <p>After the handshake every connection is sealed record by record, encrypted by default
+ * ({@link Builder#transportSecurity(TransportSecurity)}); docs/security.md has the threat model.
  */
 public final class DsaConfig {
     /** Environment variable holding the cluster secret. */
@@ -54,6 +58,7 @@ public final class DsaConfig {
     private final ProxyMode proxy;
     private final WaitStrategy waitStrategy;
     private final int prefetchWindow;
+    private final TransportSecurity transportSecurity;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -71,6 +76,7 @@ public final class DsaConfig {
         this.proxy = b.proxy;
         this.waitStrategy = b.waitStrategy;
         this.prefetchWindow = b.prefetchWindow;
+        this.transportSecurity = b.transportSecurity;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -94,6 +100,7 @@ public final class DsaConfig {
         b.proxy = proxy;
         b.waitStrategy = waitStrategy;
         b.prefetchWindow = prefetchWindow;
+        b.transportSecurity = transportSecurity;
         return b;
     }
 
@@ -148,12 +155,15 @@ public final class DsaConfig {
      *         are in flight; 0 turns it off; default {@value #DEFAULT_PREFETCH_WINDOW}
      */
     public int prefetchWindow() { return prefetchWindow; }
+    /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
+    public TransportSecurity transportSecurity() { return transportSecurity; }
 
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + ", wait=" + waitStrategy + ", prefetchWindow=" + prefetchWindow + "}";
+                + ", proxy=" + proxy + ", wait=" + waitStrategy + ", prefetchWindow=" + prefetchWindow
+                + ", transportSecurity=" + transportSecurity + "}";
     }
 
     /** Builds a {@link DsaConfig}. Not thread-safe. */
@@ -173,6 +183,7 @@ public final class DsaConfig {
         private ProxyMode proxy = ProxyMode.FLOAT;
         private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
+        private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
 
         private Builder() {}
 
@@ -193,6 +204,21 @@ public final class DsaConfig {
 
         /** @param mode who sends a node's barrier messages */
         public Builder proxy(ProxyMode mode) { this.proxy = java.util.Objects.requireNonNull(mode, "proxy mode"); return this; }
+
+        /**
+         * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}
+         * (the default: AES-256-GCM, nobody on the path reads or changes a frame) or
+         * {@link TransportSecurity#MAC} (trusted networks only: frames travel in clear, each one
+         * authenticated, so nobody on the path changes, injects, replays or reorders one). Every
+         * node, and the {@code dsa host} daemons and launchers a VM talks to, must use the same
+         * value: a peer with the other is refused at the handshake, with both named.
+         *
+         * @param security the protection; not null
+         */
+        public Builder transportSecurity(TransportSecurity security) {
+            this.transportSecurity = java.util.Objects.requireNonNull(security, "transport security");
+            return this;
+        }
 
         /** @param nodes nodes in the VM, in {@code [1, MAX_NODES]} */
         public Builder nodes(int nodes) { this.nodes = nodes; return this; }

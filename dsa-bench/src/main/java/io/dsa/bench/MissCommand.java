@@ -4,6 +4,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.transport.TransportSecurity;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,6 +12,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,8 +28,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code dsa bench miss} (paper Fig. 9): remote read and write miss time vs partition size on a
- * 2-node VM of two JVMs ({@link MissProgram}), beside a thin Netty round trip and a plain socket
- * RPC of the same bytes (server in another JVM, {@link RpcPeers}) and Hazelcast
+ * 2-node VM of two JVMs ({@link MissProgram}), once per {@link TransportSecurity} mode (ENCRYPT
+ * and MAC by default, in the same run), beside a thin Netty round trip and a plain socket RPC of
+ * the same bytes with no protection (server in another JVM, {@link RpcPeers}) and Hazelcast
  * {@code IMap<Integer, byte[]>} get/set with the key owned by a member in another JVM.
  */
 @Command(name = "miss", mixinStandardHelpOptions = true,
@@ -52,15 +55,27 @@ final class MissCommand implements Callable<Integer> {
     @Option(names = "--no-hazelcast", description = "Skip the Hazelcast peer (its start takes seconds).")
     boolean noHazelcast;
 
-    /** One size: medians (and DSA p90s) in microseconds. */
-    record Row(int side, int bytes, double readUs, double readP90Us, double writeUs, double writeP90Us, double nettyUs,
-               double socketUs, double hzGetUs, double hzSetUs, double load) {}
+    @Option(names = "--transport-security", split = ",", paramLabel = "MODE,..", defaultValue = "ENCRYPT,MAC",
+            description = "The DSA VM's connection protection modes to measure, each in its own VM of this run"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<TransportSecurity> modes;
+
+    /** DSA's miss times of one size in one mode: medians and p90s in microseconds. */
+    record Dsa(double readUs, double readP90Us, double writeUs, double writeP90Us) {}
+
+    /** One size: DSA per mode, then the unprotected baselines, medians in microseconds. */
+    record Row(int side, int bytes, Map<TransportSecurity, Dsa> dsa, double nettyUs, double socketUs, double hzGetUs,
+               double hzSetUs, double load) {}
 
     @Override
     public Integer call() throws Exception {
         if (common.smoke) { sides = List.of(8, 32); iters = 30; warmup = 20; }
         for (int s : sides) {
             if (s < 1 || s > 128) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--sides: " + s + " not in [1, 128]");
+        }
+        if (modes.isEmpty() || modes.stream().distinct().count() != modes.size()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--transport-security: " + modes
+                    + " must name each of " + List.of(TransportSecurity.values()) + " at most once, at least one");
         }
         List<Row> rows = run();
         write(rows);
@@ -69,19 +84,31 @@ final class MissCommand implements Callable<Integer> {
 
     List<Row> run() throws Exception {
         String sideList = String.join(",", sides.stream().map(String::valueOf).toList());
-        RunReport report = ProcessVm.run(new MissProgram(), 2, 1, List.of(sideList, Integer.toString(warmup), Integer.toString(iters)),
-                common.out);
-        Map<Integer, double[]> dsa = new LinkedHashMap<>();
-        for (double[] r : ProcessVm.numbers(report, "miss ")) dsa.put((int) r[0], r);
+        Map<TransportSecurity, Map<Integer, double[]>> dsa = new EnumMap<>(TransportSecurity.class);
+        for (TransportSecurity mode : modes) {
+            RunReport report = ProcessVm.run(new MissProgram(), 2, 1, List.of(sideList, Integer.toString(warmup), Integer.toString(iters)),
+                    common.out, mode);
+            Map<Integer, double[]> bySide = new LinkedHashMap<>();
+            for (double[] r : ProcessVm.numbers(report, "miss ")) bySide.put((int) r[0], r);
+            dsa.put(mode, bySide);
+        }
         Map<Integer, double[]> rpc = rpcBaselines();
         Map<Integer, double[]> hz = noHazelcast ? Map.of() : hazelcast(sides, warmup, iters);
         List<Row> rows = new ArrayList<>();
         for (int s : sides) {
-            double[] d = dsa.get(s), r = rpc.get(s), h = hz.get(s);
-            Row row = new Row(s, s * s * 8, d[1] / 1e3, d[2] / 1e3, d[3] / 1e3, d[4] / 1e3, r[0] / 1e3, r[1] / 1e3,
+            double[] r = rpc.get(s), h = hz.get(s);
+            Map<TransportSecurity, Dsa> perMode = new EnumMap<>(TransportSecurity.class);
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "miss %3dx%-3d %7d B:", s, s, s * s * 8));
+            for (TransportSecurity mode : modes) {
+                double[] d = dsa.get(mode).get(s);
+                Dsa m = new Dsa(d[1] / 1e3, d[2] / 1e3, d[3] / 1e3, d[4] / 1e3);
+                perMode.put(mode, m);
+                line.append(String.format(Locale.ROOT, " %s read %.1f us, write %.1f us;", mode, m.readUs(), m.writeUs()));
+            }
+            Row row = new Row(s, s * s * 8, perMode, r[0] / 1e3, r[1] / 1e3,
                     h == null ? Double.NaN : h[0] / 1e3, h == null ? Double.NaN : h[1] / 1e3, BarrierBench.loadAverage());
-            System.out.printf(Locale.ROOT, "miss %3dx%-3d %7d B: read %.1f us, write %.1f us, netty %.1f us, socket %.1f us, hz get %.1f us, set %.1f us%n",
-                    s, s, row.bytes(), row.readUs(), row.writeUs(), row.nettyUs(), row.socketUs(), row.hzGetUs(), row.hzSetUs());
+            System.out.println(line.append(String.format(Locale.ROOT, " netty %.1f us, socket %.1f us, hz get %.1f us, set %.1f us",
+                    row.nettyUs(), row.socketUs(), row.hzGetUs(), row.hzSetUs())));
             rows.add(row);
         }
         return rows;
@@ -155,41 +182,74 @@ final class MissCommand implements Callable<Integer> {
     private void write(List<Row> rows) throws IOException {
         Path out = common.out;
         List<String> csv = new ArrayList<>();
-        StringBuilder table = new StringBuilder("| partition | bytes | DSA read miss µs | p90 | DSA write miss µs | p90 | thin Netty µs | socket RPC µs | Hazelcast get µs | Hazelcast set µs | read/Netty | read/HZ get |\n")
-                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder header = new StringBuilder("| partition | bytes |");
+        StringBuilder rule = new StringBuilder("|---|---:|");
+        for (TransportSecurity mode : modes) {
+            header.append(" read ").append(mode).append(" µs | p90 | write ").append(mode).append(" µs | p90 |");
+            rule.append("---:|---:|---:|---:|");
+        }
+        header.append(" thin Netty µs | socket RPC µs | Hazelcast get µs | Hazelcast set µs |");
+        rule.append("---:|---:|---:|---:|");
+        for (TransportSecurity mode : modes) {
+            header.append(" read ").append(mode).append("/Netty |");
+            rule.append("---:|");
+        }
+        header.append(" read/HZ get |\n");
+        rule.append("---:|\n");
+        StringBuilder table = new StringBuilder(header).append(rule);
         double[] xs = new double[rows.size()];
-        double[][] ys = new double[6][rows.size()];
+        Map<String, double[][]> series = new LinkedHashMap<>();
+        for (TransportSecurity mode : modes) {
+            series.put("DSA read miss, " + mode, new double[][] {xs, new double[rows.size()]});
+            series.put("DSA write miss, " + mode, new double[][] {xs, new double[rows.size()]});
+        }
+        String[] baselines = {"thin Netty round trip", "socket RPC", "Hazelcast IMap.get", "Hazelcast IMap.set"};
+        for (String b : baselines) series.put(b, new double[][] {xs, new double[rows.size()]});
+        TransportSecurity first = modes.get(0);
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
-            csv.add(String.join(",", String.valueOf(r.side()), String.valueOf(r.bytes()), BenchOut.f(r.readUs()), BenchOut.f(r.readP90Us()),
-                    BenchOut.f(r.writeUs()), BenchOut.f(r.writeP90Us()), BenchOut.f(r.nettyUs()), BenchOut.f(r.socketUs()),
-                    BenchOut.f(r.hzGetUs()), BenchOut.f(r.hzSetUs()), BenchOut.f(r.load())));
-            table.append(String.format(Locale.ROOT, "| %dx%d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %.2f | %s |%n", r.side(), r.side(),
-                    r.bytes(), r.readUs(), r.readP90Us(), r.writeUs(), r.writeP90Us(), r.nettyUs(), r.socketUs(), dash(r.hzGetUs()),
-                    dash(r.hzSetUs()), r.readUs() / r.nettyUs(), Double.isNaN(r.hzGetUs()) ? "–" : String.format(Locale.ROOT, "%.2f", r.readUs() / r.hzGetUs())));
+            table.append(String.format(Locale.ROOT, "| %dx%d | %d |", r.side(), r.side(), r.bytes()));
+            for (TransportSecurity mode : modes) {
+                Dsa d = r.dsa().get(mode);
+                csv.add(String.join(",", String.valueOf(r.side()), String.valueOf(r.bytes()), mode.name(), BenchOut.f(d.readUs()),
+                        BenchOut.f(d.readP90Us()), BenchOut.f(d.writeUs()), BenchOut.f(d.writeP90Us()), BenchOut.f(r.nettyUs()),
+                        BenchOut.f(r.socketUs()), BenchOut.f(r.hzGetUs()), BenchOut.f(r.hzSetUs()), BenchOut.f(r.load())));
+                table.append(String.format(Locale.ROOT, " %.1f | %.1f | %.1f | %.1f |", d.readUs(), d.readP90Us(), d.writeUs(), d.writeP90Us()));
+                series.get("DSA read miss, " + mode)[1][i] = d.readUs();
+                series.get("DSA write miss, " + mode)[1][i] = d.writeUs();
+            }
+            table.append(String.format(Locale.ROOT, " %.1f | %.1f | %s | %s |", r.nettyUs(), r.socketUs(), dash(r.hzGetUs()), dash(r.hzSetUs())));
+            for (TransportSecurity mode : modes) {
+                table.append(String.format(Locale.ROOT, " %.2f |", r.dsa().get(mode).readUs() / r.nettyUs()));
+            }
+            double firstRead = r.dsa().get(first).readUs();
+            table.append(Double.isNaN(r.hzGetUs()) ? " – |" : String.format(Locale.ROOT, " %.2f |", firstRead / r.hzGetUs())).append('\n');
             xs[i] = r.bytes() / 1024.0;
-            double[] v = {r.readUs(), r.writeUs(), r.nettyUs(), r.socketUs(), r.hzGetUs(), r.hzSetUs()};
-            for (int j = 0; j < 6; j++) ys[j][i] = v[j];
+            double[] v = {r.nettyUs(), r.socketUs(), r.hzGetUs(), r.hzSetUs()};
+            for (int j = 0; j < baselines.length; j++) series.get(baselines[j])[1][i] = v[j];
         }
-        BenchOut.csv(out, "miss", "side,bytes,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,hz_get_us,hz_set_us,load", csv);
-        Map<String, double[][]> series = new LinkedHashMap<>();
-        String[] names = {"DSA read miss", "DSA write miss", "thin Netty round trip", "socket RPC", "Hazelcast IMap.get", "Hazelcast IMap.set"};
-        for (int j = 0; j < 6; j++) series.put(names[j], new double[][] {xs, ys[j]});
+        BenchOut.csv(out, "miss", "side,bytes,security,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,"
+                + "hz_get_us,hz_set_us,load", csv);
         BenchOut.plot(out, "miss", "Remote miss vs partition size (2 JVMs, loopback)", "partition KiB", "µs (median)", true, series);
         List<String> targets = new ArrayList<>();
         Row r8 = rows.stream().filter(r -> r.bytes() == 8192).findFirst().orElse(null);
         if (r8 == null) {
             targets.add("8 KiB (32x32) not in this run: targets not evaluated");
         } else {
-            targets.add(BenchOut.ratio("8 KiB read miss vs thin Netty", r8.readUs(), r8.nettyUs(), 1.3, "µs"));
+            for (TransportSecurity mode : modes) {
+                targets.add(BenchOut.ratio("8 KiB read miss (" + mode + ") vs thin Netty (no protection)", r8.dsa().get(mode).readUs(),
+                        r8.nettyUs(), 1.3, "µs"));
+            }
             if (Double.isNaN(r8.hzGetUs())) {
                 targets.add("8 KiB read miss vs Hazelcast get: Hazelcast not run");
             } else {
-                targets.add(BenchOut.ratio("8 KiB read miss vs Hazelcast IMap.get (faster means < 1)", r8.readUs(), r8.hzGetUs(), 1.0, "µs"));
+                targets.add(BenchOut.ratio("8 KiB read miss (" + first + ") vs Hazelcast IMap.get (faster means < 1)",
+                        r8.dsa().get(first).readUs(), r8.hzGetUs(), 1.0, "µs"));
             }
         }
-        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each; %d warm-up and %d timed operations per size, medians; "
-                + "baseline servers and the second Hazelcast member each in their own JVM; loopback TCP", warmup, iters);
+        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per protection mode (%s) in this run;"
+                + " %d warm-up and %d timed operations per size, medians; baseline servers (no protection) and the second Hazelcast"
+                + " member each in their own JVM; loopback TCP", String.join(", ", modes.stream().map(Enum::name).toList()), warmup, iters);
         BenchOut.markdown(out, "miss", "Remote miss vs partition size (paper Fig. 9)", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 

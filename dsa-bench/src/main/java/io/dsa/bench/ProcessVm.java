@@ -4,6 +4,7 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.transport.TransportSecurity;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,6 +35,12 @@ final class ProcessVm {
     }
 
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out) throws Exception {
+        return run(program, nodes, threads, args, out, TransportSecurity.ENCRYPT);
+    }
+
+    /** As {@link #run(DsaProgram, int, int, List, Path)}, every connection of the VM protected with {@code security}. */
+    static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security)
+            throws Exception {
         Files.createDirectories(out);
         Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
         byte[] bytes = new byte[24];
@@ -41,14 +48,14 @@ final class ProcessVm {
         Files.writeString(secret, HexFormat.of().formatHex(bytes));
         List<Process> children = new ArrayList<>();
         DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
-                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).build());
+                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
                 List<String> cmd = new ArrayList<>(List.of(java(), "-cp", classPath(), "io.dsa.agent.cli.DsaCli", "node",
                         "--node", Integer.toString(node), "--nodes", Integer.toString(nodes),
                         "--threads", Integer.toString(threads), "--monitor", agent.address(),
-                        "--secret-file", secret.toString(), program.getClass().getName()));
+                        "--secret-file", secret.toString(), "--transport-security", security.name(), program.getClass().getName()));
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());

@@ -43,6 +43,7 @@ class BenchSmokeTest {
         assertEquals(0, dsa("bench", "--help"));
         for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--transport-security", "MAC,MAC"));
     }
 
     @Test
@@ -50,20 +51,23 @@ class BenchSmokeTest {
     void missSmokeThenReport(@TempDir Path out) throws Exception {
         assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--out", out.toString()));
         List<String[]> rows = csv(out.resolve("miss.csv"),
-                "side,bytes,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,hz_get_us,hz_set_us,load");
-        assertEquals(2, rows.size());
+                "side,bytes,security,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,hz_get_us,hz_set_us,load");
+        assertEquals(4, rows.size(), "2 sides x 2 protection modes");
+        assertEquals(List.of("ENCRYPT", "MAC", "ENCRYPT", "MAC"), rows.stream().map(r -> r[2]).toList());
         for (String[] r : rows) {
             int side = Integer.parseInt(r[0]);
             assertEquals(side * side * 8, Integer.parseInt(r[1]));
-            for (int i : new int[] {2, 4, 6, 7}) {
+            for (int i : new int[] {3, 5, 7, 8}) {
                 double us = Double.parseDouble(r[i]);
                 assertTrue(us > 0 && us < 1_000_000, "column " + i + " plausible: " + String.join(",", r));
             }
-            assertTrue(Double.parseDouble(r[3]) >= Double.parseDouble(r[2]), "read p90 >= median");
-            assertEquals("", r[8], "Hazelcast skipped");
+            assertTrue(Double.parseDouble(r[4]) >= Double.parseDouble(r[3]), "read p90 >= median");
+            assertEquals("", r[9], "Hazelcast skipped");
         }
         assertTrue(Files.size(out.resolve("miss.png")) > 1000);
-        assertTrue(Files.readString(out.resolve("miss.md")).contains("8 KiB read miss vs thin Netty"));
+        String missTable = Files.readString(out.resolve("miss.md"));
+        assertTrue(missTable.contains("8 KiB read miss (ENCRYPT) vs thin Netty"), missTable);
+        assertTrue(missTable.contains("8 KiB read miss (MAC) vs thin Netty"), missTable);
 
         Path report = out.resolve("BENCHMARKS.md");
         assertEquals(0, dsa("bench", "report", "--out", out.toString(), "--file", report.toString()));

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -39,6 +40,9 @@ final class HostCommand implements Callable<Integer> {
     @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
     Path secretFile;
 
+    @Mixin
+    TransportSecurityOption security = new TransportSecurityOption();
+
     @Override
     public Integer call() throws InterruptedException {
         Checks.range(spec, "--port", port, 0, 65535);
@@ -46,7 +50,7 @@ final class HostCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         AgentHost host;
         try {
-            host = AgentHost.start(bindHost, port, secret);
+            host = AgentHost.start(bindHost, port, secret, security.value);
         } catch (RuntimeException e) {
             out.println("dsa host: " + Jobs.describe(e));
             out.flush();

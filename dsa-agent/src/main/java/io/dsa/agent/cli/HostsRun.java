@@ -46,7 +46,8 @@ final class HostsRun {
     /** @return the exit code: 0 when every node succeeded */
     int run(Class<? extends DsaProgram> programType, byte[] jar) throws InterruptedException {
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
-        try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000))) {
+        try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000),
+                job.security.value)) {
             client.onJobEvent(this::onEvent);
             client.onDisconnect(peer -> {
                 String why = "lost the connection to host " + peer;

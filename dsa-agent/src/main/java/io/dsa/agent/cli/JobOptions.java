@@ -6,6 +6,7 @@ import io.dsa.agent.ProxyMode;
 import io.dsa.agent.WaitStrategy;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -51,6 +52,9 @@ final class JobOptions {
                     + " adaptive (spin briefly, then park; spins only while the JVM's threads fit its cores) (default: adaptive).")
     WaitStrategy waitStrategy;
 
+    @Mixin
+    TransportSecurityOption security = new TransportSecurityOption();
+
     @Parameters(index = "0", paramLabel = "PROGRAM",
             description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram.")
     String program;
@@ -69,17 +73,20 @@ final class JobOptions {
         }
     }
 
-    /** @return the base config: shape and VM name */
+    /** @return the base config: shape, VM name and transport security */
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
-                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy);
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy)
+                .transportSecurity(security.value);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
     List<String> vmArguments() {
-        return List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads), "--vm", vmName,
-                "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
-                "--wait", waitStrategy.name(), "--timeout", Long.toString(timeoutSeconds));
+        List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
+                "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
+                "--wait", waitStrategy.name(), "--timeout", Long.toString(timeoutSeconds)));
+        arguments.addAll(security.arguments());
+        return arguments;
     }
 
     /** @return the timeout in milliseconds */

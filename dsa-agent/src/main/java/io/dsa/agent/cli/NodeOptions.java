@@ -4,6 +4,7 @@ import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import java.nio.file.Path;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -24,6 +25,9 @@ final class NodeOptions {
     @Option(names = "--secret-file", paramLabel = "FILE",
             description = "File holding the cluster secret (else the environment variable " + DsaConfig.SECRET_ENV + ").")
     Path secretFile;
+
+    @Mixin
+    TransportSecurityOption security = new TransportSecurityOption();
 
     /** @return the hosts of {@code --hosts}; @throws picocli.CommandLine.ParameterException naming a bad entry */
     List<HostPort> hosts(CommandSpec spec) { return HostList.parse(spec, "--hosts", hostsOption); }

@@ -50,7 +50,7 @@ final class ReadCommand implements Callable<Integer> {
         List<HostPort> hosts = node.hosts(spec);
         byte[] secret = node.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
-        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, StatusCommand.TIMEOUT_MS)) {
+        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, StatusCommand.TIMEOUT_MS, node.security.value)) {
             HostPort host = HostList.serving(client, hosts, node.vmName, node.nodeId);
             if (host == null) {
                 out.println("read failed: node " + node.nodeId + " of vm '" + node.vmName + "' is not served by any of " + hosts);

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -46,6 +47,9 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
     Path secretFile;
 
+    @Mixin
+    TransportSecurityOption security = new TransportSecurityOption();
+
     @Override
     public Integer call() {
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
@@ -53,7 +57,7 @@ final class StatusCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<String[]> rows = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS)) {
+        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, security.value)) {
             for (HostPort h : hosts) {
                 try {
                     for (String row : client.status(h, vmName)) rows.add(row.split("\t", -1));

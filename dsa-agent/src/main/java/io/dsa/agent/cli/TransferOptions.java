@@ -30,7 +30,7 @@ final class TransferOptions {
         List<HostPort> hosts = node.hosts(spec);
         byte[] secret = node.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
-        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS)) {
+        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, node.security.value)) {
             HostPort source = HostList.serving(client, hosts, node.vmName, node.nodeId);
             if (source == null) {
                 out.println(what + " failed: node " + node.nodeId + " of vm '" + node.vmName + "' is not served by any of " + hosts);

@@ -16,6 +16,7 @@ import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
 import io.dsa.agent.transport.Transport;
 import io.dsa.agent.transport.TransportConfig;
+import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
@@ -76,6 +77,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         CLONE }
 
     private final byte[] secret;
+    private final TransportSecurity security;
     private final String bindHost;
     private final Transport transport;
     private final Map<String, HostedJob> jobs = new ConcurrentHashMap<>();
@@ -98,11 +100,12 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     /** Moves that this host's agents expect, armed by a new host. */
     private final Map<String, Expected> expected = new ConcurrentHashMap<>();
 
-    private AgentHost(String bindHost, int port, byte[] secret) {
+    private AgentHost(String bindHost, int port, byte[] secret, TransportSecurity security) {
         this.secret = secret.clone();
+        this.security = security;
         this.bindHost = bindHost;
         this.transport = Transport.start(TransportConfig.builder().vmName(HOST_VM).nodeId(HOST_ID).secret(secret)
-                .bindHost(bindHost).port(port).build(), new Inbound());
+                .security(security).bindHost(bindHost).port(port).build(), new Inbound());
     }
 
     /**
@@ -115,8 +118,17 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      * @throws IllegalArgumentException for a bad port or secret
      */
     public static AgentHost start(String bindHost, int port, byte[] secret) {
+        return start(bindHost, port, secret, TransportConfig.DEFAULT_SECURITY);
+    }
+
+    /**
+     * Starts a host daemon as {@link #start(String, int, byte[])} does, whose connections (to
+     * launchers, other hosts, and between its agents and theirs) are protected with {@code security};
+     * peers must use the same.
+     */
+    public static AgentHost start(String bindHost, int port, byte[] secret, TransportSecurity security) {
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port " + port + " out of range [0, 65535]");
-        return new AgentHost(bindHost, port, secret);
+        return new AgentHost(bindHost, port, secret, java.util.Objects.requireNonNull(security, "transport security"));
     }
 
     @Override
@@ -218,11 +230,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         startRunner(id, job, () -> job.agent.run(program, m.args()));
     }
 
-    /** @return the config of the agent of {@code m} on this host: its shape, this host's address and the cluster secret */
+    /** @return the config of the agent of {@code m} on this host: its shape, this host's address, the cluster secret and transport security */
     DsaConfig.Builder config(HostJobMessage m) {
         DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
                 .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(bindHost).port(0)
-                .monitorAddress(m.monitorAddress()).secret(secret);
+                .monitorAddress(m.monitorAddress()).secret(secret).transportSecurity(security);
         applyOptions(config, m.options());
         return config;
     }

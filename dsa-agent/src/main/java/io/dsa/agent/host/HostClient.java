@@ -8,6 +8,7 @@ import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
 import io.dsa.agent.transport.Transport;
 import io.dsa.agent.transport.TransportConfig;
+import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
@@ -34,10 +35,10 @@ public final class HostClient implements AutoCloseable {
     private volatile Consumer<HostJobEventMessage> events = e -> {};
     private volatile Consumer<String> disconnects = h -> {};
 
-    private HostClient(byte[] secret, String bindHost, long timeoutMs) {
+    private HostClient(byte[] secret, String bindHost, long timeoutMs, TransportSecurity security) {
         this.timeoutMs = timeoutMs;
         this.transport = Transport.start(TransportConfig.builder().vmName(AgentHost.HOST_VM).nodeId(AgentHost.CLIENT_ID)
-                .secret(secret).bindHost(bindHost).port(0).build(), new Inbound());
+                .secret(secret).security(security).bindHost(bindHost).port(0).build(), new Inbound());
     }
 
     /**
@@ -47,7 +48,15 @@ public final class HostClient implements AutoCloseable {
      * @return a client with no connections yet
      */
     public static HostClient open(byte[] secret, String bindHost, long timeoutMs) {
-        return new HostClient(secret, bindHost, timeoutMs);
+        return open(secret, bindHost, timeoutMs, TransportConfig.DEFAULT_SECURITY);
+    }
+
+    /**
+     * As {@link #open(byte[], String, long)}, protecting the connections with {@code security},
+     * which must be what the hosts use (else each refuses the handshake, naming both).
+     */
+    public static HostClient open(byte[] secret, String bindHost, long timeoutMs, TransportSecurity security) {
+        return new HostClient(secret, bindHost, timeoutMs, security);
     }
 
     /** Sets who receives job events (on an I/O thread: must not block). */

@@ -73,6 +73,7 @@ interface NodeTransport extends AutoCloseable {
                         .vmName(config.vmName())
                         .nodeId(nodeId)
                         .maxFrameBytes(config.maxFrameBytes())
+                        .security(config.transportSecurity())
                         .build();
                 transport = Transport.start(tc, inbound, loop);
             }

@@ -1,4 +1,4 @@
 package io.dsa.agent.transport;
 
-/** Handshake, acceptor to dialer: the acceptor's protocol version and its fresh nonce. */
-record ChallengeMessage(int version, byte[] nonce) {}
+/** Handshake, acceptor to dialer: the acceptor's protocol version, its transport security and its fresh nonce. */
+record ChallengeMessage(int version, TransportSecurity security, byte[] nonce) {}

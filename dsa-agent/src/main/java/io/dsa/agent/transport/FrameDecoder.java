@@ -16,9 +16,11 @@ import java.util.List;
  * are accepted; afterwards only the others.
  *
  * <p>Any violation (length out of range, wrong version, unknown or out-of-phase type, malformed
- * or truncated body, trailing bytes) logs a WARN naming the peer and the reason, discards all
- * further input and closes the connection. Nothing is thrown into the pipeline. The reason is
- * left in {@link #CLOSE_REASON} for the connection's {@code onDisconnected}.
+ * or truncated body, trailing bytes) discards all further input and closes the connection,
+ * leaving the reason in {@link #CLOSE_REASON} for the connection's {@code onDisconnected}.
+ * Nothing is thrown into the pipeline. After authentication the reason is logged here (WARN,
+ * naming the peer); before it, the {@link HandshakeHandler} reports it, since an acceptor's
+ * unauthenticated connections are logged with a rate limit ({@link PendingHandshakes}).
  *
  * <p>Decoding reads the body in place from the cumulation buffer: no copies beyond the decoded
  * values (the payload's {@code byte[]} is allocated here and owned by the receiver).
@@ -63,7 +65,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
             // Check the version as soon as it arrives rather than waiting for a large frame.
             int version = in.getUnsignedByte(start + WireFormat.LENGTH_FIELD_BYTES);
             if (version != WireFormat.VERSION) {
-                reject(ctx, in, "protocol version " + version + ", expected " + WireFormat.VERSION);
+                reject(ctx, in, "protocol version " + version + ", expected " + WireFormat.VERSION
+                        + (handshakePhase ? ": the peer runs a DSA build of another protocol version" : ""));
                 return;
             }
         }
@@ -103,7 +106,20 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private void reject(ChannelHandlerContext ctx, ByteBuf in, String reason) {
         rejected = true;
         in.skipBytes(in.readableBytes());
-        LOG.warn("closing connection with {}: {}", ctx.channel().remoteAddress(), reason);
+        if (handshakePhase) {
+            ctx.channel().attr(CLOSE_REASON).setIfAbsent(new CorruptedFrameException(reason));
+            ctx.close();
+        } else {
+            closeFor(ctx, reason);
+        }
+    }
+
+    /**
+     * Closes an authenticated connection because of what its peer sent: logs a WARN naming the
+     * peer and {@code reason}, and leaves the reason in {@link #CLOSE_REASON}.
+     */
+    static void closeFor(ChannelHandlerContext ctx, String reason) {
+        LOG.warn("closing connection with {}: {}", HandshakeHandler.format(ctx.channel().remoteAddress()), reason);
         ctx.channel().attr(CLOSE_REASON).setIfAbsent(new CorruptedFrameException(reason));
         ctx.close();
     }

@@ -11,6 +11,10 @@ import io.netty.handler.codec.MessageToByteEncoder;
  * ({@link WireFormat}). The buffer is sized up front for payload-carrying messages, so a
  * partition's bytes are copied exactly once, from the message's array into the frame.
  * A frame larger than the peer would accept fails that write (the connection stays open).
+ *
+ * <p>Every frame buffer leaves {@link WireFormat#RECORD_HEADER_BYTES} free before the frame and
+ * {@link WireFormat#RECORD_TAG_BYTES} after it, so that the {@link RecordEncoder} seals the record
+ * in the same buffer instead of copying the frame (the frame is the buffer's readable bytes).
  */
 final class FrameEncoder extends MessageToByteEncoder<Object> {
     private final int maxFrameBytes;
@@ -27,8 +31,9 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
 
     @Override
     protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
-        int size = WireFormat.sizeHint(MessageType.of(msg), msg);
-        return preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
+        int size = WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES;
+        ByteBuf out = preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
+        return out.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
     }
 
     @Override
@@ -43,7 +48,8 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
      * @throws EncoderException if the frame exceeds the limit (nothing is then allocated)
      */
     ByteBuf encodeNow(ByteBufAllocator alloc, Object msg) {
-        ByteBuf out = alloc.ioBuffer(WireFormat.sizeHint(MessageType.of(msg), msg));
+        ByteBuf out = alloc.ioBuffer(WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES);
+        out.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         try {
             write(msg, out);
             return out;

@@ -32,12 +32,14 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A node's network endpoint: listens for peers, dials peers, and runs the authenticated
- * handshake on every connection before any message is decoded. Uses native epoll when available,
- * else NIO. One instance per node; thread-safe.
+ * handshake on every connection before any message is decoded; after it, every frame travels
+ * sealed in a record ({@link TransportConfig#security()}: encrypted by default). Accepted
+ * connections that have not authenticated yet are held within per-source and overall limits
+ * ({@link PendingHandshakes}); authenticated ones are always served. Uses native epoll when
+ * available, else NIO. One instance per node; thread-safe.
  *
  * <pre>{@code
  * Transport transport = Transport.start(config, handler);      // listening
@@ -46,15 +48,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * transport.close();
  * }</pre>
  *
- * <p>Channel pipeline: {@code decoder} ({@link FrameDecoder}, handshake frames only until
- * authenticated), {@code encoder} ({@link FrameEncoder}), then {@code handshake}
- * ({@link HandshakeHandler}), which replaces itself with {@code connection}
- * ({@link ConnectionHandler}) on success.
+ * <p>Channel pipeline during the handshake: {@code handshakeDecoder} ({@link FrameDecoder},
+ * small handshake frames only), {@code frameEncoder} ({@link FrameEncoder}), {@code handshake}
+ * ({@link HandshakeHandler}). Once authenticated, for the rest of the connection's life:
+ * <pre>
+ * socket &lt;-&gt; recordEncoder ({@link RecordEncoder}, outbound: frame -&gt; sealed record)
+ *            recordDecoder ({@link RecordDecoder}, inbound: record -&gt; opened frame)
+ *            frameDecoder  ({@link FrameDecoder}, inbound: frame -&gt; message)
+ *            frameEncoder  ({@link FrameEncoder}, outbound: message -&gt; frame)
+ *            connection    ({@link ConnectionHandler}: messages to the {@link InboundHandler})
+ * </pre>
  */
 public final class Transport implements AutoCloseable {
-    static final String DECODER = "decoder";
-    static final String ENCODER = "encoder";
+    static final String HANDSHAKE_DECODER = "handshakeDecoder";
+    static final String FRAME_ENCODER = "frameEncoder";
     static final String HANDSHAKE_HANDLER = "handshake";
+    static final String RECORD_ENCODER = "recordEncoder";
+    static final String RECORD_DECODER = "recordDecoder";
+    static final String FRAME_DECODER = "frameDecoder";
     static final String CONNECTION_HANDLER = "connection";
 
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
@@ -68,7 +79,7 @@ public final class Transport implements AutoCloseable {
     private final IoLoop ioLoop;
     private final boolean epoll;
     private final ChannelGroup channels = new DefaultChannelGroup("dsa-transport", GlobalEventExecutor.INSTANCE);
-    private final AtomicInteger acceptedOpen = new AtomicInteger();
+    private final PendingHandshakes pending;
     private final AtomicBoolean closed = new AtomicBoolean();
     private Channel serverChannel;
 
@@ -82,6 +93,9 @@ public final class Transport implements AutoCloseable {
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true), io);
         this.workerGroup = ioLoop != null ? ioLoop.group()
                 : new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory(name + "-io", true), io);
+        HandshakeLog log = new HandshakeLog(LOG::warn,
+                (task, delaySeconds) -> bossGroup.next().schedule(task, delaySeconds, TimeUnit.SECONDS));
+        this.pending = new PendingHandshakes(config.maxPendingHandshakes(), config.maxPendingHandshakesPerSource(), log);
     }
 
     /**
@@ -135,34 +149,30 @@ public final class Transport implements AutoCloseable {
                     + describe(bound.cause()), bound.cause());
         }
         serverChannel = bound.channel();
-        LOG.info("node {} of vm '{}' listening on {} ({})", config.nodeId(), config.vmName(),
-                HandshakeHandler.format(serverChannel.localAddress()), epoll ? "epoll" : "nio");
+        LOG.info("node {} of vm '{}' listening on {} ({}, {})", config.nodeId(), config.vmName(),
+                HandshakeHandler.format(serverChannel.localAddress()), epoll ? "epoll" : "nio", config.security());
     }
 
     private void accept(SocketChannel ch) {
-        int open = acceptedOpen.incrementAndGet();
-        ch.closeFuture().addListener(f -> acceptedOpen.decrementAndGet());
         if (closed.get()) {
             ch.close();
             return;
         }
-        if (open > config.maxConnections()) {
-            LOG.warn("refusing connection from {}: {} accepted connections open, limit {}",
-                    HandshakeHandler.format(ch.remoteAddress()), open - 1, config.maxConnections());
-            ch.close();
-            return;
-        }
+        pending.admit(ch);
         channels.add(ch);
-        initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound));
+        initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound, pending));
     }
 
     /** Sets up a new channel's pipeline for the handshake; also used by tests on embedded channels. */
     static void initPipeline(Channel ch, TransportConfig config, HandshakeHandler handshake) {
         ch.pipeline()
-                .addLast(DECODER, new FrameDecoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES, true))
-                .addLast(ENCODER, new FrameEncoder(config.maxFrameBytes()))
+                .addLast(HANDSHAKE_DECODER, new FrameDecoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES, true))
+                .addLast(FRAME_ENCODER, new FrameEncoder(config.maxFrameBytes()))
                 .addLast(HANDSHAKE_HANDLER, handshake);
     }
+
+    /** @return accepted connections whose handshake is still running */
+    int pendingHandshakes() { return pending.size(); }
 
     /** @return the address the server is bound to (with the real port when the config said 0) */
     public InetSocketAddress boundAddress() {

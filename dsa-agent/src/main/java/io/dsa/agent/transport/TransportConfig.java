@@ -4,8 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
- * Settings of one {@link Transport}: where it listens, who it is, the cluster secret and the
- * limits. Immutable; build with {@link #builder()}. Defaults are the {@code DEFAULT_*} constants.
+ * Settings of one {@link Transport}: where it listens, who it is, the cluster secret, how
+ * connections are protected and the limits. Immutable; build with {@link #builder()}. Defaults
+ * are the {@code DEFAULT_*} constants.
  *
  * <pre>{@code
  * TransportConfig config = TransportConfig.builder()
@@ -25,8 +26,18 @@ public final class TransportConfig {
     public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 15_000;
     /** Default TCP connect timeout, in milliseconds. */
     public static final int DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-    /** Default limit on accepted connections open at once; more are closed on arrival. */
-    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    /** Default protection of authenticated connections: encrypted. */
+    public static final TransportSecurity DEFAULT_SECURITY = TransportSecurity.ENCRYPT;
+    /**
+     * Default limit on accepted connections still in their handshake, over all sources; a newer
+     * one closes the oldest (see {@link PendingHandshakes}). Authenticated connections do not count.
+     */
+    public static final int DEFAULT_MAX_PENDING_HANDSHAKES = 1024;
+    /**
+     * Default limit on accepted connections still in their handshake from one source address; a
+     * newer one closes that source's oldest. Room for a local VM's nodes all dialling at once.
+     */
+    public static final int DEFAULT_MAX_PENDING_HANDSHAKES_PER_SOURCE = 256;
     /** Default number of I/O threads: up to 4, at most the processors. */
     public static final int DEFAULT_IO_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     /** Smallest cluster secret accepted, in bytes. */
@@ -44,7 +55,9 @@ public final class TransportConfig {
     private final int maxFrameBytes;
     private final long handshakeTimeoutMs;
     private final int connectTimeoutMs;
-    private final int maxConnections;
+    private final TransportSecurity security;
+    private final int maxPendingHandshakes;
+    private final int maxPendingHandshakesPerSource;
     private final int ioThreads;
     private final boolean preferNativeTransport;
 
@@ -57,7 +70,9 @@ public final class TransportConfig {
         this.maxFrameBytes = b.maxFrameBytes;
         this.handshakeTimeoutMs = b.handshakeTimeoutMs;
         this.connectTimeoutMs = b.connectTimeoutMs;
-        this.maxConnections = b.maxConnections;
+        this.security = b.security;
+        this.maxPendingHandshakes = b.maxPendingHandshakes;
+        this.maxPendingHandshakesPerSource = b.maxPendingHandshakesPerSource;
         this.ioThreads = b.ioThreads;
         this.preferNativeTransport = b.preferNativeTransport;
     }
@@ -92,8 +107,14 @@ public final class TransportConfig {
     /** @return the TCP connect timeout, in milliseconds */
     public int connectTimeoutMs() { return connectTimeoutMs; }
 
-    /** @return the limit on accepted connections open at once */
-    public int maxConnections() { return maxConnections; }
+    /** @return how authenticated connections are protected; both ends must agree */
+    public TransportSecurity security() { return security; }
+
+    /** @return the limit on accepted connections still in their handshake, over all sources */
+    public int maxPendingHandshakes() { return maxPendingHandshakes; }
+
+    /** @return the limit on accepted connections still in their handshake, per source address */
+    public int maxPendingHandshakesPerSource() { return maxPendingHandshakesPerSource; }
 
     /** @return the number of I/O (event loop) threads */
     public int ioThreads() { return ioThreads; }
@@ -105,7 +126,8 @@ public final class TransportConfig {
     public String toString() {
         return "TransportConfig{vm=" + vmName + ", node=" + nodeId + ", bind=" + bindHost + ":" + port
                 + ", maxFrameBytes=" + maxFrameBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
-                + ", connectTimeoutMs=" + connectTimeoutMs + ", maxConnections=" + maxConnections
+                + ", connectTimeoutMs=" + connectTimeoutMs + ", security=" + security
+                + ", maxPendingHandshakes=" + maxPendingHandshakes + "/" + maxPendingHandshakesPerSource + " per source"
                 + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + "}"; // never the secret
     }
 
@@ -119,7 +141,9 @@ public final class TransportConfig {
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
         private long handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS;
         private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
-        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private TransportSecurity security = DEFAULT_SECURITY;
+        private int maxPendingHandshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
+        private int maxPendingHandshakesPerSource = DEFAULT_MAX_PENDING_HANDSHAKES_PER_SOURCE;
         private int ioThreads = DEFAULT_IO_THREADS;
         private boolean preferNativeTransport = true;
 
@@ -149,8 +173,17 @@ public final class TransportConfig {
         /** @param connectTimeoutMs TCP connect timeout, in milliseconds */
         public Builder connectTimeoutMs(int connectTimeoutMs) { this.connectTimeoutMs = connectTimeoutMs; return this; }
 
-        /** @param maxConnections limit on accepted connections open at once */
-        public Builder maxConnections(int maxConnections) { this.maxConnections = maxConnections; return this; }
+        /**
+         * @param security how authenticated connections are protected; default
+         *        {@link TransportSecurity#ENCRYPT}; the peer must use the same or the handshake is refused
+         */
+        public Builder security(TransportSecurity security) { this.security = security; return this; }
+
+        /** @param max limit on accepted connections still in their handshake, over all sources, {@code >= 1} */
+        public Builder maxPendingHandshakes(int max) { this.maxPendingHandshakes = max; return this; }
+
+        /** @param max limit on accepted connections still in their handshake, per source address, {@code >= 1} */
+        public Builder maxPendingHandshakesPerSource(int max) { this.maxPendingHandshakesPerSource = max; return this; }
 
         /** @param ioThreads number of I/O threads */
         public Builder ioThreads(int ioThreads) { this.ioThreads = ioThreads; return this; }
@@ -195,8 +228,13 @@ public final class TransportConfig {
             if (connectTimeoutMs <= 0) {
                 throw new IllegalArgumentException("connect timeout " + connectTimeoutMs + " ms invalid, expected > 0");
             }
-            if (maxConnections <= 0) {
-                throw new IllegalArgumentException("max connections " + maxConnections + " invalid, expected > 0");
+            Objects.requireNonNull(security, "transport security is required (ENCRYPT or MAC)");
+            if (maxPendingHandshakes <= 0) {
+                throw new IllegalArgumentException("max pending handshakes " + maxPendingHandshakes + " invalid, expected > 0");
+            }
+            if (maxPendingHandshakesPerSource <= 0) {
+                throw new IllegalArgumentException("max pending handshakes per source " + maxPendingHandshakesPerSource
+                        + " invalid, expected > 0");
             }
             if (ioThreads <= 0) {
                 throw new IllegalArgumentException("io threads " + ioThreads + " invalid, expected > 0");

@@ -27,25 +27,47 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The one place that knows the byte layout of DSA frames. All integers are big-endian.
+ * The one place that knows the byte layout of DSA frames and of the records that carry them.
+ * All integers are big-endian.
  *
+ * <p>A frame is one message:
  * <pre>
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |        length: int32, bytes after this field (2 + body)       |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * | version: u8 = 1 |  type: u8     |  body: length - 2 bytes ... |
+ * | version: u8 = 2 |  type: u8     |  body: length - 2 bytes ... |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
+ *
+ * <p>The handshake's frames (CHALLENGE, HELLO, WELCOME, REFUSE) travel as they are. Once a
+ * connection is authenticated, every frame travels sealed in exactly one record
+ * ({@link RecordEncoder}, {@link RecordDecoder}, {@link RecordProtection}):
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |   record length: int32, bytes after this field (frame + 16)   |  header: additional data
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |  the whole frame above: AES-256-GCM ciphertext (ENCRYPT)      |
+ * |  or the frame in clear (MAC) ...                              |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |  tag: 16 bytes, GCM tag (ENCRYPT) or                          |
+ * |  HMAC-SHA256(key, seq | header | frame)[0..16) (MAC)          |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ * The record's sequence number {@code seq} (int64, per direction, from 0 for each key) is never
+ * sent: it makes the GCM nonce ({@code iv XOR seq}) or enters the MAC.
  *
  * <p>{@code type} is a {@link MessageType} code. Body fields, in record component order:
  * <ul>
  *   <li>{@code int}: int32; {@code long}: int64; {@code boolean}: u8 0 or 1;</li>
+ *   <li>{@link TransportSecurity}: u8 code;</li>
  *   <li>{@code String}: int32 byte count + UTF-8 bytes (count -1 = null);</li>
  *   <li>{@code List<String>}: int32 count + that many strings (count -1 = null);</li>
  *   <li>{@code long[]}: int32 count + that many int64 (count -1 = null);</li>
- *   <li>{@code byte[]} (payload, nonce, mac): int32 byte count + raw bytes (count -1 = null);</li>
+ *   <li>{@code byte[]} (payload, nonce, key share, mac): int32 byte count + raw bytes (count -1 = null);</li>
  *   <li>{@link CoherenceMessage}: u8 op code, int32 arrayId, partition, source, destination,
  *       requester, then data as {@code byte[]}.</li>
  * </ul>
@@ -55,8 +77,8 @@ import java.util.List;
  * <p>Stateless and thread-safe. Encoding and decoding do not allocate beyond the decoded values.
  */
 final class WireFormat {
-    /** The protocol version this build speaks. */
-    static final int VERSION = 1;
+    /** The protocol version this build speaks: 2 since the handshake agrees on keys and frames travel in records. */
+    static final int VERSION = 2;
     /** Bytes of the length field. */
     static final int LENGTH_FIELD_BYTES = 4;
     /** Bytes of version and type, counted by the length field. */
@@ -65,6 +87,14 @@ final class WireFormat {
     static final int PREFIX_BYTES = LENGTH_FIELD_BYTES + HEADER_BYTES;
     /** Length of handshake nonces and HMAC-SHA256 tags. */
     static final int NONCE_BYTES = 32;
+    /** Length of a handshake key share: a raw X25519 public key. */
+    static final int KEY_SHARE_BYTES = 32;
+    /** Bytes of a record's header: its length field. */
+    static final int RECORD_HEADER_BYTES = 4;
+    /** Bytes of a record's tag. */
+    static final int RECORD_TAG_BYTES = 16;
+    /** Bytes a record adds to the frame it carries. */
+    static final int RECORD_OVERHEAD_BYTES = RECORD_HEADER_BYTES + RECORD_TAG_BYTES;
     /** Largest frame (length field value) accepted before a connection is authenticated. */
     static final int MAX_HANDSHAKE_FRAME_BYTES = 1024;
 
@@ -100,6 +130,7 @@ final class WireFormat {
             case CHALLENGE -> {
                 ChallengeMessage m = (ChallengeMessage) message;
                 out.writeInt(m.version());
+                out.writeByte(m.security().code());
                 writeBytes(m.nonce(), out);
             }
             case HELLO -> {
@@ -107,12 +138,15 @@ final class WireFormat {
                 out.writeInt(m.version());
                 writeString(m.vmName(), out);
                 out.writeInt(m.nodeId());
+                out.writeByte(m.security().code());
                 writeBytes(m.nonce(), out);
+                writeBytes(m.keyShare(), out);
                 writeBytes(m.mac(), out);
             }
             case WELCOME -> {
                 WelcomeMessage m = (WelcomeMessage) message;
                 out.writeInt(m.nodeId());
+                writeBytes(m.keyShare(), out);
                 writeBytes(m.mac(), out);
             }
             case REFUSE -> writeString(((RefuseMessage) message).reason(), out);
@@ -264,10 +298,10 @@ final class WireFormat {
      */
     static Object readBody(MessageType type, ByteBuf body) {
         return switch (type) {
-            case CHALLENGE -> new ChallengeMessage(body.readInt(), readBytes(body, "nonce"));
-            case HELLO -> new HelloMessage(body.readInt(), readString(body, "vmName"), body.readInt(),
-                    readBytes(body, "nonce"), readBytes(body, "mac"));
-            case WELCOME -> new WelcomeMessage(body.readInt(), readBytes(body, "mac"));
+            case CHALLENGE -> new ChallengeMessage(body.readInt(), readSecurity(body), readBytes(body, "nonce"));
+            case HELLO -> new HelloMessage(body.readInt(), readString(body, "vmName"), body.readInt(), readSecurity(body),
+                    readBytes(body, "nonce"), readBytes(body, "keyShare"), readBytes(body, "mac"));
+            case WELCOME -> new WelcomeMessage(body.readInt(), readBytes(body, "keyShare"), readBytes(body, "mac"));
             case REFUSE -> new RefuseMessage(readString(body, "reason"));
             case JOIN -> new JoinMessage(body.readInt(), readString(body, "host"), body.readInt());
             case VIEW -> new ViewMessage(body.readInt(), readStrings(body, "addresses"));
@@ -406,6 +440,16 @@ final class WireFormat {
         byte[] bytes = new byte[count];
         in.readBytes(bytes);
         return bytes;
+    }
+
+    static TransportSecurity readSecurity(ByteBuf in) {
+        int code = in.readUnsignedByte();
+        TransportSecurity security = TransportSecurity.fromCode(code);
+        if (security == null) {
+            throw new CorruptedFrameException("unknown transport security code " + code + ", expected one of "
+                    + Arrays.stream(TransportSecurity.values()).map(t -> t.code() + " (" + t + ")").toList());
+        }
+        return security;
     }
 
     static boolean readBoolean(ByteBuf in, String field) {

@@ -33,10 +33,17 @@ final class HostProcess implements AutoCloseable {
 
     /** Starts {@code dsa host --bind bind --port 0 --secret-file secret} and waits for its address. */
     static HostProcess start(String bind, Path secret, String... jvmOptions) throws IOException, InterruptedException {
+        return start(bind, secret, List.of(), jvmOptions);
+    }
+
+    /** As {@link #start(String, Path, String...)}, with more {@code dsa host} options ({@code hostOptions}). */
+    static HostProcess start(String bind, Path secret, List<String> hostOptions, String... jvmOptions)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(RunCommand.javaExecutable(), "-cp", mainClassPath(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         command.addAll(List.of(jvmOptions));
         command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString()));
+        command.addAll(hostOptions);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         HostProcess host = new HostProcess(p);
         try {

@@ -24,7 +24,7 @@ class RunCommandTest {
         RunCommand run = new RunCommand();
         new CommandLine(run).setStopAtPositional(true).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
                 "--nodes", "3", "--threads", "5", "--vm", "vm-1", "--timeout", "9", "--barrier", "kary", "--fanout", "3",
-                "--wait", "spin", "idle-test", "a", "--b");
+                "--wait", "spin", "--transport-security", "mac", "idle-test", "a", "--b");
         List<String> command = run.childCommand(2, "127.0.0.1:4567", Path.of("/tmp/secret"), TestPrograms.Idle.class);
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
@@ -35,7 +35,7 @@ class RunCommandTest {
         List<String> tail = command.subList(cp + 2, command.size());
         assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
                 "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN", "--timeout", "9",
-                "--monitor", "127.0.0.1:4567", "--secret-file", "/tmp/secret",
+                "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-file", "/tmp/secret",
                 TestPrograms.Idle.class.getName(), "a", "--b"), tail);
         assertFalse(String.join(" ", command).contains("--secret "), command.toString());
     }

@@ -117,10 +117,11 @@ class FrameCodecTest {
 
     @Test
     void handshakeMessagesRoundTripOnlyInHandshakePhase() {
-        byte[] nonce = HandshakeHandler.randomNonce();
-        List<Object> handshake = List.of(new ChallengeMessage(1, nonce),
-                new HelloMessage(1, "vm-ß", 4, nonce, HandshakeHandler.randomNonce()),
-                new WelcomeMessage(0, nonce), new RefuseMessage("authentication failed"));
+        byte[] nonce = HandshakeCrypto.randomNonce();
+        List<Object> handshake = List.of(new ChallengeMessage(2, TransportSecurity.ENCRYPT, nonce),
+                new HelloMessage(2, "vm-ß", 4, TransportSecurity.MAC, nonce, HandshakeCrypto.randomNonce(), HandshakeCrypto.randomNonce()),
+                new HelloMessage(2, "vm", 4, TransportSecurity.ENCRYPT, nonce, nonce, null),
+                new WelcomeMessage(0, nonce, HandshakeCrypto.randomNonce()), new RefuseMessage("authentication failed"));
         for (Object message : handshake) {
             ByteBuf frame = encode(message);
             EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES, true));
@@ -154,9 +155,11 @@ class FrameCodecTest {
         CoherenceMessage message = new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data);
         ByteBuf frame = encode(message);
         try {
-            // Sized up front: no growth, so no second copy of the payload.
+            // Sized up front: no growth, so no second copy of the payload; room for the record around it.
             assertEquals(WireFormat.sizeHint(MessageType.COHERENCE, message), frame.readableBytes());
-            assertEquals(frame.readableBytes(), frame.capacity());
+            assertEquals(frame.readableBytes() + WireFormat.RECORD_OVERHEAD_BYTES, frame.capacity());
+            assertEquals(WireFormat.RECORD_HEADER_BYTES, frame.readerIndex());
+            assertTrue(RecordEncoder.hasRecordRoom(frame));
         } finally {
             frame.release();
         }
@@ -205,78 +208,78 @@ class FrameCodecTest {
 
     @Test
     void wrongVersionCloses() {
-        assertRejected(false, b -> frame(b, 2, MessageType.JOIN.code(), body -> body.writeInt(1).writeInt(-1).writeInt(2)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION + 1, MessageType.JOIN.code(), body -> body.writeInt(1).writeInt(-1).writeInt(2)));
     }
 
     @Test
     void unknownTypeCloses() {
-        assertRejected(false, b -> frame(b, 1, 99, body -> body.writeInt(1)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, 99, body -> body.writeInt(1)));
     }
 
     @Test
     void truncatedBodyCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.JOIN.code(), body -> body.writeInt(1)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.JOIN.code(), body -> body.writeInt(1)));
     }
 
     @Test
     void stringLongerThanFrameCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.JOIN.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.JOIN.code(),
                 body -> body.writeInt(1).writeInt(1000).writeBytes(new byte[8])));
     }
 
     @Test
     void negativeArrayCountCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.BARRIER_RELEASE.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.BARRIER_RELEASE.code(),
                 body -> body.writeInt(1).writeLong(2).writeInt(-2)));
     }
 
     @Test
     void negativeStringLengthCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.REPORT.code(), body -> body.writeInt(1).writeInt(-7)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.REPORT.code(), body -> body.writeInt(1).writeInt(-7)));
     }
 
     @Test
     void forgedHugeCountClosesWithoutAllocating() {
-        assertRejected(false, b -> frame(b, 1, MessageType.BARRIER_RELEASE.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.BARRIER_RELEASE.code(),
                 body -> body.writeInt(1).writeLong(2).writeInt(Integer.MAX_VALUE)));
-        assertRejected(false, b -> frame(b, 1, MessageType.VIEW.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.VIEW.code(),
                 body -> body.writeInt(1).writeInt(1 << 30)));
     }
 
     @Test
     void trailingBytesClose() {
-        assertRejected(false, b -> frame(b, 1, MessageType.LOCK.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.LOCK.code(),
                 body -> body.writeInt(1).writeInt(2).writeInt(3).writeLong(4).writeByte(0)));
     }
 
     @Test
     void unknownCoherenceOpCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.COHERENCE.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.COHERENCE.code(),
                 body -> body.writeByte(15).writeInt(1).writeInt(2).writeInt(3).writeInt(4).writeInt(5).writeInt(-1)));
     }
 
     @Test
     void dataOnCoherenceOpWithoutDataCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.COHERENCE.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.COHERENCE.code(),
                 body -> body.writeByte(CoherenceOp.INV.code()).writeInt(1).writeInt(2).writeInt(3).writeInt(4)
                         .writeInt(5).writeInt(1).writeByte(7)));
     }
 
     @Test
     void badBooleanCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.VAR_RESULT.code(),
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.VAR_RESULT.code(),
                 body -> body.writeLong(1).writeLong(2).writeByte(2)));
     }
 
     @Test
     void messageBeforeHandshakeCloses() {
-        assertRejected(true, b -> frame(b, 1, MessageType.LOCK.code(),
+        assertRejected(true, b -> frame(b, WireFormat.VERSION, MessageType.LOCK.code(),
                 body -> body.writeInt(1).writeInt(2).writeInt(3).writeLong(4)));
     }
 
     @Test
     void handshakeMessageAfterHandshakeCloses() {
-        assertRejected(false, b -> frame(b, 1, MessageType.REFUSE.code(), body -> WireFormat.writeString("x", body)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.REFUSE.code(), body -> WireFormat.writeString("x", body)));
     }
 
     @Test
@@ -357,8 +360,8 @@ class FrameCodecTest {
 
     @Test
     void frameLayoutIsPinned() {
-        // [len=15][ver=1][type=JOIN 10][nodeId=1][host: len 1, 'h'][port=2]
-        byte[] expected = {0, 0, 0, 15, 1, 10, 0, 0, 0, 1, 0, 0, 0, 1, 'h', 0, 0, 0, 2};
+        // [len=15][ver=2][type=JOIN 10][nodeId=1][host: len 1, 'h'][port=2]
+        byte[] expected = {0, 0, 0, 15, 2, 10, 0, 0, 0, 1, 0, 0, 0, 1, 'h', 0, 0, 0, 2};
         ByteBuf frame = encode(new JoinMessage(1, "h", 2));
         try {
             byte[] actual = new byte[frame.readableBytes()];
@@ -373,8 +376,9 @@ class FrameCodecTest {
     void stringsAreUtf8OnTheWire() {
         ByteBuf frame = encode(new ReportMessage(1, "é"));
         try {
-            assertEquals(2, frame.getInt(WireFormat.PREFIX_BYTES + 4));
-            assertEquals("é", frame.toString(WireFormat.PREFIX_BYTES + 8, 2, StandardCharsets.UTF_8));
+            int body = frame.readerIndex() + WireFormat.PREFIX_BYTES;
+            assertEquals(2, frame.getInt(body + 4));
+            assertEquals("é", frame.toString(body + 8, 2, StandardCharsets.UTF_8));
         } finally {
             frame.release();
         }

@@ -27,7 +27,9 @@ class TransportConfigTest {
         assertEquals(64 << 20, c.maxFrameBytes());
         assertEquals(TransportConfig.DEFAULT_HANDSHAKE_TIMEOUT_MS, c.handshakeTimeoutMs());
         assertEquals(TransportConfig.DEFAULT_CONNECT_TIMEOUT_MS, c.connectTimeoutMs());
-        assertEquals(4096, c.maxConnections());
+        assertEquals(TransportSecurity.ENCRYPT, c.security());
+        assertEquals(1024, c.maxPendingHandshakes());
+        assertEquals(256, c.maxPendingHandshakesPerSource());
         assertTrue(c.preferNativeTransport());
         assertArrayEquals(SECRET, c.secret());
         assertFalse(c.toString().contains("sixteen"), "toString must not show the secret");
@@ -51,7 +53,10 @@ class TransportConfigTest {
         assertMessage("vm name '' has 0 UTF-8 bytes, expected [1, 255]", valid().vmName(""));
         assertMessage("max frame bytes 10 too small, expected >= 1024", valid().maxFrameBytes(10));
         assertMessage("handshake timeout 0 ms invalid, expected > 0", valid().handshakeTimeoutMs(0));
-        assertMessage("max connections 0 invalid, expected > 0", valid().maxConnections(0));
+        assertMessage("max pending handshakes 0 invalid, expected > 0", valid().maxPendingHandshakes(0));
+        assertMessage("max pending handshakes per source -1 invalid, expected > 0", valid().maxPendingHandshakesPerSource(-1));
+        assertEquals("transport security is required (ENCRYPT or MAC)",
+                assertThrows(NullPointerException.class, () -> valid().security(null).build()).getMessage());
         assertThrows(NullPointerException.class, () -> valid().vmName(null).build());
     }
 

@@ -59,9 +59,12 @@ class TransportTest {
     /** @return whether this run uses native epoll (when available); a subclass runs everything on NIO */
     boolean nativeTransport() { return true; }
 
+    /** @return the protection every connection of this run uses; a subclass runs everything with MAC */
+    TransportSecurity security() { return TransportSecurity.ENCRYPT; }
+
     TransportConfig.Builder config(int nodeId) {
         return TransportConfig.builder().bindHost(LOOPBACK).port(0).vmName(VM).nodeId(nodeId).secret(SECRET)
-                .preferNativeTransport(nativeTransport());
+                .preferNativeTransport(nativeTransport()).security(security());
     }
 
     private Transport start(TransportConfig.Builder config, InboundHandler handler) {
@@ -100,6 +103,7 @@ class TransportTest {
     }
 
     @Test
+    @Timeout(90) // 20,000 records sealed and opened: seconds of CPU (the JDK's GCM re-inits per record) on a loaded machine
     void tenThousandMessagesArriveInOrderBothWays() throws Exception {
         int count = 10_000;
         RecordingHandler serverSide = new RecordingHandler();
@@ -281,7 +285,8 @@ class TransportTest {
         serverSide.awaitDisconnected();
         clientSide.awaitDisconnected();
         assertEquals(1, serverSide.disconnectCauses.size());
-        assertTrue(serverSide.disconnectCauses.get(0).getMessage().contains("frame length 8219 out of range [2, 4096]"),
+        // The record layer sees the oversize first: 4 + 8219 + 16 > 4 + 4096 + 16.
+        assertTrue(serverSide.disconnectCauses.get(0).getMessage().contains("record 0 length 8239 out of range [22, 4116]"),
                 serverSide.disconnectCauses.get(0).getMessage());
         assertTrue(serverSide.messages.isEmpty());
         assertServes(server, serverSide);
@@ -330,14 +335,16 @@ class TransportTest {
             try (Socket s = fake.accept()) {
                 s.setSoTimeout(10_000);
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
-                writeFrame(out, 1, MessageType.CHALLENGE.code(), body -> {
+                writeFrame(out, WireFormat.VERSION, MessageType.CHALLENGE.code(), body -> {
                     body.writeInt(WireFormat.VERSION);
-                    writeBytes(body, HandshakeHandler.randomNonce());
+                    body.writeByte(security().code());
+                    writeBytes(body, HandshakeCrypto.randomNonce());
                 });
                 RawFrame hello = readFrame(s.getInputStream());
                 assertEquals(MessageType.HELLO.code(), hello.type());
-                writeFrame(out, 1, MessageType.WELCOME.code(), body -> {
+                writeFrame(out, WireFormat.VERSION, MessageType.WELCOME.code(), body -> {
                     body.writeInt(0);
+                    writeBytes(body, HandshakeCrypto.publicBytes(HandshakeCrypto.newKeyShare()));
                     writeBytes(body, new byte[32]);
                 });
                 Throwable failed = awaitFailure(connecting);
@@ -354,14 +361,14 @@ class TransportTest {
         try (Socket s = rawSocket(server)) {
             RawFrame challenge = readFrame(s.getInputStream());
             assertEquals(MessageType.CHALLENGE.code(), challenge.type());
-            byte[] nonceA = Arrays.copyOfRange(challenge.body(), 8, 40);
-            byte[] nonceB = HandshakeHandler.randomNonce();
-            writeFrame(new DataOutputStream(s.getOutputStream()), 1, MessageType.HELLO.code(), body -> {
+            writeFrame(new DataOutputStream(s.getOutputStream()), WireFormat.VERSION, MessageType.HELLO.code(), body -> {
                 body.writeInt(99);
                 writeString(body, VM);
                 body.writeInt(5);
-                writeBytes(body, nonceB);
-                writeBytes(body, HandshakeHandler.helloMac(SECRET, nonceA, nonceB, VM, 5));
+                body.writeByte(security().code());
+                writeBytes(body, HandshakeCrypto.randomNonce());
+                writeBytes(body, HandshakeCrypto.publicBytes(HandshakeCrypto.newKeyShare()));
+                writeBytes(body, new byte[32]);
             });
             RawFrame refuse = readFrame(s.getInputStream());
             assertEquals(MessageType.REFUSE.code(), refuse.type());
@@ -370,6 +377,20 @@ class TransportTest {
             assertEndOfStream(s);
         }
         assertTrue(serverSide.connected.isEmpty());
+    }
+
+    @Test
+    void differentSecurityModesAreRefusedNamingBoth() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler();
+        Transport server = start(config(0), serverSide);
+        TransportSecurity other = security() == TransportSecurity.ENCRYPT ? TransportSecurity.MAC : TransportSecurity.ENCRYPT;
+        Transport client = start(config(1).security(other), new RecordingHandler());
+        Throwable refused = awaitFailure(client.connect(LOOPBACK, port(server)));
+        assertEquals("handshake with " + LOOPBACK + ":" + port(server) + " refused: transport security " + other
+                + " (dialer) does not match " + security() + " (acceptor): both ends need the same --transport-security",
+                refused.getMessage());
+        assertTrue(serverSide.connected.isEmpty());
+        assertServes(server, serverSide);
     }
 
     @Test
@@ -390,7 +411,7 @@ class TransportTest {
         Transport server = start(config(0), serverSide);
         try (Socket s = rawSocket(server)) {
             readFrame(s.getInputStream());
-            writeFrame(new DataOutputStream(s.getOutputStream()), 1, MessageType.REPORT.code(), body -> {
+            writeFrame(new DataOutputStream(s.getOutputStream()), WireFormat.VERSION, MessageType.REPORT.code(), body -> {
                 body.writeInt(1);
                 writeString(body, "let me in");
             });
@@ -450,14 +471,58 @@ class TransportTest {
     }
 
     @Test
-    void connectionsBeyondTheLimitAreClosed() throws Exception {
+    void aNewConnectionEvictsTheOldestPendingHandshakeWhenTheLimitIsFull() throws Exception {
         RecordingHandler serverSide = new RecordingHandler();
-        Transport server = start(config(0).maxConnections(1), serverSide);
-        try (Socket first = rawSocket(server)) {
-            assertEquals(MessageType.CHALLENGE.code(), readFrame(first.getInputStream()).type());
-            try (Socket second = rawSocket(server)) {
-                assertEndOfStream(second);
-            }
+        Transport server = start(config(0).maxPendingHandshakes(2), serverSide);
+        Socket first = rawSocket(server);
+        assertEquals(MessageType.CHALLENGE.code(), readFrame(first.getInputStream()).type());
+        Socket second = rawSocket(server);
+        assertEquals(MessageType.CHALLENGE.code(), readFrame(second.getInputStream()).type());
+        Socket third = rawSocket(server);
+        assertEquals(MessageType.CHALLENGE.code(), readFrame(third.getInputStream()).type());
+        assertEndOfStream(first);
+        assertEquals(2, server.pendingHandshakes());
+        // A quick legitimate handshake gets in by evicting the oldest idle one.
+        assertServes(server, serverSide);
+        assertEndOfStream(second);
+    }
+
+    @Test
+    void aSourceOverItsLimitEvictsOnlyItsOwnOldestPendingHandshake() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler();
+        Transport server = start(config(0).bindHost("127.0.0.1").maxPendingHandshakesPerSource(2), serverSide);
+        Socket other = rawSocketFrom(server, "127.0.0.2");
+        assertEquals(MessageType.CHALLENGE.code(), readFrame(other.getInputStream()).type());
+        Socket first = rawSocketFrom(server, "127.0.0.3");
+        readFrame(first.getInputStream());
+        Socket second = rawSocketFrom(server, "127.0.0.3");
+        readFrame(second.getInputStream());
+        Socket third = rawSocketFrom(server, "127.0.0.3");
+        readFrame(third.getInputStream());
+        assertEndOfStream(first);
+        assertEquals(3, server.pendingHandshakes());
+        other.setSoTimeout(200);
+        assertThrows(SocketTimeoutException.class, () -> other.getInputStream().read(), "the other source's connection stays open");
+    }
+
+    @Test
+    void authenticatedConnectionsDoNotCountAgainstThePendingLimits() throws Exception {
+        RecordingHandler serverSide = new RecordingHandler();
+        Transport server = start(config(0).maxPendingHandshakes(1).maxPendingHandshakesPerSource(1), serverSide);
+        List<Connection> peers = new ArrayList<>();
+        for (int node = 1; node <= 3; node++) {
+            peers.add(await(start(config(node), new RecordingHandler()).connect(LOOPBACK, port(server))));
+            serverSide.awaitConnected();
+        }
+        assertEquals(0, server.pendingHandshakes());
+        Socket idle = rawSocket(server);
+        readFrame(idle.getInputStream());
+        assertServes(server, serverSide);
+        assertEndOfStream(idle);
+        for (Connection c : peers) {
+            assertTrue(c.isOpen());
+            c.send(new ReportMessage(c.peerNodeId(), "still served"));
+            assertEquals(new ReportMessage(0, "still served"), serverSide.awaitMessage());
         }
     }
 
@@ -490,8 +555,13 @@ class TransportTest {
     }
 
     private Socket rawSocket(Transport server) throws IOException {
+        return rawSocketFrom(server, LOOPBACK);
+    }
+
+    private Socket rawSocketFrom(Transport server, String source) throws IOException {
         Socket s = new Socket();
         sockets.add(s);
+        s.bind(new InetSocketAddress(source, 0));
         s.connect(new InetSocketAddress(LOOPBACK, port(server)), 5_000);
         s.setSoTimeout(10_000);
         return s;
