@@ -104,7 +104,8 @@ public final class NodeRuntime implements AutoCloseable {
         this.cloning = new Cloning(nodeId, nodes, threadsPerNode, peers, arrays, snapshots);
         routeMessages();
         try {
-            transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed));
+            transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
+                    arrays::receiveBuffer));
         } catch (RuntimeException e) {
             transport.close();
             Waiting.nodeClosed(threadsPerNode + 1);

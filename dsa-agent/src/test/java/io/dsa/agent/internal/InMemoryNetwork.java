@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * transports listen on made-up ports of {@code config.bindHost()} and connect to each other.
  * Each node has one I/O thread ({@code mem-io-N}), which runs its connection events, the messages
  * it receives (in the order sent on each connection) and its I/O thread tasks, as Netty's does.
- * Every message goes through the real codec when it is sent, so a lent array may be reused at once.
+ * Every message is encoded by the real codec when it is sent, so a lent array may be reused at once,
+ * and decoded on the receiver's I/O thread, a partition into the array the receiver names for it.
  * A dial authenticates as the real handshake does: same VM name and secret, or it is refused.
  */
 final class InMemoryNetwork implements NodeTransport.Factory {
@@ -152,12 +153,13 @@ final class InMemoryNetwork implements NodeTransport.Factory {
 
         @Override
         public void send(Object message) {
-            Object copy = WireRoundTrip.copy(message);
+            byte[] frame = WireRoundTrip.encode(message);
             synchronized (posting) {
                 if (!open) return;
                 messages.incrementAndGet();
                 Side to = other;
-                to.local.post(() -> to.local.inbound.onMessage(to, copy));
+                // decoded on the receiver's I/O thread, a partition into the array its node names
+                to.local.post(() -> to.local.inbound.onMessage(to, WireRoundTrip.decode(frame, to.local.inbound)));
             }
         }
 
