@@ -55,7 +55,8 @@ final class BarrierClient {
         this.tree.values = new Contributions(rt.nodes * rt.threadsPerNode, "node");
         this.fixedProxy = rt.config.proxy() == ProxyMode.FIXED && kind != BarrierKind.CENTRAL;
         // the benchmark checks this line to know each configuration ran what it claims
-        LOG.debug("node {} runs the {} barrier with the {} proxy (fanout {})", rt.nodeId, kind, rt.config.proxy(), fanout);
+        LOG.debug("node {} runs the {} barrier with the {} proxy, waiting by {} (fanout {})", rt.nodeId, kind, rt.config.proxy(),
+                rt.config.waitStrategy(), fanout);
     }
 
     private static final class Tree {
