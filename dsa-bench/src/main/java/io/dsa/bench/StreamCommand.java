@@ -1,5 +1,6 @@
 package io.dsa.bench;
 
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.TransportSecurity;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
                 + "MPI ping-pong (TCP loopback and shared memory) and a thin Netty round trip.")
 final class StreamCommand implements Callable<Integer> {
     static final String CSV_HEADER =
-            "bytes,partitions,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,netty_gbps,socket_gbps,mpi_tcp_gbps,mpi_shm_gbps,load";
+            "bytes,partitions,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,dsa_sequential_gbps,netty_gbps,socket_gbps,mpi_tcp_gbps,"
+            + "mpi_shm_gbps,load";
 
     @Spec
     CommandSpec spec;
@@ -59,19 +61,27 @@ final class StreamCommand implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "8", description = "requestPartitionCopy futures in flight (default: ${DEFAULT-VALUE}).")
     int window;
 
+    @Option(names = "--prefetch-window", defaultValue = "" + DsaConfig.DEFAULT_PREFETCH_WINDOW,
+            description = "The VMs' prefetch window for the sequential readPartition loop (DsaConfig.prefetchWindow; default: ${DEFAULT-VALUE}).")
+    int prefetchWindow;
+
     @Option(names = "--no-mpi", description = "Skip the MPI ping-pong peer.")
     boolean noMpi;
 
     @Mixin
     BenchCommand.Waits waits = new BenchCommand.Waits();
 
+    @Option(names = "--transport-security", paramLabel = "MODE", defaultValue = "ENCRYPT",
+            description = "The DSA VMs' connection protection: ENCRYPT or MAC (default: ${DEFAULT-VALUE}).")
+    TransportSecurity security;
+
     @Option(names = "--c-src", paramLabel = "DIR", defaultValue = "dsa-bench/src/main/c",
             description = "Directory of pingpong_mpi.c (default: ${DEFAULT-VALUE}).")
     Path cSrc;
 
     /** DSA's GB/s of each way under one wait strategy. */
-    record Dsa(double one, double windowed, double region) {
-        double best() { return Math.max(one, Math.max(windowed, region)); }
+    record Dsa(double one, double windowed, double region, double sequential) {
+        double best() { return Math.max(Math.max(one, sequential), Math.max(windowed, region)); }
     }
 
     /** One partition size: GB/s of DSA per wait strategy and of each peer (NaN where not measured). */
@@ -93,6 +103,7 @@ final class StreamCommand implements Callable<Integer> {
         check(rounds, "--rounds", 1, 1000);
         check(warmup, "--warmup", 0, 1000);
         check(window, "--window", 1, 256);
+        check(prefetchWindow, "--prefetch-window", 0, DsaConfig.MAX_PREFETCH_WINDOW);
         long budget = (long) budgetMib << 20;
         List<Integer> bytes = sizesKib.stream().map(k -> k * 1024).toList();
         String list = String.join(",", bytes.stream().map(String::valueOf).toList());
@@ -100,7 +111,7 @@ final class StreamCommand implements Callable<Integer> {
         Map<WaitStrategy, Map<Integer, double[]>> dsa = new EnumMap<>(WaitStrategy.class);
         for (WaitStrategy wait : strategies) {
             RunReport report = ProcessVm.run(new StreamProgram(), 2, 1, List.of(list, Long.toString(budget), Integer.toString(warmup),
-                    Integer.toString(rounds), Integer.toString(window)), common.out, TransportSecurity.ENCRYPT, wait);
+                    Integer.toString(rounds), Integer.toString(window)), common.out, security, wait, prefetchWindow);
             Map<Integer, double[]> bySize = new LinkedHashMap<>();
             for (double[] r : ProcessVm.numbers(report, "stream ")) bySize.put((int) r[0], r);
             dsa.put(wait, bySize);
@@ -122,9 +133,10 @@ final class StreamCommand implements Callable<Integer> {
             for (WaitStrategy wait : strategies) {
                 double[] d = dsa.get(wait).get(b);
                 partitions = (int) d[1];
-                Dsa x = new Dsa(d[2], d[3], d[4]);
+                Dsa x = new Dsa(d[2], d[3], d[4], d[5]);
                 perWait.put(wait, x);
-                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f;", wait, x.one(), x.windowed(), x.region()));
+                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f, sequential %.3f;", wait, x.one(),
+                        x.windowed(), x.region(), x.sequential()));
             }
             Row row = new Row(b, partitions, perWait, b / r[0], b / r[1], gbps(b, mpiTcp.get(b)), gbps(b, mpiShm.get(b)),
                     BarrierBench.loadAverage());
@@ -184,11 +196,12 @@ final class StreamCommand implements Callable<Integer> {
         StringBuilder rule = new StringBuilder("|---:|---:|");
         List<String> names = new ArrayList<>();
         for (WaitStrategy wait : strategies) {
-            table.append(" DSA ").append(wait).append(" one at a time | window ").append(window).append(" | region |");
-            rule.append("---:|---:|---:|");
+            table.append(" DSA ").append(wait).append(" one at a time | window ").append(window).append(" | region | sequential |");
+            rule.append("---:|---:|---:|---:|");
             names.add("DSA " + wait + " readPartition, one at a time");
             names.add("DSA " + wait + " window of " + window + " requestPartitionCopy");
             names.add("DSA " + wait + " one region read");
+            names.add("DSA " + wait + " readPartition loop, prefetch window " + prefetchWindow);
         }
         table.append(" thin Netty | socket RPC | MPI TCP loopback | MPI shared memory | best DSA / MPI TCP |\n")
                 .append(rule).append("---:|---:|---:|---:|---:|\n");
@@ -200,9 +213,10 @@ final class StreamCommand implements Callable<Integer> {
             List<Double> v = new ArrayList<>();
             for (WaitStrategy wait : strategies) {
                 Dsa d = r.dsa().get(wait);
-                v.addAll(List.of(d.one(), d.windowed(), d.region()));
+                v.addAll(List.of(d.one(), d.windowed(), d.region(), d.sequential()));
                 StringBuilder line = new StringBuilder().append(r.bytes()).append(',').append(r.partitions()).append(',').append(wait);
-                for (double x : new double[] {d.one(), d.windowed(), d.region(), r.netty(), r.socket(), r.mpiTcp(), r.mpiShm()}) {
+                for (double x : new double[] {d.one(), d.windowed(), d.region(), d.sequential(), r.netty(), r.socket(), r.mpiTcp(),
+                        r.mpiShm()}) {
                     line.append(',').append(Double.isNaN(x) ? "" : String.format(Locale.ROOT, "%.4f", x));
                 }
                 csv.add(line.append(',').append(BenchOut.f(r.load())).toString());
@@ -243,12 +257,16 @@ final class StreamCommand implements Callable<Integer> {
             targets.add(BenchOut.ratio("8 KiB read miss with SPIN (one at a time) vs MPI ping-pong over TCP loopback",
                     8192 / r8.dsa().get(WaitStrategy.SPIN).one() / 1e3, 8192 / r8.mpiTcp() / 1e3, 2.0, "µs"));
         }
-        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per wait strategy (%s); node 0 rewrites the "
-                + "partitions before every timed read (node 1 checks they are INVALID there, so each read is a miss); %d warm-up and %d "
+        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, records " + security + ", one VM per wait strategy (%s), prefetch window %d;"
+                + " node 0 rewrites the "
+                + "partitions before every timed read (node 1 checks they are INVALID there, so each read is a miss); ways: one miss at "
+                + "a time (last partition first, no prefetch), a window of requestPartitionCopy futures, one region read, and a "
+                + "readPartition loop from the first partition up (the prefetch window keeps requests in flight); %d warm-up and %d "
                 + "timed rounds per size and way, medians; a round reads min(256, max(4, %d MiB / size)) partitions. Peers: MPI ping-pong "
                 + "np=2 (1-byte request, N-byte reply), thin Netty and socket RPC (24-byte request, N-byte reply, server in another JVM). "
                 + "GB/s = 10^9 bytes/s of payload. The partition and the frame header fit the agents' default frame limit "
-                + "(DsaConfig.maxFrameBytes, 64 MiB).", String.join(", ", strategies.stream().map(Enum::name).toList()), warmup, rounds,
+                + "(DsaConfig.maxFrameBytes, 64 MiB).", String.join(", ", strategies.stream().map(Enum::name).toList()), prefetchWindow,
+                warmup, rounds,
                 budgetMib);
         BenchOut.markdown(out, "stream", "Streaming bandwidth between two nodes", BenchCommand.typed(spec), notes, table.toString(), targets);
     }

@@ -92,7 +92,7 @@ final class HostsRun {
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
-                "wait=" + job.waitStrategy.name(), "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
+                "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow, "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
     }
 
     private void onEvent(HostJobEventMessage e) {

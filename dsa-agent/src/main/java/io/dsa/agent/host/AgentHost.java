@@ -301,10 +301,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                 case "proxy" -> config.proxy(ProxyMode.valueOf(value));
                 case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
+                case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                 case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                 case "hosts" -> { }   // where the VM's nodes run: for moves, see locate()
                 default -> throw new DsaException("unknown job option '" + option
-                        + "'; known: barrier, fanout, proxy, wait, startupTimeoutMs, hosts");
+                        + "'; known: barrier, fanout, proxy, wait, prefetchWindow, startupTimeoutMs, hosts");
             }
         }
     }

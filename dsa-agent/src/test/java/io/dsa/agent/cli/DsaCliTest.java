@@ -103,6 +103,7 @@ class DsaCliTest {
         "--threads, -3, '--threads -3 out of range [1, 1024]'",
         "--timeout, 0, '--timeout 0 out of range [1, 86400]'",
         "--fanout, 1, '--fanout 1 out of range [2, 64]'",
+        "--prefetch-window, 257, '--prefetch-window 257 out of range [0, 256]'",
     })
     void runRejectsOutOfRangeValues(String option, String value, String message) {
         Cli cli = Cli.execute("run", option, value, "idle-test");

@@ -34,7 +34,8 @@ class RunCommandTest {
         }
         List<String> tail = command.subList(cp + 2, command.size());
         assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
-                "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN", "--timeout", "9",
+                "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN",
+                "--prefetch-window", "4", "--timeout", "9",
                 "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-file", "/tmp/secret",
                 TestPrograms.Idle.class.getName(), "a", "--b"), tail);
         assertFalse(String.join(" ", command).contains("--secret "), command.toString());
