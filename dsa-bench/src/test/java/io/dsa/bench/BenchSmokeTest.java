@@ -188,6 +188,20 @@ class BenchSmokeTest {
     }
 
     @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void handOffCountNamesEveryOperationWithItsBlockingWaitsPerThreadGroup() throws Exception {
+        List<String> lines = HandOffCount.run("PARK", 3);
+        assertEquals(List.of("read miss", "write miss, no invalidation", "write miss, 1 invalidation", "barrier TREE/FLOAT 4x2",
+                "barrier TREE/FIXED 4x2", "allReduce 1 value TREE/FLOAT 4x2"),
+                lines.stream().map(l -> l.substring(0, l.indexOf(" |")).trim()).toList());
+        for (String line : lines) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("caller ([0-9.]+) workers ([0-9.]+) io ([0-9.]+)").matcher(line);
+            assertTrue(m.find(), line);
+            for (int g = 1; g <= 3; g++) assertTrue(Double.parseDouble(m.group(g)) >= 0, line);
+        }
+    }
+
+    @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void hazelcastPeerServesTheOtherMembersKey() throws Exception {
         Map<Integer, double[]> hz = MissCommand.hazelcast(List.of(8), 5, 10);
