@@ -124,7 +124,8 @@ class Waiting {
     /**
      * Parks the calling thread, registered at {@code p} after it saw {@code observed} there for the
      * last time, until {@code p}'s {@link WaitPoint#wake()} unparks it (or a spurious wake-up, or
-     * {@code parkNs}). The model-checking test overrides this to check that a wake-up is owed.
+     * {@code parkNs}). {@code PendingRequestLincheckTest} overrides it to wait, after a spurious
+     * return, for the wake-up the thread is owed.
      */
     void block(WaitPoint p, long observed) {
         if (parkNs == 0) {
