@@ -6,8 +6,6 @@ import io.dsa.agent.internal.JobRunner;
 import io.dsa.agent.internal.NodeRuntime;
 import io.dsa.SharedArray;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -43,7 +41,6 @@ public final class DsaAgent implements Agent, AutoCloseable {
     private boolean ran;
     private volatile AgentMonitor monitor;
     private long resumeEpoch = -1;
-    private ExecutorService async;
 
     private DsaAgent(NodeRuntime runtime) { this.runtime = runtime; }
 
@@ -272,24 +269,12 @@ public final class DsaAgent implements Agent, AutoCloseable {
      * @throws DsaException if this agent does not know the array
      */
     public SharedArray array(String name) {
-        synchronized (this) {
-            if (async == null) {
-                async = Executors.newCachedThreadPool(r -> {
-                    Thread t = new Thread(r, "dsa-agent-async-" + nodeId());
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
-        }
-        return runtime.localArray(name, async);
+        return runtime.localArray(name);
     }
 
     /** Stops the agent and closes its connections. Idempotent. */
     @Override
     public void close() {
         runtime.close();
-        synchronized (this) {
-            if (async != null) async.shutdownNow();
-        }
     }
 }

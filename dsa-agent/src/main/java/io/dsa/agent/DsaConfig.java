@@ -44,6 +44,10 @@ public final class DsaConfig {
     public static final int MAX_NODES = 1024;
     /** Largest number of worker threads per node. */
     public static final int MAX_THREADS_PER_NODE = 1024;
+    /** Default prefetch window: partitions requested ahead of a sequential {@code readPartition} loop. */
+    public static final int DEFAULT_PREFETCH_WINDOW = 4;
+    /** Largest prefetch window. */
+    public static final int MAX_PREFETCH_WINDOW = 256;
 
     private final int nodes;
     private final int threadsPerNode;
@@ -58,6 +62,8 @@ public final class DsaConfig {
     private final BarrierKind barrier;
     private final int barrierFanout;
     private final ProxyMode proxy;
+    private final WaitStrategy waitStrategy;
+    private final int prefetchWindow;
     private final TransportSecurity transportSecurity;
 
     private DsaConfig(Builder b) {
@@ -74,6 +80,8 @@ public final class DsaConfig {
         this.barrier = b.barrier;
         this.barrierFanout = b.barrierFanout;
         this.proxy = b.proxy;
+        this.waitStrategy = b.waitStrategy;
+        this.prefetchWindow = b.prefetchWindow;
         this.transportSecurity = b.transportSecurity;
     }
 
@@ -96,6 +104,8 @@ public final class DsaConfig {
         b.barrier = barrier;
         b.barrierFanout = barrierFanout;
         b.proxy = proxy;
+        b.waitStrategy = waitStrategy;
+        b.prefetchWindow = prefetchWindow;
         b.transportSecurity = transportSecurity;
         return b;
     }
@@ -142,6 +152,15 @@ public final class DsaConfig {
     /** @return who sends a node's barrier messages; default {@link ProxyMode#FLOAT} */
     public ProxyMode proxy() { return proxy; }
 
+    /** @return how the node's threads wait for the network; default {@link WaitStrategy#ADAPTIVE} */
+    public WaitStrategy waitStrategy() { return waitStrategy; }
+
+    /**
+     * @return partitions a node requests ahead when a thread reads partitions one after another
+     *         ({@code readPartition(p)} after {@code readPartition(p - 1)}), so that several transfers
+     *         are in flight; 0 turns it off; default {@value #DEFAULT_PREFETCH_WINDOW}
+     */
+    public int prefetchWindow() { return prefetchWindow; }
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
@@ -149,7 +168,8 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + ", transportSecurity=" + transportSecurity + "}";
+                + ", proxy=" + proxy + ", wait=" + waitStrategy + ", prefetchWindow=" + prefetchWindow
+                + ", transportSecurity=" + transportSecurity + "}";
     }
 
     /** Builds a {@link DsaConfig}. Not thread-safe. */
@@ -167,9 +187,20 @@ public final class DsaConfig {
         private BarrierKind barrier = BarrierKind.TREE;
         private int barrierFanout = DEFAULT_BARRIER_FANOUT;
         private ProxyMode proxy = ProxyMode.FLOAT;
+        private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
+        private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
 
         private Builder() {}
+
+        /** @param strategy how the node's threads wait for the network (see {@link WaitStrategy}) */
+        public Builder waitStrategy(WaitStrategy strategy) {
+            this.waitStrategy = java.util.Objects.requireNonNull(strategy, "wait strategy");
+            return this;
+        }
+
+        /** @param partitions partitions requested ahead of a sequential partition read, in {@code [0, MAX_PREFETCH_WINDOW]} */
+        public Builder prefetchWindow(int partitions) { this.prefetchWindow = partitions; return this; }
 
         /** @param kind how the global barrier travels between nodes */
         public Builder barrier(BarrierKind kind) { this.barrier = java.util.Objects.requireNonNull(kind, "barrier kind"); return this; }
@@ -275,6 +306,7 @@ public final class DsaConfig {
             range("max frame bytes", maxFrameBytes, MIN_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES);
             range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
             range("barrier fanout", barrierFanout, 2, 64);
+            range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
             if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {
                 throw new IllegalArgumentException("vm name '" + vmName
                         + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");

@@ -43,6 +43,26 @@ public final class BenchCommand implements Callable<Integer> {
         boolean smoke;
     }
 
+    /** The wait strategies an experiment runs its DSA VMs with, each in a VM of its own in the same run. */
+    static final class Waits {
+        @Option(names = "--wait", split = ",", paramLabel = "STRATEGY,..", defaultValue = "PARK,SPIN,ADAPTIVE",
+                description = "Wait strategies of the DSA VMs, each in its own VM of this run (default: ${DEFAULT-VALUE};"
+                        + " --smoke: ADAPTIVE unless given).")
+        java.util.List<io.dsa.agent.WaitStrategy> strategies;
+
+        /**
+         * @return the strategies to run: as given (each once), or ADAPTIVE alone in a smoke run that names none
+         * @throws CommandLine.ParameterException if one is named twice
+         */
+        java.util.List<io.dsa.agent.WaitStrategy> checked(CommandSpec spec, boolean smoke) {
+            if (strategies.stream().distinct().count() != strategies.size()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--wait: " + strategies + " names a strategy twice");
+            }
+            boolean given = spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption("--wait");
+            return smoke && !given ? java.util.List.of(io.dsa.agent.WaitStrategy.ADAPTIVE) : strategies;
+        }
+    }
+
     /** @return the command line as typed, for the Markdown ("dsa bench miss --sizes 8,16") */
     static String typed(CommandSpec spec) {
         CommandLine.ParseResult root = spec.root().commandLine().getParseResult();

@@ -1,6 +1,8 @@
 package io.dsa.bench;
 
 import io.dsa.agent.RunReport;
+import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.examples.Cg;
 import io.dsa.examples.NpbCg;
 import java.io.IOException;
@@ -50,12 +52,21 @@ final class CgCommand implements Callable<Integer> {
     @Mixin
     MpiPeer.Options peer = new MpiPeer.Options();
 
-    /** One measurement: kind seq, dsa or mpi; nodes x threads (ranks x 1 for MPI, 1 x 1 sequential); seconds; vs sequential. */
-    record Row(String kind, NpbCg.Size size, int nodes, int threads, double seconds, double vsSequential, double load) {
+    @Mixin
+    BenchCommand.Waits waits = new BenchCommand.Waits();
+
+    static final String CSV_HEADER = "class,kind,wait,nodes,threads,seconds,vs_sequential,load";
+
+    /**
+     * One measurement: kind seq, dsa or mpi; the DSA VM's wait strategy (null otherwise); nodes x
+     * threads (ranks x 1 for MPI, 1 x 1 sequential); seconds; vs sequential.
+     */
+    record Row(String kind, NpbCg.Size size, WaitStrategy strategy, int nodes, int threads, double seconds, double vsSequential,
+               double load) {
         String label() {
             return switch (kind) {
                 case "seq" -> "sequential Java";
-                case "dsa" -> "DSA " + nodes + "x" + threads;
+                case "dsa" -> "DSA " + nodes + "x" + threads + " " + strategy;
                 default -> "MPI + C np=" + nodes;
             };
         }
@@ -74,6 +85,7 @@ final class CgCommand implements Callable<Integer> {
             }
         }
         List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
+        List<WaitStrategy> strategies = waits.checked(spec, common.smoke);
         List<Row> rows = new ArrayList<>();
         Path exe = peer.noMpi ? null : MpiPeer.compile(peer.cSrc.resolve("cg_mpi.c"), common.out);
         for (NpbCg.Size size : sizes) {
@@ -82,23 +94,26 @@ final class CgCommand implements Callable<Integer> {
             double[] t = new double[peer.reps];
             for (int r = 0; r < peer.reps; r++) t[r] = NpbCg.run(size, matrix).check().seconds();
             double seq = BenchOut.median(t);
-            rows.add(print(new Row("seq", size, 1, 1, seq, 1.0, BarrierBench.loadAverage())));
+            rows.add(print(new Row("seq", size, null, 1, 1, seq, 1.0, BarrierBench.loadAverage())));
             for (int[] shape : vmShapes) {
-                for (int r = 0; r < peer.reps; r++) {
-                    RunReport report = ProcessVm.run(new Cg(), shape[0], shape[1], List.of(size.name()), common.out);
-                    t[r] = seconds(report);
+                for (WaitStrategy wait : strategies) {
+                    for (int r = 0; r < peer.reps; r++) {
+                        RunReport report = ProcessVm.run(new Cg(), shape[0], shape[1], List.of(size.name()), common.out,
+                                TransportSecurity.ENCRYPT, wait);
+                        t[r] = seconds(report);
+                    }
+                    double s = BenchOut.median(t);
+                    rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                 }
-                double s = BenchOut.median(t);
-                rows.add(print(new Row("dsa", size, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
             }
             if (exe != null) {
                 for (int np : peer.mpiNp) {
                     double s = mpi(exe, np, size);
-                    rows.add(print(new Row("mpi", size, np, 1, s, s / seq, BarrierBench.loadAverage())));
+                    rows.add(print(new Row("mpi", size, null, np, 1, s, s / seq, BarrierBench.loadAverage())));
                 }
             }
         }
-        write(rows, sizes);
+        write(rows, sizes, strategies);
         return 0;
     }
 
@@ -127,17 +142,17 @@ final class CgCommand implements Callable<Integer> {
         return s;
     }
 
-    private void write(List<Row> rows, List<NpbCg.Size> sizes) throws IOException {
+    private void write(List<Row> rows, List<NpbCg.Size> sizes, List<WaitStrategy> strategies) throws IOException {
         List<String> csv = new ArrayList<>();
         StringBuilder table = new StringBuilder("| class | kind | nodes | threads | seconds | vs sequential Java | load |\n"
                 + "|---|---|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%.4f,%.3f,%.2f", r.size(), r.kind(), r.nodes(), r.threads(), r.seconds(),
-                    r.vsSequential(), r.load()));
+            csv.add(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.4f,%.3f,%.2f", r.size(), r.kind(), r.strategy() == null ? "" : r.strategy(),
+                    r.nodes(), r.threads(), r.seconds(), r.vsSequential(), r.load()));
             table.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.4f | %.2fx | %.1f |%n", r.size(), r.label(), r.nodes(),
                     r.threads(), r.seconds(), r.vsSequential(), r.load()));
         }
-        BenchOut.csv(common.out, "cg", "class,kind,nodes,threads,seconds,vs_sequential,load", csv);
+        BenchOut.csv(common.out, "cg", CSV_HEADER, csv);
         Map<String, double[][]> series = new LinkedHashMap<>();
         for (Row r : rows) {
             series.computeIfAbsent(r.label(), k -> new double[][] {new double[0], new double[0]});
@@ -148,19 +163,22 @@ final class CgCommand implements Callable<Integer> {
         BenchOut.plot(common.out, "cg", "NPB CG: benchmark time by class", "matrix order na (class S, W, A)", "seconds (median)", true, series);
         List<String> targets = new ArrayList<>();
         for (NpbCg.Size size : sizes) {
-            Row seq = find(rows, "seq", size, 1, 1);
-            for (int[] target : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
-                Row dsa = find(rows, "dsa", size, target[0], target[1]);
-                String what = "class " + size + ", DSA " + target[0] + "x" + target[1] + " vs sequential Java";
-                targets.add(dsa == null ? what + ": not measured in this run"
-                        : BenchOut.ratio(what, dsa.seconds() * 1e3, seq.seconds() * 1e3, target[2], "ms"));
-            }
-            for (int[] pair : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
-                Row dsa = find(rows, "dsa", size, pair[0], pair[1]);
-                Row mpi = find(rows, "mpi", size, pair[2], 1);
-                if (dsa != null && mpi != null) {
-                    targets.add(String.format(Locale.ROOT, "class %s, DSA %dx%d vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx",
-                            size, pair[0], pair[1], pair[2], dsa.seconds() * 1e3, mpi.seconds() * 1e3, dsa.seconds() / mpi.seconds()));
+            Row seq = find(rows, "seq", size, null, 1, 1);
+            for (WaitStrategy wait : strategies) {
+                for (int[] target : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
+                    Row dsa = find(rows, "dsa", size, wait, target[0], target[1]);
+                    String what = "class " + size + ", DSA " + target[0] + "x" + target[1] + " " + wait + " vs sequential Java";
+                    targets.add(dsa == null ? what + ": not measured in this run"
+                            : BenchOut.ratio(what, dsa.seconds() * 1e3, seq.seconds() * 1e3, target[2], "ms"));
+                }
+                for (int[] pair : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
+                    Row dsa = find(rows, "dsa", size, wait, pair[0], pair[1]);
+                    Row mpi = find(rows, "mpi", size, null, pair[2], 1);
+                    if (dsa != null && mpi != null) {
+                        targets.add(String.format(Locale.ROOT, "class %s, DSA %dx%d %s vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx",
+                                size, pair[0], pair[1], wait, pair[2], dsa.seconds() * 1e3, mpi.seconds() * 1e3,
+                                dsa.seconds() / mpi.seconds()));
+                    }
                 }
             }
         }
@@ -179,8 +197,8 @@ final class CgCommand implements Callable<Integer> {
         return b;
     }
 
-    private static Row find(List<Row> rows, String kind, NpbCg.Size size, int nodes, int threads) {
-        return rows.stream().filter(r -> r.kind().equals(kind) && r.size() == size && r.nodes() == nodes && r.threads() == threads)
-                .findFirst().orElse(null);
+    private static Row find(List<Row> rows, String kind, NpbCg.Size size, WaitStrategy strategy, int nodes, int threads) {
+        return rows.stream().filter(r -> r.kind().equals(kind) && r.size() == size && r.strategy() == strategy && r.nodes() == nodes
+                && r.threads() == threads).findFirst().orElse(null);
     }
 }

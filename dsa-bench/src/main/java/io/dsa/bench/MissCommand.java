@@ -4,6 +4,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.TransportSecurity;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,7 +13,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,13 +29,17 @@ import picocli.CommandLine.Spec;
 /**
  * {@code dsa bench miss} (paper Fig. 9): remote read and write miss time vs partition size on a
  * 2-node VM of two JVMs ({@link MissProgram}), once per {@link TransportSecurity} mode (ENCRYPT
- * and MAC by default, in the same run), beside a thin Netty round trip and a plain socket RPC of
+ * and MAC by default) and {@link WaitStrategy} (all three by default), each pair in its own VM of
+ * the same run, beside a thin Netty round trip and a plain socket RPC of
  * the same bytes with no protection (server in another JVM, {@link RpcPeers}) and Hazelcast
  * {@code IMap<Integer, byte[]>} get/set with the key owned by a member in another JVM.
  */
 @Command(name = "miss", mixinStandardHelpOptions = true,
         description = "Remote read/write miss vs partition size (Fig. 9), beside thin Netty, a socket RPC and Hazelcast IMap.")
 final class MissCommand implements Callable<Integer> {
+    static final String CSV_HEADER = "side,bytes,security,wait,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,"
+            + "socket_us,hz_get_us,hz_set_us,load";
+
     @Spec
     CommandSpec spec;
 
@@ -60,12 +64,22 @@ final class MissCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE}).")
     List<TransportSecurity> modes;
 
-    /** DSA's miss times of one size in one mode: medians and p90s in microseconds. */
+    @Mixin
+    BenchCommand.Waits waits = new BenchCommand.Waits();
+
+    /** The DSA VM's protection and wait strategy. */
+    record Setting(TransportSecurity security, WaitStrategy strategy) {
+        @Override public String toString() { return security + " " + strategy; }
+    }
+
+    /** DSA's miss times of one size in one setting: medians and p90s in microseconds. */
     record Dsa(double readUs, double readP90Us, double writeUs, double writeP90Us) {}
 
-    /** One size: DSA per mode, then the unprotected baselines, medians in microseconds. */
-    record Row(int side, int bytes, Map<TransportSecurity, Dsa> dsa, double nettyUs, double socketUs, double hzGetUs,
+    /** One size: DSA per setting, then the unprotected baselines, medians in microseconds. */
+    record Row(int side, int bytes, Map<Setting, Dsa> dsa, double nettyUs, double socketUs, double hzGetUs,
                double hzSetUs, double load) {}
+
+    private List<Setting> settings;
 
     @Override
     public Integer call() throws Exception {
@@ -77,6 +91,8 @@ final class MissCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--transport-security: " + modes
                     + " must name each of " + List.of(TransportSecurity.values()) + " at most once, at least one");
         }
+        settings = new ArrayList<>();
+        for (TransportSecurity mode : modes) for (WaitStrategy wait : waits.checked(spec, common.smoke)) settings.add(new Setting(mode, wait));
         List<Row> rows = run();
         write(rows);
         return 0;
@@ -84,26 +100,26 @@ final class MissCommand implements Callable<Integer> {
 
     List<Row> run() throws Exception {
         String sideList = String.join(",", sides.stream().map(String::valueOf).toList());
-        Map<TransportSecurity, Map<Integer, double[]>> dsa = new EnumMap<>(TransportSecurity.class);
-        for (TransportSecurity mode : modes) {
+        Map<Setting, Map<Integer, double[]>> dsa = new LinkedHashMap<>();
+        for (Setting setting : settings) {
             RunReport report = ProcessVm.run(new MissProgram(), 2, 1, List.of(sideList, Integer.toString(warmup), Integer.toString(iters)),
-                    common.out, mode);
+                    common.out, setting.security(), setting.strategy());
             Map<Integer, double[]> bySide = new LinkedHashMap<>();
             for (double[] r : ProcessVm.numbers(report, "miss ")) bySide.put((int) r[0], r);
-            dsa.put(mode, bySide);
+            dsa.put(setting, bySide);
         }
         Map<Integer, double[]> rpc = rpcBaselines();
         Map<Integer, double[]> hz = noHazelcast ? Map.of() : hazelcast(sides, warmup, iters);
         List<Row> rows = new ArrayList<>();
         for (int s : sides) {
             double[] r = rpc.get(s), h = hz.get(s);
-            Map<TransportSecurity, Dsa> perMode = new EnumMap<>(TransportSecurity.class);
+            Map<Setting, Dsa> perMode = new LinkedHashMap<>();
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "miss %3dx%-3d %7d B:", s, s, s * s * 8));
-            for (TransportSecurity mode : modes) {
-                double[] d = dsa.get(mode).get(s);
+            for (Setting setting : settings) {
+                double[] d = dsa.get(setting).get(s);
                 Dsa m = new Dsa(d[1] / 1e3, d[2] / 1e3, d[3] / 1e3, d[4] / 1e3);
-                perMode.put(mode, m);
-                line.append(String.format(Locale.ROOT, " %s read %.1f us, write %.1f us;", mode, m.readUs(), m.writeUs()));
+                perMode.put(setting, m);
+                line.append(String.format(Locale.ROOT, " %s read %.1f us, write %.1f us;", setting, m.readUs(), m.writeUs()));
             }
             Row row = new Row(s, s * s * 8, perMode, r[0] / 1e3, r[1] / 1e3,
                     h == null ? Double.NaN : h[0] / 1e3, h == null ? Double.NaN : h[1] / 1e3, BarrierBench.loadAverage());
@@ -184,14 +200,14 @@ final class MissCommand implements Callable<Integer> {
         List<String> csv = new ArrayList<>();
         StringBuilder header = new StringBuilder("| partition | bytes |");
         StringBuilder rule = new StringBuilder("|---|---:|");
-        for (TransportSecurity mode : modes) {
-            header.append(" read ").append(mode).append(" µs | p90 | write ").append(mode).append(" µs | p90 |");
+        for (Setting setting : settings) {
+            header.append(" read ").append(setting).append(" µs | p90 | write ").append(setting).append(" µs | p90 |");
             rule.append("---:|---:|---:|---:|");
         }
         header.append(" thin Netty µs | socket RPC µs | Hazelcast get µs | Hazelcast set µs |");
         rule.append("---:|---:|---:|---:|");
-        for (TransportSecurity mode : modes) {
-            header.append(" read ").append(mode).append("/Netty |");
+        for (Setting setting : settings) {
+            header.append(" read ").append(setting).append("/Netty |");
             rule.append("---:|");
         }
         header.append(" read/HZ get |\n");
@@ -199,28 +215,29 @@ final class MissCommand implements Callable<Integer> {
         StringBuilder table = new StringBuilder(header).append(rule);
         double[] xs = new double[rows.size()];
         Map<String, double[][]> series = new LinkedHashMap<>();
-        for (TransportSecurity mode : modes) {
-            series.put("DSA read miss, " + mode, new double[][] {xs, new double[rows.size()]});
-            series.put("DSA write miss, " + mode, new double[][] {xs, new double[rows.size()]});
+        for (Setting setting : settings) {
+            series.put("DSA read miss, " + setting, new double[][] {xs, new double[rows.size()]});
+            series.put("DSA write miss, " + setting, new double[][] {xs, new double[rows.size()]});
         }
         String[] baselines = {"thin Netty round trip", "socket RPC", "Hazelcast IMap.get", "Hazelcast IMap.set"};
         for (String b : baselines) series.put(b, new double[][] {xs, new double[rows.size()]});
-        TransportSecurity first = modes.get(0);
+        Setting first = settings.get(0);
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
             table.append(String.format(Locale.ROOT, "| %dx%d | %d |", r.side(), r.side(), r.bytes()));
-            for (TransportSecurity mode : modes) {
-                Dsa d = r.dsa().get(mode);
-                csv.add(String.join(",", String.valueOf(r.side()), String.valueOf(r.bytes()), mode.name(), BenchOut.f(d.readUs()),
+            for (Setting setting : settings) {
+                Dsa d = r.dsa().get(setting);
+                csv.add(String.join(",", String.valueOf(r.side()), String.valueOf(r.bytes()), setting.security().name(),
+                        setting.strategy().name(), BenchOut.f(d.readUs()),
                         BenchOut.f(d.readP90Us()), BenchOut.f(d.writeUs()), BenchOut.f(d.writeP90Us()), BenchOut.f(r.nettyUs()),
                         BenchOut.f(r.socketUs()), BenchOut.f(r.hzGetUs()), BenchOut.f(r.hzSetUs()), BenchOut.f(r.load())));
                 table.append(String.format(Locale.ROOT, " %.1f | %.1f | %.1f | %.1f |", d.readUs(), d.readP90Us(), d.writeUs(), d.writeP90Us()));
-                series.get("DSA read miss, " + mode)[1][i] = d.readUs();
-                series.get("DSA write miss, " + mode)[1][i] = d.writeUs();
+                series.get("DSA read miss, " + setting)[1][i] = d.readUs();
+                series.get("DSA write miss, " + setting)[1][i] = d.writeUs();
             }
             table.append(String.format(Locale.ROOT, " %.1f | %.1f | %s | %s |", r.nettyUs(), r.socketUs(), dash(r.hzGetUs()), dash(r.hzSetUs())));
-            for (TransportSecurity mode : modes) {
-                table.append(String.format(Locale.ROOT, " %.2f |", r.dsa().get(mode).readUs() / r.nettyUs()));
+            for (Setting setting : settings) {
+                table.append(String.format(Locale.ROOT, " %.2f |", r.dsa().get(setting).readUs() / r.nettyUs()));
             }
             double firstRead = r.dsa().get(first).readUs();
             table.append(Double.isNaN(r.hzGetUs()) ? " – |" : String.format(Locale.ROOT, " %.2f |", firstRead / r.hzGetUs())).append('\n');
@@ -228,16 +245,17 @@ final class MissCommand implements Callable<Integer> {
             double[] v = {r.nettyUs(), r.socketUs(), r.hzGetUs(), r.hzSetUs()};
             for (int j = 0; j < baselines.length; j++) series.get(baselines[j])[1][i] = v[j];
         }
-        BenchOut.csv(out, "miss", "side,bytes,security,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,"
-                + "hz_get_us,hz_set_us,load", csv);
+        BenchOut.csv(out, "miss", CSV_HEADER, csv);
         BenchOut.plot(out, "miss", "Remote miss vs partition size (2 JVMs, loopback)", "partition KiB", "µs (median)", true, series);
         List<String> targets = new ArrayList<>();
         Row r8 = rows.stream().filter(r -> r.bytes() == 8192).findFirst().orElse(null);
         if (r8 == null) {
             targets.add("8 KiB (32x32) not in this run: targets not evaluated");
         } else {
-            for (TransportSecurity mode : modes) {
-                targets.add(BenchOut.ratio("8 KiB read miss (" + mode + ") vs thin Netty (no protection)", r8.dsa().get(mode).readUs(),
+            for (Setting setting : settings) {
+                // the target is for PARK; the other strategies are measured beside it
+                targets.add(BenchOut.ratio("8 KiB read miss (" + setting + ") vs thin Netty (no protection)"
+                        + (setting.strategy() == WaitStrategy.PARK ? "" : ", target set for PARK"), r8.dsa().get(setting).readUs(),
                         r8.nettyUs(), 1.3, "µs"));
             }
             if (Double.isNaN(r8.hzGetUs())) {
@@ -247,9 +265,10 @@ final class MissCommand implements Callable<Integer> {
                         r8.dsa().get(first).readUs(), r8.hzGetUs(), 1.0, "µs"));
             }
         }
-        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per protection mode (%s) in this run;"
+        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per protection mode and wait strategy (%s)"
+                + " in this run; the 8 KiB target with SPIN (2x MPI's 8 KiB ping-pong) is evaluated by `dsa bench stream`;"
                 + " %d warm-up and %d timed operations per size, medians; baseline servers (no protection) and the second Hazelcast"
-                + " member each in their own JVM; loopback TCP", String.join(", ", modes.stream().map(Enum::name).toList()), warmup, iters);
+                + " member each in their own JVM; loopback TCP", String.join(", ", settings.stream().map(Setting::toString).toList()), warmup, iters);
         BenchOut.markdown(out, "miss", "Remote miss vs partition size (paper Fig. 9)", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 

@@ -3,6 +3,7 @@ package io.dsa.bench;
 import io.dsa.DsaProgram;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.transport.TransportSecurity;
 import java.io.File;
@@ -41,6 +42,18 @@ final class ProcessVm {
     /** As {@link #run(DsaProgram, int, int, List, Path)}, every connection of the VM protected with {@code security}. */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security)
             throws Exception {
+        return run(program, nodes, threads, args, out, security, WaitStrategy.ADAPTIVE);
+    }
+
+    /** As {@link #run(DsaProgram, int, int, List, Path)}, with {@code security} and every node waiting by {@code wait}. */
+    static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
+            WaitStrategy wait) throws Exception {
+        return run(program, nodes, threads, args, out, security, wait, DsaConfig.DEFAULT_PREFETCH_WINDOW);
+    }
+
+    /** As above, every node with prefetch window {@code prefetchWindow} ({@code DsaConfig.prefetchWindow}). */
+    static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
+            WaitStrategy wait, int prefetchWindow) throws Exception {
         Files.createDirectories(out);
         Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
         byte[] bytes = new byte[24];
@@ -48,14 +61,15 @@ final class ProcessVm {
         Files.writeString(secret, HexFormat.of().formatHex(bytes));
         List<Process> children = new ArrayList<>();
         DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
-                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).build());
+                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).prefetchWindow(prefetchWindow).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
                 List<String> cmd = new ArrayList<>(List.of(java(), "-cp", classPath(), "io.dsa.agent.cli.DsaCli", "node",
                         "--node", Integer.toString(node), "--nodes", Integer.toString(nodes),
                         "--threads", Integer.toString(threads), "--monitor", agent.address(),
-                        "--secret-file", secret.toString(), "--transport-security", security.name(), program.getClass().getName()));
+                        "--secret-file", secret.toString(), "--transport-security", security.name(), "--wait", wait.name(),
+                        "--prefetch-window", Integer.toString(prefetchWindow), program.getClass().getName()));
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());

@@ -6,6 +6,7 @@ import io.dsa.DsaWorker;
 import io.dsa.SharedDoubleArray;
 import io.dsa.agent.DsaCluster;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.transport.TransportSecurity;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -41,6 +42,10 @@ public class RemoteMissBenchmark {
     @Param({"8192", "131072"})
     int bytes;
 
+    /** How the connection is protected: ENCRYPT (AES-GCM, the default) or MAC; MAC leaves the runtime's own allocation. */
+    @Param({"ENCRYPT", "MAC"})
+    TransportSecurity security;
+
     private DsaCluster cluster;
     private SharedDoubleArray atHome;
     private SharedDoubleArray atReader;
@@ -66,7 +71,7 @@ public class RemoteMissBenchmark {
     public void setUp() {
         int side = (int) Math.sqrt(bytes / 8.0);
         Capture.side = side;
-        cluster = DsaCluster.local(DsaConfig.builder().nodes(2).threadsPerNode(1).build());
+        cluster = DsaCluster.local(DsaConfig.builder().nodes(2).threadsPerNode(1).transportSecurity(security).build());
         cluster.run(new Capture());
         atHome = Capture.ARRAYS.get(0);
         atReader = Capture.ARRAYS.get(1);

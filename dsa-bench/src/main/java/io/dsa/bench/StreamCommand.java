@@ -1,9 +1,13 @@
 package io.dsa.bench;
 
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.TransportSecurity;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +35,8 @@ import picocli.CommandLine.Spec;
                 + "MPI ping-pong (TCP loopback and shared memory) and a thin Netty round trip.")
 final class StreamCommand implements Callable<Integer> {
     static final String CSV_HEADER =
-            "bytes,partitions,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,netty_gbps,socket_gbps,mpi_tcp_gbps,mpi_shm_gbps,load";
+            "bytes,partitions,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,dsa_sequential_gbps,netty_gbps,socket_gbps,mpi_tcp_gbps,"
+            + "mpi_shm_gbps,load";
 
     @Spec
     CommandSpec spec;
@@ -56,17 +61,33 @@ final class StreamCommand implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "8", description = "requestPartitionCopy futures in flight (default: ${DEFAULT-VALUE}).")
     int window;
 
+    @Option(names = "--prefetch-window", defaultValue = "" + DsaConfig.DEFAULT_PREFETCH_WINDOW,
+            description = "The VMs' prefetch window for the sequential readPartition loop (DsaConfig.prefetchWindow; default: ${DEFAULT-VALUE}).")
+    int prefetchWindow;
+
     @Option(names = "--no-mpi", description = "Skip the MPI ping-pong peer.")
     boolean noMpi;
+
+    @Mixin
+    BenchCommand.Waits waits = new BenchCommand.Waits();
+
+    @Option(names = "--transport-security", paramLabel = "MODE", defaultValue = "ENCRYPT",
+            description = "The DSA VMs' connection protection: ENCRYPT or MAC (default: ${DEFAULT-VALUE}).")
+    TransportSecurity security;
 
     @Option(names = "--c-src", paramLabel = "DIR", defaultValue = "dsa-bench/src/main/c",
             description = "Directory of pingpong_mpi.c (default: ${DEFAULT-VALUE}).")
     Path cSrc;
 
-    /** One partition size: GB/s of each way and peer (NaN where not measured). */
-    record Row(int bytes, int partitions, double one, double windowed, double region, double netty, double socket, double mpiTcp,
-               double mpiShm, double load) {
-        double bestDsa() { return Math.max(one, Math.max(windowed, region)); }
+    /** DSA's GB/s of each way under one wait strategy. */
+    record Dsa(double one, double windowed, double region, double sequential) {
+        double best() { return Math.max(Math.max(one, sequential), Math.max(windowed, region)); }
+    }
+
+    /** One partition size: GB/s of DSA per wait strategy and of each peer (NaN where not measured). */
+    record Row(int bytes, int partitions, Map<WaitStrategy, Dsa> dsa, double netty, double socket, double mpiTcp, double mpiShm,
+               double load) {
+        double bestDsa() { return dsa.values().stream().mapToDouble(Dsa::best).max().orElse(Double.NaN); }
     }
 
     @Override
@@ -82,13 +103,19 @@ final class StreamCommand implements Callable<Integer> {
         check(rounds, "--rounds", 1, 1000);
         check(warmup, "--warmup", 0, 1000);
         check(window, "--window", 1, 256);
+        check(prefetchWindow, "--prefetch-window", 0, DsaConfig.MAX_PREFETCH_WINDOW);
         long budget = (long) budgetMib << 20;
         List<Integer> bytes = sizesKib.stream().map(k -> k * 1024).toList();
         String list = String.join(",", bytes.stream().map(String::valueOf).toList());
-        RunReport report = ProcessVm.run(new StreamProgram(), 2, 1, List.of(list, Long.toString(budget), Integer.toString(warmup),
-                Integer.toString(rounds), Integer.toString(window)), common.out);
-        Map<Integer, double[]> dsa = new LinkedHashMap<>();
-        for (double[] r : ProcessVm.numbers(report, "stream ")) dsa.put((int) r[0], r);
+        List<WaitStrategy> strategies = waits.checked(spec, common.smoke);
+        Map<WaitStrategy, Map<Integer, double[]>> dsa = new EnumMap<>(WaitStrategy.class);
+        for (WaitStrategy wait : strategies) {
+            RunReport report = ProcessVm.run(new StreamProgram(), 2, 1, List.of(list, Long.toString(budget), Integer.toString(warmup),
+                    Integer.toString(rounds), Integer.toString(window)), common.out, security, wait, prefetchWindow);
+            Map<Integer, double[]> bySize = new LinkedHashMap<>();
+            for (double[] r : ProcessVm.numbers(report, "stream ")) bySize.put((int) r[0], r);
+            dsa.put(wait, bySize);
+        }
         Map<Integer, double[]> rpc = rpc(bytes, budget);
         Map<Integer, Double> mpiTcp = Map.of();
         Map<Integer, Double> mpiShm = Map.of();
@@ -99,13 +126,22 @@ final class StreamCommand implements Callable<Integer> {
         }
         List<Row> rows = new ArrayList<>();
         for (int b : bytes) {
-            double[] d = dsa.get(b);
             double[] r = rpc.get(b);
-            Row row = new Row(b, (int) d[1], d[2], d[3], d[4], b / r[0], b / r[1], gbps(b, mpiTcp.get(b)), gbps(b, mpiShm.get(b)),
+            Map<WaitStrategy, Dsa> perWait = new EnumMap<>(WaitStrategy.class);
+            StringBuilder line = new StringBuilder();
+            int partitions = 0;
+            for (WaitStrategy wait : strategies) {
+                double[] d = dsa.get(wait).get(b);
+                partitions = (int) d[1];
+                Dsa x = new Dsa(d[2], d[3], d[4], d[5]);
+                perWait.put(wait, x);
+                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f, sequential %.3f;", wait, x.one(),
+                        x.windowed(), x.region(), x.sequential()));
+            }
+            Row row = new Row(b, partitions, perWait, b / r[0], b / r[1], gbps(b, mpiTcp.get(b)), gbps(b, mpiShm.get(b)),
                     BarrierBench.loadAverage());
-            System.out.printf(Locale.ROOT, "stream %7d B x %3d: DSA one %.3f, window %.3f, region %.3f GB/s; netty %.3f, socket %.3f,"
-                    + " MPI tcp %.3f, shm %.3f GB/s%n", b, row.partitions(), row.one(), row.windowed(), row.region(), row.netty(),
-                    row.socket(), row.mpiTcp(), row.mpiShm());
+            System.out.printf(Locale.ROOT, "stream %7d B x %3d:%s netty %.3f, socket %.3f, MPI tcp %.3f, shm %.3f GB/s%n", b,
+                    row.partitions(), line, row.netty(), row.socket(), row.mpiTcp(), row.mpiShm());
             rows.add(row);
         }
         write(rows);
@@ -154,30 +190,48 @@ final class StreamCommand implements Callable<Integer> {
 
     private void write(List<Row> rows) throws IOException {
         Path out = common.out;
+        List<WaitStrategy> strategies = List.copyOf(rows.get(0).dsa().keySet());
         List<String> csv = new ArrayList<>();
-        StringBuilder table = new StringBuilder("| partition | count | DSA one at a time | DSA window " + window + " | DSA region |"
-                + " thin Netty | socket RPC | MPI TCP loopback | MPI shared memory | best DSA / MPI TCP |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        String[] names = {"DSA readPartition, one at a time", "DSA window of " + window + " requestPartitionCopy", "DSA one region read",
-            "thin Netty round trip", "socket RPC", "MPI ping-pong, TCP loopback", "MPI ping-pong, shared memory (default)"};
+        StringBuilder table = new StringBuilder("| partition | count |");
+        StringBuilder rule = new StringBuilder("|---:|---:|");
+        List<String> names = new ArrayList<>();
+        for (WaitStrategy wait : strategies) {
+            table.append(" DSA ").append(wait).append(" one at a time | window ").append(window).append(" | region | sequential |");
+            rule.append("---:|---:|---:|---:|");
+            names.add("DSA " + wait + " readPartition, one at a time");
+            names.add("DSA " + wait + " window of " + window + " requestPartitionCopy");
+            names.add("DSA " + wait + " one region read");
+            names.add("DSA " + wait + " readPartition loop, prefetch window " + prefetchWindow);
+        }
+        table.append(" thin Netty | socket RPC | MPI TCP loopback | MPI shared memory | best DSA / MPI TCP |\n")
+                .append(rule).append("---:|---:|---:|---:|---:|\n");
+        names.addAll(List.of("thin Netty round trip", "socket RPC", "MPI ping-pong, TCP loopback", "MPI ping-pong, shared memory (default)"));
         double[] xs = new double[rows.size()];
-        double[][] ys = new double[names.length][rows.size()];
+        double[][] ys = new double[names.size()][rows.size()];
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
-            double[] v = {r.one(), r.windowed(), r.region(), r.netty(), r.socket(), r.mpiTcp(), r.mpiShm()};
-            StringBuilder line = new StringBuilder().append(r.bytes()).append(',').append(r.partitions());
-            for (double x : v) line.append(',').append(Double.isNaN(x) ? "" : String.format(Locale.ROOT, "%.4f", x));
-            csv.add(line.append(',').append(BenchOut.f(r.load())).toString());
+            List<Double> v = new ArrayList<>();
+            for (WaitStrategy wait : strategies) {
+                Dsa d = r.dsa().get(wait);
+                v.addAll(List.of(d.one(), d.windowed(), d.region(), d.sequential()));
+                StringBuilder line = new StringBuilder().append(r.bytes()).append(',').append(r.partitions()).append(',').append(wait);
+                for (double x : new double[] {d.one(), d.windowed(), d.region(), d.sequential(), r.netty(), r.socket(), r.mpiTcp(),
+                        r.mpiShm()}) {
+                    line.append(',').append(Double.isNaN(x) ? "" : String.format(Locale.ROOT, "%.4f", x));
+                }
+                csv.add(line.append(',').append(BenchOut.f(r.load())).toString());
+            }
+            v.addAll(List.of(r.netty(), r.socket(), r.mpiTcp(), r.mpiShm()));
             table.append("| ").append(size(r.bytes())).append(" | ").append(r.partitions());
             for (double x : v) table.append(" | ").append(Double.isNaN(x) ? "–" : String.format(Locale.ROOT, "%.3f", x));
             table.append(" | ").append(Double.isNaN(r.mpiTcp()) ? "–" : String.format(Locale.ROOT, "%.0f%%", 100 * r.bestDsa() / r.mpiTcp()))
                     .append(" |\n");
             xs[i] = r.bytes() / 1024.0;
-            for (int j = 0; j < v.length; j++) ys[j][i] = v[j];
+            for (int j = 0; j < v.size(); j++) ys[j][i] = v.get(j);
         }
         BenchOut.csv(out, "stream", CSV_HEADER, csv);
         Map<String, double[][]> series = new LinkedHashMap<>();
-        for (int j = 0; j < names.length; j++) series.put(names[j], new double[][] {xs, ys[j]});
+        for (int j = 0; j < names.size(); j++) series.put(names.get(j), new double[][] {xs, ys[j]});
         BenchOut.plot(out, "stream", "Bandwidth node 1 <- node 0 by partition size (2 JVMs, loopback)", "partition KiB", "GB/s (median)",
                 true, true, series);
         List<String> targets = new ArrayList<>();
@@ -195,12 +249,25 @@ final class StreamCommand implements Callable<Integer> {
                         size(bytes), 100 * r.bestDsa() / r.mpiShm()));
             }
         }
-        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each; node 0 rewrites the partitions before every timed read "
-                + "(node 1 checks they are INVALID there, so each read is a miss); %d warm-up and %d timed rounds per size and way, "
-                + "medians; a round reads min(256, max(4, %d MiB / size)) partitions. Peers: MPI ping-pong np=2 (1-byte request, "
-                + "N-byte reply), thin Netty and socket RPC (24-byte request, N-byte reply, server in another JVM). GB/s = 10^9 bytes/s "
-                + "of payload. The partition and the frame header fit the agents' default frame limit (DsaConfig.maxFrameBytes, 64 MiB).",
-                warmup, rounds, budgetMib);
+        Row r8 = rows.stream().filter(x -> x.bytes() == 8 << 10).findFirst().orElse(null);
+        if (r8 == null || Double.isNaN(r8.mpiTcp()) || !r8.dsa().containsKey(WaitStrategy.SPIN)) {
+            targets.add("8 KiB read miss with SPIN vs MPI's 8 KiB ping-pong: not measured in this run (needs 8 KiB, SPIN and MPI)");
+        } else {
+            // one miss at a time moves the partition in one request and one reply, like one ping-pong round trip
+            targets.add(BenchOut.ratio("8 KiB read miss with SPIN (one at a time) vs MPI ping-pong over TCP loopback",
+                    8192 / r8.dsa().get(WaitStrategy.SPIN).one() / 1e3, 8192 / r8.mpiTcp() / 1e3, 2.0, "µs"));
+        }
+        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, records " + security + ", one VM per wait strategy (%s), prefetch window %d;"
+                + " node 0 rewrites the "
+                + "partitions before every timed read (node 1 checks they are INVALID there, so each read is a miss); ways: one miss at "
+                + "a time (last partition first, no prefetch), a window of requestPartitionCopy futures, one region read, and a "
+                + "readPartition loop from the first partition up (the prefetch window keeps requests in flight); %d warm-up and %d "
+                + "timed rounds per size and way, medians; a round reads min(256, max(4, %d MiB / size)) partitions. Peers: MPI ping-pong "
+                + "np=2 (1-byte request, N-byte reply), thin Netty and socket RPC (24-byte request, N-byte reply, server in another JVM). "
+                + "GB/s = 10^9 bytes/s of payload. The partition and the frame header fit the agents' default frame limit "
+                + "(DsaConfig.maxFrameBytes, 64 MiB).", String.join(", ", strategies.stream().map(Enum::name).toList()), prefetchWindow,
+                warmup, rounds,
+                budgetMib);
         BenchOut.markdown(out, "stream", "Streaming bandwidth between two nodes", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,19 +23,20 @@ class BarrierBenchSmokeTest {
         Path mpiSrc = Path.of("src/main/c/mpi_barrier.c").toAbsolutePath();
         boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun") && Files.isRegularFile(mpiSrc);
         BarrierBench bench = new BarrierBench();
-        bench.parse(mpi ? new String[] {"--smoke", "--out", out.toString(), "--mpi-src", mpiSrc.toString()}
-                        : new String[] {"--smoke", "--out", out.toString(), "--no-mpi"});
+        bench.parse(mpi ? new String[] {"--smoke", "--waits", "spin", "--out", out.toString(), "--mpi-src", mpiSrc.toString()}
+                        : new String[] {"--smoke", "--waits", "spin", "--out", out.toString(), "--no-mpi"});
         bench.run();
 
         List<String> csv = Files.readAllLines(out.resolve("barrier.csv"));
-        assertEquals("kind,proxy,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load", csv.get(0));
+        assertEquals("kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load", csv.get(0));
         assertEquals(3, csv.size(), "header and two configurations");
         for (String line : csv.subList(1, csv.size())) {
             String[] f = line.split(",", -1);
-            double median = Double.parseDouble(f[4]), p90 = Double.parseDouble(f[5]);
+            assertEquals("SPIN", f[2], "the child nodes checked they wait by SPIN: " + line);
+            double median = Double.parseDouble(f[5]), p90 = Double.parseDouble(f[6]);
             assertTrue(median > 0 && median < 1_000_000, "median µs plausible: " + line);
             assertTrue(p90 >= median, "p90 >= median: " + line);
-            if (mpi && Integer.parseInt(f[2]) > 1) assertTrue(Double.parseDouble(f[6]) > 0, "MPI peer measured: " + line);
+            if (mpi && Integer.parseInt(f[3]) > 1) assertTrue(Double.parseDouble(f[7]) > 0, "MPI peer measured: " + line);
         }
         assertTrue(Files.readString(out.resolve("barrier.md")).contains("| kind | proxy |"));
         assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
@@ -42,15 +44,18 @@ class BarrierBenchSmokeTest {
 
     @Test
     @Timeout(10)
-    void aRowWhoseNodesRanAnotherKindIsRejected(@TempDir Path out) throws Exception {
+    void aRowWhoseNodesRanAnotherKindOrWaitIsRejected(@TempDir Path out) throws Exception {
         Path log = out.resolve("nodes.log");
-        String earlier = "node 1 runs the TREE barrier with the FLOAT proxy (fanout 4)\n";
-        Files.writeString(log, earlier + "node 1 runs the KARY barrier with the FLOAT proxy (fanout 4)\n"
-                + "node 2 runs the TREE barrier with the FLOAT proxy (fanout 4)\n");
+        String earlier = "node 1 runs the TREE barrier with the FLOAT proxy, waiting by PARK (fanout 4)\n";
+        Files.writeString(log, earlier + "node 1 runs the KARY barrier with the FLOAT proxy, waiting by PARK (fanout 4)\n"
+                + "node 2 runs the TREE barrier with the FLOAT proxy, waiting by PARK (fanout 4)\n");
         // only the part of the log written by this row counts: node 1's TREE line is from an earlier row
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> BarrierBench.verifyKind(log, earlier.length(), BarrierKind.TREE, ProxyMode.FLOAT, 3));
+                () -> BarrierBench.verifyKind(log, earlier.length(), BarrierKind.TREE, ProxyMode.FLOAT, WaitStrategy.PARK, 3));
         assertTrue(e.getMessage().contains("node 1"), e.getMessage());
-        BarrierBench.verifyKind(log, earlier.length(), BarrierKind.KARY, ProxyMode.FLOAT, 2);
+        BarrierBench.verifyKind(log, earlier.length(), BarrierKind.KARY, ProxyMode.FLOAT, WaitStrategy.PARK, 2);
+        assertThrows(IllegalStateException.class,
+                () -> BarrierBench.verifyKind(log, earlier.length(), BarrierKind.KARY, ProxyMode.FLOAT, WaitStrategy.SPIN, 2),
+                "a node that waits by another strategy");
     }
 }

@@ -44,30 +44,32 @@ class BenchSmokeTest {
         for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--transport-security", "MAC,MAC"));
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--wait", "SPIN,SPIN"));
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "stream", "--wait", "doze"));
     }
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void missSmokeThenReport(@TempDir Path out) throws Exception {
-        assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--out", out.toString()));
-        List<String[]> rows = csv(out.resolve("miss.csv"),
-                "side,bytes,security,dsa_read_us,dsa_read_p90_us,dsa_write_us,dsa_write_p90_us,netty_us,socket_us,hz_get_us,hz_set_us,load");
-        assertEquals(4, rows.size(), "2 sides x 2 protection modes");
+        assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--wait", "park", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("miss.csv"), MissCommand.CSV_HEADER);
+        assertEquals(4, rows.size(), "2 sides x 2 protection modes x 1 wait strategy");
         assertEquals(List.of("ENCRYPT", "MAC", "ENCRYPT", "MAC"), rows.stream().map(r -> r[2]).toList());
+        assertEquals(List.of("PARK", "PARK", "PARK", "PARK"), rows.stream().map(r -> r[3]).toList());
         for (String[] r : rows) {
             int side = Integer.parseInt(r[0]);
             assertEquals(side * side * 8, Integer.parseInt(r[1]));
-            for (int i : new int[] {3, 5, 7, 8}) {
+            for (int i : new int[] {4, 6, 8, 9}) {
                 double us = Double.parseDouble(r[i]);
                 assertTrue(us > 0 && us < 1_000_000, "column " + i + " plausible: " + String.join(",", r));
             }
-            assertTrue(Double.parseDouble(r[4]) >= Double.parseDouble(r[3]), "read p90 >= median");
-            assertEquals("", r[9], "Hazelcast skipped");
+            assertTrue(Double.parseDouble(r[5]) >= Double.parseDouble(r[4]), "read p90 >= median");
+            assertEquals("", r[10], "Hazelcast skipped");
         }
         assertTrue(Files.size(out.resolve("miss.png")) > 1000);
         String missTable = Files.readString(out.resolve("miss.md"));
-        assertTrue(missTable.contains("8 KiB read miss (ENCRYPT) vs thin Netty"), missTable);
-        assertTrue(missTable.contains("8 KiB read miss (MAC) vs thin Netty"), missTable);
+        assertTrue(missTable.contains("8 KiB read miss (ENCRYPT PARK) vs thin Netty"), missTable);
+        assertTrue(missTable.contains("8 KiB read miss (MAC PARK) vs thin Netty"), missTable);
 
         Path report = out.resolve("BENCHMARKS.md");
         assertEquals(0, dsa("bench", "report", "--out", out.toString(), "--file", report.toString()));
@@ -101,16 +103,17 @@ class BenchSmokeTest {
         String c = Path.of("src/main/c").toAbsolutePath().toString();
         boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
         assertEquals(0, dsa("bench", "cg", "--smoke", "--out", out.toString(), "--c-src", c));
-        List<String[]> rows = csv(out.resolve("cg.csv"), "class,kind,nodes,threads,seconds,vs_sequential,load");
+        List<String[]> rows = csv(out.resolve("cg.csv"), CgCommand.CSV_HEADER);
         assertEquals(mpi ? List.of("seq", "dsa", "mpi") : List.of("seq", "dsa"), rows.stream().map(r -> r[1]).toList());
+        assertEquals(mpi ? List.of("", "ADAPTIVE", "") : List.of("", "ADAPTIVE"), rows.stream().map(r -> r[2]).toList());
         for (String[] r : rows) {
             assertEquals("S", r[0]);
-            double s = Double.parseDouble(r[4]);
+            double s = Double.parseDouble(r[5]);
             assertTrue(s > 0 && s < 60, "seconds plausible: " + String.join(",", r));
         }
-        assertEquals("1.000", rows.get(0)[5], "the sequential row is the baseline");
+        assertEquals("1.000", rows.get(0)[6], "the sequential row is the baseline");
         assertTrue(Files.size(out.resolve("cg.png")) > 1000);
-        assertTrue(Files.readString(out.resolve("cg.md")).contains("class S, DSA 2x1 vs sequential Java"));
+        assertTrue(Files.readString(out.resolve("cg.md")).contains("class S, DSA 2x1 ADAPTIVE vs sequential Java"));
     }
 
     @Test
@@ -123,11 +126,12 @@ class BenchSmokeTest {
         assertEquals(List.of("8192", "65536"), rows.stream().map(r -> r[0]).toList());
         for (String[] r : rows) {
             assertEquals(StreamProgram.partitions(Integer.parseInt(r[0]), 1 << 20), Integer.parseInt(r[1]));
-            for (int i = 2; i <= 6; i++) {
+            assertEquals("ADAPTIVE", r[2], "a smoke run waits by the default alone");
+            for (int i = 3; i <= 8; i++) {
                 double gbps = Double.parseDouble(r[i]);
                 assertTrue(gbps > 0 && gbps < 1000, "column " + i + " plausible: " + String.join(",", r));
             }
-            for (int i : new int[] {7, 8}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
+            for (int i : new int[] {9, 10}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
         }
         assertTrue(Files.size(out.resolve("stream.png")) > 1000);
         assertTrue(Files.readString(out.resolve("stream.md")).contains("best DSA"));
@@ -178,9 +182,23 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void barrierDelegatesToBarrierBenchInAFreshDirectory(@TempDir Path out) throws Exception {
         assertEquals(0, dsa("bench", "barrier", "--smoke", "--out", out.toString(), "--", "--no-mpi"));
-        List<String[]> rows = csv(out.resolve("barrier.csv"), "kind,proxy,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
-        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[2]).toList());
+        List<String[]> rows = csv(out.resolve("barrier.csv"), "kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
+        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[3]).toList());
         assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void handOffCountNamesEveryOperationWithItsBlockingWaitsPerThreadGroup() throws Exception {
+        List<String> lines = HandOffCount.run("PARK", 3);
+        assertEquals(List.of("read miss", "write miss, no invalidation", "write miss, 1 invalidation", "barrier TREE/FLOAT 4x2",
+                "barrier TREE/FIXED 4x2", "allReduce 1 value TREE/FLOAT 4x2"),
+                lines.stream().map(l -> l.substring(0, l.indexOf(" |")).trim()).toList());
+        for (String line : lines) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("caller ([0-9.]+) workers ([0-9.]+) io ([0-9.]+)").matcher(line);
+            assertTrue(m.find(), line);
+            for (int g = 1; g <= 3; g++) assertTrue(Double.parseDouble(m.group(g)) >= 0, line);
+        }
     }
 
     @Test

@@ -144,7 +144,7 @@ final class HostsRun {
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
-                "maxFrameBytes=" + job.maxFrameBytes,
+                "maxFrameBytes=" + job.maxFrameBytes, "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow,
                 "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
     }
 

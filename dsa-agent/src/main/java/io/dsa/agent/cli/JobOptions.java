@@ -3,6 +3,7 @@ package io.dsa.agent.cli;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Mixin;
@@ -46,6 +47,15 @@ final class JobOptions {
             description = "Who sends a node's barrier messages: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ProxyMode proxy;
 
+    @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
+            description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
+                    + " adaptive (spin briefly, then park; spins only while the JVM's threads fit its cores) (default: adaptive).")
+    WaitStrategy waitStrategy;
+
+    @Option(names = "--prefetch-window", paramLabel = "P", defaultValue = "" + DsaConfig.DEFAULT_PREFETCH_WINDOW,
+            description = "Partitions a node requests ahead of a loop reading partitions in order; 0: none (default: ${DEFAULT-VALUE}).")
+    int prefetchWindow;
+
     @Mixin
     TransportSecurityOption security = new TransportSecurityOption();
 
@@ -69,6 +79,7 @@ final class JobOptions {
         Checks.range(spec, "--timeout", timeoutSeconds, 1, MAX_TIMEOUT_SECONDS);
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
         Checks.range(spec, "--max-frame-bytes", maxFrameBytes, DsaConfig.MIN_MAX_FRAME_BYTES, DsaConfig.MAX_MAX_FRAME_BYTES);
+        Checks.range(spec, "--prefetch-window", prefetchWindow, 0, DsaConfig.MAX_PREFETCH_WINDOW);
         if (vmName == null || !vmName.matches(DsaConfig.VM_NAME_PATTERN)) {
             throw Checks.usage(spec, "--vm '" + vmName + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
         }
@@ -77,14 +88,15 @@ final class JobOptions {
     /** @return the base config: shape, VM name and transport security */
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
-                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).transportSecurity(security.value)
-                .maxFrameBytes(maxFrameBytes);
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy)
+                .prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
     List<String> vmArguments() {
         List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
+                "--wait", waitStrategy.name(), "--prefetch-window", Integer.toString(prefetchWindow),
                 "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes)));
         arguments.addAll(security.arguments());
         return arguments;

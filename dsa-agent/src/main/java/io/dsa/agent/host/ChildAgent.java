@@ -12,6 +12,7 @@ import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.TransportSecurity;
@@ -351,11 +352,13 @@ final class ChildAgent {
                     case "barrier" -> config.barrier(BarrierKind.valueOf(value));
                     case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                     case "proxy" -> config.proxy(ProxyMode.valueOf(value));
+                    case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
+                    case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                     case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
                     case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
                     default -> throw new DsaException("unknown job option '" + option
-                            + "'; known: barrier, fanout, proxy, startupTimeoutMs, maxFrameBytes, hosts");
+                            + "'; known: barrier, fanout, proxy, wait, prefetchWindow, startupTimeoutMs, maxFrameBytes, hosts");
                 }
             } catch (IllegalArgumentException e) {   // valueOf, parseInt
                 throw new DsaException("job option '" + option + "' has a value that does not parse: " + e.getMessage());

@@ -2,22 +2,34 @@ package io.dsa.agent.internal;
 
 import io.dsa.ArrayLayout;
 import io.dsa.CacheState;
-import io.dsa.DsaException;
 import io.dsa.SharedArray;
 import io.dsa.coherence.Access;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
- * What the typed shared arrays have in common: the layout, the node's slots, and the miss path
- * that asks the coherence engine for access and sleeps on the slot until it is granted.
+ * What the typed shared arrays have in common: the layout, the node's slots, and the miss path,
+ * which posts a request to the node's I/O thread (the owner of the coherence engine) and waits for
+ * the slot's stamp to change, by the VM's wait strategy.
  */
 abstract class AbstractSharedArray implements SharedArray {
     final NodeRuntime rt;
     final ArrayState state;
     final ArrayLayout layout;
     final Slot[] slots;
-    private final Executor async;
+    private final ArrayDirectory arrays;
+    /**
+     * Bytes a region access, or a sequential partition loop, keeps requested ahead of its copy. A
+     * region read that asked for all its partitions at once (32 MiB of 1 MiB partitions) ran at a
+     * third of the other ways' rate between two JVMs; capped at 2 to 4 MiB it ran as fast as they do
+     * (docs/runtime.md, "Bulk transfer").
+     */
+    static final long REGION_AHEAD_BYTES = 4L << 20;
+    /** Partitions requested ahead of a sequential {@code readPartition} loop (0: none). */
+    private final int prefetchWindow;
+    // A hint shared by the threads that read this array partition by partition: the last partition
+    // read, and how far ahead requests were posted. Racy on purpose: a lost update costs a request.
+    private int lastRead = -2;
+    private int prefetchedTo = -1;
 
     // The index fast path of the hit: when both partition sides are powers of two and the columns
     // have no ragged edge, (row, col) -> (partition, offset) is shifts and masks; rowShift < 0 otherwise.
@@ -31,12 +43,13 @@ abstract class AbstractSharedArray implements SharedArray {
     /** log2(cols) when the fast path applies and cols is a power of two (flat index -> row, col), else -1 */
     final int flatShift;
 
-    AbstractSharedArray(NodeRuntime rt, ArrayState state, Executor async) {
+    AbstractSharedArray(NodeRuntime rt, ArrayState state) {
         this.rt = rt;
         this.state = state;
         this.layout = state.layout;
         this.slots = state.slots;
-        this.async = async;
+        this.arrays = rt.arrays;
+        this.prefetchWindow = rt.config.prefetchWindow();
         int pr = state.spec.partitionRows();
         int pc = state.spec.partitionCols();
         this.rows = layout.rows();
@@ -65,27 +78,21 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CacheState cacheState(int partition) {
         layout.checkPartition(partition);
-        if (!slots[partition].allocated()) {
-            CacheState engineState = rt.arrays.cacheStateOfUnallocated(state, partition);
-            if (engineState != null) return engineState;
-        }
-        switch (slots[partition].access()) {
-            case READ: return CacheState.SHARED;
-            case READ_WRITE: return CacheState.EXCLUSIVE;
-            default: return CacheState.INVALID;
-        }
+        return slots[partition].cacheState();
     }
 
+    /** Completed by the node's I/O thread when the copy is here: no thread waits meanwhile. */
     @Override
     public final CompletableFuture<Void> requestPartitionCopy(int partition) {
         layout.checkPartition(partition);
-        return CompletableFuture.runAsync(() -> awaitAccess(partition, Access.READ), async);
+        return arrays.whenGranted(state, partition, Access.READ);
     }
 
+    /** Completed by the node's I/O thread when this node owns the partition: no thread waits meanwhile. */
     @Override
     public final CompletableFuture<Void> acquirePartition(int partition) {
         layout.checkPartition(partition);
-        return CompletableFuture.runAsync(() -> awaitAccess(partition, Access.READ_WRITE), async);
+        return arrays.whenGranted(state, partition, Access.READ_WRITE);
     }
 
     /**
@@ -93,28 +100,7 @@ abstract class AbstractSharedArray implements SharedArray {
      * the stamp after it returns, because the access can be revoked again at any time.
      */
     final void awaitAccess(int partition, Access needed) {
-        Slot s = slots[partition];
-        while (true) {
-            rt.checkFailed();
-            int observed = s.stamp;
-            if (Slot.accessOf(observed).allows(needed)) return;
-            // a home partition never touched: the engine grants it, its bytes are allocated now
-            if (rt.arrays.request(state, partition, needed)) continue;
-            synchronized (s) {
-                // any change of the stamp may be our grant, or a grant already revoked again under
-                // false sharing: either way look again, and ask again if needed
-                while (s.stamp == observed) {
-                    rt.checkFailed();
-                    try {
-                        s.wait(NodeRuntime.POLL_MS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new DsaException("interrupted while waiting for partition " + partition + " of array '"
-                                + name() + "'");
-                    }
-                }
-            }
-        }
+        arrays.awaitAccess(state, partition, needed);
     }
 
     /**
@@ -123,11 +109,85 @@ abstract class AbstractSharedArray implements SharedArray {
      * their misses overlap. Only a hint: the copy re-checks the access and waits for it.
      */
     final void prefetch(int partition, Access needed) {
-        Slot s = slots[partition];
-        if (Slot.accessOf(s.stamp).allows(needed)) return;
+        if (Slot.accessOf(slots[partition].stamp).allows(needed)) return;
         rt.checkFailed();
-        rt.arrays.request(state, partition, needed);
+        arrays.post(state, partition, needed);
     }
+
+    /**
+     * {@code readPartition(partition)} is about to run: if it follows a read of the partition
+     * before it, the reads are a sequential loop, and the partitions up to {@code prefetchWindow}
+     * ahead (and at most {@link #REGION_AHEAD_BYTES}) are requested now, so that several transfers
+     * are in flight.
+     */
+    final void sequentialRead(int partition) {
+        if (prefetchWindow == 0) return;
+        int previous = lastRead;
+        lastRead = partition;
+        if (partition != previous + 1) {
+            prefetchedTo = partition;
+            return;
+        }
+        long bytes = Math.max(1, layout.partitionBytes(partition));
+        int window = (int) Math.max(1, Math.min(prefetchWindow, REGION_AHEAD_BYTES / bytes));
+        int to = Math.min(partition + window, slots.length - 1);
+        prefetch(partition, Access.READ); // this one's request goes out first
+        for (int q = Math.max(prefetchedTo + 1, partition + 1); q <= to; q++) prefetch(q, Access.READ);
+        prefetchedTo = Math.max(prefetchedTo, to);
+    }
+
+    /**
+     * Walks the partitions the region covers, copying each intersection under one access
+     * ({@link #copyBlock}); {@code buf} is the typed array. Requests run ahead of the copy, up to
+     * {@link #REGION_AHEAD_BYTES} (at least the partition being copied), so that misses travel
+     * together instead of one round trip after another without the whole region in flight at once;
+     * the copy waits for each.
+     */
+    final void region(int row, int col, int rows, int cols, Object buf, boolean write) {
+        if (rows == 0 || cols == 0) return;
+        int pr = layout.spec().partitionRows();
+        int pc = layout.spec().partitionCols();
+        int lastRow = row + rows;
+        int lastCol = col + cols;
+        boolean ahead = rows > pr - row % pr || cols > pc - col % pc; // several partitions
+        Access needed = write ? Access.READ_WRITE : Access.READ;
+        int nextRow = row;
+        int nextCol = col;
+        long bytesAhead = 0;
+        int requested = 0;
+        int copied = 0;
+        for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
+            int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
+            for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
+                int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
+                int p = layout.partitionOf(r0, c0);
+                while (ahead && nextRow < lastRow && (requested <= copied || bytesAhead < REGION_AHEAD_BYTES)) {
+                    int q = layout.partitionOf(nextRow, nextCol);
+                    prefetch(q, needed);
+                    bytesAhead += layout.partitionBytes(q);
+                    requested++;
+                    nextCol = (nextCol / pc + 1) * pc;
+                    if (nextCol >= lastCol) {
+                        nextCol = col;
+                        nextRow = (nextRow / pr + 1) * pr;
+                    }
+                }
+                copyBlock(p, layout.offsetInPartition(r0, c0), layout.partitionCols(p), r0 - row, c0 - col, r1 - r0, c1 - c0, cols,
+                        buf, write);
+                bytesAhead -= layout.partitionBytes(p);
+                copied++;
+            }
+        }
+    }
+
+    /**
+     * Copies a {@code rows x cols} block between partition {@code p} (from element {@code base},
+     * rows {@code width} apart) and {@code region} (the typed array, from row {@code bufRow},
+     * column {@code bufCol}, rows {@code bufWidth} apart), waiting for the access and redoing a
+     * write that raced with a revocation; a read copies one version of the partition.
+     */
+    abstract void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth, Object region,
+                            boolean write);
 
     /** Index of element {@code index} of the row-major flattening, checked. */
     final int rowOfIndex(int index) {

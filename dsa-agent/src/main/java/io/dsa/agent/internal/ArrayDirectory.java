@@ -8,39 +8,70 @@ import io.dsa.coherence.CoherenceEngine;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.DirectoryState;
 import io.dsa.coherence.PartitionStore;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * The arrays this node knows, by id, with their partition slots, and the node's
- * {@link CoherenceEngine} over them. Every call into the engine passes here: the engine is not
- * thread-safe, and today this class serialises the calls with one lock ({@link #engineLock}),
- * taken by workers on a miss and by the I/O thread for coherence messages. Coherence messages for
- * an array not defined here yet (its definition travels from node 0 on another connection) wait
- * here until it is.
+ * {@link CoherenceEngine} over them, which the node's {@link IoThread} owns: every call into the
+ * engine runs on that thread, so the engine needs no lock. Inbound coherence messages arrive there
+ * already; a worker's miss posts a request ({@link #post}), coalesced per slot so that posting
+ * allocates nothing; the safe-point calls of a move or a cloning ({@link #images},
+ * {@link #install}, {@link #addSharers}, {@link #admitNodes}) and a worker's {@link #define} are
+ * tasks their caller waits for. The engine's store is the slots ({@link Slot} is the one place
+ * that turns the engine's word into worker access). Coherence messages for an array not defined
+ * here yet (its definition travels from node 0 on another connection) wait here until it is.
  */
 final class ArrayDirectory {
+    /** How long a caller waits for the I/O thread to run its task before it gives up. */
+    static final long IO_TASK_TIMEOUT_MS = 60_000;
+    private static final VarHandle POSTED;
+
+    static {
+        try {
+            POSTED = MethodHandles.lookup().findVarHandle(Slot.class, "posted", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final int nodeId;
     private final int nodes;
     private final int threadsPerNode;
-    /** Serialises every call into the engine. */
-    private final Object engineLock = new Object();
+    private final IoThread io;
+    private final Waiting waiting;
     private final CoherenceEngine engine;
     private final Map<Integer, ArrayState> arrays = new ConcurrentHashMap<>();
+    /** The I/O thread's: messages for arrays not defined yet. */
     private final Map<Integer, List<CoherenceMessage>> earlyCoherence = new HashMap<>();
+    /** The I/O thread's: futures of {@link #whenGranted} not completed yet, by slot. */
+    private final Map<Slot, List<Grant>> grants = new HashMap<>();
+    private volatile String failure;
 
     /**
      * @param capacity node ids the engine accepts, {@code [0, capacity)} (grows as clones join)
      * @param network where the engine's messages go
+     * @param io the thread that owns the engine
+     * @param waiting how workers wait for a partition
      */
-    ArrayDirectory(int nodeId, int capacity, int nodes, int threadsPerNode, PeerNetwork network) {
+    ArrayDirectory(int nodeId, int capacity, int nodes, int threadsPerNode, PeerNetwork network, IoThread io, Waiting waiting) {
         this.nodeId = nodeId;
         this.nodes = nodes;
         this.threadsPerNode = threadsPerNode;
+        this.io = io;
+        this.waiting = waiting;
         this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(),
                 m -> network.send(m.destination(), m));
     }
@@ -58,54 +89,182 @@ final class ArrayDirectory {
         return null;
     }
 
-    /** Defines array {@code id} (idempotent) and hands the engine the messages that waited for it. */
+    // ---- the I/O thread ------------------------------------------------------------------------------
+
+    /** Defines array {@code id} (idempotent) and hands the engine the messages that waited for it; from any thread. */
     void define(int id, String name, long[] params) {
-        synchronized (engineLock) {
-            if (arrays.containsKey(id)) return;
+        onIoThread(() -> {
+            if (arrays.containsKey(id)) return null;
             arrays.put(id, new ArrayState(id, Specs.fromParams(name, params), nodes, threadsPerNode, nodeId));
             List<CoherenceMessage> early = earlyCoherence.remove(id);
             if (early != null) for (CoherenceMessage m : early) engine.onMessage(m);
+            return null;
+        });
+    }
+
+    /** A coherence message from the network; on the I/O thread. */
+    void onCoherence(CoherenceMessage m) {
+        assert io.isCurrent() : "coherence message off the I/O thread";
+        if (!arrays.containsKey(m.arrayId())) {
+            // the monitor's definition is on its way on another connection
+            earlyCoherence.computeIfAbsent(m.arrayId(), k -> new ArrayList<>()).add(m);
+            return;
+        }
+        engine.onMessage(m);
+    }
+
+    /**
+     * The array a copy of partition {@code partition} of array {@code arrayId}, {@code bytes} long,
+     * arriving from the network can be decoded into: the slot's own array while its workers have
+     * no access to it, else null (the decoder allocates). On the I/O thread, before the message is
+     * handled.
+     */
+    byte[] receiveBuffer(int arrayId, int partition, int bytes) {
+        ArrayState a = arrays.get(arrayId);
+        if (a == null || partition < 0 || partition >= a.slots.length) return null;
+        return a.slots[partition].receiveBuffer(bytes);
+    }
+
+    /** Node {@code node} (a clone) left: the homes here stop waiting for it and stop listing it; on the I/O thread. */
+    void forgetNode(int node) {
+        onIoThread(() -> {
+            engine.forgetNode(node);
+            return null;
+        });
+    }
+
+    // ---- workers -------------------------------------------------------------------------------------
+
+    /**
+     * Blocks until this node may access {@code partition} of {@code a} as {@code needed}: posts a
+     * request to the I/O thread and waits for the slot's stamp to change, by the VM's wait
+     * strategy, until the access is there. The caller re-checks the stamp after it returns,
+     * because the access can be revoked again at any time.
+     *
+     * @throws io.dsa.DsaException if the job fails first
+     */
+    void awaitAccess(ArrayState a, int partition, Access needed) {
+        Slot s = a.slots[partition];
+        while (true) {
+            int observed = s.stamp;
+            if (Slot.accessOf(observed).allows(needed)) return;
+            waiting.checkStopped();
+            // any change of the stamp may be our grant, or a grant already revoked again under false
+            // sharing: either way look again, and ask again if needed
+            post(a, partition, needed);
+            waiting.await(s, observed);
         }
     }
 
-    /** A coherence message from the network (or from this node's own engine, as home or cache). */
-    void onCoherence(CoherenceMessage m) {
-        synchronized (engineLock) {
-            if (!arrays.containsKey(m.arrayId())) {
-                // the monitor's definition is on its way on another connection
-                earlyCoherence.computeIfAbsent(m.arrayId(), k -> new ArrayList<>()).add(m);
-                return;
-            }
-            engine.onMessage(m);
+    private static final int POSTED_READ = 1;
+    private static final int POSTED_WRITE = 2;
+
+    /**
+     * A worker lacks {@code needed} on {@code partition}: makes sure the I/O thread asks the engine
+     * for it. At most one request task per slot is posted at a time (a write covers a read); later
+     * misses coalesce into it. Never blocks, allocates only a slot's task on its first miss. The
+     * worker then waits for the slot's stamp to change.
+     */
+    void post(ArrayState a, int partition, Access needed) {
+        Slot s = a.slots[partition];
+        int bit = needed == Access.READ_WRITE ? POSTED_WRITE : POSTED_READ;
+        if ((s.posted & bit) != 0) return;
+        int before = (int) POSTED.getAndBitwiseOr(s, bit);
+        if (before != 0) return; // a task is posted and has not taken the bits yet: it serves this one too
+        Runnable task = a.requests[partition];
+        if (task == null) {
+            // racy but benign: two equal tasks may exist; only one is posted at a time (the bits decide)
+            task = () -> serve(a, partition);
+            a.requests[partition] = task;
+        }
+        try {
+            io.execute(task);
+        } catch (RejectedExecutionException e) {
+            // the node is closing: its job has ended, and the waiting worker sees that
+        }
+    }
+
+    /** The posted requests of a slot, on the I/O thread. */
+    private void serve(ArrayState a, int partition) {
+        int bits = (int) POSTED.getAndSet(a.slots[partition], 0);
+        if (bits == 0) return;
+        request(a, partition, (bits & POSTED_WRITE) != 0 ? Access.READ_WRITE : Access.READ);
+    }
+
+    private void request(ArrayState a, int partition, Access needed) {
+        if (engine.request(a.id, partition, needed)) {
+            // granted already: a partition homed here and never touched gets its bytes now
+            if (a.slots[partition].materialize(a.layout.partitionBytes(partition))) granted(a.slots[partition]);
         }
     }
 
     /**
-     * A worker misses on {@code partition} of {@code a}: asks the engine for {@code needed}.
-     *
-     * @return whether the access is granted now (a home partition never touched gets its bytes
-     *         here); if not, a request is in flight and the slot's stamp changes when it is answered
+     * @return a future completed (on the I/O thread) once this node has {@code needed} on
+     *         {@code partition}, asking the engine for it if need be; no thread waits meanwhile.
+     *         Completed exceptionally if the job fails first.
      */
-    boolean request(ArrayState a, int partition, Access needed) {
-        synchronized (engineLock) {
-            boolean granted = engine.request(a.id, partition, needed);
-            if (granted) a.slots[partition].materialize(a.layout.partitionBytes(partition), engine.access(a.id, partition));
-            return granted;
-        }
-    }
-
-    /** @return the engine's state of a partition whose slot has no data yet (its access is not in the slot) */
-    CacheState cacheStateOfUnallocated(ArrayState a, int partition) {
+    CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
         Slot s = a.slots[partition];
-        synchronized (engineLock) {
-            if (!s.allocated()) return engine.cacheState(a.id, partition);
+        if (s.access().allows(needed)) {
+            f.complete(null);
+            return f;
         }
-        return null;
+        try {
+            io.execute(() -> {
+                if (s.access().allows(needed)) {
+                    f.complete(null);
+                    return;
+                }
+                String failed = failure;
+                if (failed != null) {
+                    f.completeExceptionally(new DsaException("job failed: " + failed));
+                    return;
+                }
+                grants.computeIfAbsent(s, k -> new ArrayList<>()).add(new Grant(f, needed));
+                request(a, partition, needed);
+            });
+        } catch (RejectedExecutionException e) {
+            f.completeExceptionally(new DsaException("node " + nodeId + " is closed"));
+        }
+        return f;
     }
 
-    /** Wakes every worker sleeping on a slot (the job failed). */
-    void wakeAll() {
-        for (ArrayState a : arrays.values()) for (Slot s : a.slots) s.wakeAll();
+    private record Grant(CompletableFuture<Void> future, Access needed) {}
+
+    /** A slot's access changed: completes the futures it now satisfies; on the I/O thread. */
+    private void granted(Slot s) {
+        if (grants.isEmpty()) return;
+        List<Grant> waiting = grants.get(s);
+        if (waiting == null) return;
+        Access now = s.access();
+        waiting.removeIf(g -> {
+            if (!now.allows(g.needed())) return false;
+            g.future().complete(null);
+            return true;
+        });
+        if (waiting.isEmpty()) grants.remove(s);
+    }
+
+    /** The job failed: wakes every worker waiting on a slot and fails every future of {@link #whenGranted}; any thread. */
+    void fail(String text) {
+        if (failure == null) failure = text;
+        for (ArrayState a : arrays.values()) for (Slot s : a.slots) s.wake();
+        Runnable failGrants = () -> {
+            for (List<Grant> waiting : grants.values()) {
+                for (Grant g : waiting) g.future().completeExceptionally(new DsaException("job failed: " + failure));
+            }
+            grants.clear();
+        };
+        if (io.isCurrent()) {
+            failGrants.run();
+            return;
+        }
+        try {
+            io.execute(failGrants);
+        } catch (RejectedExecutionException e) {
+            failGrants.run(); // the I/O thread has stopped: nothing else touches the map
+        }
     }
 
     /** @return {@code {homed, cached}}: partitions homed here, and readable copies of partitions homed elsewhere */
@@ -121,20 +280,14 @@ final class ArrayDirectory {
         return new int[] {homed, cached};
     }
 
-    // ---- clones ----------------------------------------------------------------------------------------
+    // ---- safe points (a move or a cloning), and clones --------------------------------------------------
 
     /** The engine accepts node ids below {@code count}. */
     void admitNodes(int count) {
-        synchronized (engineLock) {
+        onIoThread(() -> {
             engine.admitNodes(count);
-        }
-    }
-
-    /** Node {@code node} (a clone) left: the homes here stop waiting for it and stop listing it. */
-    void forgetNode(int node) {
-        synchronized (engineLock) {
-            engine.forgetNode(node);
-        }
+            return null;
+        });
     }
 
     /**
@@ -144,7 +297,7 @@ final class ArrayDirectory {
      * @throws DsaException if an entry cannot take a sharer (exclusive elsewhere or busy)
      */
     void addSharers(int cloneId, Map<Integer, int[]> held) {
-        synchronized (engineLock) {
+        onIoThread(() -> {
             for (Map.Entry<Integer, int[]> a : held.entrySet()) {
                 ArrayState known = arrays.get(a.getKey());
                 if (known == null) continue;
@@ -156,10 +309,9 @@ final class ArrayDirectory {
                     }
                 }
             }
-        }
+            return null;
+        });
     }
-
-    // ---- state images -----------------------------------------------------------------------------------
 
     /**
      * Every array's directory entries, cached copies and data, by array id.
@@ -167,8 +319,7 @@ final class ArrayDirectory {
      * @throws DsaException if a coherence transaction is under way (not a safe point)
      */
     List<AgentState.ArrayImage> images() {
-        List<AgentState.ArrayImage> images = new ArrayList<>();
-        synchronized (engineLock) {
+        return onIoThread(() -> {
             if (!engine.quiescent()) {
                 throw new DsaException("node " + nodeId + " is not at a safe point: a coherence transaction is under way");
             }
@@ -178,6 +329,7 @@ final class ArrayDirectory {
             engine.forEachCacheEntry((a, p, state) -> parts.computeIfAbsent(a, k -> new TreeMap<>())
                     .put(p, new AgentState.PartitionImage(p, AgentState.ROLE_CACHE, state.ordinal(), -1, new int[0],
                             state == CacheState.INVALID ? null : slotData(a, p))));
+            List<AgentState.ArrayImage> images = new ArrayList<>();
             for (ArrayState a : new TreeMap<>(arrays).values()) {
                 Map<Integer, AgentState.PartitionImage> mine = parts.computeIfAbsent(a.id, k -> new TreeMap<>());
                 // untouched home partitions: state HOME, the data written by the home's own workers
@@ -189,8 +341,8 @@ final class ArrayDirectory {
                 }
                 images.add(new AgentState.ArrayImage(a.id, a.spec.name(), Specs.toParams(a.spec), new ArrayList<>(mine.values())));
             }
-        }
-        return images;
+            return images;
+        });
     }
 
     private byte[] slotData(int arrayId, int partition) {
@@ -205,13 +357,14 @@ final class ArrayDirectory {
      * @throws DsaException if an image does not fit its array
      */
     void install(List<AgentState.ArrayImage> images) {
-        synchronized (engineLock) {
+        onIoThread(() -> {
             for (AgentState.ArrayImage ai : images) {
                 ArrayState a = new ArrayState(ai.id(), Specs.fromParams(ai.name(), ai.params()), nodes, threadsPerNode, nodeId);
                 arrays.put(ai.id(), a);
                 for (AgentState.PartitionImage p : ai.partitions()) installPartition(a, ai.name(), p);
             }
-        }
+            return null;
+        });
     }
 
     private void installPartition(ArrayState a, String name, AgentState.PartitionImage p) {
@@ -219,29 +372,17 @@ final class ArrayDirectory {
             throw new DsaException("agent state: partition " + p.partition() + " of array '" + name + "' out of range [0, "
                     + a.slots.length + ")");
         }
-        Access access;
-        if (p.role() == AgentState.ROLE_HOME) {
-            DirectoryState ds = DirectoryState.values()[p.state()];
-            engine.restoreHome(a.id, p.partition(), ds, p.sharers(), p.owner());
-            access = switch (ds) {
-                case HOME -> Access.READ_WRITE;
-                case SHARED -> Access.READ;
-                case EXCLUSIVE -> Access.NONE;
-            };
-        } else {
-            CacheState cs = CacheState.values()[p.state()];
-            engine.restoreCache(a.id, p.partition(), cs);
-            access = switch (cs) {
-                case INVALID -> Access.NONE;
-                case SHARED -> Access.READ;
-                case EXCLUSIVE -> Access.READ_WRITE;
-            };
-        }
         int expected = a.layout.partitionBytes(p.partition());
         if (p.data() != null && p.data().length != expected) {
             throw new DsaException("agent state: partition " + p.partition() + " of array '" + name + "' has "
                     + p.data().length + " bytes, expected " + expected);
         }
+        if (p.role() == AgentState.ROLE_HOME) {
+            engine.restoreHome(a.id, p.partition(), DirectoryState.values()[p.state()], p.sharers(), p.owner());
+        } else {
+            engine.restoreCache(a.id, p.partition(), CacheState.values()[p.state()]);
+        }
+        Access access = engine.access(a.id, p.partition());
         if (p.data() == null && access != Access.NONE) {
             throw new DsaException("agent state: partition " + p.partition() + " of array '" + name
                     + "' is valid (" + access + ") but carries no data");
@@ -249,12 +390,39 @@ final class ArrayDirectory {
         a.slots[p.partition()].install(p.data() == null ? new byte[expected] : p.data(), access);
     }
 
-    /** The engine's view of this node's slots; called with {@link #engineLock} held. */
+    /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
+    private <T> T onIoThread(Supplier<T> task) {
+        if (io.isCurrent()) return task.get();
+        CompletableFuture<T> done = new CompletableFuture<>();
+        try {
+            io.execute(() -> {
+                try {
+                    done.complete(task.get());
+                } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                }
+            });
+            return done.get(IO_TASK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            throw new DsaException("node " + nodeId + " is closed", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw new DsaException("node " + nodeId + ": " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new DsaException("node " + nodeId + "'s I/O thread did not run a task within " + IO_TASK_TIMEOUT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting for node " + nodeId + "'s I/O thread");
+        }
+    }
+
+    /** The engine's view of this node's slots; on the I/O thread. */
     private final class SlotStore implements PartitionStore {
         @Override
         public void setAccess(int arrayId, int partition, Access access) {
-            ArrayState a = array(arrayId);
-            a.slots[partition].setAccess(access, a.layout.partitionBytes(partition));
+            Slot s = array(arrayId).slots[partition];
+            s.grant(access);
+            granted(s);
         }
 
         @Override
@@ -274,7 +442,9 @@ final class ArrayDirectory {
                 throw new IllegalStateException("partition " + partition + " of array '" + a.spec.name() + "' arrived with "
                         + data.length + " bytes, expected " + expected);
             }
-            a.slots[partition].install(data, access);
+            Slot s = a.slots[partition];
+            s.install(data, access);
+            granted(s);
         }
     }
 }

@@ -10,15 +10,20 @@ final class ArrayState {
     final ArraySpec spec;
     final ArrayLayout layout;
     final Slot[] slots;
+    /** Each slot's request task, made on its first miss ({@link ArrayDirectory#post}). */
+    final Runnable[] requests;
 
     ArrayState(int id, ArraySpec spec, int nodeCount, int threadsPerNode, int nodeId) {
         this.id = id;
         this.spec = spec;
         this.layout = ArrayLayout.of(spec, nodeCount, threadsPerNode);
         this.slots = new Slot[layout.partitionCount()];
+        this.requests = new Runnable[slots.length];
         // No partition memory yet, not even at the home: a home partition (all zeros, and readable and
         // writable as far as the engine knows) gets its bytes on first use (see Slot), so creating a
         // large array costs the slot objects only.
-        for (int p = 0; p < slots.length; p++) slots[p] = new Slot(Access.NONE, null);
+        for (int p = 0; p < slots.length; p++) {
+            slots[p] = new Slot(layout.homeOf(p) == nodeId ? Access.READ_WRITE : Access.NONE);
+        }
     }
 }

@@ -1,6 +1,5 @@
 package io.dsa.agent.internal;
 
-import io.dsa.DsaException;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.BarrierKind;
@@ -29,6 +28,7 @@ final class BarrierClient {
     private static final long[] NONE = Contributions.NONE;
 
     private final NodeRuntime rt;
+    private final Waiting waiting;
     private final Global global;
     private final Map<Integer, Group> groups = new HashMap<>();
     private final Local local;
@@ -44,6 +44,7 @@ final class BarrierClient {
 
     BarrierClient(NodeRuntime rt) {
         this.rt = rt;
+        this.waiting = rt.waiting;
         this.global = new Global(rt.threadsPerNode);
         this.local = new Local(rt.threadsPerNode);
         this.kind = rt.config.barrier();
@@ -54,7 +55,8 @@ final class BarrierClient {
         this.tree.values = new Contributions(rt.nodes * rt.threadsPerNode, "node");
         this.fixedProxy = rt.config.proxy() == ProxyMode.FIXED && kind != BarrierKind.CENTRAL;
         // the benchmark checks this line to know each configuration ran what it claims
-        LOG.debug("node {} runs the {} barrier with the {} proxy (fanout {})", rt.nodeId, kind, rt.config.proxy(), fanout);
+        LOG.debug("node {} runs the {} barrier with the {} proxy, waiting by {} (fanout {})", rt.nodeId, kind, rt.config.proxy(),
+                rt.config.waitStrategy(), fanout);
     }
 
     private static final class Tree {
@@ -78,30 +80,38 @@ final class BarrierClient {
         }
     }
 
-    private final class Global {
+    /** Counted under its monitor; waited for through {@link #completed}, written (then woken) by the release. */
+    private static final class Global extends WaitPoint {
         final int parties;
         final Contributions values;
         int arrived;
         long generation;
-        long completed;
+        /** Generations released; written after {@link #released}. */
+        volatile long completed;
         long[] released = NONE;
 
         Global(int parties) {
             this.parties = parties;
             this.values = new Contributions(parties, "thread");
         }
+
+        @Override long version() { return completed; }
     }
 
-    private static final class Group {
-        long completed;
+    private static final class Group extends WaitPoint {
+        volatile long completed;
+
+        @Override long version() { return completed; }
     }
 
-    private final class Local {
+    private static final class Local extends WaitPoint {
         final int parties;
         int arrived;
-        long generation;
+        volatile long generation;
 
         Local(int parties) { this.parties = parties; }
+
+        @Override long version() { return generation; }
     }
 
     /**
@@ -158,12 +168,17 @@ final class BarrierClient {
                 nodeComplete(nodeGen, nodeValues);
             }
         }
-        synchronized (g) {
-            while (g.completed <= gen) {
-                rt.checkFailed();
-                waitOn(g);
-            }
-            return g.released;
+        awaitPast(g, gen);
+        return g.released; // written before completed, which awaitPast read
+    }
+
+    /** Waits until {@code p}'s version is past {@code gen}: the release of generation {@code gen} came. */
+    private void awaitPast(WaitPoint p, long gen) {
+        while (true) {
+            long now = p.version();
+            if (now > gen) return;
+            rt.checkFailed();
+            waiting.await(p, now);
         }
     }
 
@@ -353,36 +368,28 @@ final class BarrierClient {
         synchronized (groups) {
             b = groups.computeIfAbsent(id, k -> new Group());
         }
-        long gen;
-        synchronized (b) {
-            gen = b.completed;
-        }
+        long gen = b.completed;
         rt.peers().send(0, new BarrierArriveMessage(id, gen, rt.nodeId, 1, NONE));
-        synchronized (b) {
-            while (b.completed <= gen) {
-                rt.checkFailed();
-                waitOn(b);
-            }
-        }
+        awaitPast(b, gen);
     }
 
     /** The barrier of this node's workers. */
     void local() {
         rt.checkFailed();
         Local l = local;
+        long gen;
         synchronized (l) {
-            long gen = l.generation;
+            gen = l.generation;
             if (++l.arrived == l.parties) {
                 l.arrived = 0;
-                l.generation++;
-                l.notifyAll();
-                return;
-            }
-            while (l.generation == gen) {
-                rt.checkFailed();
-                waitOn(l);
+                l.generation = gen + 1;
             }
         }
+        if (l.generation > gen) {
+            l.wake();
+            return;
+        }
+        awaitPast(l, gen);
     }
 
     void onRelease(BarrierReleaseMessage m) {
@@ -398,8 +405,8 @@ final class BarrierClient {
             synchronized (g) {
                 g.released = m.values();
                 g.completed = m.generation() + 1;
-                g.notifyAll();
             }
+            g.wake();
             return;
         }
         Group b;
@@ -408,24 +415,15 @@ final class BarrierClient {
         }
         synchronized (b) {
             b.completed = m.generation() + 1;
-            b.notifyAll();
         }
+        b.wake();
     }
 
     void wakeAll() {
-        synchronized (global) { global.notifyAll(); }
-        synchronized (local) { local.notifyAll(); }
+        global.wake();
+        local.wake();
         Group[] all;
         synchronized (groups) { all = groups.values().toArray(new Group[0]); }
-        for (Group b : all) synchronized (b) { b.notifyAll(); }
-    }
-
-    private static void waitOn(Object monitor) {
-        try {
-            monitor.wait(NodeRuntime.POLL_MS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DsaException("interrupted while waiting at a barrier");
-        }
+        for (Group b : all) b.wake();
     }
 }

@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
+import io.dsa.agent.transport.PartitionBuffers;
 import io.dsa.agent.wire.JoinMessage;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -11,7 +12,9 @@ import org.slf4j.LoggerFactory;
  * What a node does when a connection comes, carries a message, or goes: which connections it
  * attaches (the higher node id dials the lower; a moving node's new agent is held aside), which
  * messages it drops (those on a retired connection), and what a lost connection means (a failed
- * job, a clone gone, nothing after a move or the job's end). Called on the transport's I/O thread.
+ * job, a clone gone, nothing after a move or the job's end), and where a partition arriving on a
+ * connection is decoded (its slot's own array, see {@link ArrayDirectory#receiveBuffer}). Called on
+ * the transport's I/O thread.
  */
 final class ConnectionEvents implements InboundHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionEvents.class);
@@ -25,13 +28,15 @@ final class ConnectionEvents implements InboundHandler {
     private final Cloning cloning;
     private final MonitorRole monitor;
     private final BooleanSupplier closed;
+    private final PartitionBuffers buffers;
 
     /**
      * @param monitor node 0's role (joins and lost nodes go there), or null
      * @param closed whether the node was closed (its connections' closes are then expected)
+     * @param buffers where arriving partitions are decoded
      */
     ConnectionEvents(int nodeId, int nodes, PeerNetwork network, MessageRouter router, JobLifecycle job, MoveSwitch moves,
-            Cloning cloning, MonitorRole monitor, BooleanSupplier closed) {
+            Cloning cloning, MonitorRole monitor, BooleanSupplier closed, PartitionBuffers buffers) {
         this.nodeId = nodeId;
         this.nodes = nodes;
         this.network = network;
@@ -41,6 +46,12 @@ final class ConnectionEvents implements InboundHandler {
         this.cloning = cloning;
         this.monitor = monitor;
         this.closed = closed;
+        this.buffers = buffers;
+    }
+
+    @Override
+    public byte[] bufferFor(int arrayId, int partition, int bytes) {
+        return buffers.bufferFor(arrayId, partition, bytes);
     }
 
     @Override

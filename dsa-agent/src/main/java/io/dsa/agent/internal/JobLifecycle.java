@@ -1,6 +1,7 @@
 package io.dsa.agent.internal;
 
 import io.dsa.DsaException;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.wire.ReportMessage;
 import io.dsa.agent.wire.StatusMessage;
 import java.util.concurrent.CompletableFuture;
@@ -22,15 +23,22 @@ final class JobLifecycle {
     private final int nodeId;
     private final PeerNetwork network;
     private final Consumer<String> onAbort;
+    private final WaitStrategy waitStrategy;
     private final CompletableFuture<String> finished = new CompletableFuture<>();
     private volatile String failure;
     private volatile boolean movedAway;
 
     /** @param onAbort wakes every blocked worker (calls, slots, barriers); gets the abort's text */
     JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort) {
+        this(nodeId, network, onAbort, WaitStrategy.PARK);
+    }
+
+    /** @param waitStrategy how {@link #await} waits for a reply */
+    JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort, WaitStrategy waitStrategy) {
         this.nodeId = nodeId;
         this.network = network;
         this.onAbort = onAbort;
+        this.waitStrategy = waitStrategy;
     }
 
     /** Thrown in the workers of an agent whose node moved to another agent; ends them quietly. */
@@ -49,6 +57,9 @@ final class JobLifecycle {
     }
 
     boolean failed() { return failure != null; }
+
+    /** @return whether waiting workers should stop: the job failed, or this node moved away */
+    boolean stopped() { return failure != null || movedAway; }
 
     /** @return the job's first failure as this node learnt it, or null */
     String failure() { return failure; }
@@ -137,8 +148,20 @@ final class JobLifecycle {
         }
     }
 
-    /** Waits for {@code future}, waking up to notice a failed job. */
+    /**
+     * Waits for {@code future} by the VM's wait strategy (spinning on it for a while, then parked
+     * until it completes), waking up to notice a failed job.
+     */
     <T> T await(CompletableFuture<T> future, String what) {
+        long spinNs = Waiting.spinNs(waitStrategy);
+        if (spinNs > 0 && !future.isDone()) {
+            long start = System.nanoTime();
+            for (int turn = 1; !future.isDone(); turn++) {
+                if (turn % 64 == 0 && (stopped() || System.nanoTime() - start >= spinNs)) break;
+                if (turn % Waiting.YIELD_EVERY == 0 && waitStrategy == WaitStrategy.SPIN) Thread.yield();
+                else Thread.onSpinWait();
+            }
+        }
         while (true) {
             checkFailed();
             try {

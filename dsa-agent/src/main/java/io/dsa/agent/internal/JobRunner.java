@@ -5,8 +5,6 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.wire.ViewMessage;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Runs one program on one node: setup, the workers, and the wait for the whole VM to finish. */
@@ -31,56 +29,47 @@ public final class JobRunner {
     public static RunReport run(NodeRuntime rt, DsaProgram program, List<String> args, long startEpoch) {
         ViewMessage view = rt.membership.await();
         long runStart = System.nanoTime();
-        ExecutorService async = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "dsa-async-" + rt.nodeId);
-            t.setDaemon(true);
-            return t;
-        });
         AtomicReference<Throwable> firstLocal = new AtomicReference<>();
+        NodeContext node = new NodeContext(rt, args);
+        boolean setupOk = true;
         try {
-            NodeContext node = new NodeContext(rt, args, async);
-            boolean setupOk = true;
-            try {
-                program.setup(node);
-            } catch (Throwable t) {
-                setupOk = false;
-                fail(rt, firstLocal, t, "node " + rt.nodeId + " setup");
-            }
-            if (setupOk) {
-                Thread[] threads = new Thread[rt.threadsPerNode];
-                for (int i = 0; i < threads.length; i++) {
-                    WorkerImpl w = new WorkerImpl(rt, node, i, startEpoch);
-                    rt.snapshots.addWorker(w);
-                    threads[i] = new Thread(() -> {
-                        w.bind();
-                        try {
-                            program.work(w);
-                        } catch (Throwable t) {
-                            fail(rt, firstLocal, t, "node " + rt.nodeId + " worker " + w.threadId());
-                        }
-                    }, "dsa-worker-" + rt.nodeId + "-" + i);
-                    threads[i].start();
-                }
-                for (Thread t : threads) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new DsaException("interrupted while waiting for the workers of node " + rt.nodeId);
-                    }
-                }
-            }
-            if (rt.job.movedAway()) return null; // the node's new agent reports for it
-            rt.job.reportDone();
-            String failure = rt.job.awaitFinished();
-            long runNanos = System.nanoTime() - runStart;
-            if (!failure.isEmpty()) {
-                throw new DsaException("job failed: " + failure, firstLocal.get());
-            }
-            return new RunReport(rt.nodes, rt.threadsPerNode, rt.reportLines(), rt.membership.startupNanos(), runNanos);
-        } finally {
-            async.shutdownNow();
+            program.setup(node);
+        } catch (Throwable t) {
+            setupOk = false;
+            fail(rt, firstLocal, t, "node " + rt.nodeId + " setup");
         }
+        if (setupOk) {
+            Thread[] threads = new Thread[rt.threadsPerNode];
+            for (int i = 0; i < threads.length; i++) {
+                WorkerImpl w = new WorkerImpl(rt, node, i, startEpoch);
+                rt.snapshots.addWorker(w);
+                threads[i] = new Thread(() -> {
+                    w.bind();
+                    try {
+                        program.work(w);
+                    } catch (Throwable t) {
+                        fail(rt, firstLocal, t, "node " + rt.nodeId + " worker " + w.threadId());
+                    }
+                }, "dsa-worker-" + rt.nodeId + "-" + i);
+                threads[i].start();
+            }
+            for (Thread t : threads) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new DsaException("interrupted while waiting for the workers of node " + rt.nodeId);
+                }
+            }
+        }
+        if (rt.job.movedAway()) return null; // the node's new agent reports for it
+        rt.job.reportDone();
+        String failure = rt.job.awaitFinished();
+        long runNanos = System.nanoTime() - runStart;
+        if (!failure.isEmpty()) {
+            throw new DsaException("job failed: " + failure, firstLocal.get());
+        }
+        return new RunReport(rt.nodes, rt.threadsPerNode, rt.reportLines(), rt.membership.startupNanos(), runNanos);
     }
 
     private static void fail(NodeRuntime rt, AtomicReference<Throwable> first, Throwable t, String where) {

@@ -22,7 +22,6 @@ import io.dsa.agent.wire.RegisteredMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 
 /** This node as a program sees it. */
@@ -30,16 +29,14 @@ final class NodeContext implements DsaNode {
     private final NodeRuntime rt;
     private final List<String> args;
     private final DsaNetwork network;
-    private final ExecutorService async;
     private final Map<Integer, SharedArray> arrays = new ConcurrentHashMap<>();
     private final Map<String, Object> objects = new ConcurrentHashMap<>();
     private final DsaBarrier global;
     private final DsaBarrier local;
 
-    NodeContext(NodeRuntime rt, List<String> args, ExecutorService async) {
+    NodeContext(NodeRuntime rt, List<String> args) {
         this.rt = rt;
         this.args = List.copyOf(args);
-        this.async = async;
         int nodes = rt.nodes;
         int threads = rt.threadsPerNode;
         int nodeId = rt.nodeId;
@@ -120,16 +117,16 @@ final class NodeContext implements DsaNode {
         boolean knownHere = arrays.values().stream().anyMatch(a -> a.name().equals(spec.name()));
         ArrayLimits.check(spec, rt.config, rt.nodeId, rt.nodes, rt.threadsPerNode, knownHere);
         ArrayState state = rt.registry.registerArray(spec);
-        return arrays.computeIfAbsent(state.id, id -> wrap(rt, state, async));
+        return arrays.computeIfAbsent(state.id, id -> wrap(rt, state));
     }
 
     /** The typed array over {@code state}'s slots at {@code rt}. */
-    static SharedArray wrap(NodeRuntime rt, ArrayState state, java.util.concurrent.Executor async) {
+    static SharedArray wrap(NodeRuntime rt, ArrayState state) {
         switch (state.spec.elementType()) {
-            case DOUBLE: return new SharedDoubleArrayImpl(rt, state, async);
-            case FLOAT: return new SharedFloatArrayImpl(rt, state, async);
-            case INT: return new SharedIntArrayImpl(rt, state, async);
-            case LONG: return new SharedLongArrayImpl(rt, state, async);
+            case DOUBLE: return new SharedDoubleArrayImpl(rt, state);
+            case FLOAT: return new SharedFloatArrayImpl(rt, state);
+            case INT: return new SharedIntArrayImpl(rt, state);
+            case LONG: return new SharedLongArrayImpl(rt, state);
             default: throw new AssertionError(state.spec.elementType());
         }
     }

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -57,6 +56,7 @@ public final class NodeRuntime implements AutoCloseable {
     final ArrayDirectory arrays;
     final VariableHomes variables;
     final LockClient locks;
+    final Waiting waiting;
     final RegistryClient registry;
     final BarrierClient barriers;
     final Membership membership;
@@ -66,6 +66,7 @@ public final class NodeRuntime implements AutoCloseable {
     private final Cloning cloning;
     private final MonitorRole monitor;
     private final NodeTransport transport;
+    private final IoThread io;
     private volatile boolean closed;
 
     /**
@@ -81,11 +82,16 @@ public final class NodeRuntime implements AutoCloseable {
         this.nodeId = nodeId;
         this.nodes = config.nodes();
         this.threadsPerNode = config.threadsPerNode();
+        Waiting.nodeStarted(threadsPerNode + 1);
+        // the I/O thread comes first: it owns the coherence engine from the start, before any connection
+        this.transport = transports.create(config, nodeId);
+        this.io = transport.ioThread();
         this.router = new MessageRouter(nodeId);
-        this.peers = new Peers(nodeId, capacity, router::route, this::sendFailed);
-        this.job = new JobLifecycle(nodeId, peers, this::wakeAll);
+        this.peers = new Peers(nodeId, capacity, router::route, io, this::sendFailed);
+        this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy());
+        this.waiting = new Waiting(config.waitStrategy(), job, io);
         this.calls = new PendingCalls(peers, job);
-        this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers);
+        this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
         this.variables = new VariableHomes(peers, calls);
         this.locks = new LockClient(nodeId, peers, calls, job);
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
@@ -97,8 +103,14 @@ public final class NodeRuntime implements AutoCloseable {
         this.moves = new MoveSwitch(nodeId, nodes, peers, membership, monitor);
         this.cloning = new Cloning(nodeId, nodes, threadsPerNode, peers, arrays, snapshots);
         routeMessages();
-        this.transport = transports.start(config, nodeId,
-                new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed));
+        try {
+            transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
+                    arrays::receiveBuffer));
+        } catch (RuntimeException e) {
+            transport.close();
+            Waiting.nodeClosed(threadsPerNode + 1);
+            throw e;
+        }
         if (monitor != null) monitor.bound(address());
     }
 
@@ -140,7 +152,7 @@ public final class NodeRuntime implements AutoCloseable {
     // The job failed: every blocked worker wakes and sees it.
     private void wakeAll(String failure) {
         calls.failAll(failure);
-        arrays.wakeAll();
+        arrays.fail(failure);
         barriers.wakeAll();
     }
 
@@ -349,10 +361,10 @@ public final class NodeRuntime implements AutoCloseable {
      *
      * @throws DsaException if this agent does not know the array
      */
-    public SharedArray localArray(String name, Executor async) {
+    public SharedArray localArray(String name) {
         ArrayState a = arrays.named(name);
         if (a == null) throw new DsaException("node " + nodeId + " knows no array named '" + name + "'");
-        return NodeContext.wrap(this, a, async);
+        return NodeContext.wrap(this, a);
     }
 
     /**
@@ -371,5 +383,6 @@ public final class NodeRuntime implements AutoCloseable {
         job.abort("node " + nodeId + " closed");
         peers.close();
         transport.close();
+        Waiting.nodeClosed(threadsPerNode + 1);
     }
 }

@@ -3,17 +3,31 @@ package io.dsa.agent.internal;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
+import io.dsa.agent.transport.IoLoop;
 import io.dsa.agent.transport.Transport;
 import io.dsa.agent.transport.TransportConfig;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The transport as a node uses it: the port it listens on, dialling a peer, closing. A node's
- * inbound handler receives connections, messages and disconnections on the transport's I/O
- * thread. The real one is the Netty {@link Transport}; tests assemble nodes on an in-memory one.
+ * The transport as a node uses it: the node's {@link IoThread}, which exists from the start (it
+ * owns the coherence engine before any connection does), then the port it listens on, dialling a
+ * peer, closing. A node's inbound handler receives connections, messages and disconnections on
+ * that thread. The real one is the Netty {@link Transport} on an {@link IoLoop}; tests assemble
+ * nodes on an in-memory one.
  */
 interface NodeTransport extends AutoCloseable {
-    /** @return the port this node listens on */
+    /** @return the node's I/O thread, running from the transport's creation until {@link #close()} */
+    IoThread ioThread();
+
+    /**
+     * Starts listening; from now on {@code inbound} receives every connection, message and
+     * disconnection, on the I/O thread.
+     *
+     * @throws io.dsa.DsaException if it cannot listen
+     */
+    void listen(InboundHandler inbound);
+
+    /** @return the port this node listens on (after {@link #listen}) */
     int port();
 
     /**
@@ -23,37 +37,57 @@ interface NodeTransport extends AutoCloseable {
      */
     CompletableFuture<Connection> connect(String host, int port);
 
-    /** Closes every connection (the handler sees each close) and stops listening. Idempotent. */
+    /** Closes every connection (the handler sees each close), stops listening, then stops the I/O thread. Idempotent. */
     @Override
     void close();
 
-    /** Starts the transport of one node. */
+    /** Makes the transport of one node. */
     @FunctionalInterface
     interface Factory {
-        /**
-         * @param nodeId the id the transport authenticates as ({@code config.nodeId()}, or a clone's id)
-         * @throws io.dsa.DsaException if it cannot listen
-         */
-        NodeTransport start(DsaConfig config, int nodeId, InboundHandler inbound);
+        /** @param nodeId the id the transport authenticates as ({@code config.nodeId()}, or a clone's id) */
+        NodeTransport create(DsaConfig config, int nodeId);
     }
 
-    /** The Netty transport on {@code config}'s bind host and port, with one I/O thread. */
-    Factory NETTY = (config, nodeId, inbound) -> {
-        TransportConfig tc = TransportConfig.builder()
-                .bindHost(config.bindHost())
-                .port(config.port())
-                .secret(config.secret())
-                .vmName(config.vmName())
-                .nodeId(nodeId)
-                .maxFrameBytes(config.maxFrameBytes())
-                .security(config.transportSecurity())
-                .ioThreads(1) // a node has at most N-1 connections; one I/O thread keeps ordering cheap
-                .build();
-        Transport transport = Transport.start(tc, inbound);
+    /**
+     * The Netty transport on {@code config}'s bind host and port, on one I/O thread, which idles by
+     * the VM's wait strategy ({@link Waiting#spinNs}).
+     */
+    Factory NETTY = (config, nodeId) -> {
+        IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true, () -> Waiting.spinNs(config.waitStrategy()));
+        IoThread io = new IoThread() {
+            @Override public void execute(Runnable task) { loop.execute(task); }
+
+            @Override public boolean isCurrent() { return loop.inLoop(); }
+        };
         return new NodeTransport() {
+            private volatile Transport transport;
+
+            @Override public IoThread ioThread() { return io; }
+
+            @Override
+            public void listen(InboundHandler inbound) {
+                TransportConfig tc = TransportConfig.builder()
+                        .bindHost(config.bindHost())
+                        .port(config.port())
+                        .secret(config.secret())
+                        .vmName(config.vmName())
+                        .nodeId(nodeId)
+                        .maxFrameBytes(config.maxFrameBytes())
+                        .security(config.transportSecurity())
+                        .build();
+                transport = Transport.start(tc, inbound, loop);
+            }
+
             @Override public int port() { return transport.boundAddress().getPort(); }
+
             @Override public CompletableFuture<Connection> connect(String host, int port) { return transport.connect(host, port); }
-            @Override public void close() { transport.close(); }
+
+            @Override
+            public void close() {
+                Transport t = transport;
+                if (t != null) t.close();
+                loop.close();
+            }
         };
     };
 }

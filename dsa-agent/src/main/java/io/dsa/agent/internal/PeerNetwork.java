@@ -18,10 +18,7 @@ interface PeerNetwork {
     /** Sends {@code message} to every node, this one last. */
     void sendToAll(Object message);
 
-    /**
-     * Runs {@code task} on the node's I/O thread (after the sends queued before it), or on the
-     * calling thread while the node has no connection.
-     */
+    /** Runs {@code task} on the node's I/O thread, after the tasks posted before it; it must not block. */
     void executeOnIoThread(Runnable task);
 
     /** @return false if {@code node} already had a connection (the new one is refused), or is this node */

@@ -10,7 +10,8 @@ import java.util.function.BiConsumer;
  * One connection per peer node. Messages to a node not yet connected are queued and flushed,
  * in order, when its connection arrives. Messages to this node itself are dispatched at once
  * on the calling thread. The higher node id dials the lower, so a pair never has two
- * connections. A message that cannot be sent (its frame exceeds the limit, it does not encode)
+ * connections. Tasks for the I/O thread go to the node's {@link IoThread}, which exists before
+ * any connection. A message that cannot be sent (its frame exceeds the limit, it does not encode)
  * goes to the failure handler instead of being dropped: the runtime fails the job with the reason.
  */
 final class Peers implements PeerNetwork {
@@ -18,6 +19,7 @@ final class Peers implements PeerNetwork {
     private Connection[] connections;
     private final List<List<Object>> queued;
     private final BiConsumer<Integer, Object> localDispatch;
+    private final IoThread io;
     private final SendFailure sendFailure;
     private boolean closed;
 
@@ -26,8 +28,9 @@ final class Peers implements PeerNetwork {
         void onSendFailed(int node, Object message, DsaException cause);
     }
 
-    Peers(int self, int nodes, BiConsumer<Integer, Object> localDispatch, SendFailure sendFailure) {
+    Peers(int self, int nodes, BiConsumer<Integer, Object> localDispatch, IoThread io, SendFailure sendFailure) {
         this.self = self;
+        this.io = io;
         this.connections = new Connection[nodes];
         this.queued = new ArrayList<>(nodes);
         for (int i = 0; i < nodes; i++) queued.add(new ArrayList<>());
@@ -84,26 +87,18 @@ final class Peers implements PeerNetwork {
     }
 
     /**
-     * Runs {@code task} on the I/O thread of this node's connections (a node has one), or on the
-     * calling thread while it has none (a one-node VM). The task's sends are then written by the
-     * I/O thread directly instead of being handed to it one by one.
+     * Runs {@code task} on the node's I/O thread, which writes the task's sends directly instead
+     * of being handed them one by one. Dropped once the node closed.
      */
     @Override
     public void executeOnIoThread(Runnable task) {
-        Connection c = null;
         synchronized (this) {
             if (closed) return;
-            for (Connection x : connections) {
-                if (x != null) {
-                    c = x;
-                    break;
-                }
-            }
         }
-        if (c == null) {
-            task.run();
-        } else {
-            c.executeOnIoThread(task);
+        try {
+            io.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the I/O thread stopped: the node is closing
         }
     }
 

@@ -5,7 +5,6 @@ import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.util.concurrent.Executor;
 
 /**
  * Shared array of {@code double}. Element hits read the slot's stamp and access the partition's
@@ -19,8 +18,8 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     private static final VarHandle VIEW = MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int SHIFT = 3;
 
-    SharedDoubleArrayImpl(NodeRuntime rt, ArrayState state, Executor async) {
-        super(rt, state, async);
+    SharedDoubleArrayImpl(NodeRuntime rt, ArrayState state) {
+        super(rt, state);
     }
 
     @Override
@@ -106,6 +105,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     @Override
     public void readPartition(int partition, double[] dst) {
         checkBuffer(partition, dst.length, "destination");
+        sequentialRead(partition);
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
         while (true) {
@@ -114,7 +114,9 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
             if (!Slot.readable(stamp)) continue;
             byte[] d = s.data;
             for (int i = 0; i < n; i++) dst[i] = (double) VIEW.get(d, i << SHIFT);
-            return;
+            // the copy is one version of the partition: a revocation and refill in place during it shows in the stamp
+            VarHandle.loadLoadFence();
+            if (s.stamp == stamp) return;
         }
     }
 
@@ -146,35 +148,10 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
         region(row, col, rows, cols, src, true);
     }
 
-    /** Walks the partitions the region covers, copying each intersection under one access. */
-    private void region(int row, int col, int rows, int cols, double[] buf, boolean write) {
-        if (rows == 0 || cols == 0) return;
-        int pr = layout.spec().partitionRows();
-        int pc = layout.spec().partitionCols();
-        int lastRow = row + rows;
-        int lastCol = col + cols;
-        if (rows > pr - row % pr || cols > pc - col % pc) {
-            // several partitions: ask for all the missing ones first, so their misses travel
-            // together instead of one round trip after another; the copy below waits for each
-            Access needed = write ? Access.READ_WRITE : Access.READ;
-            for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
-                for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) prefetch(layout.partitionOf(r0, c0), needed);
-            }
-        }
-        for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
-            int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
-            for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
-                int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
-                int p = layout.partitionOf(r0, c0);
-                int width = layout.partitionCols(p);
-                int base = layout.offsetInPartition(r0, c0);
-                copyBlock(p, base, width, r0 - row, c0 - col, r1 - r0, c1 - c0, cols, buf, write);
-            }
-        }
-    }
-
-    private void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth,
-                           double[] buf, boolean write) {
+    @Override
+    void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth, Object region,
+                   boolean write) {
+        double[] buf = (double[]) region;
         Slot s = slots[p];
         Access needed = write ? Access.READ_WRITE : Access.READ;
         while (true) {
@@ -193,8 +170,11 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
                     }
                 }
             }
-            if (!write) return;
-            VarHandle.fullFence();
+            if (write) {
+                VarHandle.fullFence();
+            } else {
+                VarHandle.loadLoadFence(); // a read copies one version, as readPartition does
+            }
             if (s.stamp == stamp) return;
         }
     }

@@ -1,36 +1,64 @@
 package io.dsa.agent.internal;
 
+import io.dsa.CacheState;
 import io.dsa.coherence.Access;
 
 /**
- * One node's copy of one partition and the access rights its workers have on it.
+ * One node's copy of one partition, the access its workers have to it, and the workers waiting
+ * for that access. The only translation of the coherence engine's word into worker access: the
+ * engine's store ({@link ArrayDirectory}) calls {@link #grant}, {@link #install} and
+ * {@link #materialize}, all on the node's I/O thread, which owns the engine; workers read the
+ * {@link #stamp} and wait for it to change ({@link Waiting#await}).
  *
- * <p>The {@link #stamp} packs a version (upper bits) and an {@link Access} ordinal (low 2 bits).
- * Hits read the stamp (volatile), use {@link #data}, and writers re-read the stamp after a full
- * fence: if it changed, a revocation may have copied the partition before the store landed, so
- * the writer redoes the write through the slow path. Revocations write the stamp (volatile)
- * before copying. This is a Dekker pair: either the revoker's copy sees the store, or the
- * writer sees the new stamp. Data arrays are never reused after a revocation, so a late store
- * into a dead array is harmless.
+ * <p><b>Stamp.</b> The volatile {@link #stamp} packs a version (from bit 4 up), the access the
+ * engine granted this node (bits 2-3, an {@link Access} ordinal) and the access the workers have
+ * (bits 0-1). The two differ only while the slot has no {@link #data} yet: a partition homed here
+ * and never touched is all zeros, readable and writable as far as the engine knows, and gets its
+ * bytes on first local use ({@link #materialize}). Whenever the workers' access is not NONE,
+ * {@link #data} is not null. Every change makes a new version and then wakes the waiters.
  *
- * <p>Stamp changes happen under the slot's monitor, which waiting workers use to sleep.
+ * <p><b>Hits and revocations.</b> Hits read the stamp and use {@link #data}; writers store, make
+ * a full fence and read the stamp again: if it changed, a revocation may have copied the partition
+ * before the store landed, so the writer redoes the write through the miss path. A revocation
+ * writes the stamp before the engine copies or lends the bytes. This is a Dekker pair: either the
+ * revoker's copy holds the store, or the writer sees the new stamp.
  *
- * <p>A slot with no {@link #data} yet has access NONE whatever the engine says: a home partition
- * never touched is all zeros, and its bytes are allocated on first use ({@link #materialize}),
- * when a local worker is granted access or the engine raises the access. Whenever the stamp allows
- * access, {@link #data} is not null.
+ * <p><b>One array per slot, refilled in place.</b> A copy that arrives from the network is decoded
+ * straight into this slot's own array when the workers have no access ({@link #receiveBuffer}),
+ * and a slot's array is never handed to another partition or array. So a writer that read a
+ * writable stamp before a revocation can store into the array after the revocation, even after the
+ * refill that follows it. That early store is harmless: the writer's re-check sees the changed
+ * stamp and redoes the write through the protocol, storing the same value into the current copy,
+ * so the store can be observed only by accesses that race with that very write (in a data-race-free
+ * program, nobody else writes that element meanwhile, and a read of it that races with the write
+ * may return either value). A refill cannot resurrect a stale value either: it is the home's
+ * current copy, and a writer whose store it overwrote redoes the store. A read hit that races
+ * with a revocation and a refill returns a value the element had in one of the copies; an element
+ * that differs between them was written by a write that races with that read.
+ * {@code SlotLincheckTest} checks writers racing a revocation, an in-place refill and a new grant.
  */
-final class Slot {
+final class Slot extends WaitPoint {
+    /** Bits 0-1: the workers' access. */
     static final int ACCESS_MASK = 3;
+    /** Bits 2-3: the engine's grant. */
+    private static final int GRANTED_SHIFT = 2;
+    /** One version. */
+    private static final int VERSION = 16;
     private static final Access[] ACCESS = Access.values();
+    private static final CacheState[] CACHE_STATE = {CacheState.INVALID, CacheState.SHARED, CacheState.EXCLUSIVE};
 
     volatile int stamp;
-    /** Written before the stamp that publishes it; never null once the slot was first installed. */
+    /** Written by the I/O thread before the stamp that publishes it; never replaced by another partition's array. */
     byte[] data;
+    /** Accesses a worker posted and the I/O thread has not served yet (see {@link ArrayDirectory#post}). */
+    volatile int posted;
 
-    Slot(Access access, byte[] data) {
-        this.data = data;
-        this.stamp = access.ordinal();
+    /**
+     * @param granted the engine's initial grant: READ_WRITE for a partition homed here (untouched,
+     *        so the workers get access once it has bytes), NONE for one homed elsewhere
+     */
+    Slot(Access granted) {
+        this.stamp = granted.ordinal() << GRANTED_SHIFT;
     }
 
     static Access accessOf(int stamp) { return ACCESS[stamp & ACCESS_MASK]; }
@@ -39,53 +67,78 @@ final class Slot {
 
     static boolean writable(int stamp) { return (stamp & ACCESS_MASK) == 2; }
 
+    /** @return the workers' access now */
     Access access() { return accessOf(stamp); }
 
-    /** Changes the access; a new version so that in-flight writers notice. */
-    synchronized void setAccess(Access access) {
-        stamp = ((stamp & ~ACCESS_MASK) + 4) | access.ordinal();
-        notifyAll();
-    }
+    /** @return the engine's grant now, which the workers have once the slot has bytes */
+    Access granted() { return ACCESS[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
 
-    synchronized void install(byte[] newData, Access access) {
-        data = newData;
-        stamp = ((stamp & ~ACCESS_MASK) + 4) | access.ordinal();
-        notifyAll();
-    }
+    /** @return this node's copy as a cache sees it: the engine's grant as INVALID, SHARED or EXCLUSIVE */
+    CacheState cacheState() { return CACHE_STATE[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
 
-    /** Sets the access, first allocating zeros if the slot has no data yet and the access is not NONE. */
-    synchronized void setAccess(Access access, int bytes) {
-        if (data == null && access != Access.NONE) data = new byte[bytes];
-        setAccess(access);
+    @Override
+    long version() { return stamp; }
+
+    // ---- the I/O thread's side: every change of the stamp -----------------------------------------------
+
+    /** The engine raises or lowers this node's access; the workers get it if the slot has bytes. */
+    void grant(Access access) {
+        publish(access, data == null ? Access.NONE : access);
     }
 
     /**
-     * A local worker was granted {@code access} by the engine on a partition whose bytes were never
-     * allocated (a home partition never touched): allocates zeros and publishes the access.
-     *
-     * @return whether the slot had no data (and now has)
+     * The engine installs a copy with {@code access}: {@code newData} is this slot's own array
+     * (decoded in place) or, once, its first array.
      */
-    synchronized boolean materialize(int bytes, Access access) {
+    void install(byte[] newData, Access access) {
+        data = newData;
+        publish(access, access);
+    }
+
+    /**
+     * A local worker needs the access the engine has granted, but the slot has no bytes yet (a
+     * partition homed here, never touched): allocates its zeros and gives the workers the grant.
+     *
+     * @return whether the slot had no bytes (and now has)
+     */
+    boolean materialize(int bytes) {
         if (data != null) return false;
-        install(new byte[bytes], access);
+        Access granted = granted();
+        if (granted == Access.NONE) return false;
+        data = new byte[bytes];
+        publish(granted, granted);
         return true;
     }
 
-    synchronized boolean allocated() { return data != null; }
-
-    synchronized byte[] snapshot(int bytes) {
-        byte[] d = data;
-        return d == null ? new byte[bytes] : d.clone();
+    private void publish(Access granted, Access workers) {
+        stamp = ((stamp & ~(VERSION - 1)) + VERSION) | granted.ordinal() << GRANTED_SHIFT | workers.ordinal();
+        wake();
     }
 
     /**
-     * @return the slot's own data array (zeros if it has none yet), lent to a send that encodes it
-     *         at once; never to be kept or modified
+     * @return this slot's own array for a copy of {@code bytes} bytes arriving from the network, or
+     *         null if the workers may access the current bytes (or it has none, or another size)
      */
-    synchronized byte[] lend(int bytes) {
+    byte[] receiveBuffer(int bytes) {
+        byte[] d = data;
+        return d != null && d.length == bytes && (stamp & ACCESS_MASK) == 0 ? d : null;
+    }
+
+    /**
+     * @return the slot's own array (zeros if it has none yet), lent to a send that encodes it at
+     *         once; never to be kept or modified. The workers' access was lowered first.
+     */
+    byte[] lend(int bytes) {
         byte[] d = data;
         return d == null ? new byte[bytes] : d;
     }
 
-    synchronized void wakeAll() { notifyAll(); }
+    /** @return a copy of the bytes (zeros if none), for a state image at a safe point */
+    byte[] snapshot(int bytes) {
+        byte[] d = data;
+        return d == null ? new byte[bytes] : d.clone();
+    }
+
+    /** @return whether the slot has bytes */
+    boolean allocated() { return data != null; }
 }

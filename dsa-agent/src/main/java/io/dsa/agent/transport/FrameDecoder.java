@@ -23,7 +23,9 @@ import java.util.List;
  * unauthenticated connections are logged with a rate limit ({@link PendingHandshakes}).
  *
  * <p>Decoding reads the body in place from the cumulation buffer: no copies beyond the decoded
- * values (the payload's {@code byte[]} is allocated here and owned by the receiver).
+ * values. A coherence message's partition bytes go into the array its {@link PartitionBuffers}
+ * names (the receiver's own), else into a new one the receiver owns; other payloads' arrays are
+ * allocated here.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
     /** Why the transport closed a channel, when it did so because of the peer. */
@@ -33,6 +35,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
     private final int maxFrameBytes;
     private final boolean handshakePhase;
+    private final PartitionBuffers buffers;
     private boolean rejected;
 
     /**
@@ -40,8 +43,14 @@ final class FrameDecoder extends ByteToMessageDecoder {
      * @param handshakePhase whether the connection is still unauthenticated
      */
     FrameDecoder(int maxFrameBytes, boolean handshakePhase) {
+        this(maxFrameBytes, handshakePhase, PartitionBuffers.ALLOCATE);
+    }
+
+    /** @param buffers where coherence messages' partition bytes are decoded */
+    FrameDecoder(int maxFrameBytes, boolean handshakePhase, PartitionBuffers buffers) {
         this.maxFrameBytes = maxFrameBytes;
         this.handshakePhase = handshakePhase;
+        this.buffers = buffers;
     }
 
     @Override
@@ -87,7 +96,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         ByteBuf body = in.slice(start + WireFormat.PREFIX_BYTES, length - WireFormat.HEADER_BYTES);
         Object message;
         try {
-            message = WireFormat.readBody(type, body);
+            message = WireFormat.readBody(type, body, buffers);
         } catch (IndexOutOfBoundsException e) {
             reject(ctx, in, "truncated " + type + " frame of " + length + " bytes");
             return;

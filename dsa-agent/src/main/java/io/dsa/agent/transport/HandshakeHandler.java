@@ -264,7 +264,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             connectFuture.complete(connection);
         }
         ctx.pipeline().addAfter(Transport.HANDSHAKE_DECODER, Transport.FRAME_DECODER,
-                new FrameDecoder(config.maxFrameBytes(), false));
+                new FrameDecoder(config.maxFrameBytes(), false, inbound));
         ctx.pipeline().replace(Transport.HANDSHAKE_DECODER, Transport.RECORD_DECODER,
                 new RecordDecoder(RecordProtection.create(config.security(), receiveSecret), config.maxFrameBytes()));
     }

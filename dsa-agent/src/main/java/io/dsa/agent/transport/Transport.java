@@ -75,20 +75,24 @@ public final class Transport implements AutoCloseable {
     private final InboundHandler inbound;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    /** The I/O loop the transport runs on when it was given one (it does not stop it), else null. */
+    private final IoLoop ioLoop;
     private final boolean epoll;
     private final ChannelGroup channels = new DefaultChannelGroup("dsa-transport", GlobalEventExecutor.INSTANCE);
     private final PendingHandshakes pending;
     private final AtomicBoolean closed = new AtomicBoolean();
     private Channel serverChannel;
 
-    private Transport(TransportConfig config, InboundHandler inbound) {
+    private Transport(TransportConfig config, InboundHandler inbound, IoLoop ioLoop) {
         this.config = config;
         this.inbound = inbound;
-        this.epoll = config.preferNativeTransport() && Epoll.isAvailable();
+        this.ioLoop = ioLoop;
+        this.epoll = ioLoop != null ? ioLoop.epoll() : config.preferNativeTransport() && Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         String name = "dsa-" + config.vmName() + "-" + config.nodeId();
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true), io);
-        this.workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory(name + "-io", true), io);
+        this.workerGroup = ioLoop != null ? ioLoop.group()
+                : new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory(name + "-io", true), io);
         HandshakeLog log = new HandshakeLog(LOG::warn,
                 (task, delaySeconds) -> bossGroup.next().schedule(task, delaySeconds, TimeUnit.SECONDS));
         this.pending = new PendingHandshakes(config.maxPendingHandshakes(), config.maxPendingHandshakesPerSource(), log);
@@ -103,9 +107,21 @@ public final class Transport implements AutoCloseable {
      * @throws DsaException when the address cannot be bound (e.g. "cannot bind 127.0.0.1:5000: Address already in use")
      */
     public static Transport start(TransportConfig config, InboundHandler inbound) {
+        return start(config, inbound, null);
+    }
+
+    /**
+     * Binds the listening socket and starts serving every connection on {@code ioLoop}'s thread
+     * ({@code config.ioThreads()} is then ignored). Closing the transport leaves the loop running:
+     * its owner closes it.
+     *
+     * @param ioLoop the node's I/O thread, or null for I/O threads of the transport's own
+     * @throws DsaException when the address cannot be bound
+     */
+    public static Transport start(TransportConfig config, InboundHandler inbound, IoLoop ioLoop) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(inbound, "inbound");
-        Transport transport = new Transport(config, inbound);
+        Transport transport = new Transport(config, inbound, ioLoop);
         try {
             transport.bind();
         } catch (RuntimeException e) {
@@ -229,10 +245,10 @@ public final class Transport implements AutoCloseable {
             closing.awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
         Future<?> boss = bossGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        Future<?> workers = workerGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Future<?> workers = ioLoop != null ? null : workerGroup.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         if (wait) {
             boss.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            workers.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (workers != null) workers.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
         LOG.debug("transport of node {} closed", config.nodeId());
     }

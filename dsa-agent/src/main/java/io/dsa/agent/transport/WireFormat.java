@@ -379,6 +379,14 @@ final class WireFormat {
      * @throws IndexOutOfBoundsException when the body is truncated
      */
     static Object readBody(MessageType type, ByteBuf body) {
+        return readBody(type, body, PartitionBuffers.ALLOCATE);
+    }
+
+    /**
+     * As {@link #readBody(MessageType, ByteBuf)}, decoding a coherence message's partition bytes
+     * into the array {@code buffers} names for it, if any.
+     */
+    static Object readBody(MessageType type, ByteBuf body, PartitionBuffers buffers) {
         return switch (type) {
             case CHALLENGE -> new ChallengeMessage(body.readInt(), readSecurity(body), readBytes(body, "nonce"));
             case HELLO -> new HelloMessage(body.readInt(), readString(body, "vmName"), body.readInt(), readSecurity(body),
@@ -437,11 +445,11 @@ final class WireFormat {
             case READ_ARRAY -> new ReadArrayMessage(body.readLong(), readString(body, "name"), body.readLong(), body.readLong());
             case SNAPSHOT -> new SnapshotMessage(body.readLong(), body.readInt());
             case RETIRE -> new RetireMessage(body.readLong());
-            case COHERENCE -> readCoherence(body);
+            case COHERENCE -> readCoherence(body, buffers);
         };
     }
 
-    private static CoherenceMessage readCoherence(ByteBuf body) {
+    private static CoherenceMessage readCoherence(ByteBuf body, PartitionBuffers buffers) {
         int code = body.readUnsignedByte();
         CoherenceOp op = CoherenceOp.fromCode(code);
         if (op == null) {
@@ -452,11 +460,23 @@ final class WireFormat {
         int source = body.readInt();
         int destination = body.readInt();
         int requester = body.readInt();
-        byte[] data = readBytes(body, "data");
+        byte[] data;
+        if (op.mayCarryData()) {
+            int count = readCount(body, "data", 1);
+            data = count < 0 ? null : into(buffers.bufferFor(arrayId, partition, count), count);
+            if (data != null) body.readBytes(data); // the receiving side's one copy
+        } else {
+            data = readBytes(body, "data");
+        }
         if (data != null && !op.mayCarryData()) {
             throw new CorruptedFrameException("coherence op " + op + " carries " + data.length + " data bytes, expected none");
         }
         return new CoherenceMessage(op, arrayId, partition, source, destination, requester, data);
+    }
+
+    /** @return {@code buffer} if it has {@code count} bytes, else a new array */
+    private static byte[] into(byte[] buffer, int count) {
+        return buffer != null && buffer.length == count ? buffer : new byte[count];
     }
 
     // ---- field primitives

@@ -132,6 +132,7 @@ class DsaCliTest {
         "--timeout, 0, '--timeout 0 out of range [1, 86400]'",
         "--fanout, 1, '--fanout 1 out of range [2, 64]'",
         "--max-frame-bytes, 1024, '--max-frame-bytes 1024 out of range [4096, 1073741824]'",
+        "--prefetch-window, 257, '--prefetch-window 257 out of range [0, 256]'",
     })
     void runRejectsOutOfRangeValues(String option, String value, String message) {
         Cli cli = Cli.execute("run", option, value, "idle-test");
@@ -146,6 +147,14 @@ class DsaCliTest {
         Cli cli = Cli.execute("run", "--nodes", "four", "idle-test");
         assertEquals(2, cli.exitCode(), cli.toString());
         assertTrue(cli.err().contains("'four'"), cli.toString());
+    }
+
+    @Test
+    void runRejectsAnUnknownWaitStrategy() {
+        Cli cli = Cli.execute("run", "--wait", "doze", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--wait"), cli.toString());
+        assertTrue(cli.err().contains("PARK, SPIN, ADAPTIVE"), cli.toString());
     }
 
     @Test

@@ -40,10 +40,10 @@ class CloningTest {
 
         clone = new ScriptedNode(2, f -> NodeRuntime.restoreClone(NodeSnapshotsTest.CONFIG, state, f));
         assertArrayEquals(new int[] {0, 2}, clone.rt.partitionCounts(), "a clone is home of nothing");
-        SharedDoubleArray a = (SharedDoubleArray) clone.rt.localArray("A", Runnable::run);
+        SharedDoubleArray a = (SharedDoubleArray) clone.rt.localArray("A");
         assertEquals(Double.longBitsToDouble(9), a.read(4));
         assertEquals(List.of(), clone.take(), "a read of a valid copy sends nothing");
-        assertEquals("node 2 knows no array named 'B'", assertThrows(DsaException.class, () -> clone.rt.localArray("B", Runnable::run))
+        assertEquals("node 2 knows no array named 'B'", assertThrows(DsaException.class, () -> clone.rt.localArray("B"))
                 .getMessage());
     }
 

@@ -11,6 +11,10 @@ import java.util.concurrent.CompletableFuture;
 final class FakeDialer implements NodeTransport {
     private final Map<String, CompletableFuture<Connection>> dials = new LinkedHashMap<>();
 
+    @Override public IoThread ioThread() { return IoThread.CALLER; }
+
+    @Override public void listen(io.dsa.agent.transport.InboundHandler inbound) {}
+
     @Override public int port() { return 7999; }
 
     @Override

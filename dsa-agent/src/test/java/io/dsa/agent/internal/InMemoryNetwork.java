@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * transports listen on made-up ports of {@code config.bindHost()} and connect to each other.
  * Each node has one I/O thread ({@code mem-io-N}), which runs its connection events, the messages
  * it receives (in the order sent on each connection) and its I/O thread tasks, as Netty's does.
- * Every message goes through the real codec when it is sent, so a lent array may be reused at once.
+ * Every message is encoded by the real codec when it is sent, so a lent array may be reused at once,
+ * and decoded on the receiver's I/O thread, a partition into the array the receiver names for it.
  * A dial authenticates as the real handshake does: same VM name and secret, or it is refused.
  */
 final class InMemoryNetwork implements NodeTransport.Factory {
@@ -32,34 +33,51 @@ final class InMemoryNetwork implements NodeTransport.Factory {
     private final AtomicInteger messages = new AtomicInteger();
 
     @Override
-    public NodeTransport start(DsaConfig config, int nodeId, InboundHandler inbound) {
-        Endpoint e = new Endpoint(config, nodeId, inbound, nextPort.getAndIncrement());
-        endpoints.put(e.port, e);
-        return e;
+    public NodeTransport create(DsaConfig config, int nodeId) {
+        return new Endpoint(config, nodeId, nextPort.getAndIncrement());
     }
 
     /** @return how many messages crossed the network */
     int messages() { return messages.get(); }
 
-    private final class Endpoint implements NodeTransport {
+    private final class Endpoint implements NodeTransport, IoThread {
         final DsaConfig config;
         final int nodeId;
-        final InboundHandler inbound;
+        volatile InboundHandler inbound;
         final int port;
         final ExecutorService io;
+        volatile Thread ioThread;
         final List<Side> sides = new ArrayList<>();
         volatile boolean closed;
 
-        Endpoint(DsaConfig config, int nodeId, InboundHandler inbound, int port) {
+        Endpoint(DsaConfig config, int nodeId, int port) {
             this.config = config;
             this.nodeId = nodeId;
-            this.inbound = inbound;
             this.port = port;
             this.io = Executors.newSingleThreadExecutor(r -> {
                 Thread t = new Thread(r, "mem-io-" + nodeId);
                 t.setDaemon(true);
+                ioThread = t;
                 return t;
             });
+        }
+
+        @Override public IoThread ioThread() { return this; }
+
+        @Override
+        public void execute(Runnable task) {
+            synchronized (sides) {
+                if (io.isShutdown()) throw new java.util.concurrent.RejectedExecutionException("node " + nodeId + " closed");
+                io.execute(task);
+            }
+        }
+
+        @Override public boolean isCurrent() { return Thread.currentThread() == ioThread; }
+
+        @Override
+        public void listen(InboundHandler handler) {
+            inbound = handler;
+            endpoints.put(port, this);
         }
 
         @Override public int port() { return port; }
@@ -108,7 +126,7 @@ final class InMemoryNetwork implements NodeTransport.Factory {
             }
             for (Side s : all) s.close();
             synchronized (sides) { io.shutdown(); } // what is queued (the closes) still runs
-            if (!Thread.currentThread().getName().equals("mem-io-" + nodeId)) {
+            if (!isCurrent()) {
                 try {
                     io.awaitTermination(5, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
@@ -135,12 +153,13 @@ final class InMemoryNetwork implements NodeTransport.Factory {
 
         @Override
         public void send(Object message) {
-            Object copy = WireRoundTrip.copy(message);
+            byte[] frame = WireRoundTrip.encode(message);
             synchronized (posting) {
                 if (!open) return;
                 messages.incrementAndGet();
                 Side to = other;
-                to.local.post(() -> to.local.inbound.onMessage(to, copy));
+                // decoded on the receiver's I/O thread, a partition into the array its node names
+                to.local.post(() -> to.local.inbound.onMessage(to, WireRoundTrip.decode(frame, to.local.inbound)));
             }
         }
 

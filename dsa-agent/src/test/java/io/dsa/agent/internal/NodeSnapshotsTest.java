@@ -52,9 +52,10 @@ class NodeSnapshotsTest {
         n.deliver(0, new DefineMessage(RegisterMessage.ARRAY, 4, 0, "A", PARAMS));
         n.deliver(0, new DefineMessage(RegisterMessage.VARIABLE, 2, 1, "v", new long[] {1, 77}));
         ArrayState a = n.rt.arrays.array(4);
-        n.rt.arrays.request(a, 1, Access.READ_WRITE);
-        a.slots[1].data[0] = 9;
-        n.rt.arrays.request(a, 0, Access.READ);
+        // a write to the home partition (its bytes are allocated on the I/O thread), then a miss on the other
+        ((io.dsa.SharedDoubleArray) n.rt.localArray("A")).write(4, Double.longBitsToDouble(9));
+        n.rt.arrays.post(a, 0, Access.READ);
+        n.awaitSent(0, "Coherence(GET_S, 4, 0, 1, 0, 1, null)");
         byte[] copy = new byte[32];
         copy[0] = 7;
         n.deliver(0, new CoherenceMessage(CoherenceOp.DATA_S, 4, 0, 0, 1, 1, copy));
@@ -116,7 +117,9 @@ class NodeSnapshotsTest {
                 assertThrows(DsaException.class, () -> NodeRuntime.restore(CONFIG, own, () -> {}, new InMemoryNetwork())).getMessage());
         AgentState fits = new AgentState(1, "vm", 1, 2, 2, VIEW, List.of(), List.of(), state.barriers());
         java.util.concurrent.atomic.AtomicBoolean transportClosed = new java.util.concurrent.atomic.AtomicBoolean();
-        NodeTransport.Factory recording = (c, id, inbound) -> new NodeTransport() {
+        NodeTransport.Factory recording = (c, id) -> new NodeTransport() {
+            @Override public IoThread ioThread() { return IoThread.CALLER; }
+            @Override public void listen(io.dsa.agent.transport.InboundHandler inbound) {}
             @Override public int port() { return 7001; }
             @Override public java.util.concurrent.CompletableFuture<io.dsa.agent.transport.Connection> connect(String h, int p) {
                 return java.util.concurrent.CompletableFuture.failedFuture(new DsaException("no network"));

@@ -34,7 +34,7 @@ class PeersTest {
 
     @Test
     void aQueuedCoherenceMessageKeepsTheBytesItWasSentWithAndOrderIsKept() {
-        Peers peers = new Peers(0, 2, (n, m) -> {}, (n, m, e) -> { throw new AssertionError(e); });
+        Peers peers = new Peers(0, 2, (n, m) -> {}, IoThread.CALLER, (n, m, e) -> { throw new AssertionError(e); });
         byte[] slot = {1, 2, 3, 4};
         CoherenceMessage data = new CoherenceMessage(CoherenceOp.DATA_S, 7, 0, 0, 1, 1, slot);
         peers.send(1, data);
@@ -56,7 +56,7 @@ class PeersTest {
     @Test
     void sendToAllWritesToEveryOtherNodeBeforeDispatchingToItself() {
         List<String> order = new ArrayList<>();
-        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"), (n, m, e) -> { });
+        Peers peers = new Peers(1, 3, (n, m) -> order.add("self"), IoThread.CALLER, (n, m, e) -> { });
         for (int n : new int[] {0, 2}) {
             assertTrue(peers.attach(n, new Recording() {
                 @Override public void send(Object message) { order.add("node " + n); }
@@ -70,7 +70,7 @@ class PeersTest {
     @Test
     void aMessageThatCannotBeSentGoesToTheFailureHandlerQueuedOrNot() {
         List<String> failures = new ArrayList<>();
-        Peers peers = new Peers(0, 2, (n, m) -> {}, (n, m, e) -> failures.add(n + " " + m + " " + e.getMessage()));
+        Peers peers = new Peers(0, 2, (n, m) -> {}, IoThread.CALLER, (n, m, e) -> failures.add(n + " " + m + " " + e.getMessage()));
         ReportMessage big = new ReportMessage(0, "too big");
         peers.send(1, big);   // queued: fails when flushed
         Connection refusing = new Recording() {

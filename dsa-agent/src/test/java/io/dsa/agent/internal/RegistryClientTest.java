@@ -23,7 +23,7 @@ class RegistryClientTest {
     final RecordingNetwork network = new RecordingNetwork(1, 2);
     final JobLifecycle job = new JobLifecycle(1, network, text -> this.calls.failAll(text));
     final PendingCalls calls = new PendingCalls(network, job);
-    final ArrayDirectory arrays = new ArrayDirectory(1, 2, 2, 1, network);
+    final ArrayDirectory arrays = new ArrayDirectory(1, 2, 2, 1, network, IoThread.CALLER, Workers.waiting(IoThread.CALLER));
     final VariableHomes variables = new VariableHomes(network, calls);
     final RegistryClient registry = new RegistryClient(1, calls, arrays, variables);
 

@@ -23,8 +23,10 @@ import java.util.function.Predicate;
  * the other nodes: it delivers their messages ({@link #deliver}) and connection events on the
  * calling thread as the I/O thread would, and reads what the node sent to each of them, in order,
  * through the real codec ({@link #take}, {@link #awaitSent}). Messages the node sends to itself
- * are dispatched at once, as in a real node, and do not appear. I/O thread tasks (the FIXED proxy)
- * run on a thread named {@code scripted-io-N}; each send remembers its thread.
+ * are dispatched at once, as in a real node, and do not appear. The node's I/O thread is a thread
+ * named {@code scripted-io-N}: it runs the delivered messages and connection events (the calling
+ * test waits for each), the node's I/O thread tasks (the FIXED proxy, a worker's miss) and owns
+ * its coherence engine; each send remembers its thread.
  */
 final class ScriptedNode implements AutoCloseable {
     /** Test configurations: a random secret, the given shape and barrier. */
@@ -41,6 +43,7 @@ final class ScriptedNode implements AutoCloseable {
     final NodeRuntime rt;
     private final int nodeId;
     private final ExecutorService io;
+    private volatile Thread ioThread;
     private final List<Sent> sent = new ArrayList<>();
     private final Map<Integer, FakeConnection> links = new HashMap<>();
     private final List<String> dialled = new ArrayList<>();
@@ -57,18 +60,27 @@ final class ScriptedNode implements AutoCloseable {
         this.io = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "scripted-io-" + nodeId);
             t.setDaemon(true);
+            ioThread = t;
             return t;
         });
-        this.rt = assemble.apply((c, id, handler) -> {
-            inbound = handler;
+        IoThread owner = new IoThread() {
+            @Override public void execute(Runnable task) { io.execute(task); }
+
+            @Override public boolean isCurrent() { return Thread.currentThread() == ioThread; }
+        };
+        this.rt = assemble.apply((c, id) -> {
             return new NodeTransport() {
+                @Override public IoThread ioThread() { return owner; }
+
+                @Override public void listen(InboundHandler handler) { inbound = handler; }
+
                 @Override public int port() { return 7000 + id; }
 
                 @Override
                 public CompletableFuture<Connection> connect(String host, int port) {
                     synchronized (dialled) { dialled.add(host + ":" + port); }
                     FakeConnection link = link(port - 7000);
-                    inbound.onConnected(link);
+                    onIoThread(() -> inbound.onConnected(link));
                     return CompletableFuture.completedFuture(link);
                 }
 
@@ -109,8 +121,29 @@ final class ScriptedNode implements AutoCloseable {
 
     /** The transport reports connection {@code c}. */
     FakeConnection connected(FakeConnection c) {
-        inbound.onConnected(c);
+        onIoThread(() -> inbound.onConnected(c));
         return c;
+    }
+
+    /**
+     * Runs {@code event} on the node's I/O thread and waits for it; its exception is thrown here.
+     * After the node closed (its I/O thread stopped), on the calling thread, as a closing transport
+     * still reports its connections' closes.
+     */
+    void onIoThread(Runnable event) {
+        if (Thread.currentThread() == ioThread || io.isShutdown()) {
+            event.run();
+            return;
+        }
+        try {
+            io.submit(event).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new IllegalStateException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException | InterruptedException e) {
+            throw new IllegalStateException("node " + nodeId + "'s I/O thread did not run an event within 10 s", e);
+        }
     }
 
     /** Node {@code from} sends {@code message} (through the codec), on its connection. */
@@ -120,12 +153,13 @@ final class ScriptedNode implements AutoCloseable {
 
     /** {@code message} arrives on connection {@code c}. */
     void deliver(Connection c, Object message) {
-        inbound.onMessage(c, WireRoundTrip.copy(message));
+        Object copy = WireRoundTrip.copy(message);
+        onIoThread(() -> inbound.onMessage(c, copy));
     }
 
     /** Connection {@code c} closed. */
     void disconnected(Connection c, Throwable cause) {
-        inbound.onDisconnected(c, cause);
+        onIoThread(() -> inbound.onDisconnected(c, cause));
     }
 
     /** @return what the node sent since the last take, in order, as {@code "to N: Text(...)"}, and forgets it */

@@ -12,24 +12,36 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Lincheck model checking of the per-partition access guard ({@link Slot}) that worker threads and
- * the network handler share: worker threads write elements through the hit path (read the stamp,
+ * the node's I/O thread share: worker threads write elements through the hit path (read the stamp,
  * store, full fence, re-check the stamp, redo on change, as {@code Shared*ArrayImpl.write} does)
- * while the handler revokes the partition, snapshots it and installs a copy (a handover that
- * comes back, or an invalidation followed by a refill). The snapshot and every later read must
- * hold every completed write: the results must be linearizable with respect to a plain array.
+ * while the I/O thread revokes the partition, sends it (a copy of the bytes, as the encoder makes)
+ * and gets a copy back: into a new array (its first arrival), or decoded in place into the slot's
+ * own array ({@link Slot#receiveBuffer}) and granted again, the array a late writer may still
+ * store into. The copy sent and every later read must hold every completed write: the results
+ * must be linearizable with respect to a plain array.
  *
  * <p>Elements are stored byte by byte here (see {@link #store}); the stamp protocol is the arrays'.
+ * The decoder's copy is byte by byte too, so that stores can land in the middle of it.
  *
  * <p>Each element has one writing thread (a {@code nonParallelGroup} per element), as in a
  * data-race-free program; different elements of the one partition are written concurrently.
+ *
+ * <p>Two seeded bugs are caught: a writer that does not re-check the stamp after its store, and a
+ * decoder that writes into the slot's array while its workers still have access (a receive buffer
+ * handed out without the access check).
  */
 @Param(name = "value", gen = IntGen.class, conf = "1:3")
 public class SlotLincheckTest {
     private static final int ELEMENTS = 3;
 
-    private final Slot slot = new Slot(Access.READ_WRITE, new byte[ELEMENTS * 4]);
+    private static final int BYTES = ELEMENTS * 4;
+    private final Slot slot = new Slot(Access.READ_WRITE);
     /** false only in {@link WithoutStampRecheck}: the bug the re-check prevents */
     boolean recheckStamp = true;
+
+    public SlotLincheckTest() {
+        slot.install(new byte[BYTES], Access.READ_WRITE);
+    }
 
     @Operation(nonParallelGroup = "element0")
     public void write0(@Param(name = "value") int v) { write(0, v); }
@@ -43,22 +55,42 @@ public class SlotLincheckTest {
     @Operation
     public int read0() { return read(0); }
 
-    /** The handler hands the partition over and gets it back: every completed write is in the snapshot. */
+    /** The partition goes to another node and comes back into a new array: every completed write is in the copy sent. */
     @Operation(nonParallelGroup = "handler")
     public String handover() {
-        slot.setAccess(Access.NONE);
-        byte[] snapshot = slot.snapshot(ELEMENTS * 4);
-        slot.install(snapshot.clone(), Access.READ_WRITE);
-        return decode(snapshot);
+        slot.grant(Access.NONE);
+        byte[] sent = slot.lend(BYTES).clone();
+        slot.install(sent.clone(), Access.READ_WRITE);
+        return decode(sent);
     }
 
-    /** The handler downgrades to a shared copy (a forwarded read) and later regains ownership. */
+    /**
+     * The partition goes to another node and comes back decoded into the slot's own array, which a
+     * writer that read the old stamp may still store into; then the workers get it again.
+     */
+    @Operation(nonParallelGroup = "handler")
+    public String revokeAndRefillInPlace() {
+        slot.grant(Access.NONE);
+        byte[] sent = slot.lend(BYTES).clone();
+        refill(sent);
+        return decode(sent);
+    }
+
+    /** The copy {@code sent} comes back and is decoded into the slot's own array, which the workers get again. */
+    void refill(byte[] sent) {
+        byte[] buffer = slot.receiveBuffer(BYTES);
+        if (buffer != slot.data) throw new AssertionError("a revoked slot lends its own array for the refill");
+        for (int i = 0; i < BYTES; i++) buffer[i] = sent[i];
+        slot.install(buffer, Access.READ_WRITE);
+    }
+
+    /** The I/O thread downgrades to a shared copy (a forwarded read) and later regains ownership. */
     @Operation(nonParallelGroup = "handler")
     public String downgradeAndUpgrade() {
-        slot.setAccess(Access.READ);
-        byte[] snapshot = slot.snapshot(ELEMENTS * 4);
-        slot.setAccess(Access.READ_WRITE);
-        return decode(snapshot);
+        slot.grant(Access.READ);
+        byte[] sent = slot.lend(BYTES).clone();
+        slot.grant(Access.READ_WRITE);
+        return decode(sent);
     }
 
     /** The write hit path of the typed arrays, retried while the access is revoked (the miss path waits there). */
@@ -97,7 +129,7 @@ public class SlotLincheckTest {
         return (d[off] & 0xff) | (d[off + 1] & 0xff) << 8 | (d[off + 2] & 0xff) << 16 | d[off + 3] << 24;
     }
 
-    private static String decode(byte[] bytes) {
+    static String decode(byte[] bytes) {
         int[] values = new int[ELEMENTS];
         for (int i = 0; i < ELEMENTS; i++) values[i] = load(bytes, i * 4);
         return Arrays.toString(values);
@@ -118,12 +150,33 @@ public class SlotLincheckTest {
         public String handover() { return Arrays.toString(values); }
 
         public String downgradeAndUpgrade() { return Arrays.toString(values); }
+
+        public String revokeAndRefillInPlace() { return Arrays.toString(values); }
     }
 
     /** The mutant: a write that does not re-check the stamp after its store may land in a dead copy. */
     public static class WithoutStampRecheck extends SlotLincheckTest {
         public WithoutStampRecheck() { recheckStamp = false; }
     }
+
+    /**
+     * The mutant: the decoder writes the returning copy into the slot's array while the workers
+     * still have access to it, and only then is the stamp changed; a write that completed between
+     * the copy's departure and the decode is overwritten.
+     */
+    public static class DecodingIntoAnAccessibleArray extends SlotLincheckTest {
+        @Override
+        public String revokeAndRefillInPlace() {
+            byte[] sent = slotForMutants().lend(BYTES).clone();
+            byte[] buffer = slotForMutants().data;
+            for (int i = 0; i < BYTES; i++) buffer[i] = sent[i];
+            slotForMutants().grant(Access.NONE);
+            slotForMutants().install(buffer, Access.READ_WRITE);
+            return decode(sent);
+        }
+    }
+
+    Slot slotForMutants() { return slot; }
 
     static ModelCheckingOptions options() {
         return new ModelCheckingOptions()
@@ -145,6 +198,14 @@ public class SlotLincheckTest {
     void aWriteWithoutTheStampRecheckIsCaught() {
         org.jetbrains.lincheck.LincheckAssertionError e = org.junit.jupiter.api.Assertions.assertThrows(
                 org.jetbrains.lincheck.LincheckAssertionError.class, () -> options().check(WithoutStampRecheck.class));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("Invalid execution results"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(120)
+    void aCopyDecodedIntoAnArrayTheWorkersStillWriteIsCaught() {
+        org.jetbrains.lincheck.LincheckAssertionError e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.jetbrains.lincheck.LincheckAssertionError.class, () -> options().check(DecodingIntoAnAccessibleArray.class));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("Invalid execution results"), e.getMessage());
     }
 }

@@ -12,6 +12,11 @@ import java.util.function.IntFunction;
 final class Workers {
     private Workers() {}
 
+    /** How a node of unit tests waits (PARK, on a job that never fails unless the test fails it) for I/O thread {@code ioThread}. */
+    static Waiting waiting(IoThread ioThread) {
+        return new Waiting(io.dsa.agent.WaitStrategy.PARK, new JobLifecycle(0, new RecordingNetwork(0, 1), text -> {}), ioThread);
+    }
+
     /** Starts {@code body(i)} for {@code i} in {@code [from, to)}, each on its own thread {@code worker-i}. */
     static <T> List<CompletableFuture<T>> start(int from, int to, IntFunction<T> body) {
         List<CompletableFuture<T>> all = new ArrayList<>();

@@ -221,6 +221,47 @@ class FrameCodecTest {
     }
 
     @Test
+    void aPartitionIsDecodedIntoTheArrayTheReceiverNamesFedByteByByte() {
+        byte[] own = new byte[8];
+        byte[] data = {1, 2, 3, 4, 5, 6, 7, 8};
+        List<String> asked = new ArrayList<>();
+        PartitionBuffers buffers = (arrayId, partition, bytes) -> {
+            asked.add(arrayId + ":" + partition + " " + bytes + "B");
+            return arrayId == 7 && partition == 3 ? own : null;
+        };
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(MAX_FRAME_BYTES, false, buffers));
+        for (CoherenceMessage m : List.of(new CoherenceMessage(CoherenceOp.DATA_S, 7, 3, 0, 1, 1, data),
+                new CoherenceMessage(CoherenceOp.DATA_M, 7, 4, 0, 1, 1, data),
+                new CoherenceMessage(CoherenceOp.DATA_M, 7, 3, 0, 1, 1, null),
+                new CoherenceMessage(CoherenceOp.INV, 7, 3, 0, 1, 2, null))) {
+            ByteBuf frame = encode(m);
+            while (frame.isReadable()) decoder.writeInbound(frame.readRetainedSlice(1));
+            frame.release();
+        }
+        CoherenceMessage inPlace = decoder.readInbound();
+        assertTrue(inPlace.data() == own, "the receiver's own array");
+        assertArrayEquals(data, own);
+        CoherenceMessage elsewhere = decoder.readInbound();
+        assertFalse(elsewhere.data() == own || elsewhere.data() == data, "a partition the receiver names no array for: a new one");
+        assertArrayEquals(data, elsewhere.data());
+        assertNull(((CoherenceMessage) decoder.readInbound()).data(), "an upgrade carries no data: nobody is asked");
+        assertNull(((CoherenceMessage) decoder.readInbound()).data());
+        assertEquals(List.of("7:3 8B", "7:4 8B"), asked, "asked once per data-carrying frame, when it is whole");
+        assertFalse(decoder.finish());
+    }
+
+    @Test
+    void anArrayOfAnotherLengthThanThePartitionIsNotUsed() {
+        byte[] wrong = new byte[4];
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(MAX_FRAME_BYTES, false, (a, p, bytes) -> wrong));
+        assertTrue(decoder.writeInbound(encode(new CoherenceMessage(CoherenceOp.OWNER_DATA, 1, 0, 2, 0, 3, new byte[] {9, 9, 9, 9, 9}))));
+        CoherenceMessage m = decoder.readInbound();
+        assertArrayEquals(new byte[] {9, 9, 9, 9, 9}, m.data());
+        assertArrayEquals(new byte[4], wrong);
+        assertFalse(decoder.finish());
+    }
+
+    @Test
     void oversizeOutgoingFrameFailsTheWriteOnly() {
         EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder(WireFormat.MAX_HANDSHAKE_FRAME_BYTES));
         CoherenceMessage big = new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, new byte[4096]);

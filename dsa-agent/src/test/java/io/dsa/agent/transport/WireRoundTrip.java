@@ -1,6 +1,7 @@
 package io.dsa.agent.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 
@@ -11,7 +12,6 @@ import io.netty.channel.embedded.EmbeddedChannel;
  */
 public final class WireRoundTrip {
     private static final FrameEncoder ENCODER = new FrameEncoder(TransportConfig.DEFAULT_MAX_FRAME_BYTES);
-    private static final ThreadLocal<EmbeddedChannel> DECODER = new ThreadLocal<>();
 
     private WireRoundTrip() {}
 
@@ -22,23 +22,43 @@ public final class WireRoundTrip {
      *         decoder refuses its frame
      */
     public static Object copy(Object message) {
+        return decode(encode(message), PartitionBuffers.ALLOCATE);
+    }
+
+    /**
+     * @return {@code message}'s frame, as the sender's encoder writes it before a send returns
+     * @throws IllegalArgumentException if the message is not a wire or coherence message
+     */
+    public static byte[] encode(Object message) {
         MessageType type = MessageType.of(message);
         if (type == null || type.handshake()) {
             throw new IllegalArgumentException("cannot send " + (message == null ? "null" : message.getClass().getName())
                     + ": expected a WireMessage record or a CoherenceMessage");
         }
         ByteBuf frame = ENCODER.encodeNow(UnpooledByteBufAllocator.DEFAULT, message);
-        EmbeddedChannel decoder = DECODER.get();
-        if (decoder == null || !decoder.isOpen()) {
-            decoder = new EmbeddedChannel(new FrameDecoder(TransportConfig.DEFAULT_MAX_FRAME_BYTES, false));
-            DECODER.set(decoder);
+        try {
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            return bytes;
+        } finally {
+            frame.release();
         }
-        decoder.writeInbound(frame);
+    }
+
+    /**
+     * @return the message of {@code frame}, decoded as a receiving connection does, its partition
+     *         bytes into the array {@code buffers} names
+     * @throws IllegalArgumentException if the decoder refuses the frame
+     */
+    public static Object decode(byte[] frame, PartitionBuffers buffers) {
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(TransportConfig.DEFAULT_MAX_FRAME_BYTES, false, buffers));
+        decoder.writeInbound(Unpooled.wrappedBuffer(frame));
         Object decoded = decoder.readInbound();
         if (decoded == null || decoder.readInbound() != null) {
             decoder.close();
-            throw new IllegalArgumentException("the frame decoder refused the frame of " + type + " (see the log)");
+            throw new IllegalArgumentException("the frame decoder refused a frame of " + frame.length + " bytes (see the log)");
         }
+        decoder.finish();
         return decoded;
     }
 }

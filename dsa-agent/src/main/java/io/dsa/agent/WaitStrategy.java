@@ -1,0 +1,30 @@
+package io.dsa.agent;
+
+/**
+ * How a node's threads wait for the network: a worker for a partition (a miss), a barrier or
+ * collective's release, a lock grant or a shared variable's reply, and the node's I/O thread for
+ * its next message or task. Set per VM with {@link DsaConfig.Builder#waitStrategy} or
+ * {@code dsa run --wait}. Every strategy wakes exactly the threads whose wait is over, and every
+ * waiting thread notices a failed job within a bound (about 50 ms, much less when spinning).
+ *
+ * <p>On a machine with a core to spare per thread, spinning saves the tens of microseconds it
+ * costs to wake a parked thread on another core; on an oversubscribed machine a spinning thread
+ * takes the core from the thread it waits for. The runtime's measurements are in
+ * {@code docs/runtime.md}, "Waiting".
+ */
+public enum WaitStrategy {
+    /** Park at once; the thread that ends the wait unparks the waiter. Uses no CPU while waiting. */
+    PARK,
+    /**
+     * Spin ({@link Thread#onSpinWait()}), yielding the core now and then so that a thread sharing
+     * it can run; never park. The I/O thread busy-polls its sockets. For machines with a core per
+     * thread of the node.
+     */
+    SPIN,
+    /**
+     * Spin for a bounded time, then park. The bound follows the machine: tens of microseconds
+     * when this JVM's nodes have no more runnable threads (workers and I/O threads) than cores,
+     * about a microsecond when they have more. The default.
+     */
+    ADAPTIVE
+}

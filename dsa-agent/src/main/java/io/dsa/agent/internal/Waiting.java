@@ -1,0 +1,137 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import io.dsa.agent.WaitStrategy;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How the threads of one node wait for a {@link WaitPoint} (a partition, a barrier, a reply), by
+ * the VM's {@link WaitStrategy}: spin for a while ({@link Thread#onSpinWait()}), then register at
+ * the point and park until it wakes them, at most {@link #POLL_NS} at a time so that a failed job
+ * is noticed even if its wake-up were lost. Spinning checks for a failed job every few dozen turns.
+ *
+ * <p>The node's I/O thread must never wait here: it is what ends every wait. A program that blocks
+ * on it (a dependent action of a future the I/O thread completes, doing a miss) gets a
+ * {@link DsaException} instead of a node that hangs.
+ */
+class Waiting {
+    /** Longest park before a waiter looks at the job again. */
+    static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(NodeRuntime.POLL_MS);
+    /** ADAPTIVE's spin while this JVM's node threads fit its cores: about one loopback round trip. */
+    static final long SPARE_CORES_SPIN_NS = 50_000;
+    /** ADAPTIVE's spin when they do not: long enough for a hand-off that is already running, no longer. */
+    static final long OVERSUBSCRIBED_SPIN_NS = 1_000;
+    /** SPIN yields the core every this many turns, so that a thread sharing it can run. */
+    static final int YIELD_EVERY = 128;
+    private static final int CHECK_EVERY = 64;
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+    /** Worker and I/O threads of the nodes running in this JVM. */
+    private static final AtomicInteger NODE_THREADS = new AtomicInteger();
+
+    private final WaitStrategy strategy;
+    private final JobLifecycle job;
+    private final IoThread io;
+    /** Longest park; 0 parks until woken (model checking: a lost wake-up then hangs instead of polling). */
+    private final long parkNs;
+
+    Waiting(WaitStrategy strategy, JobLifecycle job, IoThread io) {
+        this(strategy, job, io, POLL_NS);
+    }
+
+    Waiting(WaitStrategy strategy, JobLifecycle job, IoThread io, long parkNs) {
+        this.strategy = strategy;
+        this.job = job;
+        this.io = io;
+        this.parkNs = parkNs;
+    }
+
+    /**
+     * @throws JobLifecycle.MovedAway if this agent's node moved away
+     * @throws DsaException if the job has failed
+     */
+    void checkStopped() { job.checkFailed(); }
+
+    /** A node with {@code threads} runnable threads (workers and its I/O thread) starts in this JVM. */
+    static void nodeStarted(int threads) { NODE_THREADS.addAndGet(threads); }
+
+    /** A node that counted {@code threads} in {@link #nodeStarted} closed. */
+    static void nodeClosed(int threads) { NODE_THREADS.addAndGet(-threads); }
+
+    /**
+     * @return how long a thread of this JVM spins under {@code strategy} before it parks:
+     *         0 (PARK), forever (SPIN), or ADAPTIVE's bound for the JVM's node threads and cores
+     */
+    static long spinNs(WaitStrategy strategy) {
+        return switch (strategy) {
+            case PARK -> 0;
+            case SPIN -> Long.MAX_VALUE;
+            case ADAPTIVE -> spinNs(NODE_THREADS.get(), CORES);
+        };
+    }
+
+    /** ADAPTIVE's bound: spin only while every runnable thread can have a core. */
+    static long spinNs(int runnableThreads, int cores) {
+        return runnableThreads <= cores ? SPARE_CORES_SPIN_NS : OVERSUBSCRIBED_SPIN_NS;
+    }
+
+    WaitStrategy strategy() { return strategy; }
+
+    /**
+     * Waits until {@code p.version()} differs from {@code observed}, the job stops (fails, or the
+     * node moved away), or about {@link #POLL_NS} passed; the caller looks at all three again.
+     *
+     * @throws DsaException if called on the node's I/O thread, or interrupted
+     */
+    void await(WaitPoint p, long observed) {
+        if (io.isCurrent()) {
+            throw new DsaException("a blocking DSA operation was called on the node's I/O thread (in a dependent action of"
+                    + " a future the runtime completes?): run it with an executor of its own, e.g. thenRunAsync");
+        }
+        long spinNs = spinNs(strategy);
+        if (spinNs > 0) {
+            long start = System.nanoTime();
+            for (int turn = 1; ; turn++) {
+                if (p.version() != observed) return;
+                if (turn % CHECK_EVERY == 0) {
+                    if (job.stopped()) return;
+                    if (System.nanoTime() - start >= spinNs) break;
+                }
+                if (turn % YIELD_EVERY == 0 && strategy == WaitStrategy.SPIN) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+        park(p, observed);
+        if (Thread.interrupted()) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting");
+        }
+    }
+
+    /** Registers at {@code p}, looks at its version once more, and parks unless it changed. */
+    void park(WaitPoint p, long observed) {
+        WaitPoint.Waiter w = WaitPoint.Waiter.current(p);
+        p.register(w);
+        // after the registration: a change made before it is seen here, one made after it wakes us
+        if (p.version() != observed || job.stopped()) return;
+        block(p, observed);
+    }
+
+    /**
+     * Parks the calling thread, registered at {@code p} after it saw {@code observed} there for the
+     * last time, until {@code p}'s {@link WaitPoint#wake()} unparks it (or a spurious wake-up, or
+     * {@code parkNs}). {@code PendingRequestLincheckTest} overrides it to wait, after a spurious
+     * return, for the wake-up the thread is owed.
+     */
+    void block(WaitPoint p, long observed) {
+        if (parkNs == 0) {
+            LockSupport.park(p);
+        } else {
+            LockSupport.parkNanos(p, parkNs);
+        }
+    }
+}
