@@ -53,6 +53,7 @@ public final class DsaConfig {
     private final int barrierFanout;
     private final ProxyMode proxy;
     private final TransportSecurity transportSecurity;
+    private final ProgressListener progress;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -69,6 +70,7 @@ public final class DsaConfig {
         this.barrierFanout = b.barrierFanout;
         this.proxy = b.proxy;
         this.transportSecurity = b.transportSecurity;
+        this.progress = b.progress;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -91,6 +93,7 @@ public final class DsaConfig {
         b.barrierFanout = barrierFanout;
         b.proxy = proxy;
         b.transportSecurity = transportSecurity;
+        b.progress = progress;
         return b;
     }
 
@@ -139,6 +142,9 @@ public final class DsaConfig {
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
+    /** @return where the nodes' {@link io.dsa.DsaNode#progress(String)} lines go; default {@link ProgressListener#LOG} */
+    public ProgressListener progress() { return progress; }
+
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
@@ -162,8 +168,15 @@ public final class DsaConfig {
         private int barrierFanout = DEFAULT_BARRIER_FANOUT;
         private ProxyMode proxy = ProxyMode.FLOAT;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
+        private ProgressListener progress = ProgressListener.LOG;
 
         private Builder() {}
+
+        /** @param listener where the nodes' {@link io.dsa.DsaNode#progress(String)} lines go (default: the log) */
+        public Builder progress(ProgressListener listener) {
+            this.progress = java.util.Objects.requireNonNull(listener, "progress listener");
+            return this;
+        }
 
         /** @param kind how the global barrier travels between nodes */
         public Builder barrier(BarrierKind kind) { this.barrier = java.util.Objects.requireNonNull(kind, "barrier kind"); return this; }

@@ -57,6 +57,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     JobOptions job;
 
+    @Mixin
+    ClassPathOption classPath;
+
     @Option(names = "--in-process", description = "Run every node in this JVM instead of one process per node.")
     boolean inProcess;
 
@@ -84,23 +87,42 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (hostsOption != null) return runOnHosts();
-        if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null) {
-            throw Checks.usage(spec, "--secret-file, --jar, --job-heap and --job-cpus need --hosts");
-        }
-        job.validate(spec);
-        Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        try {
-            return inProcess ? runInProcess(programType, out) : runProcesses(programType, out, err);
-        } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
-            Jobs.printFailed(out, Jobs.describe(e));
-            return DsaCli.EXIT_FAILED;
+        try (ClassPathOption.Scope programs = classPath.open(spec)) {
+            if (hostsOption != null) return runOnHosts(programs);
+            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null) {
+                throw Checks.usage(spec, "--secret-file, --jar, --job-heap and --job-cpus need --hosts");
+            }
+            job.validate(spec);
+            Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
+            validateArgs(spec, programType, job);
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                return inProcess ? runInProcess(programType, out) : runProcesses(programType, programs, out, err);
+            } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
+                Jobs.printFailed(out, Jobs.describe(e));
+                return DsaCli.EXIT_FAILED;
+            }
         }
     }
 
-    private int runOnHosts() throws InterruptedException {
+    /**
+     * Lets the program check its arguments ({@link DsaProgram#validate}) before anything starts.
+     *
+     * @throws picocli.CommandLine.ParameterException (exit code 2) with the program's message
+     */
+    static void validateArgs(CommandSpec spec, Class<? extends DsaProgram> programType, JobOptions job) {
+        DsaProgram program = ProgramCatalog.instantiate(programType);
+        try {
+            program.validate(List.copyOf(job.args), job.nodes, job.threads);
+        } catch (IllegalArgumentException | io.dsa.DsaException e) {
+            String message = e.getMessage() == null || e.getMessage().isBlank()
+                    ? "arguments " + job.args + " refused by " + programType.getName() : e.getMessage();
+            throw Checks.usage(spec, message);
+        }
+    }
+
+    private int runOnHosts(ClassPathOption.Scope programs) throws InterruptedException {
         if (inProcess) throw Checks.usage(spec, "--in-process and --hosts exclude each other");
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
         if (!spec.commandLine().getParseResult().hasMatchedOption("--nodes")) job.nodes = hosts.size();
@@ -108,11 +130,13 @@ final class RunCommand implements Callable<Integer> {
         long heap = jobHeap == null ? 0 : Checks.bytes(spec, "--job-heap", jobHeap, HostConfig.MIN_JOB_HEAP_BYTES,
                 HostConfig.MAX_JOB_HEAP_BYTES);
         if (jobCpus != null) Checks.range(spec, "--job-cpus", jobCpus, 1, HostConfig.MAX_JOB_CPUS);
-        byte[] secret = secretOptions.secret(spec);
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
+        validateArgs(spec, programType, job);
+        byte[] secret = secretOptions.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         try {
-            byte[] jar = jarFile != null ? JobJar.read(jarFile) : JobJar.of(programType);
+            byte[] jar = jarFile != null ? JobJar.read(jarFile)
+                    : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
             return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));
@@ -130,7 +154,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private int runInProcess(Class<? extends DsaProgram> programType, PrintWriter out) throws InterruptedException {
-        DsaConfig config = job.config().randomSecret().build();
+        DsaConfig config = job.config().randomSecret().progress(new ProgressPrinter(out, System.currentTimeMillis())).build();
         DsaProgram program = ProgramCatalog.instantiate(programType);
         String[] args = job.args.toArray(new String[0]);
         CompletableFuture<DsaCluster> cluster = new CompletableFuture<>();
@@ -155,8 +179,9 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private int runProcesses(Class<? extends DsaProgram> programType, PrintWriter out, PrintWriter err)
-            throws InterruptedException, IOException {
+    private int runProcesses(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, PrintWriter out,
+            PrintWriter err) throws InterruptedException, IOException {
+        long startMs = System.currentTimeMillis();
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
         DsaProgram program = ProgramCatalog.instantiate(programType);
         // The secret as hex: what the children read from their stdin, so both sides hold the same bytes.
@@ -164,11 +189,11 @@ final class RunCommand implements Callable<Integer> {
         new SecureRandom().nextBytes(random);
         String secret = HexFormat.of().formatHex(random);
         DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
-                .secret(secret.getBytes(StandardCharsets.US_ASCII)).build();
+                .secret(secret.getBytes(StandardCharsets.US_ASCII)).progress(new ProgressPrinter(out, startMs)).build();
         DsaAgent agent = DsaAgent.start(config);
         try (ChildNodes children = new ChildNodes(out, err)) {
             for (int node = 1; node < job.nodes; node++) {
-                children.start(node, childCommand(node, agent.address(), programType),
+                children.start(node, childCommand(node, agent.address(), programType, programs.joined(), startMs),
                         (secret + "\n").getBytes(StandardCharsets.US_ASCII));
             }
             Verdict verdict = await(agent, program, children, deadlineNs, out);
@@ -228,20 +253,24 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * The command line of child node {@code node}: same Java, same class path; the secret comes on
-     * its stdin ({@code --secret-stdin}), never on the command line or in a file.
+     * The command line of child node {@code node}: same Java, same class path followed by
+     * {@code programClassPath} ({@code --classpath}); the secret comes on its stdin
+     * ({@code --secret-stdin}), never on the command line or in a file. Its progress lines count
+     * the seconds from {@code startMs}, the launcher's start.
      */
-    List<String> childCommand(int node, String monitorAddress, Class<? extends DsaProgram> programType) {
+    List<String> childCommand(int node, String monitorAddress, Class<? extends DsaProgram> programType, String programClassPath,
+            long startMs) {
         List<String> command = new ArrayList<>();
         command.add(JvmCommand.javaExecutable());
         command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
-        command.add(JvmCommand.classPath());
+        command.add(programClassPath.isEmpty() ? JvmCommand.classPath()
+                : JvmCommand.classPath() + java.io.File.pathSeparator + programClassPath);
         command.add(MAIN_CLASS);
         command.add("node");
         command.addAll(List.of("--node", Integer.toString(node)));
         command.addAll(job.vmArguments());
-        command.addAll(List.of("--monitor", monitorAddress, "--secret-stdin"));
+        command.addAll(List.of("--monitor", monitorAddress, "--secret-stdin", "--job-start-ms", Long.toString(startMs)));
         // The resolved class name, so a child never resolves a short name differently.
         command.add(programType.getName());
         command.addAll(job.args);
