@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** Parsing of {@code --hosts a:p,b:p} for commands that talk to hosts, and finding the host of a node. */
+/** Parsing of {@code --hosts a:p,b:p} for commands that talk to hosts. */
 final class HostList {
     /** Environment variable naming the hosts when a command that talks to hosts gets no {@code --hosts}. */
     static final String HOSTS_ENV = "DSA_HOSTS";
@@ -27,15 +27,5 @@ final class HostList {
             }
         }
         return hosts;
-    }
-
-    /** @return the first of {@code hosts} that serves node (or clone) {@code node} of {@code vmName}, or null */
-    static HostPort serving(io.dsa.agent.host.HostClient client, List<HostPort> hosts, String vmName, int node) {
-        for (HostPort h : hosts) {
-            for (String row : client.status(h, vmName)) {
-                if (row.split("\t", -1)[1].equals(Integer.toString(node))) return h;
-            }
-        }
-        return null;
     }
 }

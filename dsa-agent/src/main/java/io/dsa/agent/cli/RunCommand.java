@@ -112,7 +112,12 @@ final class RunCommand implements Callable<Integer> {
      * @throws picocli.CommandLine.ParameterException (exit code 2) with the program's message
      */
     static void validateArgs(CommandSpec spec, Class<? extends DsaProgram> programType, JobOptions job) {
-        DsaProgram program = ProgramCatalog.instantiate(programType);
+        DsaProgram program;
+        try {
+            program = ProgramCatalog.instantiate(programType);
+        } catch (RuntimeException | LinkageError e) {
+            return;   // a program that cannot even be made fails where it runs, with that reason (on a host: the host's)
+        }
         try {
             program.validate(List.copyOf(job.args), job.nodes, job.threads);
         } catch (IllegalArgumentException | io.dsa.DsaException e) {

@@ -87,6 +87,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     /** The agents this host serves, by id {@code vm/node}. */
     final Map<String, HostedJob> jobs = new ConcurrentHashMap<>();
+    /** Nodes that ended here, for a while: status tells a finished VM from an unknown one. */
+    private final FinishedJobs finished = new FinishedJobs(System::currentTimeMillis);
     /** Runs whatever blocks (starting a JVM, a transfer step): never the I/O threads. */
     final ExecutorService control = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "dsa-host-control");
@@ -156,7 +158,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     /**
      * @return one tab-separated row per agent this host serves (columns {@link #STATUS_COLUMNS}),
-     *         of {@code vmName} or all if null; each agent's JVM is asked for its partition counts
+     *         of {@code vmName} or all if null; each agent's JVM is asked for its partition counts.
+     *         Then the nodes that ended here in the last {@link FinishedJobs#KEEP_MS} ms, in state
+     *         DONE, FAILED or STOPPED, with {@code -} for the address and the counts.
      */
     public List<String> status(String vmName) {
         List<HostedJob> listed = new ArrayList<>();
@@ -178,6 +182,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                     c == null ? "0" : Integer.toString(c.homed()), c == null ? "0" : Integer.toString(c.cached())));
         }
         rows.sort(null);
+        rows.addAll(finished.rows(vmName));
         return rows;
     }
 
@@ -335,7 +340,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 job.setState(state);
             }
         }
-        jobs.remove(job.id(), job);
+        if (jobs.remove(job.id(), job) && job.state != HostedJob.State.MOVED && job.state != HostedJob.State.CLONE) {
+            finished.add(job.job.vmName(), job.job.nodeId(), address(), job.state.name(), job.job.programClass());
+        }
         AgentProcess p = job.process;
         if (p != null) {
             p.end();

@@ -1,0 +1,126 @@
+package io.dsa.agent.cli;
+
+import io.dsa.agent.HostPort;
+import io.dsa.agent.host.HostClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * What the hosts say about one VM, for the commands that act on a node of it ({@code migrate},
+ * {@code clone}, {@code read}) and for {@code status --wait-for-vm}: which host serves node K, or
+ * why none does, in words that tell an unknown VM, a finished one and a missing node apart.
+ * Hosts remember the nodes of a finished VM for ten minutes (docs/hosts.md).
+ */
+final class VmLookup {
+    /** States of a node that has ended; its host lists it for a while after. */
+    static final Set<String> ENDED = Set.of("DONE", "FAILED", "STOPPED");
+    /** How long {@code --wait-for-vm} waits, at most. */
+    static final long WAIT_MS = 120_000;
+    /** How often {@code --wait-for-vm} asks the hosts. */
+    static final long POLL_MS = 200;
+
+    /** One status row and the host that sent it. */
+    record Row(HostPort host, String[] cells) {
+        int node() { return Integer.parseInt(cells[1]); }
+
+        String state() { return cells[4]; }
+
+        boolean live() { return !ENDED.contains(state()); }
+    }
+
+    private final String vm;
+    private final List<HostPort> hosts;
+    private final List<Row> rows;
+
+    private VmLookup(String vm, List<HostPort> hosts, List<Row> rows) {
+        this.vm = vm;
+        this.hosts = hosts;
+        this.rows = rows;
+    }
+
+    /** Asks every host for the rows of {@code vm}. @throws RuntimeException when a host cannot be asked */
+    static VmLookup query(HostClient client, List<HostPort> hosts, String vm) {
+        List<Row> rows = new ArrayList<>();
+        for (HostPort h : hosts) {
+            for (String row : client.status(h, vm)) rows.add(new Row(h, row.split("\t", -1)));
+        }
+        return new VmLookup(vm, hosts, rows);
+    }
+
+    /**
+     * Asks until node {@code node} runs ({@code RUNNING}, or {@code CLONE} for a clone), the VM
+     * has finished, or {@value #WAIT_MS} ms passed. @return the last answer
+     */
+    static VmLookup awaitNode(HostClient client, List<HostPort> hosts, String vm, int node) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (true) {
+            VmLookup now = query(client, hosts, vm);
+            if (now.serving(node) != null || now.finished() || System.nanoTime() > deadline) return now;
+            Thread.sleep(POLL_MS);   // the hosts offer no way to wait for a VM: ask again
+        }
+    }
+
+    /**
+     * Asks until the VM has nodes, none of them starting, and the same answer twice in a row (its
+     * launcher submits the nodes one by one), it has finished, or {@value #WAIT_MS} ms passed.
+     * @return the last answer
+     */
+    static VmLookup awaitVm(HostClient client, List<HostPort> hosts, String vm) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        String previous = null;
+        while (true) {
+            VmLookup now = query(client, hosts, vm);
+            if (now.finished() || System.nanoTime() > deadline) return now;
+            String nodes = now.liveNodes().toString();
+            boolean starting = now.rows.stream().anyMatch(r -> r.live() && r.state().equals("STARTING"));
+            if (now.live() && !starting && nodes.equals(previous)) return now;
+            previous = starting ? null : nodes;
+            Thread.sleep(POLL_MS);   // the hosts offer no way to wait for a VM: ask again
+        }
+    }
+
+    /** @return the rows, live ones first */
+    List<Row> rows() { return rows; }
+
+    /** @return whether a node of the VM is live on one of the hosts */
+    boolean live() { return rows.stream().anyMatch(Row::live); }
+
+    /** @return whether the hosts remember the VM, and none of its nodes is live */
+    boolean finished() { return !rows.isEmpty() && !live(); }
+
+    /** @return the host serving node {@code node} of the VM (running, or a clone), or null */
+    HostPort serving(int node) {
+        for (Row r : rows) {
+            if (r.live() && r.node() == node && (r.state().equals("RUNNING") || r.state().equals("CLONE"))) return r.host();
+        }
+        return null;
+    }
+
+    /**
+     * @return why no host serves node {@code node}: the VM is unknown to the hosts, it has finished
+     *         (how each node ended, and where), or it has no such node (the nodes it has)
+     */
+    String whyNot(int node) {
+        if (rows.isEmpty()) {
+            return "vm '" + vm + "' is unknown to " + hosts + " (is it running? hosts remember a finished vm for 10 minutes)";
+        }
+        if (!live()) {
+            TreeMap<Integer, String> ended = new TreeMap<>();
+            for (Row r : rows) ended.put(r.node(), r.state() + " on " + r.host());
+            return "vm '" + vm + "' has finished: " + ended.entrySet().stream()
+                    .map(e -> "node " + e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+        }
+        for (Row r : rows) {
+            if (r.live() && r.node() == node) return "node " + node + " of vm '" + vm + "' is " + r.state() + " on " + r.host();
+        }
+        return "vm '" + vm + "' has no node " + node + " on " + hosts + "; its nodes: " + liveNodes();
+    }
+
+    private List<Integer> liveNodes() {
+        return rows.stream().filter(Row::live).map(Row::node).distinct().sorted().toList();
+    }
+}
