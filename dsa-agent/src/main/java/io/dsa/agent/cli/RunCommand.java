@@ -81,6 +81,24 @@ final class RunCommand implements Callable<Integer> {
                     + " default: the host's).")
     Integer jobCpus;
 
+    /** How {@code --launcher} starts the hosts' daemons. */
+    enum Launcher { SSH }
+
+    @Option(names = "--launcher", paramLabel = "KIND",
+            description = "With --hosts: start a 'dsa host' daemon on each host for this job, and stop it after: ${COMPLETION-CANDIDATES}"
+                    + " (over ssh; the secret file is copied with mode 600; docs/deploy.md).")
+    Launcher launcher;
+
+    @Option(names = "--ssh", paramLabel = "COMMAND", defaultValue = "${env:" + SshLauncher.SSH_ENV + ":-" + SshLauncher.DEFAULT_SSH + "}",
+            description = "With --launcher ssh: the ssh command and its options, split at spaces (default: the environment variable "
+                    + SshLauncher.SSH_ENV + ", else '${DEFAULT-VALUE}').")
+    String ssh;
+
+    @Option(names = "--remote-dsa", paramLabel = "PATH",
+            description = "With --launcher ssh: the dsa command on the hosts (default: this one's path, from " + SshLauncher.COMMAND_ENV
+                    + ", which bin/dsa sets: the same installation path everywhere).")
+    String remoteDsa;
+
     @Option(names = "--jar", paramLabel = "FILE",
             description = "With --hosts: the jar (or class directory) to ship; default: where PROGRAM's class was loaded from.")
     Path jarFile;
@@ -89,8 +107,8 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
             if (hostsOption != null) return runOnHosts(programs);
-            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null) {
-                throw Checks.usage(spec, "--secret-file, --jar, --job-heap and --job-cpus need --hosts");
+            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null) {
+                throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts");
             }
             job.validate(spec);
             Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
@@ -138,11 +156,19 @@ final class RunCommand implements Callable<Integer> {
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
         validateArgs(spec, programType, job);
         byte[] secret = secretOptions.secret(spec);
+        String remote = remoteDsa != null ? remoteDsa : System.getenv(SshLauncher.COMMAND_ENV);
+        if (launcher == Launcher.SSH && (remote == null || remote.isBlank())) {
+            throw Checks.usage(spec, "--launcher ssh needs --remote-dsa PATH, the dsa command on the hosts (bin/dsa of the distribution"
+                    + " sets " + SshLauncher.COMMAND_ENV + " to its own path)");
+        }
         PrintWriter out = spec.commandLine().getOut();
         try {
             byte[] jar = jarFile != null ? JobJar.read(jarFile)
                     : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
-            return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            try (SshLauncher daemons = SshLauncher.start(hosts, ssh, remote, secret, job.security.arguments(), out)) {
+                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            }
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
