@@ -65,7 +65,8 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--hosts", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = {"Form the VM on these running 'dsa host' daemons instead of this machine: node k on host k mod H.",
-                "--nodes defaults to the number of hosts. The program's jar is shipped to each host."})
+                "--nodes defaults to the number of hosts. The program's jar (or --classpath) is shipped to each host.",
+                "With --launcher, the hosts where daemons are to be started: HOST[:PORT], no port or 0 for any free one."})
     String hostsOption;
 
     @Mixin
@@ -147,7 +148,7 @@ final class RunCommand implements Callable<Integer> {
 
     private int runOnHosts(ClassPathOption.Scope programs) throws InterruptedException {
         if (inProcess) throw Checks.usage(spec, "--in-process and --hosts exclude each other");
-        List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
+        List<HostPort> hosts = launcher != null ? HostList.parseToLaunch(spec, hostsOption) : HostList.parse(spec, "--hosts", hostsOption);
         if (!spec.commandLine().getParseResult().hasMatchedOption("--nodes")) job.nodes = hosts.size();
         job.validate(spec);
         long heap = jobHeap == null ? 0 : Checks.bytes(spec, "--job-heap", jobHeap, HostConfig.MIN_JOB_HEAP_BYTES,
