@@ -154,9 +154,9 @@ final class RunCommand implements Callable<Integer> {
         long heap = jobHeap == null ? 0 : Checks.bytes(spec, "--job-heap", jobHeap, HostConfig.MIN_JOB_HEAP_BYTES,
                 HostConfig.MAX_JOB_HEAP_BYTES);
         if (jobCpus != null) Checks.range(spec, "--job-cpus", jobCpus, 1, HostConfig.MAX_JOB_CPUS);
+        byte[] secret = secretOptions.secret(spec);
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
         validateArgs(spec, programType, job);
-        byte[] secret = secretOptions.secret(spec);
         String remote = remoteDsa != null ? remoteDsa : System.getenv(SshLauncher.COMMAND_ENV);
         if (launcher == Launcher.SSH && (remote == null || remote.isBlank())) {
             throw Checks.usage(spec, "--launcher ssh needs --remote-dsa PATH, the dsa command on the hosts (bin/dsa of the distribution"

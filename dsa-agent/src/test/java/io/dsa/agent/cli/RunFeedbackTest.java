@@ -22,10 +22,13 @@ class RunFeedbackTest {
     private static final String CHECKED = TestPrograms.Checked.class.getName();
 
     @Test
-    void badProgramArgumentsAreOneUsageLineBeforeAnyNodeStarts() {
+    void badProgramArgumentsAreOneUsageLineBeforeAnyNodeStarts(@TempDir Path dir) {
+        String secret = dir.resolve("secret").toString();
+        assertEquals(0, Cli.execute("keygen", "--out", secret).exitCode());
         // --hosts names a port nobody listens on: reaching it would fail differently
         for (List<String> launch : List.of(List.of("run", "--nodes", "2"), List.of("run", "--in-process"),
-                List.of("run", "--hosts", "127.0.0.1:1"), List.of("node", "--node", "0", "--nodes", "1"))) {
+                List.of("run", "--hosts", "127.0.0.1:1", "--secret-file", secret),
+                List.of("node", "--node", "0", "--nodes", "1", "--secret-file", secret))) {
             List<String> args = new java.util.ArrayList<>(launch);
             args.addAll(List.of(CHECKED, "99"));
             Cli cli = Cli.execute(args.toArray(new String[0]));
