@@ -91,7 +91,7 @@ final class StatusCommand implements Callable<Integer> {
             out.println("error: vm '" + vm + "' is unknown to " + hosts + " (is it running? hosts remember a finished vm for 10 minutes)");
         } else if (vm != null && !live && problems.isEmpty()) {
             out.println("vm '" + vm + "' has finished");
-        } else if (waitForVm != null && !live) {
+        } else if (waitForVm != null && !live && problems.isEmpty()) {
             out.println("error: vm '" + vm + "' did not start within " + VmLookup.WAIT_MS / 1000 + " s");
         }
         out.flush();

@@ -58,7 +58,8 @@ final class VmLookup {
     static VmLookup awaitNode(HostClient client, List<HostPort> hosts, String vm, int node) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         while (true) {
-            VmLookup now = query(client, hosts, vm);
+            VmLookup now = queryOrWait(client, hosts, vm, deadline);
+            if (now == null) continue;
             if (now.serving(node) != null || now.finished() || System.nanoTime() > deadline) return now;
             Thread.sleep(POLL_MS);   // the hosts offer no way to wait for a VM: ask again
         }
@@ -73,13 +74,25 @@ final class VmLookup {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         String previous = null;
         while (true) {
-            VmLookup now = query(client, hosts, vm);
+            VmLookup now = queryOrWait(client, hosts, vm, deadline);
+            if (now == null) continue;
             if (now.finished() || System.nanoTime() > deadline) return now;
             String nodes = now.liveNodes().toString();
             boolean starting = now.rows.stream().anyMatch(r -> r.live() && r.state().equals("STARTING"));
             if (now.live() && !starting && nodes.equals(previous)) return now;
             previous = starting ? null : nodes;
             Thread.sleep(POLL_MS);   // the hosts offer no way to wait for a VM: ask again
+        }
+    }
+
+    // A host that does not listen yet is asked again, until the deadline: then its error stands.
+    private static VmLookup queryOrWait(HostClient client, List<HostPort> hosts, String vm, long deadline) throws InterruptedException {
+        try {
+            return query(client, hosts, vm);
+        } catch (RuntimeException e) {
+            if (!HostsRun.refused(e) || System.nanoTime() > deadline) throw e;
+            Thread.sleep(POLL_MS);   // the host is not up yet: ask again
+            return null;
         }
     }
 

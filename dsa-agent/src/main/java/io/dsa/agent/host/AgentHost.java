@@ -287,6 +287,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     // On the I/O thread: recorded at once, so that the JVM's exit, handled later, sees it.
     private void onOutcome(HostedJob job, HostJobEventMessage e) {
+        if (e.event() == HostJobEventMessage.PROGRESS) {
+            if (job.owner != null && job.progressDue(System.nanoTime())) {
+                String line = e.text().length() > HostJobEventMessage.MAX_PROGRESS_CHARS
+                        ? e.text().substring(0, HostJobEventMessage.MAX_PROGRESS_CHARS) : e.text();
+                job.owner.send(new HostJobEventMessage(job.job.jobId(), job.job.nodeId(), HostJobEventMessage.PROGRESS, line, List.of(),
+                        new long[0]));
+            }
+            return;
+        }
         if (job.outcome != null) {   // one outcome per job; a JVM that sends more is not believed twice
             LOG.warn("host {}: the JVM of {} sent a second outcome; dropped", address(), job.id());
             return;

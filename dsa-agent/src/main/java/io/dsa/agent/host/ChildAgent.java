@@ -318,7 +318,9 @@ final class ChildAgent {
     private DsaConfig.Builder config(AgentLaunchMessage m) {
         DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
                 .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(m.bindHost()).port(0)
-                .monitorAddress(m.monitorAddress()).secret(clusterSecret).transportSecurity(security);
+                .monitorAddress(m.monitorAddress()).secret(clusterSecret).transportSecurity(security)
+                .progress((node, line) -> host.send(new HostJobEventMessage(0, node, HostJobEventMessage.PROGRESS, line, List.of(),
+                        new long[0])));
         for (String option : m.options()) {
             int eq = option.indexOf('=');
             String key = eq < 0 ? option : option.substring(0, eq);
