@@ -1,6 +1,7 @@
 package io.dsa.agent.cli;
 
 import io.dsa.agent.HostPort;
+import io.dsa.agent.host.AgentHost;
 import io.dsa.agent.host.HostClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,13 @@ final class VmLookup {
     /** How often {@code --wait-for-vm} asks the hosts. */
     static final long POLL_MS = 200;
 
+    /** Where the status rows come from: {@link HostClient#status}, or a test's script. */
+    @FunctionalInterface
+    interface StatusSource {
+        /** @return the status rows of {@code host}'s agents of {@code vm} @throws RuntimeException when the host cannot be asked */
+        List<String> status(HostPort host, String vm);
+    }
+
     /** One status row and the host that sent it. */
     record Row(HostPort host, String[] cells) {
         int node() { return Integer.parseInt(cells[1]); }
@@ -30,6 +38,11 @@ final class VmLookup {
         String state() { return cells[4]; }
 
         boolean live() { return !ENDED.contains(state()); }
+
+        /** @return how many nodes the row's VM has, or 0 if the host did not say */
+        int vmNodes() {
+            return cells.length > AgentHost.STATUS_NODES_CELL ? Integer.parseInt(cells[AgentHost.STATUS_NODES_CELL]) : 0;
+        }
     }
 
     private final String vm;
@@ -43,7 +56,7 @@ final class VmLookup {
     }
 
     /** Asks every host for the rows of {@code vm}. @throws RuntimeException when a host cannot be asked */
-    static VmLookup query(HostClient client, List<HostPort> hosts, String vm) {
+    static VmLookup query(StatusSource client, List<HostPort> hosts, String vm) {
         List<Row> rows = new ArrayList<>();
         for (HostPort h : hosts) {
             for (String row : client.status(h, vm)) rows.add(new Row(h, row.split("\t", -1)));
@@ -55,7 +68,7 @@ final class VmLookup {
      * Asks until node {@code node} runs ({@code RUNNING}, or {@code CLONE} for a clone), the VM
      * has finished, or {@value #WAIT_MS} ms passed. @return the last answer
      */
-    static VmLookup awaitNode(HostClient client, List<HostPort> hosts, String vm, int node) throws InterruptedException {
+    static VmLookup awaitNode(StatusSource client, List<HostPort> hosts, String vm, int node) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         while (true) {
             VmLookup now = queryOrWait(client, hosts, vm, deadline);
@@ -66,11 +79,11 @@ final class VmLookup {
     }
 
     /**
-     * Asks until the VM has nodes, none of them starting, and the same answer twice in a row (its
-     * launcher submits the nodes one by one), it has finished, or {@value #WAIT_MS} ms passed.
-     * @return the last answer
+     * Asks until every node of the VM runs (its launcher submits them one by one: node 0 first,
+     * the others once node 0 listens), none of them starting, and the same answer twice in a row;
+     * or the VM has finished, or {@value #WAIT_MS} ms passed. @return the last answer
      */
-    static VmLookup awaitVm(HostClient client, List<HostPort> hosts, String vm) throws InterruptedException {
+    static VmLookup awaitVm(StatusSource client, List<HostPort> hosts, String vm) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         String previous = null;
         while (true) {
@@ -79,14 +92,15 @@ final class VmLookup {
             if (now.finished() || System.nanoTime() > deadline) return now;
             String nodes = now.liveNodes().toString();
             boolean starting = now.rows.stream().anyMatch(r -> r.live() && r.state().equals("STARTING"));
-            if (now.live() && !starting && nodes.equals(previous)) return now;
+            boolean all = now.liveNodes().size() >= now.vmNodes();
+            if (now.live() && all && !starting && nodes.equals(previous)) return now;
             previous = starting ? null : nodes;
             Thread.sleep(POLL_MS);   // the hosts offer no way to wait for a VM: ask again
         }
     }
 
     // A host that does not listen yet is asked again, until the deadline: then its error stands.
-    private static VmLookup queryOrWait(HostClient client, List<HostPort> hosts, String vm, long deadline) throws InterruptedException {
+    private static VmLookup queryOrWait(StatusSource client, List<HostPort> hosts, String vm, long deadline) throws InterruptedException {
         try {
             return query(client, hosts, vm);
         } catch (RuntimeException e) {
@@ -132,6 +146,9 @@ final class VmLookup {
         }
         return "vm '" + vm + "' has no node " + node + " on " + hosts + "; its nodes: " + liveNodes();
     }
+
+    /** @return how many nodes the VM has, as its hosts say (0 if they do not) */
+    private int vmNodes() { return rows.stream().mapToInt(Row::vmNodes).max().orElse(0); }
 
     private List<Integer> liveNodes() {
         return rows.stream().filter(Row::live).map(Row::node).distinct().sorted().toList();

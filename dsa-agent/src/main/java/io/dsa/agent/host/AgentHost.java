@@ -58,9 +58,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     static final int HOST_ID = 0;
     /** Node id a launcher presents in its handshake. */
     static final int CLIENT_ID = 1;
-    /** Columns of a status row, tab-separated. */
+    /**
+     * Columns of a status row, tab-separated, as {@code dsa status} prints them. A row has one
+     * cell more, at {@link #STATUS_NODES_CELL}: how many nodes the VM has, so that a client can
+     * tell a VM whose launcher is still submitting nodes from one that runs all of them.
+     */
     public static final List<String> STATUS_COLUMNS =
             List.of("VM", "NODE", "HOST", "AGENT", "STATE", "PROGRAM", "HOMED", "CACHED");
+    /** Index of a status row's cell after {@link #STATUS_COLUMNS}: the number of nodes of the row's VM. */
+    public static final int STATUS_NODES_CELL = 8;
     /** The most elements one read request returns. */
     public static final int MAX_READ = 1 << 16;
     /** System property naming a transfer step after which a new host blocks (tests only); see {@link TransferTarget}. */
@@ -179,7 +185,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             AgentStatusMessage c = counts.get(i).join();
             rows.add(String.join("\t", j.job.vmName(), Integer.toString(j.job.nodeId()), address(),
                     j.agentAddress == null ? "-" : j.agentAddress, j.state.name(), j.job.programClass(),
-                    c == null ? "0" : Integer.toString(c.homed()), c == null ? "0" : Integer.toString(c.cached())));
+                    c == null ? "0" : Integer.toString(c.homed()), c == null ? "0" : Integer.toString(c.cached()),
+                    Integer.toString(j.job.nodes())));
         }
         rows.sort(null);
         rows.addAll(finished.rows(vmName));
@@ -350,7 +357,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             }
         }
         if (jobs.remove(job.id(), job) && job.state != HostedJob.State.MOVED && job.state != HostedJob.State.CLONE) {
-            finished.add(job.job.vmName(), job.job.nodeId(), address(), job.state.name(), job.job.programClass());
+            finished.add(job.job.vmName(), job.job.nodeId(), job.job.nodes(), address(), job.state.name(), job.job.programClass());
         }
         AgentProcess p = job.process;
         if (p != null) {

@@ -27,9 +27,12 @@ final class FinishedJobs {
     /** @param clockMs the time in milliseconds ({@code System::currentTimeMillis}; tests pass their own) */
     FinishedJobs(LongSupplier clockMs) { this.clockMs = clockMs; }
 
-    /** Remembers that node {@code node} of {@code vm}, which ran {@code program}, ended in {@code state} on {@code host}. */
-    synchronized void add(String vm, int node, String host, String state, String program) {
-        String row = String.join("\t", vm, Integer.toString(node), host, "-", state, program, "-", "-");
+    /**
+     * Remembers that node {@code node} of {@code vm}, a VM of {@code nodes} nodes, which ran
+     * {@code program}, ended in {@code state} on {@code host}.
+     */
+    synchronized void add(String vm, int node, int nodes, String host, String state, String program) {
+        String row = String.join("\t", vm, Integer.toString(node), host, "-", state, program, "-", "-", Integer.toString(nodes));
         ended.addLast(new Ended(vm, row, clockMs.getAsLong()));
         while (ended.size() > MAX_ROWS) ended.removeFirst();
     }
