@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -88,5 +90,34 @@ class DistributionSystemTest {
         Dist.Result loud = Dist.run(dir, Map.of(), 30, verbose);
         assertEquals(1, loud.code(), loud.toString());
         assertTrue(loud.err().contains(" INFO "), "-v logs at INFO: " + loud);
+    }
+
+    /** Against a live host, each command that acts on a node of a VM it does not know: one line on stdout, exit 1, nothing on stderr. */
+    @Test
+    void nodeCommandsOnAnUnknownVmPrintOneLineAndNoLogLines() throws Exception {
+        String secret = dir.resolve("secret").toString();
+        assertEquals(0, Dist.run(dir, Map.of(), 30, Dist.dsa(), "keygen", "--out", secret).code());
+        Path log = dir.resolve("host.log");
+        Process host = Dist.start(dir, Map.of(), log, Dist.dsa(), "host", "--bind", "127.0.0.1", "--port", "0", "--secret-file", secret);
+        try {
+            String line = Dist.awaitLine(log, "host listening on ", 60);
+            String address = line.substring(line.indexOf("host listening on ") + "host listening on ".length()).strip();
+            String unknown = "vm 'never' is unknown to [" + address + "] (is it running? hosts remember a finished vm for 10 minutes)";
+            Map<String, String[]> commands = Map.of(
+                    "migration failed: ", new String[] {"migrate", "--vm", "never", "--node", "1", "--to", address},
+                    "cloning failed: ", new String[] {"clone", "--vm", "never", "--node", "1", "--to", address},
+                    "read failed: ", new String[] {"read", "--vm", "never", "--node", "1", "--array", "a"});
+            for (Map.Entry<String, String[]> c : commands.entrySet()) {
+                List<String> command = new ArrayList<>(List.of(Dist.dsa()));
+                command.addAll(List.of(c.getValue()));
+                command.addAll(List.of("--hosts", address, "--secret-file", secret));
+                Dist.Result r = Dist.run(dir, Map.of(), 30, command.toArray(String[]::new));
+                assertEquals(1, r.code(), r.toString());
+                assertEquals(c.getKey() + unknown + "\n", r.out(), r.toString());
+                assertEquals("", r.err(), "no log lines: " + r);
+            }
+        } finally {
+            Dist.end(host);
+        }
     }
 }

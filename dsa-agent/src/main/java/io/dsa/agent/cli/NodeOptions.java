@@ -43,7 +43,7 @@ final class NodeOptions {
      */
     VmLookup lookup(CommandSpec spec, io.dsa.agent.host.HostClient client, List<HostPort> hosts) throws InterruptedException {
         String vm = vm(spec);
-        return waitForVm != null ? VmLookup.awaitNode(client::status, hosts, vm, nodeId) : VmLookup.query(client::status, hosts, vm);
+        return waitForVm != null ? VmLookup.awaitNode(client::status, hosts, vm, nodeId, VmLookup.toErr(spec)) : VmLookup.query(client::status, hosts, vm);
     }
 
     /** @return the hosts of {@code --hosts}; @throws picocli.CommandLine.ParameterException naming a bad entry */

@@ -69,7 +69,7 @@ final class StatusCommand implements Callable<Integer> {
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, security.value)) {
             if (waitForVm != null) {
                 try {
-                    VmLookup.awaitVm(client::status, hosts, waitForVm);
+                    VmLookup.awaitVm(client::status, hosts, waitForVm, VmLookup.toErr(spec));
                 } catch (RuntimeException e) {
                     problems.add(Jobs.describe(e));   // a host that cannot be asked: the rows below say which
                 }

@@ -3,12 +3,16 @@ package io.dsa.agent.cli;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.host.AgentHost;
 import io.dsa.agent.host.HostClient;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * What the hosts say about one VM, for the commands that act on a node of it ({@code migrate},
@@ -66,12 +70,15 @@ final class VmLookup {
 
     /**
      * Asks until node {@code node} runs ({@code RUNNING}, or {@code CLONE} for a clone), the VM
-     * has finished, or {@value #WAIT_MS} ms passed. @return the last answer
+     * has finished, or {@value #WAIT_MS} ms passed. {@code waiting} is told once, in one line,
+     * if a host does not listen yet. @return the last answer
      */
-    static VmLookup awaitNode(StatusSource client, List<HostPort> hosts, String vm, int node) throws InterruptedException {
+    static VmLookup awaitNode(StatusSource client, List<HostPort> hosts, String vm, int node, Consumer<String> waiting)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        Consumer<String> once = once(waiting);
         while (true) {
-            VmLookup now = queryOrWait(client, hosts, vm, deadline);
+            VmLookup now = queryOrWait(client, hosts, vm, deadline, once);
             if (now == null) continue;
             if (now.serving(node) != null || now.finished() || System.nanoTime() > deadline) return now;
             Thread.sleep(POLL_MS);   // the hosts offer no way to wait for a VM: ask again
@@ -81,13 +88,15 @@ final class VmLookup {
     /**
      * Asks until every node of the VM runs (its launcher submits them one by one: node 0 first,
      * the others once node 0 listens), none of them starting, and the same answer twice in a row;
-     * or the VM has finished, or {@value #WAIT_MS} ms passed. @return the last answer
+     * or the VM has finished, or {@value #WAIT_MS} ms passed. {@code waiting} is told once, in
+     * one line, if a host does not listen yet. @return the last answer
      */
-    static VmLookup awaitVm(StatusSource client, List<HostPort> hosts, String vm) throws InterruptedException {
+    static VmLookup awaitVm(StatusSource client, List<HostPort> hosts, String vm, Consumer<String> waiting) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        Consumer<String> once = once(waiting);
         String previous = null;
         while (true) {
-            VmLookup now = queryOrWait(client, hosts, vm, deadline);
+            VmLookup now = queryOrWait(client, hosts, vm, deadline, once);
             if (now == null) continue;
             if (now.finished() || System.nanoTime() > deadline) return now;
             String nodes = now.liveNodes().toString();
@@ -100,14 +109,32 @@ final class VmLookup {
     }
 
     // A host that does not listen yet is asked again, until the deadline: then its error stands.
-    private static VmLookup queryOrWait(StatusSource client, List<HostPort> hosts, String vm, long deadline) throws InterruptedException {
+    private static VmLookup queryOrWait(StatusSource client, List<HostPort> hosts, String vm, long deadline, Consumer<String> waiting)
+            throws InterruptedException {
         try {
             return query(client, hosts, vm);
         } catch (RuntimeException e) {
             if (!HostsRun.refused(e) || System.nanoTime() > deadline) throw e;
+            waiting.accept("waiting up to " + WAIT_MS / 1000 + " s for the hosts to listen (" + Jobs.describe(e) + ")");
             Thread.sleep(POLL_MS);   // the host is not up yet: ask again
             return null;
         }
+    }
+
+    /** @return where a waiting command says what it waits for: the command's error stream, {@code dsa: }-prefixed */
+    static Consumer<String> toErr(CommandSpec spec) {
+        return line -> {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("dsa: " + line);
+            err.flush();
+        };
+    }
+
+    private static Consumer<String> once(Consumer<String> target) {
+        AtomicBoolean told = new AtomicBoolean();
+        return line -> {
+            if (told.compareAndSet(false, true)) target.accept(line);
+        };
     }
 
     /** @return the rows, live ones first */

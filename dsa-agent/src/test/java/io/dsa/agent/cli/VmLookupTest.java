@@ -90,17 +90,33 @@ class VmLookupTest {
             if (host.equals(B)) polls.incrementAndGet();
             return now.getOrDefault(host, List.of());
         };
-        VmLookup lookup = VmLookup.awaitVm(source, HOSTS, "demo");
+        VmLookup lookup = VmLookup.awaitVm(source, HOSTS, "demo", line -> { });
         assertEquals(3, lookup.rows().size(), lookup.rows().toString());
         assertTrue(lookup.rows().stream().allMatch(r -> r.state().equals("RUNNING")), lookup.rows().toString());
         assertTrue(polls.get() >= 7, "polled " + polls.get() + " times");
+    }
+
+    /** A command typed right after {@code dsa host ... &}: it waited two minutes without a word while the host was not up. */
+    @Test
+    void aHostThatDoesNotListenYetIsWaitedForSayingSoOnce() throws InterruptedException {
+        AtomicInteger refusals = new AtomicInteger(3);
+        VmLookup.StatusSource source = (host, vm) -> {
+            if (host.equals(B) && refusals.getAndDecrement() > 0) {
+                throw new io.dsa.DsaException("host " + B + ": cannot connect", new java.net.ConnectException("Connection refused"));
+            }
+            return host.equals(A) ? List.of(row("demo", 0, A, "RUNNING", 2)) : List.of(row("demo", 1, B, "RUNNING", 2));
+        };
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        VmLookup lookup = VmLookup.awaitNode(source, HOSTS, "demo", 1, told::add);
+        assertEquals(B, lookup.serving(1));
+        assertEquals(List.of("waiting up to 120 s for the hosts to listen (host 127.0.0.3:7000: cannot connect)"), told);
     }
 
     /** Hosts of an older build send no node count: then two equal answers in a row are enough. */
     @Test
     void withoutANodeCountTwoEqualAnswersAreEnough() throws InterruptedException {
         String old = String.join("\t", "demo", "0", A.toString(), "127.0.0.2:40000", "RUNNING", "my.Program", "2", "0");
-        VmLookup lookup = VmLookup.awaitVm(fixed(Map.of(A, List.of(old))), HOSTS, "demo");
+        VmLookup lookup = VmLookup.awaitVm(fixed(Map.of(A, List.of(old))), HOSTS, "demo", line -> { });
         assertEquals(1, lookup.rows().size());
         assertEquals(A, lookup.serving(0));
     }
