@@ -84,7 +84,7 @@ final class StatusCommand implements Callable<Integer> {
         }
         rows.sort((a, b) -> a[0].equals(b[0]) ? Integer.compare(Integer.parseInt(a[1]), Integer.parseInt(b[1])) : a[0].compareTo(b[0]));
         for (String[] r : rows) r[5] = r[5].substring(r[5].lastIndexOf('.') + 1);
-        print(out, rows);
+        if (!rows.isEmpty() || vm == null) print(out, rows);   // an unknown vm: its error line alone
         for (String p : problems.stream().distinct().toList()) out.println("error: " + p);
         boolean live = rows.stream().anyMatch(r -> !VmLookup.ENDED.contains(r[4]));
         if (vm != null && rows.isEmpty() && problems.isEmpty()) {

@@ -179,6 +179,10 @@ class HostsSystemTest {
         assertEquals(DsaCli.EXIT_FAILED, never.exitCode(), never.toString());
         assertEquals("cloning failed: vm 'never' is unknown to [" + hostList().replace(",", ", ")
                 + "] (is it running? hosts remember a finished vm for 10 minutes)", never.out().strip());
+        Cli neverStatus = Cli.execute("status", "--hosts", hostList(), "--vm", "never", "--secret-file", secret.toString());
+        assertEquals(DsaCli.EXIT_FAILED, neverStatus.exitCode(), neverStatus.toString());
+        assertEquals("error: vm 'never' is unknown to [" + hostList().replace(",", ", ")
+                + "] (is it running? hosts remember a finished vm for 10 minutes)", neverStatus.out().strip());
         assertTrue(done.out().contains("sum 40000 expected 40000"), done.out());
     }
 
