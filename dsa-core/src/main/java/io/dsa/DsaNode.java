@@ -85,4 +85,23 @@ public interface DsaNode {
      * Use it for the program's result and its verification.
      */
     void report(String line);
+
+    /**
+     * Tells the person watching how far this node has come, while the job runs (e.g.
+     * {@code "round 40: best tour 1234"}); unlike {@link #report(String)}, the line is not part
+     * of the job's result. {@code dsa run} prints it at once, with the node id and the seconds
+     * since the job started; a program running in {@code DsaCluster.local} hands it to the
+     * configuration's progress listener (by default, the log at INFO under the logger
+     * {@code io.dsa.progress}).
+     *
+     * <p>Any thread may call it; it does not block on the network. A node passes on at most one
+     * line per {@value #PROGRESS_INTERVAL_MS} ms: lines that come faster are dropped, so calling
+     * it in an inner loop costs little and floods nobody.
+     *
+     * @param line one line of text, for people
+     */
+    void progress(String line);
+
+    /** Shortest interval between two progress lines of one node that are passed on, in milliseconds. */
+    long PROGRESS_INTERVAL_MS = 100;
 }

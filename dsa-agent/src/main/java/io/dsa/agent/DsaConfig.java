@@ -65,6 +65,7 @@ public final class DsaConfig {
     private final WaitStrategy waitStrategy;
     private final int prefetchWindow;
     private final TransportSecurity transportSecurity;
+    private final ProgressListener progress;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -83,6 +84,7 @@ public final class DsaConfig {
         this.waitStrategy = b.waitStrategy;
         this.prefetchWindow = b.prefetchWindow;
         this.transportSecurity = b.transportSecurity;
+        this.progress = b.progress;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -107,6 +109,7 @@ public final class DsaConfig {
         b.waitStrategy = waitStrategy;
         b.prefetchWindow = prefetchWindow;
         b.transportSecurity = transportSecurity;
+        b.progress = progress;
         return b;
     }
 
@@ -164,6 +167,9 @@ public final class DsaConfig {
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
+    /** @return where the nodes' {@link io.dsa.DsaNode#progress(String)} lines go; default {@link ProgressListener#LOG} */
+    public ProgressListener progress() { return progress; }
+
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
@@ -190,6 +196,7 @@ public final class DsaConfig {
         private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
+        private ProgressListener progress = ProgressListener.LOG;
 
         private Builder() {}
 
@@ -201,6 +208,12 @@ public final class DsaConfig {
 
         /** @param partitions partitions requested ahead of a sequential partition read, in {@code [0, MAX_PREFETCH_WINDOW]} */
         public Builder prefetchWindow(int partitions) { this.prefetchWindow = partitions; return this; }
+
+        /** @param listener where the nodes' {@link io.dsa.DsaNode#progress(String)} lines go (default: the log) */
+        public Builder progress(ProgressListener listener) {
+            this.progress = java.util.Objects.requireNonNull(listener, "progress listener");
+            return this;
+        }
 
         /** @param kind how the global barrier travels between nodes */
         public Builder barrier(BarrierKind kind) { this.barrier = java.util.Objects.requireNonNull(kind, "barrier kind"); return this; }

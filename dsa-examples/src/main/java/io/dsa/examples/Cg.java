@@ -7,6 +7,7 @@ import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
+import java.util.List;
 
 /**
  * The NAS Parallel Benchmarks' CG ({@link NpbCg}) as a user would first write it on DSA: the
@@ -55,16 +56,26 @@ public final class Cg implements DsaProgram {
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
-        size = NpbCg.Size.parse(node.args().isEmpty() ? "S" : node.args().get(0));
-        int threads = node.network().getGlobalThreadCount();
-        partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         matrix = NpbCg.makea(size); // every node generates the whole matrix (NPB's generator is one sequential stream)
         x = node.createSharedDoubleArray("cg.x", size.na, partitionSize);
         z = node.createSharedDoubleArray("cg.z", size.na, partitionSize);
         p = node.createSharedDoubleArray("cg.p", size.na, partitionSize);
         q = node.createSharedDoubleArray("cg.q", size.na, partitionSize);
         r = node.createSharedDoubleArray("cg.r", size.na, partitionSize);
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        size = NpbCg.Size.parse(args.isEmpty() ? "S" : args.get(0));
+        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
+import java.util.List;
 
 /**
  * The 2-D FFT of an {@code n x n} complex array (the paper's section 4.5.2), held as two shared
@@ -55,14 +56,25 @@ public final class Fft2d implements DsaProgram {
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
-        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 1024, 1, 1 << 14);
-        if (!Fft.isPowerOfTwo(n)) throw new DsaException(NAME + ": n " + n + " is not a power of two");
-        partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(64, n), 1, n);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         re = node.createSharedDoubleArray("fft.re", n, n, partitionSize);
         im = node.createSharedDoubleArray("fft.im", n, n, partitionSize);
         transposedRe = node.createSharedDoubleArray("fft.transposed.re", n, n, partitionSize);
         transposedIm = node.createSharedDoubleArray("fft.transposed.im", n, n, partitionSize);
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        n = ProgramArgs.intArg(NAME, args, 0, "n", 1024, 1, 1 << 14);
+        if (!Fft.isPowerOfTwo(n)) throw new IllegalArgumentException(NAME + ": n " + n + " is not a power of two");
+        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(64, n), 1, n);
     }
 
     @Override

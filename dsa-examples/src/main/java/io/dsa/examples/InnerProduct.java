@@ -8,6 +8,7 @@ import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
+import java.util.List;
 
 /**
  * The inner product of two shared vectors (the idea of the paper's Figure 3): every worker fills
@@ -28,16 +29,29 @@ public final class InnerProduct implements DsaProgram {
     private SharedDoubleArray a;
     private SharedDoubleArray b;
 
+    private int partitionSize;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public InnerProduct() {}
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
-        length = ProgramArgs.intArg(NAME, node.args(), 0, "length", 1024, 1, 1 << 28);
-        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(32, length), 1, length);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         a = node.createSharedDoubleArray("inner-product.a", length, partitionSize);
         b = node.createSharedDoubleArray("inner-product.b", length, partitionSize);
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        length = ProgramArgs.intArg(NAME, args, 0, "length", 1024, 1, 1 << 28);
+        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(32, length), 1, length);
     }
 
     @Override

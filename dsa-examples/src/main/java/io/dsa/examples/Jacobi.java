@@ -10,6 +10,7 @@ import io.dsa.ElementType;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
+import java.util.List;
 
 /**
  * Jacobi iteration of the 5-point Laplace stencil on an {@code n x n} grid with fixed boundary
@@ -33,6 +34,8 @@ public final class Jacobi implements DsaProgram {
     static final String NAME = "jacobi";
     static final String USAGE = "jacobi [n=512] [iterations=100] [partitionRows=16]";
 
+    /** Thread 0 reports the iteration it reached about this often. */
+    static final long PROGRESS_NANOS = 1_000_000_000L;
     private int n;
     private int iterations;
     private int partitionRows;
@@ -69,15 +72,26 @@ public final class Jacobi implements DsaProgram {
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 3, USAGE);
-        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 512, 3, 1 << 14);
-        iterations = ProgramArgs.intArg(NAME, node.args(), 1, "iterations", 100, 0, 1 << 20);
-        partitionRows = ProgramArgs.intArg(NAME, node.args(), 2, "partitionRows", Math.min(16, n), 1, n);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         grids = new SharedDoubleArray[2];
         for (int g = 0; g < 2; g++) {
             grids[g] = (SharedDoubleArray) node.createSharedArray(
                     ArraySpec.of("jacobi.u" + g, ElementType.DOUBLE, n, n, partitionRows, n, Distribution.BLOCK));
         }
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 3, USAGE);
+        n = ProgramArgs.intArg(NAME, args, 0, "n", 512, 3, 1 << 14);
+        iterations = ProgramArgs.intArg(NAME, args, 1, "iterations", 100, 0, 1 << 20);
+        partitionRows = ProgramArgs.intArg(NAME, args, 2, "partitionRows", Math.min(16, n), 1, n);
     }
 
     @Override
@@ -104,6 +118,7 @@ public final class Jacobi implements DsaProgram {
         }
 
         long start = System.nanoTime();
+        long lastProgress = start;
         // epoch 1 + t starts iteration t: a worker resumed after a migration re-enters here
         for (int t = (int) (worker.epoch() - 1); t < iterations; t++) {
             SharedDoubleArray src = grids[t % 2];
@@ -116,6 +131,10 @@ public final class Jacobi implements DsaProgram {
                 dst.write(from, 0, rows, n, next);
             }
             worker.barrier();
+            if (threadId == 0 && System.nanoTime() - lastProgress >= PROGRESS_NANOS) {
+                lastProgress = System.nanoTime();
+                worker.node().progress("iteration " + (t + 1) + " of " + iterations);
+            }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
 

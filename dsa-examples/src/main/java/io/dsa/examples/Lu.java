@@ -10,6 +10,7 @@ import io.dsa.DsaWorker;
 import io.dsa.ElementType;
 import io.dsa.ProgramName;
 import io.dsa.SharedDoubleArray;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -73,12 +74,23 @@ public final class Lu implements DsaProgram {
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
-        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 1024, 1, 8192);
-        blockSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(64, n), Math.min(8, n),
-                Math.min(128, n));
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         matrix = (SharedDoubleArray) node.createSharedArray(
                 ArraySpec.of("lu.A", ElementType.DOUBLE, n, n, blockSize, blockSize, Distribution.BLOCK_CYCLIC));
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        n = ProgramArgs.intArg(NAME, args, 0, "n", 1024, 1, 8192);
+        blockSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(64, n), Math.min(8, n),
+                Math.min(128, n));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.SharedDoubleArray;
+import java.util.List;
 
 /**
  * Matrix multiply {@code C = A * B} of shared {@code n x n} double matrices (the paper's Figure 3
@@ -27,17 +28,30 @@ public final class MatMul implements DsaProgram {
     private SharedDoubleArray matrixB;
     private SharedDoubleArray matrixC;
 
+    private int partitionSize;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public MatMul() {}
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 2, USAGE);
-        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 128, 1, 8192);
-        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(16, n), 1, n);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         matrixA = node.createSharedDoubleArray("matmul.A", n, n, partitionSize);
         matrixB = node.createSharedDoubleArray("matmul.B", n, n, partitionSize);
         matrixC = node.createSharedDoubleArray("matmul.C", n, n, partitionSize);
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        n = ProgramArgs.intArg(NAME, args, 0, "n", 128, 1, 8192);
+        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(16, n), 1, n);
     }
 
     @Override

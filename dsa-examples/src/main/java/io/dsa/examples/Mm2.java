@@ -6,6 +6,7 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.SharedLongArray;
+import java.util.List;
 
 /**
  * MM2 from the Aurora paper: {@code P = Q x R}, a barrier, then {@code R = Q x P}, on shared
@@ -32,18 +33,31 @@ public final class Mm2 implements DsaProgram {
     private SharedLongArray r;
     private SharedLongArray p;
 
+    private int partitionSize;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public Mm2() {}
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 3, USAGE);
-        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 512, 1, 4096);
-        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(32, n), 1, n);
-        seed = ProgramArgs.intArg(NAME, node.args(), 2, "seed", 1, 0, Integer.MAX_VALUE);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         q = node.createSharedLongArray("mm2.Q", n, n, partitionSize);
         r = node.createSharedLongArray("mm2.R", n, n, partitionSize);
         p = node.createSharedLongArray("mm2.P", n, n, partitionSize);
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 3, USAGE);
+        n = ProgramArgs.intArg(NAME, args, 0, "n", 512, 1, 4096);
+        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(32, n), 1, n);
+        seed = ProgramArgs.intArg(NAME, args, 2, "seed", 1, 0, Integer.MAX_VALUE);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
 import io.dsa.SharedLongArray;
+import java.util.List;
 import java.util.Arrays;
 
 /**
@@ -37,20 +38,33 @@ public final class Psrs implements DsaProgram {
     private SharedLongArray samples;
     private SharedLongArray counts;
 
+    private int partitionSize;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public Psrs() {}
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 3, USAGE);
-        n = ProgramArgs.intArg(NAME, node.args(), 0, "n", 1 << 20, 1, 1 << 27);
-        int partitionSize = ProgramArgs.intArg(NAME, node.args(), 1, "partitionSize", Math.min(4096, n), 1, n);
-        seed = ProgramArgs.intArg(NAME, node.args(), 2, "seed", 1, 0, Integer.MAX_VALUE);
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
         p = node.network().getGlobalThreadCount();
         input = node.createSharedLongArray("psrs.input", n, partitionSize);
         output = node.createSharedLongArray("psrs.output", n, partitionSize);
         samples = node.createSharedLongArray("psrs.samples", p * p, p);
         counts = node.createSharedLongArray("psrs.counts", p * p, p);
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 3, USAGE);
+        n = ProgramArgs.intArg(NAME, args, 0, "n", 1 << 20, 1, 1 << 27);
+        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(4096, n), 1, n);
+        seed = ProgramArgs.intArg(NAME, args, 2, "seed", 1, 0, Integer.MAX_VALUE);
     }
 
     /** Key {@code i} of the input. */

@@ -53,6 +53,8 @@ public final class Tsp implements DsaProgram {
     static final int DEPTH_FIRST_BELOW = 11;
     /** Exchange slots per node. */
     static final int SLOTS = 32;
+    /** Thread 0 reports progress (round, best tour so far, queued subproblems) about this often. */
+    static final long PROGRESS_NANOS = 1_000_000_000L;
     // Layout of a subproblem: bound, path cost, depth, unvisited mask, then the path.
     private static final int BOUND = 0;
     private static final int COST = 1;
@@ -82,18 +84,17 @@ public final class Tsp implements DsaProgram {
     // The best cost this node knows (a cache of the shared best bound).
     private volatile long localBest;
 
+    private int cities;
+    private int maxCost;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
     public Tsp() {}
 
     @Override
     public void setup(DsaNode node) {
-        ProgramArgs.atMost(NAME, node.args(), 4, USAGE);
-        int n = ProgramArgs.intArg(NAME, node.args(), 0, "cities", 24, 4, 40);
-        seed = ProgramArgs.intArg(NAME, node.args(), 1, "seed", 1, 0, Integer.MAX_VALUE);
-        roundMillis = ProgramArgs.intArg(NAME, node.args(), 2, "roundMillis", 20, 1, 60_000);
-        int maxCost = ProgramArgs.intArg(NAME, node.args(), 3, "maxCost", 50, 1, 1_000_000);
-        instance = TspInstance.random(n, seed, 1, maxCost);
-        itemLength = PATH + n;
+        parseArgs(node.args(), node.network().getGlobalThreadCount());
+        instance = TspInstance.random(cities, seed, 1, maxCost);
+        itemLength = PATH + cities;
         nodeCount = node.network().nodeCount();
         nodeId = node.network().nodeId();
 
@@ -102,13 +103,28 @@ public final class Tsp implements DsaProgram {
         localBest = initialCost;
         best = node.createSharedLong("tsp.best", initialCost);
         tourCost = node.createSharedLong("tsp.tourCost", initialCost);
-        tour = node.createSharedIntArray("tsp.tour", n, n);
+        tour = node.createSharedIntArray("tsp.tour", cities, cities);
         tourLock = node.createLock("tsp.tourLock");
         sizes = node.createSharedLongArray("tsp.sizes", nodeCount, 1);
         exchange = node.createSharedLongArray("tsp.exchange", nodeCount * SLOTS * itemLength, SLOTS * itemLength);
 
         List<long[]> frontier = initialFrontier(4 * node.network().getGlobalThreadCount(), initialCost);
         for (int i = nodeId; i < frontier.size(); i += nodeCount) fragment.add(frontier.get(i));
+    }
+
+    /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
+    @Override
+    public void validate(List<String> args, int nodes, int threadsPerNode) {
+        parseArgs(args, nodes * threadsPerNode);
+    }
+
+    // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
+    private void parseArgs(List<String> args, int threads) {
+        ProgramArgs.atMost(NAME, args, 4, USAGE);
+        cities = ProgramArgs.intArg(NAME, args, 0, "cities", 24, 4, 40);
+        seed = ProgramArgs.intArg(NAME, args, 1, "seed", 1, 0, Integer.MAX_VALUE);
+        roundMillis = ProgramArgs.intArg(NAME, args, 2, "roundMillis", 20, 1, 60_000);
+        maxCost = ProgramArgs.intArg(NAME, args, 3, "maxCost", 50, 1, 1_000_000);
     }
 
     /** Breadth-first expansion of the root, identical on every node, until {@code target} subproblems. */
@@ -161,6 +177,7 @@ public final class Tsp implements DsaProgram {
         int rounds = 0;
         long exchanged = 0;
         boolean leader = worker.localThreadId() == 0;
+        long lastProgress = start;
         while (true) {
             rounds++;
             processRound(System.nanoTime() + roundMillis * 1_000_000L, expanded);
@@ -176,6 +193,11 @@ public final class Tsp implements DsaProgram {
             long total = 0;
             for (long x : s) total += x;
             if (total == 0) break;
+            if (worker.threadId() == 0 && System.nanoTime() - lastProgress >= PROGRESS_NANOS) {
+                lastProgress = System.nanoTime();
+                worker.node().progress("round " + rounds + ": best tour so far " + localBest + ", " + total
+                        + " subproblems queued");
+            }
             int[] exports = new int[nodeCount];
             int[] destinations = plan(s, total, exports);
             exchanged += destinations.length;

@@ -88,4 +88,21 @@ class ExamplesOnSimulatedVmTest {
         e = assertThrows(DsaException.class, () -> new SimulatedVm(1, 1).run(MatMul::new, "8", "2", "3"));
         assertTrue(e.getMessage().contains("3 arguments given, at most 2"), e.getMessage());
     }
+
+    @Test
+    void everyExampleChecksItsArgumentsBeforeAnyNodeStarts() {
+        int programs = 0;
+        for (io.dsa.DsaProgram program : java.util.ServiceLoader.load(io.dsa.DsaProgram.class)) {
+            String name = program.getClass().getAnnotation(io.dsa.ProgramName.class).value();
+            program.validate(java.util.List.of(), 2, 2);   // the defaults are valid
+            IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
+                    () -> program.validate(java.util.List.of("1", "1", "1", "1", "1"), 2, 2), name);
+            assertTrue(tooMany.getMessage().startsWith(name + ": 5 arguments given, at most "), tooMany.getMessage());
+            IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                    () -> program.validate(java.util.List.of(name.equals("cg") ? "S" : "0", "0"), 2, 2), name);
+            assertTrue(bad.getMessage().contains(" 0 out of range ["), name + ": " + bad.getMessage());
+            programs++;
+        }
+        assertEquals(9, programs, "the examples registered in META-INF/services");
+    }
 }

@@ -143,7 +143,8 @@ final class ChildNodes implements AutoCloseable {
                 String line;
                 while ((line = reader.readLine()) != null) {
                     synchronized (target) {
-                        target.println("[node " + nodeId + "] " + line);
+                        // a progress line names its node already
+                        target.println(ProgressPrinter.LINE.matcher(line).matches() ? line : "[node " + nodeId + "] " + line);
                         target.flush();
                     }
                 }

@@ -22,5 +22,5 @@ final class CloneCommand implements Callable<Integer> {
     TransferOptions options;
 
     @Override
-    public Integer call() { return options.execute(spec, true); }
+    public Integer call() throws InterruptedException { return options.execute(spec, true); }
 }

@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         description = "DSA: distributed shared arrays for SPMD Java programs.",
         subcommands = {RunCommand.class, ProgramsCommand.class, HostCommand.class, StatusCommand.class, MigrateCommand.class,
-            CloneCommand.class, ReadCommand.class, KeygenCommand.class, SecretCommand.class, NodeCommand.class},
+            CloneCommand.class, ReadCommand.class, KeygenCommand.class, SecretCommand.class, CompletionCommand.class,
+            NodeCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         footer = {"", "Run 'dsa COMMAND --help' for a command's options."})
 public final class DsaCli implements Callable<Integer> {
@@ -42,13 +43,17 @@ public final class DsaCli implements Callable<Integer> {
     public DsaCli() {}
 
     /**
-     * Runs the command line and exits the JVM with its exit code. Agents log warnings and errors
-     * only, unless {@code -Dorg.slf4j.simpleLogger.defaultLogLevel=info} says otherwise; child
-     * nodes inherit the level.
+     * Runs the command line and exits the JVM with its exit code. The log level follows
+     * {@code -v} ({@link Verbosity}): no log lines by default, warnings from {@code host} and
+     * {@code node}; child JVMs inherit it.
      */
     public static void main(String[] args) {
-        if (System.getProperty(LOG_LEVEL_PROPERTY) == null) System.setProperty(LOG_LEVEL_PROPERTY, DEFAULT_LOG_LEVEL);
-        System.exit(commandLine().execute(args));
+        CommandLine cli = commandLine();
+        cli.setExecutionStrategy(parsed -> {
+            Verbosity.configure(parsed);   // before the command makes its first logger
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        System.exit(cli.execute(args));
     }
 
     /** @return the {@code dsa} command line, ready to {@code execute(args)}; used by {@link #main} and tests */
@@ -59,6 +64,7 @@ public final class DsaCli implements Callable<Integer> {
         // Everything after PROGRAM belongs to the program, even if it looks like an option.
         cli.setStopAtPositional(true);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        Verbosity.addTo(cli);
         flowDescriptions(cli);
         return cli;
     }

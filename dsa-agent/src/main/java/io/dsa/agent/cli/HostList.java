@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** Parsing of {@code --hosts a:p,b:p} for commands that talk to hosts, and finding the host of a node. */
+/** Parsing of {@code --hosts a:p,b:p} for commands that talk to hosts. */
 final class HostList {
     /** Environment variable naming the hosts when a command that talks to hosts gets no {@code --hosts}. */
     static final String HOSTS_ENV = "DSA_HOSTS";
@@ -31,15 +31,31 @@ final class HostList {
     }
 
     /**
-     * @return the first of {@code hosts} that serves node (or clone) {@code node} of {@code vmName}, or null
-     * @throws io.dsa.DsaException when a host cannot be asked or answers with a malformed row
+     * The hosts of {@code dsa run --launcher}: {@code HOST} or {@code HOST:PORT}, where a missing
+     * port or port 0 lets each daemon pick a free one.
+     *
+     * @throws picocli.CommandLine.ParameterException naming the bad entry
      */
-    static HostPort serving(io.dsa.agent.host.HostClient client, List<HostPort> hosts, String vmName, int node) {
-        for (HostPort h : hosts) {
-            for (StatusRow row : StatusRow.parseAll(client.status(h, vmName))) {
-                if (row.node() == node) return h;
+    static List<HostPort> parseToLaunch(CommandSpec spec, String text) {
+        if (text == null || text.isBlank()) throw Checks.usage(spec, "--hosts is missing or empty: give --hosts HOST[:PORT][,HOST[:PORT]...]");
+        List<HostPort> hosts = new ArrayList<>();
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            int colon = e.lastIndexOf(':');
+            boolean bare = colon < 0 || (e.startsWith("[") && e.endsWith("]"));
+            if (bare || e.endsWith(":0")) {
+                String host = bare ? e : e.substring(0, colon);
+                if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+                if (host.isEmpty()) throw Checks.usage(spec, "--hosts: entry '" + e + "' has no host");
+                hosts.add(new HostPort(host, 0));
+                continue;
+            }
+            try {
+                hosts.add(HostPort.parse(e));
+            } catch (IllegalArgumentException x) {
+                throw Checks.usage(spec, "--hosts: " + x.getMessage());
             }
         }
-        return null;
+        return hosts;
     }
 }

@@ -31,6 +31,8 @@ import java.util.concurrent.TimeoutException;
 final class HostsRun {
     /** How long, after the first failure, to wait for the other nodes' verdicts to find the cause. */
     static final long CAUSE_GRACE_MS = 3_000;
+    /** How long the launcher waits for a host that refuses connections (not started yet) before it gives up. */
+    static final long HOST_WAIT_MS = 30_000;
     /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
     static final long STOP_ON_EXIT_MS = 5_000;
 
@@ -40,6 +42,8 @@ final class HostsRun {
     private final long heapBytes;
     private final int cpus;
     private final PrintWriter out;
+    /** Prints the nodes' progress lines with the seconds since this launcher started the job. */
+    private final ProgressPrinter progress;
     private final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
     private final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
     /** Stop tokens by node, from each node's host. */
@@ -58,6 +62,7 @@ final class HostsRun {
         this.heapBytes = heapBytes;
         this.cpus = cpus;
         this.out = out;
+        this.progress = new ProgressPrinter(out, System.currentTimeMillis());
         for (int n = 0; n < job.nodes; n++) {
             started.put(n, new CompletableFuture<>());
             finished.put(n, new CompletableFuture<>());
@@ -93,7 +98,7 @@ final class HostsRun {
             for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
         });
         try {
-            for (HostPort h : hosts) client.connect(h);   // authenticate everywhere before starting anything
+            for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
             String monitor = null;
             for (int n = 0; n < job.nodes; n++) {
                 HostPort h = host(n);
@@ -130,6 +135,39 @@ final class HostsRun {
 
     private HostPort host(int node) { return hosts.get(node % hosts.size()); }
 
+    /**
+     * Connects to {@code host}, waiting up to {@value #HOST_WAIT_MS} ms for it to listen: a host
+     * started a moment before ({@code dsa host ... &} typed on the line above) may not yet.
+     */
+    private void connect(HostClient client, HostPort host, long deadlineNs) throws InterruptedException {
+        long waitUntil = Math.min(deadlineNs, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HOST_WAIT_MS));
+        boolean said = false;
+        while (true) {
+            try {
+                client.connect(host);
+                return;
+            } catch (RuntimeException e) {
+                if (!refused(e) || System.nanoTime() > waitUntil) throw e;
+                if (!said) {
+                    out.println("waiting for host " + host + " to listen...");
+                    out.flush();
+                    said = true;
+                }
+                Thread.sleep(VmLookup.POLL_MS);   // nothing to wait on but the next try
+            }
+        }
+    }
+
+    /** @return whether {@code e} says no one listens at the address (yet), or not in time: a host still starting */
+    static boolean refused(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ConnectException) return true;
+            String m = c.getMessage();
+            if (m != null && (m.contains("Connection refused") || m.contains(": no connection after "))) return true;
+        }
+        return false;
+    }
+
     // In a shutdown hook: the stop may not hold up the exit for long.
     private void stopWithin(HostClient client, long timeoutMs) {
         Thread stop = new Thread(() -> stopEverywhere(client), "dsa-run-stop-vm");
@@ -161,6 +199,7 @@ final class HostsRun {
                 }
             }
             case HostJobEventMessage.STARTED -> s.complete(e);
+            case HostJobEventMessage.PROGRESS -> progress.onProgress(e.nodeId(), e.text());
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
                 failures.add(e);

@@ -48,7 +48,7 @@ final class Jobs {
         out.flush();
     }
 
-    /** Prints {@code result: FAILED: reason}. */
+    /** Prints {@code result: FAILED: reason}; the lines of a reason after its first (a worker's stack trace) follow it. */
     static void printFailed(PrintWriter out, String reason) {
         out.println("result: FAILED: " + reason);
         out.flush();

@@ -24,5 +24,5 @@ final class MigrateCommand implements Callable<Integer> {
     TransferOptions options;
 
     @Override
-    public Integer call() { return options.execute(spec, false); }
+    public Integer call() throws InterruptedException { return options.execute(spec, false); }
 }

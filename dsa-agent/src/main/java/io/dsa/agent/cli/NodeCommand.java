@@ -36,8 +36,29 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     JobOptions job;
 
-    @Option(names = "--node", paramLabel = "K", required = true, description = "This node's id, in [0, N).")
-    int nodeId;
+    @Mixin
+    ClassPathOption classPath;
+
+    @Option(names = "--job-start-ms", paramLabel = "MS", hidden = true,
+            description = "When the job started (ms since the epoch), for the time on progress lines; default: now.")
+    Long jobStartMs;
+
+    @Option(names = "--node", paramLabel = "K", description = "This node's id, in [0, N); required unless --slurm.")
+    Integer nodeOption;
+
+    @Option(names = "--slurm",
+            description = {"Started by SLURM's srun: the node id is SLURM_PROCID, --nodes is SLURM_NTASKS, node 0 runs on the first"
+                + " host of SLURM_NODELIST and listens there on --port (default: " + SLURM_PORT + "); each node listens on its host"
+                + " (SLURMD_NODENAME) unless --bind says otherwise."})
+    boolean slurm;
+
+    /** The monitor's port under {@code --slurm} when {@code --port} is not given. */
+    static final int SLURM_PORT = 7077;
+
+    /** The environment: SLURM's variables come from here ({@code --slurm}); tests replace it. */
+    static java.util.function.Function<String, String> environment = System::getenv;
+
+    private int nodeId;
 
     @Option(names = "--monitor", paramLabel = "HOST:PORT", description = "Node 0's address; required unless --node 0.")
     String monitorAddress;
@@ -58,7 +79,20 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try (ClassPathOption.Scope programs = classPath.open(spec)) {
+            return runNode();
+        }
+    }
+
+    private Integer runNode() {
         if (secretStdin && secretOptions.secretFile != null) throw Checks.usage(spec, "--secret-stdin and --secret-file exclude each other");
+        if (slurm) {
+            fromSlurm();
+        } else if (nodeOption == null) {
+            throw Checks.usage(spec, "--node K is required (or --slurm, under srun)");
+        } else {
+            nodeId = nodeOption;
+        }
         job.validate(spec);
         Checks.range(spec, "--node", nodeId, 0, job.nodes - 1);
         Checks.range(spec, "--port", port, 0, 65535);
@@ -66,6 +100,7 @@ final class NodeCommand implements Callable<Integer> {
             throw Checks.usage(spec, "--monitor HOST:PORT is required for node " + nodeId);
         }
         Class<? extends DsaProgram> programType = RunCommand.resolveProgram(spec, job.program);
+        RunCommand.validateArgs(spec, programType, job);
         byte[] secret;
         try {
             secret = secretStdin ? Secrets.fromStream(System.in) : secretOptions.secret(spec);
@@ -75,7 +110,8 @@ final class NodeCommand implements Callable<Integer> {
         DsaConfig config;
         try {
             config = job.config().nodeId(nodeId).bindHost(bindHost).port(port).monitorAddress(nodeId == 0 ? null : monitorAddress)
-                    .secret(secret).build();
+                    .secret(secret).progress(new ProgressPrinter(spec.commandLine().getOut(),
+                            jobStartMs != null ? jobStartMs : System.currentTimeMillis())).build();
         } catch (IllegalArgumentException e) {
             throw Checks.usage(spec, e.getMessage());
         }
@@ -87,6 +123,28 @@ final class NodeCommand implements Callable<Integer> {
             return DsaCli.EXIT_FAILED;
         }
     }
+
+    // --slurm: the node id, the VM's size, node 0's address and this node's from SLURM's variables.
+    private void fromSlurm() {
+        if (nodeOption != null || monitorAddress != null) throw Checks.usage(spec, "--slurm takes the node and the monitor from SLURM: drop --node and --monitor");
+        SlurmTask task;
+        try {
+            task = SlurmTask.from(environment);
+        } catch (IllegalArgumentException e) {
+            throw Checks.usage(spec, "--slurm: " + e.getMessage());
+        }
+        if (given("--nodes") && job.nodes != task.nodes()) {
+            throw Checks.usage(spec, "--nodes " + job.nodes + " differs from " + SlurmTask.NTASKS + " " + task.nodes() + "; drop --nodes");
+        }
+        job.nodes = task.nodes();
+        nodeId = task.nodeId();
+        int monitorPort = given("--port") ? port : SLURM_PORT;
+        if (!given("--bind")) bindHost = task.thisHost() != null ? task.thisHost() : nodeId == 0 ? task.firstHost() : bindHost;
+        port = nodeId == 0 ? monitorPort : 0;
+        monitorAddress = task.firstHost() + ":" + monitorPort;
+    }
+
+    private boolean given(String option) { return spec.commandLine().getParseResult().hasMatchedOption(option); }
 
     // Node 0 prints the job's verdict; the others say why they stopped on stderr, which `dsa run` forwards.
     private void failed(String reason) {

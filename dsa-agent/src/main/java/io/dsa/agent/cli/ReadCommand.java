@@ -44,21 +44,23 @@ final class ReadCommand implements Callable<Integer> {
     long count;
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         Checks.range(spec, "--node", node.nodeId, 0, Integer.MAX_VALUE);
         Checks.range(spec, "--index", from, 0, Integer.MAX_VALUE);
         Checks.range(spec, "--count", count, 1, AgentHost.MAX_READ);
+        node.vm(spec);
         List<HostPort> hosts = node.hosts(spec);
         byte[] secret = node.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, StatusCommand.TIMEOUT_MS, node.security.value)) {
-            HostPort host = HostList.serving(client, hosts, node.vmName, node.nodeId);
+            VmLookup found = node.lookup(spec, client, hosts);
+            HostPort host = found.serving(node.nodeId);
             if (host == null) {
-                out.println("read failed: node " + node.nodeId + " of vm '" + node.vmName + "' is not served by any of " + hosts);
+                out.println("read failed: " + found.whyNot(node.nodeId));
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            for (ElementRow element : ElementRow.parseAll(client.read(host, node.vmName, node.nodeId, array, from, count))) {
+            for (ElementRow element : ElementRow.parseAll(client.read(host, node.vm(spec), node.nodeId, array, from, count))) {
                 out.println(array + "[" + element.index() + "] = " + element.value());
             }
             out.flush();

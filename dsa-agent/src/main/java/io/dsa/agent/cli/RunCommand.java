@@ -57,12 +57,16 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     JobOptions job;
 
+    @Mixin
+    ClassPathOption classPath;
+
     @Option(names = "--in-process", description = "Run every node in this JVM instead of one process per node.")
     boolean inProcess;
 
     @Option(names = "--hosts", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = {"Form the VM on these running 'dsa host' daemons instead of this machine: node k on host k mod H.",
-                "--nodes defaults to the number of hosts. The program's jar is shipped to each host."})
+                "--nodes defaults to the number of hosts. The program's jar (or --classpath) is shipped to each host.",
+                "With --launcher, the hosts where daemons are to be started: HOST[:PORT], no port or 0 for any free one."})
     String hostsOption;
 
     @Mixin
@@ -78,31 +82,73 @@ final class RunCommand implements Callable<Integer> {
                     + " default: the host's).")
     Integer jobCpus;
 
+    /** How {@code --launcher} starts the hosts' daemons. */
+    enum Launcher { SSH }
+
+    @Option(names = "--launcher", paramLabel = "KIND",
+            description = "With --hosts: start a 'dsa host' daemon on each host for this job, and stop it after: ${COMPLETION-CANDIDATES}"
+                    + " (over ssh; the secret file is copied with mode 600; docs/deploy.md).")
+    Launcher launcher;
+
+    @Option(names = "--ssh", paramLabel = "COMMAND", defaultValue = "${env:" + SshLauncher.SSH_ENV + ":-" + SshLauncher.DEFAULT_SSH + "}",
+            description = "With --launcher ssh: the ssh command and its options, split at spaces (default: the environment variable "
+                    + SshLauncher.SSH_ENV + ", else '${DEFAULT-VALUE}').")
+    String ssh;
+
+    @Option(names = "--remote-dsa", paramLabel = "PATH",
+            description = "With --launcher ssh: the dsa command on the hosts (default: this one's path, from " + SshLauncher.COMMAND_ENV
+                    + ", which bin/dsa sets: the same installation path everywhere).")
+    String remoteDsa;
+
     @Option(names = "--jar", paramLabel = "FILE",
             description = "With --hosts: the jar (or class directory) to ship; default: where PROGRAM's class was loaded from.")
     Path jarFile;
 
     @Override
     public Integer call() throws Exception {
-        if (hostsOption != null) return runOnHosts();
-        if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null) {
-            throw Checks.usage(spec, "--secret-file, --jar, --job-heap and --job-cpus need --hosts");
-        }
-        job.validate(spec);
-        Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        try {
-            return inProcess ? runInProcess(programType, out) : runProcesses(programType, out, err);
-        } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
-            Jobs.printFailed(out, Jobs.describe(e));
-            return DsaCli.EXIT_FAILED;
+        try (ClassPathOption.Scope programs = classPath.open(spec)) {
+            if (hostsOption != null) return runOnHosts(programs);
+            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null) {
+                throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts");
+            }
+            job.validate(spec);
+            Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
+            validateArgs(spec, programType, job);
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                return inProcess ? runInProcess(programType, out) : runProcesses(programType, programs, out, err);
+            } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
+                Jobs.printFailed(out, Jobs.describe(e));
+                return DsaCli.EXIT_FAILED;
+            }
         }
     }
 
-    private int runOnHosts() throws InterruptedException {
+    /**
+     * Lets the program check its arguments ({@link DsaProgram#validate}) before anything starts.
+     *
+     * @throws picocli.CommandLine.ParameterException (exit code 2) with the program's message
+     */
+    static void validateArgs(CommandSpec spec, Class<? extends DsaProgram> programType, JobOptions job) {
+        DsaProgram program;
+        try {
+            program = ProgramCatalog.instantiate(programType);
+        } catch (RuntimeException | LinkageError e) {
+            return;   // a program that cannot even be made fails where it runs, with that reason (on a host: the host's)
+        }
+        try {
+            program.validate(List.copyOf(job.args), job.nodes, job.threads);
+        } catch (IllegalArgumentException | io.dsa.DsaException e) {
+            String message = e.getMessage() == null || e.getMessage().isBlank()
+                    ? "arguments " + job.args + " refused by " + programType.getName() : e.getMessage();
+            throw Checks.usage(spec, message);
+        }
+    }
+
+    private int runOnHosts(ClassPathOption.Scope programs) throws InterruptedException {
         if (inProcess) throw Checks.usage(spec, "--in-process and --hosts exclude each other");
-        List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
+        List<HostPort> hosts = launcher != null ? HostList.parseToLaunch(spec, hostsOption) : HostList.parse(spec, "--hosts", hostsOption);
         if (!spec.commandLine().getParseResult().hasMatchedOption("--nodes")) job.nodes = hosts.size();
         job.validate(spec);
         long heap = jobHeap == null ? 0 : Checks.bytes(spec, "--job-heap", jobHeap, HostConfig.MIN_JOB_HEAP_BYTES,
@@ -110,10 +156,20 @@ final class RunCommand implements Callable<Integer> {
         if (jobCpus != null) Checks.range(spec, "--job-cpus", jobCpus, 1, HostConfig.MAX_JOB_CPUS);
         byte[] secret = secretOptions.secret(spec);
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
+        validateArgs(spec, programType, job);
+        String remote = remoteDsa != null ? remoteDsa : System.getenv(SshLauncher.COMMAND_ENV);
+        if (launcher == Launcher.SSH && (remote == null || remote.isBlank())) {
+            throw Checks.usage(spec, "--launcher ssh needs --remote-dsa PATH, the dsa command on the hosts (bin/dsa of the distribution"
+                    + " sets " + SshLauncher.COMMAND_ENV + " to its own path)");
+        }
         PrintWriter out = spec.commandLine().getOut();
         try {
-            byte[] jar = jarFile != null ? JobJar.read(jarFile) : JobJar.of(programType);
-            return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            byte[] jar = jarFile != null ? JobJar.read(jarFile)
+                    : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
+            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            try (SshLauncher daemons = SshLauncher.start(hosts, ssh, remote, secret, job.security.arguments(), out)) {
+                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            }
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
@@ -130,7 +186,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private int runInProcess(Class<? extends DsaProgram> programType, PrintWriter out) throws InterruptedException {
-        DsaConfig config = job.config().randomSecret().build();
+        DsaConfig config = job.config().randomSecret().progress(new ProgressPrinter(out, System.currentTimeMillis())).build();
         DsaProgram program = ProgramCatalog.instantiate(programType);
         String[] args = job.args.toArray(new String[0]);
         CompletableFuture<DsaCluster> cluster = new CompletableFuture<>();
@@ -155,8 +211,9 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private int runProcesses(Class<? extends DsaProgram> programType, PrintWriter out, PrintWriter err)
-            throws InterruptedException, IOException {
+    private int runProcesses(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, PrintWriter out,
+            PrintWriter err) throws InterruptedException, IOException {
+        long startMs = System.currentTimeMillis();
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
         DsaProgram program = ProgramCatalog.instantiate(programType);
         // The secret as hex: what the children read from their stdin, so both sides hold the same bytes.
@@ -164,11 +221,11 @@ final class RunCommand implements Callable<Integer> {
         new SecureRandom().nextBytes(random);
         String secret = HexFormat.of().formatHex(random);
         DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
-                .secret(secret.getBytes(StandardCharsets.US_ASCII)).build();
+                .secret(secret.getBytes(StandardCharsets.US_ASCII)).progress(new ProgressPrinter(out, startMs)).build();
         DsaAgent agent = DsaAgent.start(config);
         try (ChildNodes children = new ChildNodes(out, err)) {
             for (int node = 1; node < job.nodes; node++) {
-                children.start(node, childCommand(node, agent.address(), programType),
+                children.start(node, childCommand(node, agent.address(), programType, programs.joined(), startMs),
                         (secret + "\n").getBytes(StandardCharsets.US_ASCII));
             }
             Verdict verdict = await(agent, program, children, deadlineNs, out);
@@ -228,20 +285,24 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * The command line of child node {@code node}: same Java, same class path; the secret comes on
-     * its stdin ({@code --secret-stdin}), never on the command line or in a file.
+     * The command line of child node {@code node}: same Java, same class path followed by
+     * {@code programClassPath} ({@code --classpath}); the secret comes on its stdin
+     * ({@code --secret-stdin}), never on the command line or in a file. Its progress lines count
+     * the seconds from {@code startMs}, the launcher's start.
      */
-    List<String> childCommand(int node, String monitorAddress, Class<? extends DsaProgram> programType) {
+    List<String> childCommand(int node, String monitorAddress, Class<? extends DsaProgram> programType, String programClassPath,
+            long startMs) {
         List<String> command = new ArrayList<>();
         command.add(JvmCommand.javaExecutable());
         command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
-        command.add(JvmCommand.classPath());
+        command.add(programClassPath.isEmpty() ? JvmCommand.classPath()
+                : JvmCommand.classPath() + java.io.File.pathSeparator + programClassPath);
         command.add(MAIN_CLASS);
         command.add("node");
         command.addAll(List.of("--node", Integer.toString(node)));
         command.addAll(job.vmArguments());
-        command.addAll(List.of("--monitor", monitorAddress, "--secret-stdin"));
+        command.addAll(List.of("--monitor", monitorAddress, "--secret-stdin", "--job-start-ms", Long.toString(startMs)));
         // The resolved class name, so a child never resolves a short name differently.
         command.add(programType.getName());
         command.addAll(job.args);

@@ -58,7 +58,7 @@ final class Secrets {
             try {
                 mode = Files.getPosixFilePermissions(file);
             } catch (IOException e) {
-                throw new SecretException("cannot read secret file " + file + ": " + e);
+                throw unreadable(file, e);
             }
             if (mode.stream().anyMatch(GROUP_OR_OTHERS::contains)) {
                 String what = "secret file " + file + " has mode " + octal(mode) + " (" + PosixFilePermissions.toString(mode)
@@ -73,9 +73,22 @@ final class Secrets {
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new SecretException("cannot read secret file " + file + ": " + e);
+            throw unreadable(file, e);
         }
+        if (text.isBlank()) throw new SecretException("secret file " + file + " is empty; make one with 'dsa keygen --out " + file + " --force'");
         return check(text.strip(), "secret file " + file);
+    }
+
+    // Why a secret file cannot be read, in words: no exception class names.
+    private static SecretException unreadable(Path file, IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return new SecretException("secret file " + file + " does not exist; make one with 'dsa keygen --out " + file + "'");
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return new SecretException("secret file " + file + " cannot be read: permission denied (it must belong to you, mode 600)");
+        }
+        String reason = e.getMessage() == null ? "" : e.getMessage().replace(file.toString() + ": ", "").replace(file.toString(), "").strip();
+        return new SecretException("cannot read secret file " + file + (reason.isEmpty() ? "" : ": " + reason));
     }
 
     /**

@@ -27,10 +27,13 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         description = {"Shows the nodes that running 'dsa host' daemons serve: VM, node, host, agent address, state,",
             "program, and the partitions homed at and cached by each node.",
+            "Nodes that ended (DONE, FAILED, STOPPED) stay listed for 10 minutes.",
             "The cluster secret comes from --secret-file or the environment variable " + DsaConfig.SECRET_ENV + "."},
         footer = {"", "Examples:",
             "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --vm jacobi",
-            "  dsa status --host 10.0.0.2:7000"})
+            "  dsa status --host 10.0.0.2:7000",
+            "  dsa run --hosts 10.0.0.2:7000,10.0.0.3:7000 --vm demo jacobi 512 20000 &",
+            "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --wait-for-vm demo"})
 final class StatusCommand implements Callable<Integer> {
     /** How long to wait for each host. */
     static final long TIMEOUT_MS = 10_000;
@@ -46,6 +49,11 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--vm", paramLabel = "NAME", description = "Only this VM (default: every VM).")
     String vmName;
 
+    @Option(names = "--wait-for-vm", paramLabel = "NAME",
+            description = "Only this VM, once its nodes run: waits (up to " + VmLookup.WAIT_MS / 1000 + " s) until the hosts"
+                    + " serve its nodes, for a command typed right after 'dsa run ... &'.")
+    String waitForVm;
+
     @Mixin
     SecretOptions secretOptions;
 
@@ -53,16 +61,25 @@ final class StatusCommand implements Callable<Integer> {
     TransportSecurityOption security = new TransportSecurityOption();
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
+        if (vmName != null && waitForVm != null) throw Checks.usage(spec, "--vm and --wait-for-vm exclude each other");
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
         byte[] secret = secretOptions.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         List<StatusRow> rows = new ArrayList<>();
         List<String> problems = new ArrayList<>();
+        String vm = waitForVm != null ? waitForVm : vmName;
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, security.value)) {
+            if (waitForVm != null) {
+                try {
+                    VmLookup.awaitVm(client::status, hosts, waitForVm, VmLookup.toErr(spec));
+                } catch (RuntimeException e) {
+                    problems.add(Jobs.describe(e));   // a host that cannot be asked: the rows below say which
+                }
+            }
             for (HostPort h : hosts) {
                 try {
-                    rows.addAll(parse(h, client.status(h, vmName)));
+                    rows.addAll(VmLookup.parse(h, client.status(h, vm)));
                 } catch (RuntimeException e) {
                     problems.add(Jobs.describe(e));
                 }
@@ -72,24 +89,20 @@ final class StatusCommand implements Callable<Integer> {
         List<String[]> cells = new ArrayList<>();
         for (StatusRow r : rows) {
             cells.add(new String[] {r.vm(), Integer.toString(r.node()), r.host(), r.agent(), r.state(), r.programSimpleName(),
-                    Integer.toString(r.homed()), Integer.toString(r.cached())});
+                    StatusRow.count(r.homed()), StatusRow.count(r.cached())});
         }
-        print(out, cells);
-        for (String p : problems) out.println("error: " + p);
-        if (vmName != null && rows.isEmpty() && problems.isEmpty()) {
-            out.println("error: vm '" + vmName + "' has no nodes on " + hosts);
+        if (!rows.isEmpty() || vm == null) print(out, cells);   // an unknown vm: its error line alone
+        for (String p : problems.stream().distinct().toList()) out.println("error: " + p);
+        boolean live = rows.stream().anyMatch(r -> !VmLookup.ENDED.contains(r.state()));
+        if (vm != null && rows.isEmpty() && problems.isEmpty()) {
+            out.println("error: vm '" + vm + "' is unknown to " + hosts + " (is it running? hosts remember a finished vm for 10 minutes)");
+        } else if (vm != null && !live && problems.isEmpty()) {
+            out.println("vm '" + vm + "' has finished");
+        } else if (waitForVm != null && !live && problems.isEmpty()) {
+            out.println("error: vm '" + vm + "' did not start within " + VmLookup.WAIT_MS / 1000 + " s");
         }
         out.flush();
-        return problems.isEmpty() && (vmName == null || !rows.isEmpty()) ? 0 : DsaCli.EXIT_FAILED;
-    }
-
-    /** @throws DsaException naming {@code host} and the first row that does not parse; none of its rows is used then */
-    private static List<StatusRow> parse(HostPort host, List<String> rows) {
-        try {
-            return StatusRow.parseAll(rows);
-        } catch (DsaException e) {
-            throw new DsaException("host " + host + " answered with a malformed " + e.getMessage());
-        }
+        return problems.isEmpty() && (vm == null || !rows.isEmpty()) ? 0 : DsaCli.EXIT_FAILED;
     }
 
     private static void print(PrintWriter out, List<String[]> rows) {

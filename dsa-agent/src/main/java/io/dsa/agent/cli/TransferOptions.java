@@ -23,21 +23,23 @@ final class TransferOptions {
     String target;
 
     /** Finds the host of node K and asks the new host to take it (or a clone); prints what moved and the pause. */
-    int execute(CommandSpec spec, boolean clone) {
+    int execute(CommandSpec spec, boolean clone) throws InterruptedException {
         String what = clone ? "cloning" : "migration";
         Checks.range(spec, "--node", node.nodeId, 0, DsaConfig.MAX_NODES - 1);
+        String vm = node.vm(spec);
         HostPort to = HostList.parse(spec, "--to", target).get(0);
         List<HostPort> hosts = node.hosts(spec);
         byte[] secret = node.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, node.security.value)) {
-            HostPort source = HostList.serving(client, hosts, node.vmName, node.nodeId);
+            VmLookup found = node.lookup(spec, client, hosts);
+            HostPort source = found.serving(node.nodeId);
             if (source == null) {
-                out.println(what + " failed: node " + node.nodeId + " of vm '" + node.vmName + "' is not served by any of " + hosts);
+                out.println(what + " failed: " + found.whyNot(node.nodeId));
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            String agentId = DsaAgent.agentId(node.vmName, node.nodeId);
+            String agentId = DsaAgent.agentId(vm, node.nodeId);
             if (clone) {
                 TransferReport report = client.cloneAgent(to, agentId, source, hosts);
                 out.printf("cloned %s from %s to %s as %s: pause %.1f ms, %d bytes copied%n", agentId, report.fromMonitor(),

@@ -58,9 +58,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     static final int HOST_ID = 0;
     /** Node id a launcher presents in its handshake. */
     static final int CLIENT_ID = 1;
-    /** Columns of a status row, tab-separated. */
+    /**
+     * Columns of a status row, tab-separated, as {@code dsa status} prints them. A row has one
+     * cell more, at {@link #STATUS_NODES_CELL}: how many nodes the VM has, so that a client can
+     * tell a VM whose launcher is still submitting nodes from one that runs all of them.
+     */
     public static final List<String> STATUS_COLUMNS =
             List.of("VM", "NODE", "HOST", "AGENT", "STATE", "PROGRAM", "HOMED", "CACHED");
+    /** Index of a status row's cell after {@link #STATUS_COLUMNS}: the number of nodes of the row's VM. */
+    public static final int STATUS_NODES_CELL = 8;
     /** The most elements one read request returns. */
     public static final int MAX_READ = 1 << 16;
     /** System property naming a transfer step after which a new host blocks (tests only); see {@link TransferTarget}. */
@@ -87,6 +93,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     /** The agents this host serves, by id {@code vm/node}. */
     final Map<String, HostedJob> jobs = new ConcurrentHashMap<>();
+    /** Nodes that ended here, for a while: status tells a finished VM from an unknown one. */
+    private final FinishedJobs finished = new FinishedJobs(System::currentTimeMillis);
     /** Runs whatever blocks (starting a JVM, a transfer step): never the I/O threads. */
     final ExecutorService control = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "dsa-host-control");
@@ -156,7 +164,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     /**
      * @return one tab-separated row per agent this host serves (columns {@link #STATUS_COLUMNS}),
-     *         of {@code vmName} or all if null; each agent's JVM is asked for its partition counts
+     *         of {@code vmName} or all if null; each agent's JVM is asked for its partition counts.
+     *         Then the nodes that ended here in the last {@link FinishedJobs#KEEP_MS} ms, in state
+     *         DONE, FAILED or STOPPED, with {@code -} for the address and the counts.
      */
     public List<String> status(String vmName) {
         List<HostedJob> listed = new ArrayList<>();
@@ -174,9 +184,10 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             HostedJob j = listed.get(i);
             AgentStatusMessage c = counts.get(i).join();
             rows.add(new StatusRow(j.job.vmName(), j.job.nodeId(), address(), j.agentAddress == null ? StatusRow.NO_AGENT : j.agentAddress,
-                    j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached()).format());
+                    j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached(), j.job.nodes()).format());
         }
         rows.sort(null);
+        rows.addAll(finished.rows(vmName));
         return rows;
     }
 
@@ -286,6 +297,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     // On the I/O thread: recorded at once, so that the JVM's exit, handled later, sees it.
     private void onOutcome(HostedJob job, HostJobEventMessage e) {
+        if (e.event() == HostJobEventMessage.PROGRESS) {
+            if (job.owner != null && job.progressDue(System.nanoTime())) {
+                String line = e.text().length() > HostJobEventMessage.MAX_PROGRESS_CHARS
+                        ? e.text().substring(0, HostJobEventMessage.MAX_PROGRESS_CHARS) : e.text();
+                job.owner.send(new HostJobEventMessage(job.job.jobId(), job.job.nodeId(), HostJobEventMessage.PROGRESS, line, List.of(),
+                        new long[0]));
+            }
+            return;
+        }
         if (job.outcome != null) {   // one outcome per job; a JVM that sends more is not believed twice
             LOG.warn("host {}: the JVM of {} sent a second outcome; dropped", address(), job.id());
             return;
@@ -339,7 +359,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 job.setState(state);
             }
         }
-        jobs.remove(job.id(), job);
+        if (jobs.remove(job.id(), job) && job.state != HostedJob.State.MOVED && job.state != HostedJob.State.CLONE) {
+            finished.add(job.job.vmName(), job.job.nodeId(), job.job.nodes(), address(), job.state.name(), job.job.programClass());
+        }
         AgentProcess p = job.process;
         if (p != null) {
             p.end();

@@ -91,7 +91,8 @@ final class ChildAgent {
     /** Loads the program (not for a clone) and, for {@link AgentLaunchMessage#RUN}, starts the agent and its run. */
     Object onLaunch(AgentLaunchMessage m) throws IOException, ReflectiveOperationException {
         if (job != null) throw new DsaException("this JVM already serves node " + job.nodeId() + " of vm '" + job.vmName() + "'");
-        DsaConfig.Builder config = config(m, clusterSecret, security);   // checks the launch before anything is loaded
+        DsaConfig.Builder config = config(m, clusterSecret, security)   // checks the launch before anything is loaded
+                .progress(this::progressToHost);
         job = m;
         if (m.mode() != AgentLaunchMessage.CLONE_TARGET) program = load(m);
         if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program != null && program.resumable());
@@ -121,7 +122,8 @@ final class ChildAgent {
     Object onRestore(AgentRestoreMessage m) {
         if (job == null || agent != null) throw new DsaException("no target waits for a state in this JVM");
         AgentState state = AgentState.decode(m.state());
-        DsaConfig config = config(job, clusterSecret, security).monitorAddress(state.view().get(0)).build();
+        DsaConfig config = config(job, clusterSecret, security).progress(this::progressToHost)
+                .monitorAddress(state.view().get(0)).build();
         if (m.cloneId() < 0) {
             agent = DsaAgent.restore(config, state);
         } else {
@@ -323,6 +325,11 @@ final class ChildAgent {
 
     private static HostReplyMessage ok(long requestId, String text) {
         return new HostReplyMessage(requestId, true, text, List.of(), new byte[0]);
+    }
+
+    /** A node's progress line goes to the host, which passes it on to the job's launcher. */
+    private void progressToHost(int node, String line) {
+        host.send(new HostJobEventMessage(0, node, HostJobEventMessage.PROGRESS, line, List.of(), new long[0]));
     }
 
     /**

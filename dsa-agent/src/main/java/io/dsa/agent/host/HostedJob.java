@@ -34,6 +34,16 @@ final class HostedJob {
     /** Counted down when its JVM has exited and its files are deleted. */
     final CountDownLatch ended = new CountDownLatch(1);
 
+    /** When the last progress line went to the owner, {@code System.nanoTime()}; 0 before the first. */
+    private long lastProgressNs;
+
+    /** @return whether a progress line at {@code nowNs} may go to the owner: one per {@link io.dsa.DsaNode#PROGRESS_INTERVAL_MS} */
+    synchronized boolean progressDue(long nowNs) {
+        if (lastProgressNs != 0 && nowNs - lastProgressNs < TimeUnit.MILLISECONDS.toNanos(io.dsa.DsaNode.PROGRESS_INTERVAL_MS)) return false;
+        lastProgressNs = nowNs == 0 ? 1 : nowNs;
+        return true;
+    }
+
     HostedJob(HostJobMessage job, Connection owner, String stopToken) {
         this.job = job;
         this.owner = owner;

@@ -15,7 +15,8 @@ import java.util.stream.Stream;
 
 /**
  * The bytes of the JAR that holds a program's classes, to ship to hosts: the JAR file itself, or,
- * for a class loaded from a directory (an IDE or Maven build), that directory packed into a JAR.
+ * for a class loaded from a directory (an IDE or Maven build), that directory packed into a JAR;
+ * or a whole class path ({@code dsa run --classpath}) packed into one JAR.
  */
 public final class JobJar {
     /** Largest JAR shipped: it travels in one frame. */
@@ -52,6 +53,72 @@ public final class JobJar {
             return bytes;
         } catch (IOException e) {
             throw new DsaException("cannot read program jar " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @return the entries of a class path (class directories and JARs) packed into one JAR, as the
+     *         class path would load them: of two files with one name the first entry's wins,
+     *         except {@code META-INF/services/} files, which are joined; JAR signatures and
+     *         manifests are left out (a merged JAR is signed by nobody)
+     * @throws DsaException when an entry cannot be read or the JAR is larger than {@value #MAX_JAR_BYTES} bytes
+     */
+    public static byte[] packClassPath(List<Path> entries) {
+        java.util.Map<String, ByteArrayOutputStream> files = new java.util.LinkedHashMap<>();
+        for (Path entry : entries) {
+            try {
+                if (Files.isDirectory(entry)) {
+                    List<Path> found;
+                    try (Stream<Path> walk = Files.walk(entry)) {
+                        found = walk.filter(Files::isRegularFile).sorted().toList();
+                    }
+                    for (Path f : found) add(files, entry.relativize(f).toString().replace('\\', '/'), Files.readAllBytes(f));
+                } else {
+                    try (java.util.jar.JarFile jar = new java.util.jar.JarFile(entry.toFile())) {
+                        for (JarEntry e : java.util.Collections.list(jar.entries())) {
+                            if (e.isDirectory()) continue;
+                            try (java.io.InputStream in = jar.getInputStream(e)) {
+                                add(files, e.getName(), in.readAllBytes());
+                            }
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new DsaException("cannot read class path entry " + entry + ": " + e.getMessage(), e);
+            }
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (JarOutputStream jar = new JarOutputStream(bytes)) {
+            for (java.util.Map.Entry<String, ByteArrayOutputStream> f : files.entrySet()) {
+                jar.putNextEntry(new JarEntry(f.getKey()));
+                f.getValue().writeTo(jar);
+                jar.closeEntry();
+                if (bytes.size() > MAX_JAR_BYTES) break;
+            }
+        } catch (IOException e) {
+            throw new DsaException("cannot pack the class path " + entries + ": " + e.getMessage(), e);
+        }
+        if (bytes.size() > MAX_JAR_BYTES) {
+            throw new DsaException("the class path " + entries + " packs into more than " + MAX_JAR_BYTES
+                    + " bytes, at most that can be shipped");
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void add(java.util.Map<String, ByteArrayOutputStream> files, String name, byte[] content) {
+        String upper = name.toUpperCase(java.util.Locale.ROOT);
+        if (upper.equals("META-INF/MANIFEST.MF") || upper.startsWith("META-INF/") && (upper.endsWith(".SF")
+                || upper.endsWith(".DSA") || upper.endsWith(".RSA") || upper.endsWith(".EC"))) {
+            return;
+        }
+        ByteArrayOutputStream existing = files.get(name);
+        if (existing == null) {
+            ByteArrayOutputStream b = new ByteArrayOutputStream(content.length);
+            b.writeBytes(content);
+            files.put(name, b);
+        } else if (name.startsWith("META-INF/services/")) {
+            existing.write('\n');
+            existing.writeBytes(content);
         }
     }
 

@@ -17,19 +17,29 @@ import java.util.List;
  * @param state where the agent is in its life: {@code STARTING}, {@code RUNNING}, {@code SUSPENDED},
  *        {@code MOVED}, {@code DONE}, {@code FAILED}, {@code STOPPED} or {@code CLONE}
  * @param program the program's class name, at most {@value #MAX_TEXT_CHARS} characters
- * @param homed partitions homed at the agent, {@code >= 0}
- * @param cached partitions cached at the agent, {@code >= 0}
+ * @param homed partitions homed at the agent, {@code >= 0}, or {@link #UNKNOWN} (a finished node's row)
+ * @param cached partitions cached at the agent, {@code >= 0}, or {@link #UNKNOWN}
+ * @param nodes how many nodes the row's VM has, so that a client can wait for all of them; 0 where
+ *        the host did not say (a host of an older build sends the first eight columns only)
  */
-public record StatusRow(String vm, int node, String host, String agent, String state, String program, int homed, int cached) {
+public record StatusRow(String vm, int node, String host, String agent, String state, String program, int homed, int cached,
+                        int nodes) {
     /** The agent column of an agent that does not listen (yet). */
     public static final String NO_AGENT = "-";
+    /** A count the host no longer knows (the node has ended); travels and prints as {@code -}. */
+    public static final int UNKNOWN = -1;
+
+    /** A row without the VM's node count (0: not said). */
+    public StatusRow(String vm, int node, String host, String agent, String state, String program, int homed, int cached) {
+        this(vm, node, host, agent, state, program, homed, cached, 0);
+    }
     /** The longest VM name or program class name a row may carry. */
     public static final int MAX_TEXT_CHARS = 1024;
 
     /**
      * Parses one row as a host wrote it.
      *
-     * @throws DsaException naming the row and what is wrong: not 8 tab-separated
+     * @throws DsaException naming the row and what is wrong: not 8 or 9 tab-separated
      *         columns, a number or address that does not parse, an unknown state, an empty or
      *         overlong text, or a control character (a row never holds one, so it cannot forge lines
      *         of the table {@code dsa status} prints)
@@ -37,14 +47,15 @@ public record StatusRow(String vm, int node, String host, String agent, String s
     public static StatusRow parse(String row) {
         if (row == null) throw new DsaException("status row is missing");
         String[] cells = row.split("\t", -1);
-        if (cells.length != COLUMNS) {
+        if (cells.length != COLUMNS && cells.length != COLUMNS + 1) {
             throw new DsaException("status row '" + shown(row) + "' has " + cells.length + " columns, expected " + COLUMNS + ": "
-                    + AgentHost.STATUS_COLUMNS);
+                    + AgentHost.STATUS_COLUMNS + ", and optionally the VM's node count");
         }
         try {
             return new StatusRow(text(cells[0], "VM"), count(cells[1], "NODE"), address(cells[2], "HOST"),
                     cells[3].equals(NO_AGENT) ? NO_AGENT : address(cells[3], "AGENT"), state(cells[4]), text(cells[5], "PROGRAM"),
-                    count(cells[6], "HOMED"), count(cells[7], "CACHED"));
+                    countOrUnknown(cells[6], "HOMED"), countOrUnknown(cells[7], "CACHED"),
+                    cells.length > COLUMNS ? count(cells[COLUMNS], "NODES") : 0);
         } catch (IllegalArgumentException e) {
             throw new DsaException("status row '" + shown(row) + "': " + e.getMessage());
         }
@@ -62,10 +73,15 @@ public record StatusRow(String vm, int node, String host, String agent, String s
         return parsed;
     }
 
-    /** @return the row as it travels: the columns joined by tabs */
+    /** @return the row as it travels: the columns, then the VM's node count, joined by tabs */
     public String format() {
-        return String.join("\t", vm, Integer.toString(node), host, agent, state, program, Integer.toString(homed),
-                Integer.toString(cached));
+        return String.join("\t", vm, Integer.toString(node), host, agent, state, program, count(homed), count(cached),
+                Integer.toString(nodes));
+    }
+
+    /** @return {@code n} as a status row shows it: the number, or {@code -} for {@link #UNKNOWN} */
+    public static String count(int n) {
+        return n == UNKNOWN ? "-" : Integer.toString(n);
     }
 
     /** @return whether the agent serves its node: running, held for a transfer, or a clone */
@@ -90,6 +106,10 @@ public record StatusRow(String vm, int node, String host, String agent, String s
             }
         }
         return cell;
+    }
+
+    private static int countOrUnknown(String cell, String column) {
+        return cell.equals("-") ? UNKNOWN : count(cell, column);
     }
 
     private static int count(String cell, String column) {

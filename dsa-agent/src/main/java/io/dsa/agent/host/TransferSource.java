@@ -146,7 +146,10 @@ final class TransferSource {
             Moved mv = m.getValue();
             if (mv.taker() == from && mv.jobId() == e.jobId() && m.getKey().endsWith("/" + e.nodeId())) {
                 if (mv.owner() != null) mv.owner().send(e);
-                if (e.event() != HostJobEventMessage.STARTED && e.event() != HostJobEventMessage.ACCEPTED) moved.remove(m.getKey());
+                if (e.event() != HostJobEventMessage.STARTED && e.event() != HostJobEventMessage.ACCEPTED
+                        && e.event() != HostJobEventMessage.PROGRESS) {
+                    moved.remove(m.getKey());
+                }
                 return;
             }
         }

@@ -77,6 +77,32 @@ public final class JobRunner {
         // a worker released by someone else's failure is not the cause: report only our own
         if (rt.job.failed() && t instanceof DsaException) return;
         first.compareAndSet(null, t);
-        rt.reportFailure(where + " failed: " + t);
+        rt.reportFailure(where + " failed: " + t + stackTrace(t));
+    }
+
+    /** Frames of a failure's stack trace shown at most, not counting its causes'. */
+    static final int MAX_FRAMES = 24;
+
+    /**
+     * The program's part of {@code t}'s stack trace, one {@code "\n\tat ..."} line per frame: the
+     * frames up to where DSA called the program (those below are the same in every job), at most
+     * {@value #MAX_FRAMES}, then each cause the same way. The first line of a failure stays its
+     * message; launchers print the rest below it.
+     */
+    static String stackTrace(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable c = t; c != null && seen.add(c); c = c.getCause()) {
+            if (c != t) b.append("\nCaused by: ").append(c);
+            StackTraceElement[] frames = c.getStackTrace();
+            int shown = 0;
+            for (StackTraceElement f : frames) {
+                if (f.getClassName().equals(JobRunner.class.getName()) || shown == MAX_FRAMES) break;
+                b.append("\n\tat ").append(f);
+                shown++;
+            }
+            if (shown < frames.length) b.append("\n\t... ").append(frames.length - shown).append(" more");
+        }
+        return b.toString();
     }
 }

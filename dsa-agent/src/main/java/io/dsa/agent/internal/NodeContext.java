@@ -27,6 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /** This node as a program sees it. */
 final class NodeContext implements DsaNode {
     private final NodeRuntime rt;
+    /** When this node last passed on a progress line; {@code Long.MIN_VALUE} before the first. */
+    private final java.util.concurrent.atomic.AtomicLong lastProgressNs = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
     private final List<String> args;
     private final DsaNetwork network;
     private final Map<Integer, SharedArray> arrays = new ConcurrentHashMap<>();
@@ -189,6 +191,20 @@ final class NodeContext implements DsaNode {
     @Override
     public void report(String line) {
         rt.job.report(line == null ? "null" : line);
+    }
+
+    @Override
+    public void progress(String line) {
+        long now = System.nanoTime();
+        long last = lastProgressNs.get();
+        // the first line always passes; then at most one per interval, whoever wins the race
+        if (last != Long.MIN_VALUE && now - last < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(PROGRESS_INTERVAL_MS)) return;
+        if (!lastProgressNs.compareAndSet(last, now)) return;
+        try {
+            rt.config.progress().onProgress(rt.nodeId, line == null ? "null" : line);
+        } catch (RuntimeException e) {
+            // a listener that throws must not fail the program that reported
+        }
     }
 
     private static void checkName(String name) {

@@ -9,8 +9,8 @@ import java.util.List;
  * @param nodeId the node
  * @param event {@link #ACCEPTED} (text: the stop token; lines: notes on the limits the host
  *        applied), {@link #STARTED} (text: the agent's {@code host:port}), {@link #DONE} (lines:
- *        the report on node 0; timings: startup and run nanoseconds), {@link #FAILED} (text: why)
- *        or {@link #EXITED} (text: how the node's process ended)
+ *        the report on node 0; timings: startup and run nanoseconds), {@link #FAILED} (text: why),
+ *        {@link #EXITED} (text: how the node's process ended) or {@link #PROGRESS} (text: the line)
  * @param text see {@code event}
  * @param lines see {@code event}; empty when unused
  * @param timings see {@code event}; empty when unused
@@ -34,4 +34,12 @@ public record HostJobEventMessage(long jobId, int nodeId, int event, String text
      * memory, or crashed); text says how. Fails the job like {@link #FAILED}, and is its cause.
      */
     public static final int EXITED = 5;
+    /**
+     * A progress line of the node's program ({@link io.dsa.DsaNode#progress(String)}; text: the
+     * line); the job goes on. A host passes on at most one per node every
+     * {@link io.dsa.DsaNode#PROGRESS_INTERVAL_MS} ms, of at most {@link #MAX_PROGRESS_CHARS} characters.
+     */
+    public static final int PROGRESS = 6;
+    /** Longest progress line a host passes on; longer ones are cut. */
+    public static final int MAX_PROGRESS_CHARS = 1000;
 }

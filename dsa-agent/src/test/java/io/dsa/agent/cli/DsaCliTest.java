@@ -20,7 +20,8 @@ class DsaCliTest {
     Path servicesDir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read", "keygen", "secret"})
+    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read", "keygen", "secret",
+        "completion"})
     void helpPrintsUsageAndExitsZero(String command) {
         Cli cli = command.isEmpty() ? Cli.execute("--help") : Cli.execute(command, "--help");
         assertEquals(0, cli.exitCode(), cli.toString());
@@ -68,7 +69,7 @@ class DsaCliTest {
     void limitsAndSecretsOfHostsNeedHosts() {
         Cli cli = Cli.execute("run", "--job-heap", "512m", "idle-test");
         assertEquals(2, cli.exitCode(), cli.toString());
-        assertTrue(cli.err().contains("--secret-file, --jar, --job-heap and --job-cpus need --hosts"), cli.toString());
+        assertTrue(cli.err().contains("--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts"), cli.toString());
         Cli host = Cli.execute("host", "--max-job-heap", "1k");
         assertEquals(2, host.exitCode(), host.toString());
         assertTrue(host.err().contains("--max-job-heap 1k out of range [16 MiB, 1024 GiB]"), host.toString());
@@ -225,7 +226,7 @@ class DsaCliTest {
                 "--secret-file", "/nonexistent/secret", TestPrograms.Idle.class.getName());
         assertEquals(2, cli.exitCode(), cli.toString());
         assertTrue(cli.err().contains("port 0 in 'localhost:0' out of range [1, 65535]")
-                || cli.err().contains("cannot read secret file"), cli.toString());
+                || cli.err().contains("secret file /nonexistent/secret does not exist; make one with 'dsa keygen"), cli.toString());
     }
 
     @Test

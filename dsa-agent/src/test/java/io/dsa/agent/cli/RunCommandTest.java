@@ -26,19 +26,20 @@ class RunCommandTest {
                 "--nodes", "3", "--threads", "5", "--vm", "vm-1", "--timeout", "9", "--barrier", "kary", "--fanout", "3",
                 "--wait", "spin", "--max-frame-bytes", "8192", "--transport-security", "mac", "idle-test", "a", "--b");
         assertEquals(8192, run.job.config().build().maxFrameBytes());
-        List<String> command = run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class);
+        List<String> command = run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class, "/opt/my programs", 1234);
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
         assertTrue(cp > 0, command.toString());
         for (String entry : command.get(cp + 1).split(File.pathSeparator)) {
             assertTrue(Path.of(entry).isAbsolute(), entry);
         }
+        assertTrue(command.get(cp + 1).endsWith(File.pathSeparator + "/opt/my programs"), command.get(cp + 1));
         List<String> tail = command.subList(cp + 2, command.size());
         assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
                 "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN",
                 "--prefetch-window", "4", "--timeout", "9", "--max-frame-bytes", "8192",
                 "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-stdin",
-                TestPrograms.Idle.class.getName(), "a", "--b"), tail);
+                "--job-start-ms", "1234", TestPrograms.Idle.class.getName(), "a", "--b"), tail);
         assertFalse(String.join(" ", command).contains("--secret "), command.toString());
         assertFalse(String.join(" ", command).contains("--secret-file"), command.toString());
     }

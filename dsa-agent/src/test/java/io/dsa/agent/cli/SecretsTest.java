@@ -195,4 +195,23 @@ class SecretsTest {
         assertTrue(help.out().contains("--secret-file ~/.dsa-secret"), help.out());
         assertTrue(help.out().contains("--allow-insecure-secret"), help.out());
     }
+
+    @Test
+    void anEmptyOrMissingSecretFileIsOneLineNamingTheFix() throws Exception {
+        Path empty = Files.writeString(dir.resolve("empty"), "");
+        Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("rw-------"));
+        Cli cli = Cli.execute("status", "--hosts", NOWHERE, "--secret-file", empty.toString());
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertEquals("dsa: secret file " + empty + " is empty; make one with 'dsa keygen --out " + empty + " --force'",
+                cli.err().lines().findFirst().orElse(""), cli.toString());
+        Path missing = dir.resolve("missing");
+        Cli none = Cli.execute("status", "--hosts", NOWHERE, "--secret-file", missing.toString());
+        assertEquals(DsaCli.EXIT_USAGE, none.exitCode(), none.toString());
+        assertEquals("dsa: secret file " + missing + " does not exist; make one with 'dsa keygen --out " + missing + "'",
+                none.err().lines().findFirst().orElse(""), none.toString());
+        for (Cli c : List.of(cli, none)) {
+            assertFalse(c.err().contains("Exception"), "no exception class names: " + c);
+            assertEquals("", c.out(), c.toString());
+        }
+    }
 }

@@ -3,7 +3,9 @@ package io.dsa.agent.cli;
 import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
+import io.dsa.DsaNode;
 import io.dsa.ProgramName;
+import java.util.List;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -31,6 +33,30 @@ final class TestPrograms {
         @Override
         public void work(DsaWorker worker) {
             if (worker.threadId() == 1) throw new DsaException("deliberate failure on thread 1");
+            worker.barrier();
+        }
+    }
+
+    /** Takes one argument in [1, 10], checked before any node starts; reports progress on every node. */
+    @ProgramName("checked-test")
+    public static final class Checked implements DsaProgram {
+        public Checked() {}
+
+        @Override
+        public void validate(List<String> args, int nodes, int threadsPerNode) {
+            if (args.size() != 1) throw new IllegalArgumentException("checked-test: " + args.size() + " arguments given, 1 expected");
+            int value = Integer.parseInt(args.get(0));
+            if (value < 1 || value > 10) throw new IllegalArgumentException("checked-test: value " + value + " out of range [1, 10]");
+        }
+
+        @Override
+        public void setup(DsaNode node) {
+            if (node.args().isEmpty()) throw new IllegalStateException("validate was not called: no arguments");
+            node.progress("set up node " + node.network().nodeId());
+        }
+
+        @Override
+        public void work(DsaWorker worker) {
             worker.barrier();
         }
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class HostInputChecksTest {
     private static final StatusRow ROW = new StatusRow("jacobi", 2, "127.0.0.1:7000", "127.0.0.1:45677", "RUNNING",
-            "io.dsa.examples.Jacobi", 12, 3);
+            "io.dsa.examples.Jacobi", 12, 3, 4);
 
     private static String refusal(Runnable parse) {
         return assertThrows(DsaException.class, parse::run).getMessage();
@@ -34,8 +34,16 @@ class HostInputChecksTest {
 
     @Test
     void aStatusRowRoundTripsAndItsReadersSeeItsColumns() {
-        assertEquals("jacobi\t2\t127.0.0.1:7000\t127.0.0.1:45677\tRUNNING\tio.dsa.examples.Jacobi\t12\t3", ROW.format());
+        assertEquals("jacobi\t2\t127.0.0.1:7000\t127.0.0.1:45677\tRUNNING\tio.dsa.examples.Jacobi\t12\t3\t4", ROW.format());
         assertEquals(ROW, StatusRow.parse(ROW.format()));
+        assertEquals(4, ROW.nodes());
+        // a host of an older build sends eight columns: the VM's node count is then not known (0)
+        assertEquals(0, StatusRow.parse("jacobi\t2\t127.0.0.1:7000\t-\tRUNNING\tP\t12\t3").nodes());
+        // a finished node's row: no agent, counts no longer known
+        StatusRow ended = new StatusRow("jacobi", 2, "127.0.0.1:7000", StatusRow.NO_AGENT, "DONE", "P", StatusRow.UNKNOWN,
+                StatusRow.UNKNOWN, 4);
+        assertEquals("jacobi\t2\t127.0.0.1:7000\t-\tDONE\tP\t-\t-\t4", ended.format());
+        assertEquals(ended, StatusRow.parse(ended.format()));
         assertEquals("Jacobi", ROW.programSimpleName());
         assertTrue(ROW.serving());
         assertEquals(List.of(ROW), StatusRow.parseAll(List.of(ROW.format())));
@@ -44,7 +52,8 @@ class HostInputChecksTest {
     /** Before: split("\t")[1] and [4] threw ArrayIndexOutOfBoundsException in dsa status, dsa read and a moving host. */
     @Test
     void aMalformedStatusRowIsRefusedNamingTheRowAndTheColumn() {
-        assertEquals("status row 'jacobi\t2' has 2 columns, expected 8: [VM, NODE, HOST, AGENT, STATE, PROGRAM, HOMED, CACHED]",
+        assertEquals("status row 'jacobi\t2' has 2 columns, expected 8: [VM, NODE, HOST, AGENT, STATE, PROGRAM, HOMED, CACHED],"
+                        + " and optionally the VM's node count",
                 refusal(() -> StatusRow.parse("jacobi\t2")));
         assertEquals("status row 'jacobi\tx\t127.0.0.1:7000\t-\tRUNNING\tP\t0\t0': NODE 'x' is not a number",
                 refusal(() -> StatusRow.parse("jacobi\tx\t127.0.0.1:7000\t-\tRUNNING\tP\t0\t0")));

@@ -125,8 +125,9 @@ class InMemoryClusterTest {
         });
         for (CompletableFuture<RunReport> r : runs) {
             Throwable t = Workers.failure(r);
-            assertTrue(t instanceof DsaException && t.getMessage().equals("job failed: node 2 worker 5 failed: "
-                    + "java.lang.IllegalStateException: boom"), t.toString());
+            // the reason, then the program's part of the worker's stack trace
+            assertTrue(t instanceof DsaException && t.getMessage().startsWith("job failed: node 2 worker 5 failed: "
+                    + "java.lang.IllegalStateException: boom\n\tat " + InMemoryClusterTest.class.getName() + "$1.work("), t.toString());
         }
     }
 
