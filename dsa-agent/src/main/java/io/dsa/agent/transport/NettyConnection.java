@@ -1,41 +1,30 @@
 package io.dsa.agent.transport;
 
-import io.dsa.coherence.CoherenceMessage;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.EncoderException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.channels.ClosedChannelException;
-
-/** A {@link Connection} over an authenticated Netty channel. Thread-safe. */
+/**
+ * A {@link Connection} over an authenticated Netty channel. Thread-safe. A send encodes the
+ * message on the caller's thread (into chunk frames if it is large) and hands it to the channel's
+ * {@link OutboundScheduler}, which writes it on the event loop.
+ */
 final class NettyConnection implements Connection {
     private static final Logger LOG = LoggerFactory.getLogger(NettyConnection.class);
-
-    /** One shared listener, so a send allocates nothing of ours. */
-    private static final ChannelFutureListener LOG_WRITE_FAILURE = future -> {
-        if (!future.isSuccess()) {
-            Throwable cause = future.cause();
-            if (cause instanceof ClosedChannelException) {
-                LOG.debug("write to closed connection {} dropped", future.channel().remoteAddress());
-            } else {
-                LOG.warn("write to {} failed: {}", future.channel().remoteAddress(), cause.toString());
-            }
-        }
-    };
 
     private final Channel channel;
     private final int peerNodeId;
     private final String remoteAddress;
-    /** The channel's frame encoder, looked up on first use (racy but idempotent). */
-    private FrameEncoder encoder;
+    private final FrameEncoder encoder;
+    private final OutboundScheduler scheduler;
 
-    NettyConnection(Channel channel, int peerNodeId, String remoteAddress) {
+    NettyConnection(Channel channel, int peerNodeId, String remoteAddress, FrameEncoder encoder, OutboundScheduler scheduler) {
         this.channel = channel;
         this.peerNodeId = peerNodeId;
         this.remoteAddress = remoteAddress;
+        this.encoder = encoder;
+        this.scheduler = scheduler;
     }
 
     @Override
@@ -49,29 +38,16 @@ final class NettyConnection implements Connection {
                     + (message == null ? "null" : message.getClass().getName())
                     + ": expected a WireMessage record or a CoherenceMessage");
         }
-        if (message instanceof CoherenceMessage m && m.data() != null) {
-            // the partition bytes may be the sender's own array, lent until this returns: encode them now
-            ByteBuf frame;
-            try {
-                frame = encoder().encodeNow(channel.alloc(), message);
-            } catch (EncoderException e) {
-                LOG.warn("write to {} failed: {}", remoteAddress, e.toString());
-                return;
-            }
-            channel.writeAndFlush(frame).addListener(LOG_WRITE_FAILURE);
+        // Encoded now, on the caller's thread: a coherence message's partition bytes may be the
+        // sender's own array, lent until this returns.
+        OutboundMessage encoded;
+        try {
+            encoded = encoder.encode(channel.alloc(), message);
+        } catch (EncoderException e) {
+            LOG.warn("write to {} failed: {}", remoteAddress, e.toString());
             return;
         }
-        channel.writeAndFlush(message).addListener(LOG_WRITE_FAILURE);
-    }
-
-    private FrameEncoder encoder() {
-        FrameEncoder e = encoder;
-        if (e == null) {
-            e = channel.pipeline().get(FrameEncoder.class);
-            if (e == null) throw new IllegalStateException("connection to " + remoteAddress + " has no frame encoder");
-            encoder = e;
-        }
-        return e;
+        scheduler.send(encoded);
     }
 
     @Override
@@ -85,6 +61,12 @@ final class NettyConnection implements Connection {
 
     @Override
     public String remoteAddress() { return remoteAddress; }
+
+    /** @return the channel, for tests of this package */
+    Channel channel() { return channel; }
+
+    /** @return the scheduler, for tests of this package */
+    OutboundScheduler scheduler() { return scheduler; }
 
     @Override
     public String toString() { return "Connection[node " + peerNodeId + " at " + remoteAddress + "]"; }

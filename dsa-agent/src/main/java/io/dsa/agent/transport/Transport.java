@@ -55,7 +55,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * socket &lt;-&gt; recordEncoder ({@link RecordEncoder}, outbound: frame -&gt; sealed record)
  *            recordDecoder ({@link RecordDecoder}, inbound: record -&gt; opened frame)
  *            frameDecoder  ({@link FrameDecoder}, inbound: frame -&gt; message)
- *            frameEncoder  ({@link FrameEncoder}, outbound: message -&gt; frame)
+ *            frameEncoder  ({@link FrameEncoder}, outbound: message -&gt; frame; after the
+ *                           handshake messages arrive here already encoded)
+ *            scheduler     ({@link OutboundScheduler}: the order and timing of writes: small
+ *                           frames between the chunks of large messages, back-pressure, flushes)
  *            connection    ({@link ConnectionHandler}: messages to the {@link InboundHandler})
  * </pre>
  */
@@ -66,6 +69,7 @@ public final class Transport implements AutoCloseable {
     static final String RECORD_ENCODER = "recordEncoder";
     static final String RECORD_DECODER = "recordDecoder";
     static final String FRAME_DECODER = "frameDecoder";
+    static final String SCHEDULER = "scheduler";
     static final String CONNECTION_HANDLER = "connection";
 
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);

@@ -23,11 +23,12 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.dsa.agent.transport.ChannelChecks.closeReason;
+import static io.dsa.agent.transport.ChannelChecks.drain;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,18 +92,6 @@ class RecordLayerTest {
         ByteBuf out = direct ? Unpooled.directBuffer(n) : Unpooled.buffer(n);
         for (byte[] p : parts) out.writeBytes(p);
         return out;
-    }
-
-    private static List<Object> drain(EmbeddedChannel ch) {
-        List<Object> out = new ArrayList<>();
-        for (Object m; (m = ch.readInbound()) != null; ) out.add(m);
-        return out;
-    }
-
-    private static String closeReason(EmbeddedChannel ch) {
-        Throwable t = ch.attr(FrameDecoder.CLOSE_REASON).get();
-        assertNotNull(t, "no close reason");
-        return t.getMessage();
     }
 
     private static void assertCanonical(List<?> expected, List<?> actual) {
