@@ -123,15 +123,16 @@ class BenchSmokeTest {
         boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
         assertEquals(0, dsa("bench", "stream", "--smoke", "--out", out.toString(), "--c-src", c));
         List<String[]> rows = csv(out.resolve("stream.csv"), StreamCommand.CSV_HEADER);
-        assertEquals(List.of("8192", "65536"), rows.stream().map(r -> r[0]).toList());
+        assertEquals(List.of("8192", "8192", "65536", "65536"), rows.stream().map(r -> r[0]).toList());
+        assertEquals(List.of("ENCRYPT", "MAC", "ENCRYPT", "MAC"), rows.stream().map(r -> r[2]).toList(), "both modes by default");
         for (String[] r : rows) {
             assertEquals(StreamProgram.partitions(Integer.parseInt(r[0]), 1 << 20), Integer.parseInt(r[1]));
-            assertEquals("ADAPTIVE", r[2], "a smoke run waits by the default alone");
-            for (int i = 3; i <= 7; i++) {
+            assertEquals("ADAPTIVE", r[3], "a smoke run waits by the default alone");
+            for (int i = 4; i <= 8; i++) {
                 double gbps = Double.parseDouble(r[i]);
                 assertTrue(gbps > 0 && gbps < 1000, "column " + i + " plausible: " + String.join(",", r));
             }
-            for (int i : new int[] {8, 9}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
+            for (int i : new int[] {9, 10}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
         }
         assertTrue(Files.size(out.resolve("stream.png")) > 1000);
         assertTrue(Files.readString(out.resolve("stream.md")).contains("best DSA"));
