@@ -16,6 +16,9 @@ import io.netty.handler.codec.MessageToByteEncoder;
  * <p>Every frame buffer leaves {@link WireFormat#RECORD_HEADER_BYTES} free before the frame and
  * {@link WireFormat#RECORD_TAG_BYTES} after it, so that the {@link RecordEncoder} seals the record
  * in the same buffer instead of copying the frame (the frame is the buffer's readable bytes).
+ * Frames are heap buffers: the JDK's AES-GCM seals a record faster on an array than on a direct
+ * buffer by more than the socket's copy of a heap buffer into a direct one costs
+ * ({@code RecordLayerBenchmark}; docs/runtime.md, "Bulk transfers").
  */
 final class FrameEncoder extends MessageToByteEncoder<Object> {
     private final int maxFrameBytes;
@@ -51,7 +54,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
     @Override
     protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
         int size = WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES;
-        ByteBuf out = preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
+        ByteBuf out = ctx.alloc().heapBuffer(size); // sealed in place: the JDK's AES-GCM is fastest on arrays
         return out.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
     }
 
@@ -67,7 +70,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
      * @throws EncoderException if the frame exceeds the limit (nothing is then allocated)
      */
     ByteBuf encodeNow(ByteBufAllocator alloc, Object msg) {
-        ByteBuf out = alloc.ioBuffer(WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES);
+        ByteBuf out = alloc.heapBuffer(WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES);
         out.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         try {
             write(msg, out);
@@ -95,7 +98,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
             }
             return OutboundMessage.whole(type, true, m.arrayId(), m.partition(), encodeNow(alloc, msg));
         }
-        ByteBuf frame = alloc.ioBuffer(WireFormat.sizeHint(type, msg) + WireFormat.RECORD_OVERHEAD_BYTES);
+        ByteBuf frame = alloc.heapBuffer(WireFormat.sizeHint(type, msg) + WireFormat.RECORD_OVERHEAD_BYTES);
         frame.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         try {
             WireFormat.writeFrame(type, msg, frame);
@@ -159,7 +162,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
 
     private static ByteBuf chunkFrame(ByteBufAllocator alloc, MessageType inner, int arrayId, int partition, long total,
                                       long offset, int piece) {
-        ByteBuf f = alloc.ioBuffer(WireFormat.RECORD_OVERHEAD_BYTES + WireFormat.PREFIX_BYTES + WireFormat.CHUNK_HEADER_BYTES + piece);
+        ByteBuf f = alloc.heapBuffer(WireFormat.RECORD_OVERHEAD_BYTES + WireFormat.PREFIX_BYTES + WireFormat.CHUNK_HEADER_BYTES + piece);
         f.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         WireFormat.writeChunkStart(f, inner, arrayId, partition, total, offset, piece);
         return f;
