@@ -119,7 +119,8 @@ public final class TransportConfig {
     /**
      * @return the chunk size in bytes: a message whose body (a coherence message: its partition
      *         data) is larger travels in chunks of this many bytes; the builder's value, lowered if
-     *         needed so that a chunk fits {@link #maxFrameBytes()}
+     *         needed so that a chunk fits {@link #maxFrameBytes()}. Sockets get a send buffer of two
+     *         chunks, so that a small message waits behind little else.
      */
     public int chunkBytes() { return chunkBytes; }
 
