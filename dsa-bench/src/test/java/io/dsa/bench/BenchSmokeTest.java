@@ -169,12 +169,19 @@ class BenchSmokeTest {
         assertTrue(Files.size(out.resolve("write-cost.png")) > 1000);
     }
 
+    /** The codec alone, and a small message's round trip while 4 MiB partitions stream on the same connection. */
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void jmhSmokeOnTheRealCodec(@TempDir Path out) throws Exception {
-        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode", "--out", out.toString()));
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void jmhSmokeOnTheRealCodecAndASmallMessageUnderBulk(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode|SmallMessageUnderBulkBenchmark",
+                "--out", out.toString()));
         String md = Files.readString(out.resolve("jmh.md"));
         assertTrue(md.contains("| CodecBenchmark.encode | bytes=8192 |"), md);
+        for (String security : new String[] {"ENCRYPT", "MAC"}) {
+            for (String bytes : new String[] {"0", "4194304"}) {
+                assertTrue(md.contains("| SmallMessageUnderBulkBenchmark.smallRoundTrip | bytes=" + bytes + " security=" + security + " |"), md);
+            }
+        }
         assertTrue(Files.size(out.resolve("jmh.png")) > 1000);
         assertTrue(Files.readAllLines(out.resolve("jmh.csv")).size() > 3, "JMH CSV has the runs");
     }
