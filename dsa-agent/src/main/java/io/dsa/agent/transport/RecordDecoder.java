@@ -13,9 +13,9 @@ import java.util.List;
  * slice of that buffer (no copy), which the {@link FrameDecoder} behind it decodes.
  *
  * <p>Records are opened in a heap buffer: the bytes a read brings (direct, from the socket) are
- * copied into the heap cumulation, because the JDK's AES-GCM opens a record several times faster
- * on an array than on a direct buffer ({@code RecordLayerBenchmark}), which is worth far more than
- * the copy. The cumulation is sized for the whole record under way (up to
+ * copied into the heap cumulation, because the JDK's AES-GCM opens a record faster on an array
+ * than on a direct buffer by more than the copy costs ({@code RecordLayerBenchmark}; docs/runtime.md,
+ * "Bulk transfers"). The cumulation is sized for the whole record under way (up to
  * {@value #MAX_AHEAD_BYTES} bytes, or as many as have arrived, beyond what has arrived), so a
  * chunk's record is copied once, not once per doubling.
  *
