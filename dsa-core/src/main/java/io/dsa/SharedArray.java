@@ -23,9 +23,18 @@ public interface SharedArray {
     /** @return the state of this node's copy of {@code partition} */
     CacheState cacheState(int partition);
 
-    /** Fetches a shared copy of {@code partition} (prefetch); completes when it is readable here. */
+    /**
+     * Fetches a shared copy of {@code partition} (prefetch); completes when it is readable here.
+     * No thread waits meanwhile: the future is completed by the node's I/O thread, so an action
+     * chained with a non-async method ({@code thenRun}, ...) may run on that thread and must not
+     * block or access shared arrays (a blocking operation there fails with a {@link DsaException});
+     * chain such work with the {@code ...Async} methods, or {@code join()} the future.
+     */
     CompletableFuture<Void> requestPartitionCopy(int partition);
 
-    /** Takes exclusive ownership of {@code partition}; completes when it is writable here. */
+    /**
+     * Takes exclusive ownership of {@code partition}; completes when it is writable here, on the
+     * node's I/O thread, as {@link #requestPartitionCopy} does.
+     */
     CompletableFuture<Void> acquirePartition(int partition);
 }

@@ -263,7 +263,8 @@ public final class DsaConfig {
         public Builder secretFromEnvironment() {
             String value = System.getenv(SECRET_ENV);
             if (value == null || value.isEmpty()) {
-                throw new IllegalArgumentException("environment variable " + SECRET_ENV + " is not set");
+                throw new IllegalArgumentException("no cluster secret: the environment variable " + SECRET_ENV
+                        + " is not set; give a secret file instead (--secret-file FILE, or secretFile(path))");
             }
             this.secret = value.strip().getBytes(StandardCharsets.UTF_8);
             return this;

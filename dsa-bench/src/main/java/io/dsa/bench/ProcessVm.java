@@ -48,6 +48,12 @@ final class ProcessVm {
     /** As {@link #run(DsaProgram, int, int, List, Path)}, with {@code security} and every node waiting by {@code wait}. */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
             WaitStrategy wait) throws Exception {
+        return run(program, nodes, threads, args, out, security, wait, DsaConfig.DEFAULT_PREFETCH_WINDOW);
+    }
+
+    /** As above, every node with prefetch window {@code prefetchWindow} ({@code DsaConfig.prefetchWindow}). */
+    static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
+            WaitStrategy wait, int prefetchWindow) throws Exception {
         Files.createDirectories(out);
         Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
         byte[] bytes = new byte[24];
@@ -55,7 +61,7 @@ final class ProcessVm {
         Files.writeString(secret, HexFormat.of().formatHex(bytes));
         List<Process> children = new ArrayList<>();
         DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
-                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).build());
+                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).prefetchWindow(prefetchWindow).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
@@ -63,7 +69,7 @@ final class ProcessVm {
                         "--node", Integer.toString(node), "--nodes", Integer.toString(nodes),
                         "--threads", Integer.toString(threads), "--monitor", agent.address(),
                         "--secret-file", secret.toString(), "--transport-security", security.name(), "--wait", wait.name(),
-                        program.getClass().getName()));
+                        "--prefetch-window", Integer.toString(prefetchWindow), program.getClass().getName()));
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());

@@ -1,5 +1,6 @@
 package io.dsa.bench;
 
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.TransportConfig;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
                 + "MPI ping-pong (TCP loopback and shared memory) and a thin Netty round trip.")
 final class StreamCommand implements Callable<Integer> {
     static final String CSV_HEADER =
-            "bytes,partitions,security,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,netty_gbps,socket_gbps,mpi_tcp_gbps,mpi_shm_gbps,load";
+            "bytes,partitions,security,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,dsa_sequential_gbps,netty_gbps,socket_gbps,"
+            + "mpi_tcp_gbps,mpi_shm_gbps,load";
 
     @Spec
     CommandSpec spec;
@@ -59,6 +61,10 @@ final class StreamCommand implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "8", description = "requestPartitionCopy futures in flight (default: ${DEFAULT-VALUE}).")
     int window;
 
+    @Option(names = "--prefetch-window", defaultValue = "" + DsaConfig.DEFAULT_PREFETCH_WINDOW,
+            description = "The VMs' prefetch window for the sequential readPartition loop (DsaConfig.prefetchWindow; default: ${DEFAULT-VALUE}).")
+    int prefetchWindow;
+
     @Option(names = "--no-mpi", description = "Skip the MPI ping-pong peer.")
     boolean noMpi;
 
@@ -75,8 +81,8 @@ final class StreamCommand implements Callable<Integer> {
     Path cSrc;
 
     /** DSA's GB/s of each way under one protection mode and wait strategy. */
-    record Dsa(double one, double windowed, double region) {
-        double best() { return Math.max(one, Math.max(windowed, region)); }
+    record Dsa(double one, double windowed, double region, double sequential) {
+        double best() { return Math.max(Math.max(one, sequential), Math.max(windowed, region)); }
     }
 
     /** One partition size: GB/s of DSA per setting and of each peer (NaN where not measured). */
@@ -103,6 +109,7 @@ final class StreamCommand implements Callable<Integer> {
         check(rounds, "--rounds", 1, 1000);
         check(warmup, "--warmup", 0, 1000);
         check(window, "--window", 1, 256);
+        check(prefetchWindow, "--prefetch-window", 0, DsaConfig.MAX_PREFETCH_WINDOW);
         long budget = (long) budgetMib << 20;
         List<Integer> bytes = sizesKib.stream().map(k -> k * 1024).toList();
         String list = String.join(",", bytes.stream().map(String::valueOf).toList());
@@ -117,7 +124,8 @@ final class StreamCommand implements Callable<Integer> {
         Map<MissCommand.Setting, Map<Integer, double[]>> dsa = new LinkedHashMap<>();
         for (MissCommand.Setting setting : settings) {
             RunReport report = ProcessVm.run(new StreamProgram(), 2, 1, List.of(list, Long.toString(budget), Integer.toString(warmup),
-                    Integer.toString(rounds), Integer.toString(window)), common.out, setting.security(), setting.strategy());
+                    Integer.toString(rounds), Integer.toString(window)), common.out, setting.security(), setting.strategy(),
+                    prefetchWindow);
             Map<Integer, double[]> bySize = new LinkedHashMap<>();
             for (double[] r : ProcessVm.numbers(report, "stream ")) bySize.put((int) r[0], r);
             dsa.put(setting, bySize);
@@ -139,10 +147,10 @@ final class StreamCommand implements Callable<Integer> {
             for (MissCommand.Setting setting : settings) {
                 double[] d = dsa.get(setting).get(b);
                 partitions = (int) d[1];
-                Dsa x = new Dsa(d[2], d[3], d[4]);
+                Dsa x = new Dsa(d[2], d[3], d[4], d[5]);
                 perSetting.put(setting, x);
-                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f;", setting, x.one(), x.windowed(),
-                        x.region()));
+                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f, sequential %.3f;", setting, x.one(),
+                        x.windowed(), x.region(), x.sequential()));
             }
             Row row = new Row(b, partitions, perSetting, b / r[0], b / r[1], gbps(b, mpiTcp.get(b)), gbps(b, mpiShm.get(b)),
                     BarrierBench.loadAverage());
@@ -202,11 +210,12 @@ final class StreamCommand implements Callable<Integer> {
         StringBuilder rule = new StringBuilder("|---:|---:|");
         List<String> names = new ArrayList<>();
         for (MissCommand.Setting setting : settings) {
-            table.append(" DSA ").append(setting).append(" one at a time | window ").append(window).append(" | region |");
-            rule.append("---:|---:|---:|");
+            table.append(" DSA ").append(setting).append(" one at a time | window ").append(window).append(" | region | sequential |");
+            rule.append("---:|---:|---:|---:|");
             names.add("DSA " + setting + " readPartition, one at a time");
             names.add("DSA " + setting + " window of " + window + " requestPartitionCopy");
             names.add("DSA " + setting + " one region read");
+            names.add("DSA " + setting + " readPartition loop, prefetch window " + prefetchWindow);
         }
         table.append(" thin Netty | socket RPC | MPI TCP loopback | MPI shared memory | best DSA / MPI TCP |\n")
                 .append(rule).append("---:|---:|---:|---:|---:|\n");
@@ -218,10 +227,11 @@ final class StreamCommand implements Callable<Integer> {
             List<Double> v = new ArrayList<>();
             for (MissCommand.Setting setting : settings) {
                 Dsa d = r.dsa().get(setting);
-                v.addAll(List.of(d.one(), d.windowed(), d.region()));
+                v.addAll(List.of(d.one(), d.windowed(), d.region(), d.sequential()));
                 StringBuilder line = new StringBuilder().append(r.bytes()).append(',').append(r.partitions()).append(',')
                         .append(setting.security()).append(',').append(setting.strategy());
-                for (double x : new double[] {d.one(), d.windowed(), d.region(), r.netty(), r.socket(), r.mpiTcp(), r.mpiShm()}) {
+                for (double x : new double[] {d.one(), d.windowed(), d.region(), d.sequential(), r.netty(), r.socket(), r.mpiTcp(),
+                        r.mpiShm()}) {
                     line.append(',').append(Double.isNaN(x) ? "" : String.format(Locale.ROOT, "%.4f", x));
                 }
                 csv.add(line.append(',').append(BenchOut.f(r.load())).toString());
@@ -272,12 +282,14 @@ final class StreamCommand implements Callable<Integer> {
             }
         }
         String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per transport security mode and wait strategy"
-                + " (%s); node 0 rewrites the partitions before every timed read (node 1 checks they are INVALID there, so each read is a"
-                + " miss); %d warm-up and %d timed rounds per size and way, medians; a round reads min(256, max(4, %d MiB / size))"
+                + " (%s), prefetch window %d; node 0 rewrites the partitions before every timed read (node 1 checks they are INVALID"
+                + " there, so each read is a miss); ways: one miss at a time (last partition first, no prefetch), a window of"
+                + " requestPartitionCopy futures, one region read, and a readPartition loop from the first partition up (the prefetch"
+                + " window keeps requests in flight); %d warm-up and %d timed rounds per size and way, medians; a round reads min(256, max(4, %d MiB / size))"
                 + " partitions. Peers: MPI ping-pong np=2 (1-byte request, N-byte reply), thin Netty and socket RPC (24-byte request,"
                 + " N-byte reply, server in another JVM), all unprotected. GB/s = 10^9 bytes/s of payload. Partitions larger than %d KiB"
                 + " travel in chunks of that size (TransportConfig.DEFAULT_CHUNK_BYTES).", String.join(", ",
-                settings.stream().map(MissCommand.Setting::toString).toList()), warmup, rounds, budgetMib,
+                settings.stream().map(MissCommand.Setting::toString).toList()), prefetchWindow, warmup, rounds, budgetMib,
                 TransportConfig.DEFAULT_CHUNK_BYTES >> 10);
         BenchOut.markdown(out, "stream", "Streaming bandwidth between two nodes", BenchCommand.typed(spec), notes, table.toString(), targets);
     }

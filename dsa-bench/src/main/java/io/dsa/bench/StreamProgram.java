@@ -20,11 +20,14 @@ import java.util.concurrent.CompletableFuture;
  * first {@code P} homed at node 0), {@code P = clamp(BUDGET / s, 4, 256)}. Each round, for each way
  * of reading: node 0 rewrites its {@code P} partitions (which invalidates node 1's copies), barrier;
  * node 1 checks that all {@code P} are INVALID there (so every read below is a real miss), then
- * times reading all of them, checks the values, barrier. The three ways: {@code readPartition}
- * one at a time; a window of {@code WINDOW} {@code requestPartitionCopy} futures in flight, each
- * partition then copied out with {@code readPartition} (a hit); and one region read covering all
- * {@code P}. Thread 0 reports {@code "stream BYTES P ONE WINDOW REGION"}: node 1's median GB/s
- * (10^9 bytes per second) of each way.
+ * times reading all of them, checks the values, barrier. The four ways: {@code readPartition}
+ * one miss at a time (last partition first, so the runtime's sequential prefetch does not start);
+ * a window of {@code WINDOW} {@code requestPartitionCopy} futures in flight, each partition then
+ * copied out with {@code readPartition} (a hit); one region read covering all {@code P}; and a
+ * plain {@code readPartition} loop from the first partition up, which the VM's prefetch window
+ * ({@code DsaConfig.prefetchWindow}) turns into several requests in flight. Thread 0 reports
+ * {@code "stream BYTES P ONE WINDOW REGION SEQUENTIAL"}: node 1's median GB/s (10^9 bytes per
+ * second) of each way.
  */
 public final class StreamProgram implements DsaProgram {
     private int[] sizes;
@@ -71,9 +74,9 @@ public final class StreamProgram implements DsaProgram {
             if (a.homeOf(count - 1) != 0) throw new IllegalStateException("partition " + (count - 1) + " of " + a.name() + " is not at node 0");
             double[] partition = new double[elements];
             double[] region = reader ? new double[count * elements] : null;
-            double[][] gbps = new double[3][rounds];
+            double[][] gbps = new double[WAYS][rounds];
             for (int k = -warmup; k < rounds; k++) {
-                for (int way = 0; way < 3; way++) {
+                for (int way = 0; way < WAYS; way++) {
                     double stamp = (k + warmup) * 4.0 + way;
                     if (!reader) {
                         for (int p = 0; p < count; p++) {
@@ -99,21 +102,30 @@ public final class StreamProgram implements DsaProgram {
                     worker.barrier();
                 }
             }
-            double[] mine = new double[3];
-            if (reader) for (int way = 0; way < 3; way++) mine[way] = BenchOut.median(gbps[way]);
+            double[] mine = new double[WAYS];
+            if (reader) for (int way = 0; way < WAYS; way++) mine[way] = BenchOut.median(gbps[way]);
             double[] all = worker.allReduce(mine, ReduceOp.MAX); // node 0 contributes zeros
             if (worker.threadId() == 0) {
-                worker.node().report("stream " + sizes[i] + " " + count + " " + all[0] + " " + all[1] + " " + all[2]);
+                worker.node().report("stream " + sizes[i] + " " + count + " " + all[0] + " " + all[1] + " " + all[2] + " " + all[3]);
             }
         }
     }
 
-    /** Reads partitions {@code [0, count)} of {@code a} one way (0 one at a time, 1 windowed, 2 one region). */
+    /** Ways of reading: one miss at a time, a window of futures, one region, a sequential loop. */
+    static final int WAYS = 4;
+
+    /** Reads partitions {@code [0, count)} of {@code a} one way (0 one at a time, 1 windowed, 2 one region, 3 sequential). */
     private static void read(SharedDoubleArray a, int way, int count, int window, double[] partition, double[] region,
             double stamp) {
         int elements = partition.length;
         switch (way) {
             case 0 -> {
+                for (int p = count - 1; p >= 0; p--) {
+                    a.readPartition(p, partition);
+                    check(partition, 0, elements, p, stamp);
+                }
+            }
+            case 3 -> {
                 for (int p = 0; p < count; p++) {
                     a.readPartition(p, partition);
                     check(partition, 0, elements, p, stamp);
@@ -129,7 +141,8 @@ public final class StreamProgram implements DsaProgram {
                     check(partition, 0, elements, p, stamp);
                 }
             }
-            default -> a.read(0, 0, count, elements, region);
+            case 2 -> a.read(0, 0, count, elements, region);
+            default -> throw new IllegalArgumentException("way " + way);
         }
     }
 

@@ -128,11 +128,11 @@ class BenchSmokeTest {
         for (String[] r : rows) {
             assertEquals(StreamProgram.partitions(Integer.parseInt(r[0]), 1 << 20), Integer.parseInt(r[1]));
             assertEquals("ADAPTIVE", r[3], "a smoke run waits by the default alone");
-            for (int i = 4; i <= 8; i++) {
+            for (int i = 4; i <= 9; i++) {
                 double gbps = Double.parseDouble(r[i]);
                 assertTrue(gbps > 0 && gbps < 1000, "column " + i + " plausible: " + String.join(",", r));
             }
-            for (int i : new int[] {9, 10}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
+            for (int i : new int[] {10, 11}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
         }
         assertTrue(Files.size(out.resolve("stream.png")) > 1000);
         assertTrue(Files.readString(out.resolve("stream.md")).contains("best DSA"));
@@ -193,6 +193,20 @@ class BenchSmokeTest {
         List<String[]> rows = csv(out.resolve("barrier.csv"), "kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
         assertEquals(List.of("1", "2"), rows.stream().map(r -> r[3]).toList());
         assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void handOffCountNamesEveryOperationWithItsBlockingWaitsPerThreadGroup() throws Exception {
+        List<String> lines = HandOffCount.run("PARK", 3);
+        assertEquals(List.of("read miss", "write miss, no invalidation", "write miss, 1 invalidation", "barrier TREE/FLOAT 4x2",
+                "barrier TREE/FIXED 4x2", "allReduce 1 value TREE/FLOAT 4x2"),
+                lines.stream().map(l -> l.substring(0, l.indexOf(" |")).trim()).toList());
+        for (String line : lines) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("caller ([0-9.]+) workers ([0-9.]+) io ([0-9.]+)").matcher(line);
+            assertTrue(m.find(), line);
+            for (int g = 1; g <= 3; g++) assertTrue(Double.parseDouble(m.group(g)) >= 0, line);
+        }
     }
 
     @Test

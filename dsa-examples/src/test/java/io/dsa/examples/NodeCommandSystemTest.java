@@ -7,7 +7,6 @@ import io.dsa.agent.cli.DsaCli;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +27,8 @@ class NodeCommandSystemTest {
     @Test
     void twoNodesStartedByHandFormAVmAndRunAProgram() throws Exception {
         Path secret = dir.resolve("secret");
-        Files.writeString(secret, "0123456789abcdef0123456789abcdef");
+        DsaCommand keygen = DsaCommand.execute("keygen", "--out", secret.toString());   // mode 600, as hosts require
+        assertEquals(0, keygen.exitCode(), keygen.toString());
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process node0 = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DsaCli.class.getName(),
                 "node", "--node", "0", "--nodes", "2", "--threads", "2", "--secret-file", secret.toString(),

@@ -37,14 +37,21 @@ final class ChildNodes implements AutoCloseable {
     }
 
     /**
-     * Starts node {@code nodeId} with {@code command}.
+     * Starts node {@code nodeId} with {@code command} and writes {@code stdin} to its standard
+     * input, which is then closed: the pipe is how a secret reaches the child without touching a
+     * command line, the environment or a file.
      *
      * @throws IOException if the process cannot be started
      */
-    synchronized void start(int nodeId, List<String> command) throws IOException {
+    synchronized void start(int nodeId, List<String> command, byte[] stdin) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
         Process process = builder.start();
-        process.getOutputStream().close();
+        try (java.io.OutputStream in = process.getOutputStream()) {
+            in.write(stdin);
+        } catch (IOException e) {
+            process.destroyForcibly();
+            throw e;
+        }
         processes.put(nodeId, process);
         forwarders.add(forward(process.getInputStream(), out, nodeId, "out"));
         forwarders.add(forward(process.getErrorStream(), err, nodeId, "err"));

@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "DSA: distributed shared arrays for SPMD Java programs.",
-        subcommands = {RunCommand.class, ProgramsCommand.class, HostCommand.class, StatusCommand.class, MigrateCommand.class, CloneCommand.class, ReadCommand.class, NodeCommand.class},
+        subcommands = {RunCommand.class, ProgramsCommand.class, HostCommand.class, StatusCommand.class, MigrateCommand.class,
+            CloneCommand.class, ReadCommand.class, KeygenCommand.class, SecretCommand.class, NodeCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         footer = {"", "Run 'dsa COMMAND --help' for a command's options."})
 public final class DsaCli implements Callable<Integer> {

@@ -1,13 +1,11 @@
 package io.dsa.agent.cli;
 
-import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** Parsing of {@code --hosts a:p,b:p} and reading of the cluster secret for commands that talk to hosts. */
+/** Parsing of {@code --hosts a:p,b:p} for commands that talk to hosts, and finding the host of a node. */
 final class HostList {
     /** Environment variable naming the hosts when a command that talks to hosts gets no {@code --hosts}. */
     static final String HOSTS_ENV = "DSA_HOSTS";
@@ -39,19 +37,5 @@ final class HostList {
             }
         }
         return null;
-    }
-
-    /**
-     * @return the cluster secret from {@code file}, or from the environment variable
-     *         {@value DsaConfig#SECRET_ENV} when {@code file} is null
-     * @throws picocli.CommandLine.ParameterException when neither holds a valid secret
-     */
-    static byte[] secret(CommandSpec spec, Path file) {
-        try {
-            DsaConfig.Builder b = DsaConfig.builder();
-            return (file != null ? b.secretFile(file) : b.secretFromEnvironment()).build().secret();
-        } catch (IllegalArgumentException | io.dsa.DsaException e) {
-            throw Checks.usage(spec, e.getMessage());
-        }
     }
 }

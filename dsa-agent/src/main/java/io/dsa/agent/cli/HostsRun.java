@@ -10,8 +10,10 @@ import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostRequestMessage;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -21,21 +23,40 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code dsa run --hosts}: forms the VM on running {@code dsa host} daemons. Node k goes to host
  * {@code k mod hosts}; node 0 first, so the others learn the monitor's address. Each host gets
- * the program's JAR over the authenticated channel. Waits for every node's verdict; on failure or
- * timeout, asks every host to stop the VM.
+ * the program's JAR over the authenticated channel and answers with a stop token, kept here. Waits
+ * for every node's verdict; on failure or timeout, asks every host to stop the VM with its token.
+ * When a node's JVM ended on its own (it exited, ran out of memory, crashed), that is the reason
+ * printed: the other nodes' failures follow from it.
  */
 final class HostsRun {
+    /** How long, after the first failure, to wait for the other nodes' verdicts to find the cause. */
+    static final long CAUSE_GRACE_MS = 3_000;
+    /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
+    static final long STOP_ON_EXIT_MS = 5_000;
+
     private final JobOptions job;
     private final List<HostPort> hosts;
     private final byte[] secret;
+    private final long heapBytes;
+    private final int cpus;
     private final PrintWriter out;
     private final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
     private final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
+    /** Stop tokens by node, from each node's host. */
+    private final Map<Integer, String> stopTokens = new ConcurrentHashMap<>();
+    /** Failures in the order they arrived. */
+    private final List<HostJobEventMessage> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, PrintWriter out) {
+    /**
+     * @param heapBytes each node's heap, 0 for the hosts' default
+     * @param cpus each node's processors, 0 for the hosts' default
+     */
+    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, long heapBytes, int cpus, PrintWriter out) {
         this.job = job;
         this.hosts = hosts;
         this.secret = secret;
+        this.heapBytes = heapBytes;
+        this.cpus = cpus;
         this.out = out;
         for (int n = 0; n < job.nodes; n++) {
             started.put(n, new CompletableFuture<>());
@@ -49,50 +70,81 @@ final class HostsRun {
         try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000),
                 job.security.value)) {
             client.onJobEvent(this::onEvent);
-            client.onDisconnect(peer -> {
-                String why = "lost the connection to host " + peer;
-                for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
-                for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
-            });
+            // Ctrl-C or SIGTERM while the job runs: stop the VM on every host with its tokens first.
+            Thread onInterrupt = new Thread(() -> stopWithin(client, STOP_ON_EXIT_MS), "dsa-run-stop");
+            Runtime.getRuntime().addShutdownHook(onInterrupt);
             try {
-                for (HostPort h : hosts) client.connect(h);   // authenticate everywhere before starting anything
-                String monitor = null;
-                for (int n = 0; n < job.nodes; n++) {
-                    HostPort h = hosts.get(n % hosts.size());
-                    client.submit(h, new HostJobMessage(n, job.vmName, n, job.nodes, job.threads, monitor,
-                            programType.getName(), List.copyOf(job.args), options(), jar));
-                    if (n == 0) {
-                        HostJobEventMessage e = await(started.get(0), deadlineNs);
-                        monitor = e.text();
-                        out.println("node 0 (monitor) on host " + h + " at " + monitor);
-                        out.flush();
-                    }
+                return runOn(client, programType, jar, deadlineNs);
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onInterrupt);
+                } catch (IllegalStateException e) {
+                    // the JVM is exiting: the hook runs
                 }
-                RunReport report = null;
-                for (int n = 0; n < job.nodes; n++) {
-                    HostJobEventMessage e = await(finished.get(n), deadlineNs);
-                    if (n == 0) {
-                        report = new RunReport(job.nodes, job.threads, e.lines(), e.timings()[0], e.timings()[1]);
-                    }
-                }
-                Jobs.printReport(out, report);
-                Jobs.printOk(out);
-                return 0;
-            } catch (TimeoutException e) {
-                stopEverywhere(client);
-                Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
-                return DsaCli.EXIT_FAILED;
-            } catch (RuntimeException e) {
-                stopEverywhere(client);
-                Jobs.printFailed(out, Jobs.describe(e));
-                return DsaCli.EXIT_FAILED;
             }
+        }
+    }
+
+    private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
+            throws InterruptedException {
+        client.onDisconnect(peer -> {
+            String why = "lost the connection to host " + peer;
+            for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
+            for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
+        });
+        try {
+            for (HostPort h : hosts) client.connect(h);   // authenticate everywhere before starting anything
+            String monitor = null;
+            for (int n = 0; n < job.nodes; n++) {
+                HostPort h = host(n);
+                client.submit(h, new HostJobMessage(n, job.vmName, n, job.nodes, job.threads, monitor,
+                        programType.getName(), List.copyOf(job.args), options(), jar, heapBytes, cpus));
+                if (n == 0) {
+                    HostJobEventMessage e = await(started.get(0), deadlineNs);
+                    monitor = e.text();
+                    out.println("node 0 (monitor) on host " + h + " at " + monitor);
+                    out.flush();
+                }
+            }
+            RunReport report = null;
+            for (int n = 0; n < job.nodes; n++) {
+                HostJobEventMessage e = await(finished.get(n), deadlineNs);
+                if (n == 0) {
+                    report = new RunReport(job.nodes, job.threads, e.lines(), e.timings()[0], e.timings()[1]);
+                }
+            }
+            Jobs.printReport(out, report);
+            Jobs.printOk(out);
+            return 0;
+        } catch (TimeoutException e) {
+            stopEverywhere(client);
+            Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+            return DsaCli.EXIT_FAILED;
+        } catch (RuntimeException e) {
+            String cause = cause(e, deadlineNs);
+            stopEverywhere(client);
+            Jobs.printFailed(out, cause);
+            return DsaCli.EXIT_FAILED;
+        }
+    }
+
+    private HostPort host(int node) { return hosts.get(node % hosts.size()); }
+
+    // In a shutdown hook: the stop may not hold up the exit for long.
+    private void stopWithin(HostClient client, long timeoutMs) {
+        Thread stop = new Thread(() -> stopEverywhere(client), "dsa-run-stop-vm");
+        stop.setDaemon(true);
+        stop.start();
+        try {
+            stop.join(timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
-                "wait=" + job.waitStrategy.name(), "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
+                "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow, "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
     }
 
     private void onEvent(HostJobEventMessage e) {
@@ -100,14 +152,44 @@ final class HostsRun {
         CompletableFuture<HostJobEventMessage> f = finished.get(e.nodeId());
         if (s == null || f == null) return;
         switch (e.event()) {
+            case HostJobEventMessage.ACCEPTED -> {
+                stopTokens.put(e.nodeId(), e.text());
+                for (String note : e.lines()) {
+                    out.println("node " + e.nodeId() + " on host " + host(e.nodeId()) + ": " + note);
+                    out.flush();
+                }
+            }
             case HostJobEventMessage.STARTED -> s.complete(e);
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
+                failures.add(e);
                 DsaException failure = new DsaException(e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text());
                 s.completeExceptionally(failure);
                 f.completeExceptionally(failure);
             }
         }
+    }
+
+    /**
+     * The reason to print for a failed job: a node whose JVM ended on its own caused it, so once
+     * the nodes' verdicts are in (or a short grace passed) that one wins; else the first failure
+     * that arrived.
+     */
+    private String cause(RuntimeException first, long deadlineNs) throws InterruptedException {
+        long graceMs = Math.min(CAUSE_GRACE_MS, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
+        try {
+            CompletableFuture.allOf(finished.values().toArray(new CompletableFuture<?>[0])).get(graceMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // some failed or are still running: what arrived is enough
+        }
+        for (HostJobEventMessage f : failures) {
+            if (f.event() == HostJobEventMessage.EXITED) return f.text();
+        }
+        return failures.isEmpty() ? Jobs.describe(first) : describe(failures.get(0));
+    }
+
+    private static String describe(HostJobEventMessage e) {
+        return e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text();
     }
 
     private static HostJobEventMessage await(CompletableFuture<HostJobEventMessage> f, long deadlineNs)
@@ -119,11 +201,15 @@ final class HostsRun {
         }
     }
 
+    // Each host that took a node gets STOP_VM with the token it returned for it.
     private void stopEverywhere(HostClient client) {
+        Set<String> asked = new LinkedHashSet<>();
         List<String> problems = new ArrayList<>();
-        for (HostPort h : hosts) {
+        for (Map.Entry<Integer, String> t : stopTokens.entrySet()) {
+            HostPort h = host(t.getKey());
+            if (!asked.add(h + " " + t.getValue())) continue;
             try {
-                client.request(h, HostRequestMessage.STOP_VM, job.vmName, -1, null);
+                client.request(h, HostRequestMessage.STOP_VM, job.vmName, -1, t.getValue());
             } catch (RuntimeException e) {
                 problems.add(Jobs.describe(e));
             }

@@ -52,6 +52,10 @@ final class JobOptions {
                     + " adaptive (spin briefly, then park; spins only while the JVM's threads fit its cores) (default: adaptive).")
     WaitStrategy waitStrategy;
 
+    @Option(names = "--prefetch-window", paramLabel = "P", defaultValue = "" + DsaConfig.DEFAULT_PREFETCH_WINDOW,
+            description = "Partitions a node requests ahead of a loop reading partitions in order; 0: none (default: ${DEFAULT-VALUE}).")
+    int prefetchWindow;
+
     @Mixin
     TransportSecurityOption security = new TransportSecurityOption();
 
@@ -68,6 +72,7 @@ final class JobOptions {
         Checks.range(spec, "--threads", threads, 1, DsaConfig.MAX_THREADS_PER_NODE);
         Checks.range(spec, "--timeout", timeoutSeconds, 1, MAX_TIMEOUT_SECONDS);
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
+        Checks.range(spec, "--prefetch-window", prefetchWindow, 0, DsaConfig.MAX_PREFETCH_WINDOW);
         if (vmName == null || !vmName.matches("[A-Za-z0-9._-]{1,64}")) {
             throw Checks.usage(spec, "--vm '" + vmName + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
         }
@@ -77,14 +82,15 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy)
-                .transportSecurity(security.value);
+                .prefetchWindow(prefetchWindow).transportSecurity(security.value);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
     List<String> vmArguments() {
         List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
-                "--wait", waitStrategy.name(), "--timeout", Long.toString(timeoutSeconds)));
+                "--wait", waitStrategy.name(), "--prefetch-window", Integer.toString(prefetchWindow),
+                "--timeout", Long.toString(timeoutSeconds)));
         arguments.addAll(security.arguments());
         return arguments;
     }

@@ -5,7 +5,6 @@ import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +27,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = {"Runs one node of a virtual machine (what 'dsa run' starts in each child process).",
-            "The cluster secret comes from --secret-file or the environment variable " + DsaConfig.SECRET_ENV + "."})
+            "The cluster secret comes from --secret-stdin (the first line of stdin: how 'dsa run' hands it over), --secret-file"
+                    + " or the environment variable " + DsaConfig.SECRET_ENV + "."})
 final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -42,8 +42,11 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--monitor", paramLabel = "HOST:PORT", description = "Node 0's address; required unless --node 0.")
     String monitorAddress;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
-    Path secretFile;
+    @Mixin
+    SecretOptions secretOptions;
+
+    @Option(names = "--secret-stdin", description = "Read the cluster secret from the first line of stdin (a pipe from 'dsa run').")
+    boolean secretStdin;
 
     @Option(names = "--bind", paramLabel = "HOST", defaultValue = DsaConfig.DEFAULT_BIND_HOST,
             description = "Address to listen on (default: ${DEFAULT-VALUE}).")
@@ -55,6 +58,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (secretStdin && secretOptions.secretFile != null) throw Checks.usage(spec, "--secret-stdin and --secret-file exclude each other");
         job.validate(spec);
         Checks.range(spec, "--node", nodeId, 0, job.nodes - 1);
         Checks.range(spec, "--port", port, 0, 65535);
@@ -62,11 +66,16 @@ final class NodeCommand implements Callable<Integer> {
             throw Checks.usage(spec, "--monitor HOST:PORT is required for node " + nodeId);
         }
         Class<? extends DsaProgram> programType = RunCommand.resolveProgram(spec, job.program);
+        byte[] secret;
+        try {
+            secret = secretStdin ? Secrets.fromStream(System.in) : secretOptions.secret(spec);
+        } catch (Secrets.SecretException e) {
+            throw Checks.usage(spec, e.getMessage());
+        }
         DsaConfig config;
         try {
-            DsaConfig.Builder builder = job.config().nodeId(nodeId).bindHost(bindHost).port(port)
-                    .monitorAddress(nodeId == 0 ? null : monitorAddress);
-            config = (secretFile != null ? builder.secretFile(secretFile) : builder.secretFromEnvironment()).build();
+            config = job.config().nodeId(nodeId).bindHost(bindHost).port(port).monitorAddress(nodeId == 0 ? null : monitorAddress)
+                    .secret(secret).build();
         } catch (IllegalArgumentException e) {
             throw Checks.usage(spec, e.getMessage());
         }

@@ -1,8 +1,6 @@
 package io.dsa.agent.cli;
 
-import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
-import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,9 +20,8 @@ final class NodeOptions {
                     + " environment variable " + HostList.HOSTS_ENV + ".")
     String hostsOption;
 
-    @Option(names = "--secret-file", paramLabel = "FILE",
-            description = "File holding the cluster secret (else the environment variable " + DsaConfig.SECRET_ENV + ").")
-    Path secretFile;
+    @Mixin
+    SecretOptions secret;
 
     @Mixin
     TransportSecurityOption security = new TransportSecurityOption();
@@ -33,5 +30,5 @@ final class NodeOptions {
     List<HostPort> hosts(CommandSpec spec) { return HostList.parse(spec, "--hosts", hostsOption); }
 
     /** @return the cluster secret; @throws picocli.CommandLine.ParameterException when there is none */
-    byte[] secret(CommandSpec spec) { return HostList.secret(spec, secretFile); }
+    byte[] secret(CommandSpec spec) { return secret.secret(spec); }
 }

@@ -5,14 +5,17 @@ import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaCluster;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
+import io.dsa.agent.host.HostConfig;
 import io.dsa.agent.host.JobJar;
+import io.dsa.agent.host.JvmCommand;
 import io.dsa.agent.RunReport;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +48,8 @@ import picocli.CommandLine.Spec;
 final class RunCommand implements Callable<Integer> {
     /** The class every child process runs. */
     static final String MAIN_CLASS = DsaCli.class.getName();
+    /** Random bytes of the secret of a VM on this machine. */
+    static final int SECRET_BYTES = 32;
 
     @Spec
     CommandSpec spec;
@@ -60,10 +65,18 @@ final class RunCommand implements Callable<Integer> {
                 "--nodes defaults to the number of hosts. The program's jar is shipped to each host."})
     String hostsOption;
 
-    @Option(names = "--secret-file", paramLabel = "FILE",
-            description = "With --hosts: file holding the cluster secret the hosts use (else the environment variable "
-                    + DsaConfig.SECRET_ENV + ").")
-    Path secretFile;
+    @Mixin
+    SecretOptions secretOptions;
+
+    @Option(names = "--job-heap", paramLabel = "SIZE",
+            description = "With --hosts: the heap of each node's JVM on its host, e.g. 512m (the host caps it at its"
+                    + " --max-job-heap; default: the host's).")
+    String jobHeap;
+
+    @Option(names = "--job-cpus", paramLabel = "N",
+            description = "With --hosts: the processors of each node's JVM on its host (the host caps it at its --max-job-cpus;"
+                    + " default: the host's).")
+    Integer jobCpus;
 
     @Option(names = "--jar", paramLabel = "FILE",
             description = "With --hosts: the jar (or class directory) to ship; default: where PROGRAM's class was loaded from.")
@@ -72,7 +85,9 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (hostsOption != null) return runOnHosts();
-        if (secretFile != null || jarFile != null) throw Checks.usage(spec, "--secret-file and --jar need --hosts");
+        if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null) {
+            throw Checks.usage(spec, "--secret-file, --jar, --job-heap and --job-cpus need --hosts");
+        }
         job.validate(spec);
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
         PrintWriter out = spec.commandLine().getOut();
@@ -90,12 +105,15 @@ final class RunCommand implements Callable<Integer> {
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
         if (!spec.commandLine().getParseResult().hasMatchedOption("--nodes")) job.nodes = hosts.size();
         job.validate(spec);
-        byte[] secret = HostList.secret(spec, secretFile);
+        long heap = jobHeap == null ? 0 : Checks.bytes(spec, "--job-heap", jobHeap, HostConfig.MIN_JOB_HEAP_BYTES,
+                HostConfig.MAX_JOB_HEAP_BYTES);
+        if (jobCpus != null) Checks.range(spec, "--job-cpus", jobCpus, 1, HostConfig.MAX_JOB_CPUS);
+        byte[] secret = secretOptions.secret(spec);
         Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
         PrintWriter out = spec.commandLine().getOut();
         try {
             byte[] jar = jarFile != null ? JobJar.read(jarFile) : JobJar.of(programType);
-            return new HostsRun(job, hosts, secret, out).run(programType, jar);
+            return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
@@ -141,30 +159,33 @@ final class RunCommand implements Callable<Integer> {
             throws InterruptedException, IOException {
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
         DsaProgram program = ProgramCatalog.instantiate(programType);
-        try (SecretFile secret = SecretFile.create()) {
-            DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
-                    .secretFile(secret.path()).build();
-            DsaAgent agent = DsaAgent.start(config);
-            try (ChildNodes children = new ChildNodes(out, err)) {
-                for (int node = 1; node < job.nodes; node++) {
-                    children.start(node, childCommand(node, agent.address(), secret.path(), programType));
-                }
-                Verdict verdict = await(agent, program, children, deadlineNs, out);
-                if (verdict.failure() != null) {
-                    if (!verdict.timedOut()) {
-                        // The other nodes learn of the failure too: let them say why and exit on their own.
-                        children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
-                    }
-                    children.destroyAll();
-                    children.drainOutput();   // the children's last words before the verdict
-                    Jobs.printFailed(out, verdict.failure());
-                    return DsaCli.EXIT_FAILED;
-                }
-                Jobs.printOk(out);
-                return 0;
-            } finally {
-                closeQuietly(agent);
+        // The secret as hex: what the children read from their stdin, so both sides hold the same bytes.
+        byte[] random = new byte[SECRET_BYTES];
+        new SecureRandom().nextBytes(random);
+        String secret = HexFormat.of().formatHex(random);
+        DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
+                .secret(secret.getBytes(StandardCharsets.US_ASCII)).build();
+        DsaAgent agent = DsaAgent.start(config);
+        try (ChildNodes children = new ChildNodes(out, err)) {
+            for (int node = 1; node < job.nodes; node++) {
+                children.start(node, childCommand(node, agent.address(), programType),
+                        (secret + "\n").getBytes(StandardCharsets.US_ASCII));
             }
+            Verdict verdict = await(agent, program, children, deadlineNs, out);
+            if (verdict.failure() != null) {
+                if (!verdict.timedOut()) {
+                    // The other nodes learn of the failure too: let them say why and exit on their own.
+                    children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
+                }
+                children.destroyAll();
+                children.drainOutput();   // the children's last words before the verdict
+                Jobs.printFailed(out, verdict.failure());
+                return DsaCli.EXIT_FAILED;
+            }
+            Jobs.printOk(out);
+            return 0;
+        } finally {
+            closeQuietly(agent);
         }
     }
 
@@ -206,43 +227,25 @@ final class RunCommand implements Callable<Integer> {
         return exit == null ? Verdict.OK : Verdict.failed(exit);
     }
 
-    /** The command line of child node {@code node}: same Java, same class path, secret by file. */
-    List<String> childCommand(int node, String monitorAddress, Path secretFile, Class<? extends DsaProgram> programType) {
+    /**
+     * The command line of child node {@code node}: same Java, same class path; the secret comes on
+     * its stdin ({@code --secret-stdin}), never on the command line or in a file.
+     */
+    List<String> childCommand(int node, String monitorAddress, Class<? extends DsaProgram> programType) {
         List<String> command = new ArrayList<>();
-        command.add(javaExecutable());
-        for (String property : List.of(DsaCli.LOG_LEVEL_PROPERTY, "io.netty.leakDetection.level")) {
-            String value = System.getProperty(property);
-            if (value != null) command.add("-D" + property + "=" + value);
-        }
+        command.add(JvmCommand.javaExecutable());
+        command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
-        command.add(classPath());
+        command.add(JvmCommand.classPath());
         command.add(MAIN_CLASS);
         command.add("node");
         command.addAll(List.of("--node", Integer.toString(node)));
         command.addAll(job.vmArguments());
-        command.addAll(List.of("--monitor", monitorAddress, "--secret-file", secretFile.toString()));
+        command.addAll(List.of("--monitor", monitorAddress, "--secret-stdin"));
         // The resolved class name, so a child never resolves a short name differently.
         command.add(programType.getName());
         command.addAll(job.args);
         return command;
-    }
-
-    /** @return this JVM's java launcher */
-    static String javaExecutable() {
-        Path bin = Path.of(System.getProperty("java.home"), "bin");
-        Path java = bin.resolve("java");
-        if (!Files.isRegularFile(java) && Files.isRegularFile(bin.resolve("java.exe"))) java = bin.resolve("java.exe");
-        return java.toString();
-    }
-
-    /** @return this JVM's class path with absolute entries, so children find the same classes from any directory */
-    static String classPath() {
-        String classPath = System.getProperty("java.class.path", "");
-        List<String> entries = new ArrayList<>();
-        for (String entry : classPath.split(File.pathSeparator)) {
-            if (!entry.isEmpty()) entries.add(Path.of(entry).toAbsolutePath().toString());
-        }
-        return String.join(File.pathSeparator, entries);
     }
 
     private static long remainingMs(long deadlineNs) {

@@ -5,7 +5,6 @@ import io.dsa.agent.HostPort;
 import io.dsa.agent.host.AgentHost;
 import io.dsa.agent.host.HostClient;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -44,8 +43,8 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--vm", paramLabel = "NAME", description = "Only this VM (default: every VM).")
     String vmName;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
-    Path secretFile;
+    @Mixin
+    SecretOptions secretOptions;
 
     @Mixin
     TransportSecurityOption security = new TransportSecurityOption();
@@ -53,7 +52,7 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
-        byte[] secret = HostList.secret(spec, secretFile);
+        byte[] secret = secretOptions.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
         List<String[]> rows = new ArrayList<>();
         List<String> problems = new ArrayList<>();

@@ -15,24 +15,30 @@ import java.util.List;
  * in an explicit, versioned binary layout (big-endian):
  *
  * <pre>
- * u8 version = 1
+ * u8 version = 2
  * i64 jobId, utf vmName, i32 nodeId, i32 nodes, i32 threadsPerNode,
  * u8 hasMonitor [utf monitorAddress], utf programClass,
  * i32 count, count x utf args, i32 count, count x utf options,
- * i32 jarBytes, jar
+ * i32 jarBytes, jar,
+ * i64 heapBytes, i32 cpus, utf stopToken
  * </pre>
+ *
+ * The stop token travels with the job, so the launcher's token still stops it on its new host.
  *
  * {@code utf} is {@link DataOutputStream#writeUTF}. A description of another version is refused
  * with a message naming both versions.
  */
 final class JobCodec {
     /** The version this build writes and reads. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     private static final int MAX_COUNT = 1 << 16;
 
     private JobCodec() {}
 
-    static byte[] encode(HostJobMessage m) {
+    /** A decoded description: the job and its stop token. */
+    record Job(HostJobMessage message, String stopToken) {}
+
+    static byte[] encode(HostJobMessage m, String stopToken) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(m.jar().length + 256);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
@@ -48,6 +54,9 @@ final class JobCodec {
             writeStrings(out, m.options());
             out.writeInt(m.jar().length);
             out.write(m.jar());
+            out.writeLong(m.heapBytes());
+            out.writeInt(m.cpus());
+            out.writeUTF(stopToken);
         } catch (IOException e) {
             throw new DsaException("cannot encode the job of node " + m.nodeId() + ": " + e.getMessage(), e);
         }
@@ -55,7 +64,7 @@ final class JobCodec {
     }
 
     /** @throws DsaException for another version, or bytes that do not decode */
-    static HostJobMessage decode(byte[] bytes) {
+    static Job decode(byte[] bytes) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int version = in.readUnsignedByte();
             if (version != VERSION) {
@@ -75,8 +84,12 @@ final class JobCodec {
                 throw new DsaException("job description: jar of " + jarBytes + " bytes, but " + in.available() + " left");
             }
             byte[] jar = in.readNBytes(jarBytes);
+            long heapBytes = in.readLong();
+            int cpus = in.readInt();
+            String stopToken = in.readUTF();
             if (in.available() != 0) throw new DsaException("job description: " + in.available() + " trailing bytes");
-            return new HostJobMessage(jobId, vm, node, nodes, threads, monitor, program, args, options, jar);
+            return new Job(new HostJobMessage(jobId, vm, node, nodes, threads, monitor, program, args, options, jar, heapBytes, cpus),
+                    stopToken);
         } catch (IOException e) {
             throw new DsaException("job description does not decode: " + e, e);
         }

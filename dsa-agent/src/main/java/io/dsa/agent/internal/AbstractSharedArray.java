@@ -17,6 +17,13 @@ abstract class AbstractSharedArray implements SharedArray {
     final ArrayLayout layout;
     final Slot[] slots;
     private final ArrayDirectory arrays;
+    /**
+     * Bytes a region access, or a sequential partition loop, keeps requested ahead of its copy. A
+     * region read that asked for all its partitions at once (32 MiB of 1 MiB partitions) ran at a
+     * third of the other ways' rate between two JVMs; capped at 2 to 4 MiB it ran as fast as they do
+     * (docs/runtime.md, "Bulk transfer").
+     */
+    static final long REGION_AHEAD_BYTES = 4L << 20;
     /** Partitions requested ahead of a sequential {@code readPartition} loop (0: none). */
     private final int prefetchWindow;
     // A hint shared by the threads that read this array partition by partition: the last partition
@@ -110,7 +117,8 @@ abstract class AbstractSharedArray implements SharedArray {
     /**
      * {@code readPartition(partition)} is about to run: if it follows a read of the partition
      * before it, the reads are a sequential loop, and the partitions up to {@code prefetchWindow}
-     * ahead are requested now, so that several transfers are in flight.
+     * ahead (and at most {@link #REGION_AHEAD_BYTES}) are requested now, so that several transfers
+     * are in flight.
      */
     final void sequentialRead(int partition) {
         if (prefetchWindow == 0) return;
@@ -120,10 +128,66 @@ abstract class AbstractSharedArray implements SharedArray {
             prefetchedTo = partition;
             return;
         }
-        int to = Math.min(partition + prefetchWindow, slots.length - 1);
+        long bytes = Math.max(1, layout.partitionBytes(partition));
+        int window = (int) Math.max(1, Math.min(prefetchWindow, REGION_AHEAD_BYTES / bytes));
+        int to = Math.min(partition + window, slots.length - 1);
+        prefetch(partition, Access.READ); // this one's request goes out first
         for (int q = Math.max(prefetchedTo + 1, partition + 1); q <= to; q++) prefetch(q, Access.READ);
         prefetchedTo = Math.max(prefetchedTo, to);
     }
+
+    /**
+     * Walks the partitions the region covers, copying each intersection under one access
+     * ({@link #copyBlock}); {@code buf} is the typed array. Requests run ahead of the copy, up to
+     * {@link #REGION_AHEAD_BYTES} (at least the partition being copied), so that misses travel
+     * together instead of one round trip after another without the whole region in flight at once;
+     * the copy waits for each.
+     */
+    final void region(int row, int col, int rows, int cols, Object buf, boolean write) {
+        if (rows == 0 || cols == 0) return;
+        int pr = layout.spec().partitionRows();
+        int pc = layout.spec().partitionCols();
+        int lastRow = row + rows;
+        int lastCol = col + cols;
+        boolean ahead = rows > pr - row % pr || cols > pc - col % pc; // several partitions
+        Access needed = write ? Access.READ_WRITE : Access.READ;
+        int nextRow = row;
+        int nextCol = col;
+        long bytesAhead = 0;
+        int requested = 0;
+        int copied = 0;
+        for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
+            int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
+            for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
+                int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
+                int p = layout.partitionOf(r0, c0);
+                while (ahead && nextRow < lastRow && (requested <= copied || bytesAhead < REGION_AHEAD_BYTES)) {
+                    int q = layout.partitionOf(nextRow, nextCol);
+                    prefetch(q, needed);
+                    bytesAhead += layout.partitionBytes(q);
+                    requested++;
+                    nextCol = (nextCol / pc + 1) * pc;
+                    if (nextCol >= lastCol) {
+                        nextCol = col;
+                        nextRow = (nextRow / pr + 1) * pr;
+                    }
+                }
+                copyBlock(p, layout.offsetInPartition(r0, c0), layout.partitionCols(p), r0 - row, c0 - col, r1 - r0, c1 - c0, cols,
+                        buf, write);
+                bytesAhead -= layout.partitionBytes(p);
+                copied++;
+            }
+        }
+    }
+
+    /**
+     * Copies a {@code rows x cols} block between partition {@code p} (from element {@code base},
+     * rows {@code width} apart) and {@code region} (the typed array, from row {@code bufRow},
+     * column {@code bufCol}, rows {@code bufWidth} apart), waiting for the access and redoing a
+     * write that raced with a revocation; a read copies one version of the partition.
+     */
+    abstract void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth, Object region,
+                            boolean write);
 
     /** Index of element {@code index} of the row-major flattening, checked. */
     final int rowOfIndex(int index) {

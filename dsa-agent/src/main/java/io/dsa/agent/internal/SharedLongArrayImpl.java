@@ -148,35 +148,10 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
         region(row, col, rows, cols, src, true);
     }
 
-    /** Walks the partitions the region covers, copying each intersection under one access. */
-    private void region(int row, int col, int rows, int cols, long[] buf, boolean write) {
-        if (rows == 0 || cols == 0) return;
-        int pr = layout.spec().partitionRows();
-        int pc = layout.spec().partitionCols();
-        int lastRow = row + rows;
-        int lastCol = col + cols;
-        if (rows > pr - row % pr || cols > pc - col % pc) {
-            // several partitions: ask for all the missing ones first, so their misses travel
-            // together instead of one round trip after another; the copy below waits for each
-            Access needed = write ? Access.READ_WRITE : Access.READ;
-            for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
-                for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) prefetch(layout.partitionOf(r0, c0), needed);
-            }
-        }
-        for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
-            int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
-            for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
-                int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
-                int p = layout.partitionOf(r0, c0);
-                int width = layout.partitionCols(p);
-                int base = layout.offsetInPartition(r0, c0);
-                copyBlock(p, base, width, r0 - row, c0 - col, r1 - r0, c1 - c0, cols, buf, write);
-            }
-        }
-    }
-
-    private void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth,
-                           long[] buf, boolean write) {
+    @Override
+    void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth, Object region,
+                   boolean write) {
+        long[] buf = (long[]) region;
         Slot s = slots[p];
         Access needed = write ? Access.READ_WRITE : Access.READ;
         while (true) {

@@ -1,6 +1,24 @@
 package io.dsa.agent.transport;
 
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AgentLaunchMessage;
+import io.dsa.agent.wire.AgentRestoreMessage;
+import io.dsa.agent.wire.AgentResumeMessage;
+import io.dsa.agent.wire.AgentStartedMessage;
+import io.dsa.agent.wire.AgentStatusMessage;
+import io.dsa.agent.wire.AgentStatusQueryMessage;
+import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ConnectPeersMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
+import io.dsa.agent.wire.RetireMessage;
+import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
@@ -55,7 +73,27 @@ enum MessageType {
     HOST_JOB_EVENT(65, HostJobEventMessage.class, false),
     HOST_REQUEST(66, HostRequestMessage.class, false),
     HOST_REPLY(67, HostReplyMessage.class, false),
-    TRANSFER(68, TransferMessage.class, false);
+    TRANSFER(68, TransferMessage.class, false),
+
+    // a host and the child JVM that runs one of its agents (supervision)
+    AGENT_LAUNCH(70, AgentLaunchMessage.class, false),
+    AGENT_RESTORE(71, AgentRestoreMessage.class, false),
+    CONNECT_PEERS(72, ConnectPeersMessage.class, false),
+    AGENT_RESUME(73, AgentResumeMessage.class, false),
+    AGENT_STARTED(74, AgentStartedMessage.class, false),
+    AGENT_STATUS_QUERY(75, AgentStatusQueryMessage.class, false),
+    AGENT_STATUS(76, AgentStatusMessage.class, false),
+    HOLD_BARRIER(77, HoldBarrierMessage.class, false),
+    RELEASE_BARRIER(78, ReleaseBarrierMessage.class, false),
+    EXPECT_MOVE(79, ExpectMoveMessage.class, false),
+    AWAIT_MOVE(80, AwaitMoveMessage.class, false),
+    COMMIT_MOVE(81, CommitMoveMessage.class, false),
+    ABANDON_MOVE(82, AbandonMoveMessage.class, false),
+    ADMIT_CLONE(83, AdmitCloneMessage.class, false),
+    REGISTER_CLONE(84, RegisterCloneMessage.class, false),
+    READ_ARRAY(85, ReadArrayMessage.class, false),
+    SNAPSHOT(86, SnapshotMessage.class, false),
+    RETIRE(87, RetireMessage.class, false);
 
     /** Codes fit the frame's uint8 type field. */
     static final int MAX_CODE = 255;

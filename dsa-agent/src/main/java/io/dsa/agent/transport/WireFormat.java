@@ -1,6 +1,25 @@
 package io.dsa.agent.transport;
 
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AgentControlMessage;
+import io.dsa.agent.wire.AgentLaunchMessage;
+import io.dsa.agent.wire.AgentRestoreMessage;
+import io.dsa.agent.wire.AgentResumeMessage;
+import io.dsa.agent.wire.AgentStartedMessage;
+import io.dsa.agent.wire.AgentStatusMessage;
+import io.dsa.agent.wire.AgentStatusQueryMessage;
+import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ConnectPeersMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
+import io.dsa.agent.wire.RetireMessage;
+import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
@@ -71,6 +90,9 @@ import java.util.List;
  *   <li>{@link CoherenceMessage}: u8 op code, int32 arrayId, partition, source, destination,
  *       requester, then data as {@code byte[]}.</li>
  * </ul>
+ * The supervision messages between a host and its agents' JVMs (codes 70..87, records
+ * implementing {@link AgentControlMessage} and their answers) follow the same rules; the ones that
+ * carry only a request id are an int64.
  * Every count is checked against the bytes left in the frame before anything is allocated, and a
  * frame must be consumed exactly: trailing bytes are an error.
  *
@@ -296,6 +318,8 @@ final class WireFormat {
                 writeStrings(m.args(), out);
                 writeStrings(m.options(), out);
                 writeBytes(m.jar(), out);
+                out.writeLong(m.heapBytes());
+                out.writeInt(m.cpus());
             }
             case HOST_JOB_EVENT -> {
                 HostJobEventMessage m = (HostJobEventMessage) message;
@@ -329,6 +353,64 @@ final class WireFormat {
                 writeString(m.agentId(), out);
                 writeString(m.fromMonitor(), out);
                 writeBytes(m.payload(), out);
+            }
+            // supervision: requests that carry only their id share one layout
+            case CONNECT_PEERS, AGENT_RESUME, AGENT_STATUS_QUERY, HOLD_BARRIER, RELEASE_BARRIER, RETIRE ->
+                    out.writeLong(((AgentControlMessage) message).requestId());
+            case AGENT_LAUNCH -> {
+                AgentLaunchMessage m = (AgentLaunchMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.mode());
+                writeString(m.vmName(), out);
+                out.writeInt(m.nodeId());
+                out.writeInt(m.nodes());
+                out.writeInt(m.threadsPerNode());
+                writeString(m.monitorAddress(), out);
+                writeString(m.bindHost(), out);
+                writeString(m.programClass(), out);
+                writeStrings(m.args(), out);
+                writeStrings(m.options(), out);
+                writeString(m.jarPath(), out);
+            }
+            case AGENT_RESTORE -> {
+                AgentRestoreMessage m = (AgentRestoreMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.cloneId());
+                writeBytes(m.state(), out);
+            }
+            case AGENT_STARTED -> {
+                AgentStartedMessage m = (AgentStartedMessage) message;
+                out.writeLong(m.requestId());
+                writeString(m.address(), out);
+                out.writeBoolean(m.resumable());
+            }
+            case AGENT_STATUS -> {
+                AgentStatusMessage m = (AgentStatusMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.homed());
+                out.writeInt(m.cached());
+            }
+            case EXPECT_MOVE -> writeIdAndInt(((ExpectMoveMessage) message).requestId(), ((ExpectMoveMessage) message).movingNode(), out);
+            case AWAIT_MOVE -> writeIdAndInt(((AwaitMoveMessage) message).requestId(), ((AwaitMoveMessage) message).movingNode(), out);
+            case ABANDON_MOVE -> writeIdAndInt(((AbandonMoveMessage) message).requestId(), ((AbandonMoveMessage) message).movingNode(), out);
+            case ADMIT_CLONE -> writeIdAndInt(((AdmitCloneMessage) message).requestId(), ((AdmitCloneMessage) message).cloneId(), out);
+            case SNAPSHOT -> writeIdAndInt(((SnapshotMessage) message).requestId(), ((SnapshotMessage) message).cloneId(), out);
+            case COMMIT_MOVE -> {
+                CommitMoveMessage m = (CommitMoveMessage) message;
+                writeIdAndInt(m.requestId(), m.movingNode(), out);
+                writeString(m.address(), out);
+            }
+            case REGISTER_CLONE -> {
+                RegisterCloneMessage m = (RegisterCloneMessage) message;
+                writeIdAndInt(m.requestId(), m.cloneId(), out);
+                writeLongs(m.partitions(), out);
+            }
+            case READ_ARRAY -> {
+                ReadArrayMessage m = (ReadArrayMessage) message;
+                out.writeLong(m.requestId());
+                writeString(m.name(), out);
+                out.writeLong(m.from());
+                out.writeLong(m.count());
             }
             case COHERENCE -> {
                 CoherenceMessage m = (CoherenceMessage) message;
@@ -381,7 +463,8 @@ final class WireFormat {
             case STATUS -> new StatusMessage(body.readInt(), body.readInt(), readString(body, "text"));
             case HOST_JOB -> new HostJobMessage(body.readLong(), readString(body, "vmName"), body.readInt(),
                     body.readInt(), body.readInt(), readString(body, "monitorAddress"), readString(body, "programClass"),
-                    readStrings(body, "args"), readStrings(body, "options"), readBytes(body, "jar"));
+                    readStrings(body, "args"), readStrings(body, "options"), readBytes(body, "jar"), body.readLong(),
+                    body.readInt());
             case HOST_JOB_EVENT -> new HostJobEventMessage(body.readLong(), body.readInt(), body.readInt(),
                     readString(body, "text"), readStrings(body, "lines"), readLongs(body, "timings"));
             case HOST_REQUEST -> new HostRequestMessage(body.readLong(), body.readInt(), readString(body, "vmName"),
@@ -390,6 +473,28 @@ final class WireFormat {
                     readStrings(body, "rows"), readBytes(body, "payload"));
             case TRANSFER -> new TransferMessage(body.readLong(), body.readInt(), readString(body, "agentId"),
                     readString(body, "fromMonitor"), readBytes(body, "payload"));
+            case AGENT_LAUNCH -> new AgentLaunchMessage(body.readLong(), body.readInt(), readString(body, "vmName"),
+                    body.readInt(), body.readInt(), body.readInt(), readString(body, "monitorAddress"),
+                    readString(body, "bindHost"), readString(body, "programClass"), readStrings(body, "args"),
+                    readStrings(body, "options"), readString(body, "jarPath"));
+            case AGENT_RESTORE -> new AgentRestoreMessage(body.readLong(), body.readInt(), readBytes(body, "state"));
+            case CONNECT_PEERS -> new ConnectPeersMessage(body.readLong());
+            case AGENT_RESUME -> new AgentResumeMessage(body.readLong());
+            case AGENT_STARTED -> new AgentStartedMessage(body.readLong(), readString(body, "address"),
+                    readBoolean(body, "resumable"));
+            case AGENT_STATUS_QUERY -> new AgentStatusQueryMessage(body.readLong());
+            case AGENT_STATUS -> new AgentStatusMessage(body.readLong(), body.readInt(), body.readInt());
+            case HOLD_BARRIER -> new HoldBarrierMessage(body.readLong());
+            case RELEASE_BARRIER -> new ReleaseBarrierMessage(body.readLong());
+            case EXPECT_MOVE -> new ExpectMoveMessage(body.readLong(), body.readInt());
+            case AWAIT_MOVE -> new AwaitMoveMessage(body.readLong(), body.readInt());
+            case COMMIT_MOVE -> new CommitMoveMessage(body.readLong(), body.readInt(), readString(body, "address"));
+            case ABANDON_MOVE -> new AbandonMoveMessage(body.readLong(), body.readInt());
+            case ADMIT_CLONE -> new AdmitCloneMessage(body.readLong(), body.readInt());
+            case REGISTER_CLONE -> new RegisterCloneMessage(body.readLong(), body.readInt(), readLongs(body, "partitions"));
+            case READ_ARRAY -> new ReadArrayMessage(body.readLong(), readString(body, "name"), body.readLong(), body.readLong());
+            case SNAPSHOT -> new SnapshotMessage(body.readLong(), body.readInt());
+            case RETIRE -> new RetireMessage(body.readLong());
             case COHERENCE -> readCoherence(body, buffers);
             case CHUNK -> throw new IllegalArgumentException("a CHUNK frame is one piece of a message: see ChunkAssembler");
         };
@@ -528,6 +633,11 @@ final class WireFormat {
     }
 
     // ---- field primitives
+
+    private static void writeIdAndInt(long requestId, int value, ByteBuf out) {
+        out.writeLong(requestId);
+        out.writeInt(value);
+    }
 
     static void writeString(String s, ByteBuf out) {
         if (s == null) {

@@ -7,8 +7,10 @@ import java.util.List;
  *
  * @param jobId the launcher's id of the job
  * @param nodeId the node
- * @param event {@link #STARTED} (text: the agent's {@code host:port}), {@link #DONE} (lines: the
- *        report on node 0; timings: startup and run nanoseconds) or {@link #FAILED} (text: why)
+ * @param event {@link #ACCEPTED} (text: the stop token; lines: notes on the limits the host
+ *        applied), {@link #STARTED} (text: the agent's {@code host:port}), {@link #DONE} (lines:
+ *        the report on node 0; timings: startup and run nanoseconds), {@link #FAILED} (text: why)
+ *        or {@link #EXITED} (text: how the node's process ended)
  * @param text see {@code event}
  * @param lines see {@code event}; empty when unused
  * @param timings see {@code event}; empty when unused
@@ -21,4 +23,15 @@ public record HostJobEventMessage(long jobId, int nodeId, int event, String text
     public static final int DONE = 2;
     /** The node could not start, or the job failed; text says why. */
     public static final int FAILED = 3;
+    /**
+     * The host took the job: text is its stop token (32 hex digits, 128 random bits), which a
+     * {@link HostRequestMessage#STOP_VM} for this VM must carry; lines are notes on the heap and
+     * processors the host granted when it capped the request (empty otherwise).
+     */
+    public static final int ACCEPTED = 4;
+    /**
+     * The node's JVM ended before its job did (the program called {@code System.exit}, ran out of
+     * memory, or crashed); text says how. Fails the job like {@link #FAILED}, and is its cause.
+     */
+    public static final int EXITED = 5;
 }

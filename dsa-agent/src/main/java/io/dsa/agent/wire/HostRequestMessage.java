@@ -5,7 +5,8 @@ package io.dsa.agent.wire;
  *
  * @param requestId the sender's id of this request
  * @param op {@link #STATUS} (vmName: only this VM, or null for all), {@link #STOP_VM} (stop this
- *        host's agents of vmName), or a step of a move that the new host coordinates on the VM's
+ *        host's agents of vmName; target: the stop token their launcher received in
+ *        {@link HostJobEventMessage#ACCEPTED}), or a step of a move that the new host coordinates on the VM's
  *        other hosts: {@link #HOLD_BARRIER}, {@link #RELEASE_BARRIER} (node 0), {@link #EXPECT_MOVE},
  *        {@link #AWAIT_MOVE}, {@link #COMMIT_MOVE}, {@link #ABANDON_MOVE} (every node but the moving
  *        one; target: the moving node's id, and for a commit {@code id@newAddress}); steps of a
@@ -15,13 +16,13 @@ package io.dsa.agent.wire;
  *        is {@link TransferMessage}s
  * @param vmName the VM concerned, or null
  * @param nodeId the node concerned, or -1
- * @param target a host's {@code host:port}, or null
+ * @param target what {@code op} needs (see there), or null
  */
 public record HostRequestMessage(long requestId, int op, String vmName, int nodeId, String target)
         implements WireMessage {
     /** List the agents this host serves. */
     public static final int STATUS = 1;
-    /** Stop this host's agents of a VM. */
+    /** Stop this host's agents of a VM that were submitted with the stop token in target; refused without it. */
     public static final int STOP_VM = 2;
     /** Node 0: hold the next global barrier's release; reply once every worker waits there. */
     public static final int HOLD_BARRIER = 3;

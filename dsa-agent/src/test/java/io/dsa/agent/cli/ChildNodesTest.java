@@ -19,8 +19,8 @@ class ChildNodesTest {
     private final StringWriter err = new StringWriter();
 
     private static List<String> java(String... args) {
-        List<String> command = new java.util.ArrayList<>(List.of(RunCommand.javaExecutable(), "-cp",
-                RunCommand.classPath(), ChildMain.class.getName()));
+        List<String> command = new java.util.ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp",
+                io.dsa.agent.host.JvmCommand.classPath(), ChildMain.class.getName()));
         command.addAll(List.of(args));
         return command;
     }
@@ -28,8 +28,8 @@ class ChildNodesTest {
     @Test
     void forwardsOutputWithANodePrefixAndSeesCleanExits() throws Exception {
         try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
-            children.start(1, java("exit", "0"));
-            children.start(2, java("exit", "0"));
+            children.start(1, java("exit", "0"), new byte[0]);
+            children.start(2, java("exit", "0"), new byte[0]);
             assertNull(children.awaitExit(30_000));
             assertFalse(children.firstFailure().isDone());
             children.drainOutput();
@@ -42,7 +42,7 @@ class ChildNodesTest {
     @Test
     void reportsTheFirstChildThatFails() throws Exception {
         try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
-            children.start(3, java("exit", "7"));
+            children.start(3, java("exit", "7"), new byte[0]);
             assertEquals("node 3 exited with code 7", children.firstFailure().get(30, TimeUnit.SECONDS));
             assertEquals("node 3 exited with code 7", children.awaitExit(30_000));
         }
@@ -52,8 +52,8 @@ class ChildNodesTest {
     void closeEndsChildrenThatDoNotExit() throws Exception {
         List<ProcessHandle> started;
         try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
-            children.start(1, java("block"));
-            children.start(2, java("block"));
+            children.start(1, java("block"), new byte[0]);
+            children.start(2, java("block"), new byte[0]);
             started = children.processes().values().stream().map(Process::toHandle).toList();
             assertTrue(children.awaitExit(200) .contains("did not exit"));
         }

@@ -20,7 +20,7 @@ class DsaCliTest {
     Path servicesDir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read"})
+    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read", "keygen", "secret"})
     void helpPrintsUsageAndExitsZero(String command) {
         Cli cli = command.isEmpty() ? Cli.execute("--help") : Cli.execute(command, "--help");
         assertEquals(0, cli.exitCode(), cli.toString());
@@ -30,7 +30,7 @@ class DsaCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read"})
+    @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read", "keygen", "secret"})
     void versionPrintsTheVersionAndExitsZero(String command) {
         Cli cli = command.isEmpty() ? Cli.execute("--version") : Cli.execute(command, "--version");
         assertEquals(0, cli.exitCode(), cli.toString());
@@ -47,6 +47,34 @@ class DsaCliTest {
         assertTrue(cli.out().contains("migrate "), cli.toString());
         assertTrue(cli.out().contains("clone "), cli.toString());
         assertTrue(cli.out().contains("read "), cli.toString());
+        assertTrue(cli.out().contains("keygen "), cli.toString());
+        assertTrue(cli.out().contains("secret "), cli.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "--job-heap, 4k, '--job-heap 4k out of range [16 MiB, 1024 GiB]'",
+        "--job-heap, 2t, '--job-heap 2t out of range [16 MiB, 1024 GiB]'",
+        "--job-heap, lots, is not a size; use bytes or a number with k or m or g or t",
+        "--job-cpus, 0, '--job-cpus 0 out of range [1, 4096]'",
+    })
+    void runOnHostsRejectsBadLimitsBeforeContactingAHost(String option, String value, String message) {
+        Cli cli = Cli.execute("run", "--hosts", "127.0.0.1:1", option, value, "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains(message), cli.toString());
+    }
+
+    @Test
+    void limitsAndSecretsOfHostsNeedHosts() {
+        Cli cli = Cli.execute("run", "--job-heap", "512m", "idle-test");
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--secret-file, --jar, --job-heap and --job-cpus need --hosts"), cli.toString());
+        Cli host = Cli.execute("host", "--max-job-heap", "1k");
+        assertEquals(2, host.exitCode(), host.toString());
+        assertTrue(host.err().contains("--max-job-heap 1k out of range [16 MiB, 1024 GiB]"), host.toString());
+        Cli cpus = Cli.execute("host", "--max-job-cpus", "0");
+        assertEquals(2, cpus.exitCode(), cpus.toString());
+        assertTrue(cpus.err().contains("--max-job-cpus 0 out of range [1, 4096]"), cpus.toString());
     }
 
     @Test
@@ -103,6 +131,7 @@ class DsaCliTest {
         "--threads, -3, '--threads -3 out of range [1, 1024]'",
         "--timeout, 0, '--timeout 0 out of range [1, 86400]'",
         "--fanout, 1, '--fanout 1 out of range [2, 64]'",
+        "--prefetch-window, 257, '--prefetch-window 257 out of range [0, 256]'",
     })
     void runRejectsOutOfRangeValues(String option, String value, String message) {
         Cli cli = Cli.execute("run", option, value, "idle-test");

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * while a job runs: the clone serves reads ({@code dsa read}), later writes by the job reach it
  * through invalidations, status lists it, and it goes when its VM ends.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostCloneSystemTest {
     private static final String PHASES = HostTestPrograms.Phases.class.getName();
     private static final int LENGTH = 96;
@@ -38,7 +38,7 @@ class HostCloneSystemTest {
 
     @BeforeAll
     static void startHosts() throws Exception {
-        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
         HostProcess.startAll(2, 4, secret, hosts);
     }
 
@@ -86,7 +86,7 @@ class HostCloneSystemTest {
             Files.writeString(gates.resolve("phase2"), "go");
             Files.writeString(gates.resolve("end"), "go");
         }
-        Cli done = run.get(60, TimeUnit.SECONDS);
+        Cli done = run.get(150, TimeUnit.SECONDS);
         assertEquals(0, done.exitCode(), done.toString());
         long sum = 0;
         for (int i = 0; i < LENGTH; i++) sum += 3L * i + 2;
@@ -111,7 +111,7 @@ class HostCloneSystemTest {
     }
 
     private static void awaitFile(Path file, CompletableFuture<Cli> run) throws Exception {
-        Poll.until("the job's file " + file, () -> Files.exists(file) || run.isDone(), done -> done, 30_000, 20);
+        Poll.until("the job's file " + file, () -> Files.exists(file) || run.isDone(), done -> done, 120_000, 20);
         if (!Files.exists(file)) throw new AssertionError("the job ended before " + file + ": " + run.get());
     }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Live migration between {@code dsa host} processes on 127.0.0.2 .. 127.0.0.4 (and a faulty one
  * on 127.0.0.6) with {@code dsa migrate}, while a resumable job shipped from the test classes runs.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostMigrationSystemTest {
     private static final String RELAX = HostTestPrograms.Relax.class.getName();
     private static final String ITERATIONS = "1500";   // at 10 ms each while throttled: time enough to move nodes
@@ -37,7 +37,7 @@ class HostMigrationSystemTest {
 
     @BeforeAll
     static void startHostsAndRunTheBaseline() throws Exception {
-        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
         HostProcess.startAll(2, 4, secret, hosts);
         Path fast = Files.writeString(dir.resolve("fast-baseline"), "fast");
         Cli run = Cli.execute("run", "--hosts", address(0) + "," + address(1), "--nodes", "3", "--threads", "2",
@@ -89,7 +89,7 @@ class HostMigrationSystemTest {
         } finally {
             Files.writeString(fast, "fast");
         }
-        Cli done = run.get(60, TimeUnit.SECONDS);
+        Cli done = run.get(150, TimeUnit.SECONDS);
         assertEquals(0, done.exitCode(), done.toString());
         assertEquals(baseline, result(done), "result after two migrations differs from the run without");
     }
@@ -107,13 +107,13 @@ class HostMigrationSystemTest {
                         "--node", "1", "--hosts", address(0) + "," + address(1), "--to", doomed.address(),
                         "--secret-file", secret.toString()));
                 try {
-                    doomed.awaitOutput("blocked after transferAgent", 30_000);   // it holds node 1's state then
+                    doomed.awaitOutput("blocked after transferAgent", 120_000);   // it holds node 1's state then
                 } catch (IllegalStateException e) {
                     throw new AssertionError(migrate.isDone() ? "the migration ended first: " + migrate.get() : e.getMessage(), e);
                 }
                 doomed.process().destroyForcibly();   // SIGKILL
                 assertTrue(doomed.process().waitFor(10, TimeUnit.SECONDS));
-                Cli refused = migrate.get(30, TimeUnit.SECONDS);
+                Cli refused = migrate.get(120, TimeUnit.SECONDS);
                 assertEquals(DsaCli.EXIT_FAILED, refused.exitCode(), refused.toString());
                 assertTrue(refused.out().contains("killed/1"), refused.out());
                 // node 1 is still served by its old host, once, and nowhere else
@@ -125,7 +125,7 @@ class HostMigrationSystemTest {
             } finally {
                 Files.writeString(fast, "fast");
             }
-            Cli done = run.get(60, TimeUnit.SECONDS);
+            Cli done = run.get(150, TimeUnit.SECONDS);
             assertEquals(0, done.exitCode(), done.toString());
             assertEquals(baseline, result(done), "the job went on on the source and must give the same result");
         }

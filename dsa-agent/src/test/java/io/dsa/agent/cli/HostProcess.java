@@ -31,29 +31,46 @@ final class HostProcess implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts {@code dsa host --bind bind --port 0 --secret-file secret} and waits for its address. */
+    /**
+     * Starts {@code dsa host --bind bind --port 0 --secret-file secret --work-dir DIR/work} (DIR:
+     * the secret's directory) and waits for its address.
+     */
     static HostProcess start(String bind, Path secret, String... jvmOptions) throws IOException, InterruptedException {
-        return start(bind, secret, List.of(), jvmOptions);
+        return start(bind, secret, List.of(jvmOptions), List.of());
     }
 
-    /** As {@link #start(String, Path, String...)}, with more {@code dsa host} options ({@code hostOptions}). */
-    static HostProcess start(String bind, Path secret, List<String> hostOptions, String... jvmOptions)
+    /** {@link #start(String, Path, String...)} with further options of {@code dsa host}. */
+    static HostProcess start(String bind, Path secret, List<String> jvmOptions, List<String> hostOptions)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(RunCommand.javaExecutable(), "-cp", mainClassPath(),
+        List<String> command = new ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp", mainClassPath(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-        command.addAll(List.of(jvmOptions));
-        command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString(),
+                "--work-dir", workDir(secret).toString()));
         command.addAll(hostOptions);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         HostProcess host = new HostProcess(p);
         try {
-            host.awaitAddress(20_000);
+            host.awaitAddress(60_000);
         } catch (RuntimeException | InterruptedException e) {
             host.close();
             throw e;
         }
         return host;
     }
+
+    /** @return the base work directory of the hosts started with {@code secret} */
+    static Path workDir(Path secret) { return secret.toAbsolutePath().getParent().resolve("work"); }
+
+    /** @return {@code file}, holding a new cluster secret written by {@code dsa keygen} (mode 600) */
+    static Path newSecret(Path file) {
+        Cli keygen = Cli.execute("keygen", "--out", file.toString());
+        if (keygen.exitCode() != 0) throw new IllegalStateException("dsa keygen failed: " + keygen);
+        return file;
+    }
+
+    /** @return this process's directory in the hosts' work directory */
+    Path hostDir(Path secret) { return workDir(secret).resolve("host-" + process.pid()); }
 
     /** Starts hosts on 127.0.0.{first} .. 127.0.0.{last} with the secret file {@code secret}, adding each to {@code into}. */
     static void startAll(int first, int last, Path secret, List<HostProcess> into) throws IOException, InterruptedException {
@@ -72,7 +89,7 @@ final class HostProcess implements AutoCloseable {
     static String mainClassPath() {
         Path testClasses = Path.of(HostProcess.class.getProtectionDomain().getCodeSource().getLocation().getPath());
         List<String> kept = new ArrayList<>();
-        for (String entry : RunCommand.classPath().split(File.pathSeparator)) {
+        for (String entry : io.dsa.agent.host.JvmCommand.classPath().split(File.pathSeparator)) {
             if (!Path.of(entry).equals(testClasses.toAbsolutePath())) kept.add(entry);
         }
         return String.join(File.pathSeparator, kept);

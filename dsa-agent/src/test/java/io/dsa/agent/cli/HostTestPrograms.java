@@ -37,7 +37,7 @@ final class HostTestPrograms {
             for (int i = w.threadId(); i < length; i += threads) a.write(i, 2.0 * i + 1);
             w.barrier();
             if (gate != null && w.threadId() == 0) {
-                Poll.until("the gate file " + gate, () -> Files.exists(gate), open -> open, 60_000, 20);   // opened by the test
+                Poll.until("the gate file " + gate, () -> Files.exists(gate), open -> open, 240_000, 20);   // opened by the test
             }
             w.barrier();
             if (w.threadId() != 0) return;
@@ -158,6 +158,103 @@ final class HostTestPrograms {
                 seen = w.threadId() == 0 && Files.exists(file);
                 if (w.threadId() == 0 && !seen) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
             } while (!w.any(seen));
+        }
+    }
+
+    /** Node 1 calls {@code System.exit(3)} in its setup: in a host, that ends only its own JVM. */
+    public static final class Exit implements DsaProgram {
+        public Exit() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            if (node.network().nodeId() == 1) System.exit(3);
+        }
+
+        @Override
+        public void work(DsaWorker w) { w.barrier(); }
+    }
+
+    /** Node 1 allocates until its heap is exhausted. */
+    public static final class Hog implements DsaProgram {
+        public Hog() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            if (node.network().nodeId() != 1) return;
+            java.util.List<long[]> hoard = new java.util.ArrayList<>();
+            while (hoard.size() >= 0) hoard.add(new long[1 << 20]);   // 8 MiB at a time, kept
+        }
+
+        @Override
+        public void work(DsaWorker w) { w.barrier(); }
+    }
+
+    /** Node 1's JVM is killed (SIGKILL, as by the kernel's OOM killer or a crash) in its setup. */
+    public static final class Crash implements DsaProgram {
+        public Crash() {}
+
+        @Override
+        public void setup(DsaNode node) throws Exception {
+            if (node.network().nodeId() != 1) return;
+            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+            Thread.sleep(60_000);   // the signal ends this JVM first
+        }
+
+        @Override
+        public void work(DsaWorker w) { w.barrier(); }
+    }
+
+    /** A program whose static initialiser throws. */
+    public static final class BadInit implements DsaProgram {
+        static final int VALUE = hostile();
+
+        public BadInit() {}
+
+        private static int hostile() { throw new IllegalStateException("hostile static initialiser"); }
+
+        @Override
+        public void work(DsaWorker w) { }
+    }
+
+    /** Not a program, and its static initialiser exits its JVM: it must never run. */
+    public static final class ExitingNonProgram {
+        static {
+            System.exit(7);
+        }
+
+        private ExitingNonProgram() {}
+    }
+
+    /**
+     * Reports what its JVM got, one line per node: {@code node K: heap M MiB, cpus C, affinity A}
+     * (the maximum heap, the processors the JVM sees, the processors it may run on; -1 when not known).
+     */
+    public static final class Limits implements DsaProgram {
+        public Limits() {}
+
+        @Override
+        public void work(DsaWorker w) throws java.io.IOException {
+            if (w.localThreadId() == 0) {
+                int affinity = -1;
+                Path status = Path.of("/proc/self/status");
+                if (Files.exists(status)) {
+                    for (String line : Files.readAllLines(status)) {
+                        if (line.startsWith("Cpus_allowed_list:")) affinity = cpus(line.substring(18).trim());
+                    }
+                }
+                w.node().report("node " + w.nodeId() + ": heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, cpus "
+                        + Runtime.getRuntime().availableProcessors() + ", affinity " + affinity);
+            }
+            w.barrier();
+        }
+
+        private static int cpus(String list) {
+            int n = 0;
+            for (String part : list.split(",")) {
+                String[] range = part.split("-");
+                n += range.length == 1 ? 1 : Integer.parseInt(range[1]) - Integer.parseInt(range[0]) + 1;
+            }
+            return n;
         }
     }
 }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code dsa run --hosts} and {@code dsa status} in this JVM. The hosts do not have the test
  * program on their class path: it reaches them only as the shipped jar.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostsSystemTest {
     private static final String FILL = HostTestPrograms.Fill.class.getName();
 
@@ -34,8 +34,8 @@ class HostsSystemTest {
 
     @BeforeAll
     static void startHosts() throws Exception {
-        secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
-        wrongSecret = Files.writeString(dir.resolve("wrong"), "fedcba9876543210fedcba9876543210");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
+        wrongSecret = HostProcess.newSecret(dir.resolve("wrong"));
         for (int h = 2; h <= 4; h++) hosts.add(HostProcess.start("127.0.0." + h, secret));
     }
 
@@ -50,7 +50,7 @@ class HostsSystemTest {
 
     @Test
     void statusTakesTheHostsFromTheEnvironment() throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(RunCommand.javaExecutable(), "-cp", HostProcess.mainClassPath(),
+        ProcessBuilder pb = new ProcessBuilder(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp", HostProcess.mainClassPath(),
                 DsaCli.class.getName(), "status", "--secret-file", secret.toString()).redirectErrorStream(true);
         pb.environment().put("DSA_HOSTS", hostList());
         Process p = pb.start();
@@ -84,8 +84,10 @@ class HostsSystemTest {
                 "--nodes", "4", "--threads", "1", "--vm", "right", "--secret-file", secret.toString(), FILL, "300", "20",
                 gate.toString()));
         try {
-            Cli status = awaitStatus(s -> s.out().lines().filter(l -> l.contains("RUNNING")).count() == 7,
-                    "--hosts", hostList(), "--secret-file", secret.toString());
+            Cli status = awaitStatus(s -> s.out().lines().filter(l -> l.contains("RUNNING")).count() == 7
+                    || first.isDone() || second.isDone(), "--hosts", hostList(), "--secret-file", secret.toString());
+            assertFalse(first.isDone() || second.isDone(), () -> "a run ended while both should run: "
+                    + (first.isDone() ? first.join() : second.join()));
             List<String> lines = status.out().lines().toList();
             assertTrue(lines.get(0).matches("VM\\s+NODE\\s+HOST\\s+AGENT\\s+STATE\\s+PROGRAM\\s+HOMED\\s+CACHED"), status.out());
             // node 3 of "right" wraps around to the first host
@@ -99,8 +101,8 @@ class HostsSystemTest {
         } finally {
             Files.writeString(gate, "open");
         }
-        Cli left = first.get(40, TimeUnit.SECONDS);
-        Cli right = second.get(40, TimeUnit.SECONDS);
+        Cli left = first.get(150, TimeUnit.SECONDS);
+        Cli right = second.get(150, TimeUnit.SECONDS);
         assertEquals(0, left.exitCode(), left.toString());
         assertEquals(0, right.exitCode(), right.toString());
         assertTrue(left.out().contains("sum 90000 expected 90000"), left.out());
@@ -159,7 +161,7 @@ class HostsSystemTest {
         } finally {
             Files.writeString(gate, "open");
         }
-        Cli done = run.get(40, TimeUnit.SECONDS);
+        Cli done = run.get(150, TimeUnit.SECONDS);
         assertEquals(0, done.exitCode(), done.toString());
         assertTrue(done.out().contains("sum 40000 expected 40000"), done.out());
     }

@@ -29,11 +29,11 @@ final class Poll {
         throw new AssertionError(what + " did not happen within " + timeoutMs + " ms; last:\n" + last);
     }
 
-    /** Polls {@code dsa status ARGS} every 100 ms for up to 30 s until {@code condition} holds. */
+    /** Polls {@code dsa status ARGS} every 100 ms for up to 120 s (a loaded machine starts JVMs slowly) until {@code condition} holds. */
     static Cli status(Predicate<Cli> condition, String... args) throws InterruptedException {
         String[] command = new String[args.length + 1];
         command[0] = "status";
         System.arraycopy(args, 0, command, 1, args.length);
-        return until("status condition", () -> Cli.execute(command), condition, 30_000, 100);
+        return until("status condition", () -> Cli.execute(command), condition, 120_000, 100);
     }
 }

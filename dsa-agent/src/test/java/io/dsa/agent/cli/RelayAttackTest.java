@@ -69,8 +69,9 @@ class RelayAttackTest {
     static void startHosts() throws Exception {
         secret = "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         secretFile = Files.write(dir.resolve("secret"), secret);
+        Files.setPosixFilePermissions(secretFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         hosts.put(TransportSecurity.ENCRYPT, HostProcess.start("127.0.0.51", secretFile));
-        hosts.put(TransportSecurity.MAC, HostProcess.start("127.0.0.52", secretFile, List.of("--transport-security", "MAC")));
+        hosts.put(TransportSecurity.MAC, HostProcess.start("127.0.0.52", secretFile, List.of(), List.of("--transport-security", "MAC")));
     }
 
     @AfterAll
@@ -223,7 +224,7 @@ class RelayAttackTest {
 
     private static HostJobMessage job(String vm, Path marker) {
         return new HostJobMessage(42, vm, 0, 1, 1, null, Marker.class.getName(), List.of(marker.toString()), List.of(),
-                JobJar.of(Marker.class));
+                JobJar.of(Marker.class), 0, 0);
     }
 
     private static String ip(HostProcess host) { return HostPort.parse(host.address()).host(); }

@@ -20,12 +20,12 @@ import picocli.CommandLine;
 class RunCommandTest {
 
     @Test
-    void childCommandRunsTheNodeCommandWithTheSecretInAFile() {
+    void childCommandRunsTheNodeCommandWithTheSecretOnItsStdin() {
         RunCommand run = new RunCommand();
         new CommandLine(run).setStopAtPositional(true).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
                 "--nodes", "3", "--threads", "5", "--vm", "vm-1", "--timeout", "9", "--barrier", "kary", "--fanout", "3",
                 "--wait", "spin", "--transport-security", "mac", "idle-test", "a", "--b");
-        List<String> command = run.childCommand(2, "127.0.0.1:4567", Path.of("/tmp/secret"), TestPrograms.Idle.class);
+        List<String> command = run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class);
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
         assertTrue(cp > 0, command.toString());
@@ -34,26 +34,12 @@ class RunCommandTest {
         }
         List<String> tail = command.subList(cp + 2, command.size());
         assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
-                "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN", "--timeout", "9",
-                "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-file", "/tmp/secret",
+                "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN",
+                "--prefetch-window", "4", "--timeout", "9",
+                "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-stdin",
                 TestPrograms.Idle.class.getName(), "a", "--b"), tail);
         assertFalse(String.join(" ", command).contains("--secret "), command.toString());
-    }
-
-    @Test
-    void secretFileIsPrivateRandomAndDeleted() throws Exception {
-        Path path;
-        String first;
-        try (SecretFile secret = SecretFile.create(); SecretFile other = SecretFile.create()) {
-            path = secret.path();
-            first = Files.readString(path, StandardCharsets.US_ASCII);
-            assertTrue(first.matches("[0-9a-f]{64}"), first);
-            assertFalse(first.equals(Files.readString(other.path(), StandardCharsets.US_ASCII)));
-            if (path.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
-            }
-        }
-        assertFalse(Files.exists(path));
+        assertFalse(String.join(" ", command).contains("--secret-file"), command.toString());
     }
 
     @Test

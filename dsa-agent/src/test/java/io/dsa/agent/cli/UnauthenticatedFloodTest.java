@@ -59,7 +59,7 @@ class UnauthenticatedFloodTest {
     @Test
     void connectionFloodDoesNotLockOutStatus() throws Exception {
         int connections = affordableConnections();
-        Path secret = Files.writeString(dir.resolve("secret"), "0123456789abcdef0123456789abcdef");
+        Path secret = HostProcess.newSecret(dir.resolve("secret"));
         try (HostProcess host = HostProcess.start("127.0.0.8", secret)) {
             List<InetAddress> sources = new ArrayList<>();
             for (int i = 10; i <= 40; i++) sources.add(InetAddress.getByName("127.0.0." + i));

@@ -15,11 +15,17 @@ import org.junit.jupiter.api.Test;
 @org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.SECONDS)
 class JobCodecTest {
     private static final HostJobMessage JOB = new HostJobMessage(42, "jacobi", 3, 4, 2, "127.0.0.2:4100",
-            "io.dsa.examples.Jacobi", List.of("256", "π"), List.of("barrier=TREE", "fanout=4"), new byte[] {'P', 'K', 0, -1});
+            "io.dsa.examples.Jacobi", List.of("256", "π"), List.of("barrier=TREE", "fanout=4"), new byte[] {'P', 'K', 0, -1},
+            64L << 20, 3);
+    private static final String TOKEN = "00112233445566778899aabbccddeeff";
 
     @Test
     void roundTripsEveryField() {
-        HostJobMessage back = JobCodec.decode(JobCodec.encode(JOB));
+        JobCodec.Job decoded = JobCodec.decode(JobCodec.encode(JOB, TOKEN));
+        HostJobMessage back = decoded.message();
+        assertEquals(TOKEN, decoded.stopToken());
+        assertEquals(JOB.heapBytes(), back.heapBytes());
+        assertEquals(JOB.cpus(), back.cpus());
         assertEquals(JOB.jobId(), back.jobId());
         assertEquals(JOB.vmName(), back.vmName());
         assertEquals(JOB.nodeId(), back.nodeId());
@@ -30,21 +36,21 @@ class JobCodecTest {
         assertEquals(JOB.args(), back.args());
         assertEquals(JOB.options(), back.options());
         assertArrayEquals(JOB.jar(), back.jar());
-        HostJobMessage node0 = new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0]);
-        assertEquals(null, JobCodec.decode(JobCodec.encode(node0)).monitorAddress());
+        HostJobMessage node0 = new HostJobMessage(1, "v", 0, 1, 1, null, "P", List.of(), List.of(), new byte[0], 0, 0);
+        assertEquals(null, JobCodec.decode(JobCodec.encode(node0, "")).message().monitorAddress());
     }
 
     @Test
     void anUnknownVersionIsRefusedNamingBoth() {
-        byte[] bytes = JobCodec.encode(JOB);
+        byte[] bytes = JobCodec.encode(JOB, TOKEN);
         bytes[0] = 9;
         DsaException e = assertThrows(DsaException.class, () -> JobCodec.decode(bytes));
-        assertEquals("job description version 9 is unknown; this host reads version 1", e.getMessage());
+        assertEquals("job description version 9 is unknown; this host reads version 2", e.getMessage());
     }
 
     @Test
     void truncatedOrPaddedBytesAreRefused() {
-        byte[] bytes = JobCodec.encode(JOB);
+        byte[] bytes = JobCodec.encode(JOB, TOKEN);
         for (int cut = 1; cut < bytes.length; cut++) {
             byte[] part = Arrays.copyOf(bytes, cut);
             assertThrows(DsaException.class, () -> JobCodec.decode(part), "cut at " + cut);

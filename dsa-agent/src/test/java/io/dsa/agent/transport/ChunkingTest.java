@@ -119,7 +119,7 @@ class ChunkingTest {
     @Test
     void otherLargeMessagesAreChunkedAndReassembled() {
         List<Object> messages = List.of(
-                new HostJobMessage(7, "vm", 1, 2, 1, "127.0.0.1:1", "X", List.of("a"), List.of(), random(3 * MAX_FRAME_BYTES, 3)),
+                new HostJobMessage(7, "vm", 1, 2, 1, "127.0.0.1:1", "X", List.of("a"), List.of(), random(3 * MAX_FRAME_BYTES, 3), 0, 0),
                 new TransferMessage(5, 2, "agent-1", "127.0.0.1:2", random(CHUNK_BYTES * 4, 4)),
                 new LockMessage(1, LockMessage.GRANT, 2, 3));
         EmbeddedChannel r = receiver(PartitionBuffers.ALLOCATE);

@@ -1,6 +1,24 @@
 package io.dsa.agent.transport;
 
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AgentLaunchMessage;
+import io.dsa.agent.wire.AgentRestoreMessage;
+import io.dsa.agent.wire.AgentResumeMessage;
+import io.dsa.agent.wire.AgentStartedMessage;
+import io.dsa.agent.wire.AgentStatusMessage;
+import io.dsa.agent.wire.AgentStatusQueryMessage;
+import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ConnectPeersMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
+import io.dsa.agent.wire.RetireMessage;
+import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.JoinMessage;
@@ -74,15 +92,43 @@ class FrameCodecTest {
         all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));
         all.add(new StatusMessage(1, StatusMessage.FAILED, "worker 3 threw java.lang.IllegalStateException"));
         all.add(new HostJobMessage(7, "jacobi", 2, 4, 3, "127.0.0.2:4000", "io.dsa.examples.Jacobi",
-                List.of("256", "100"), List.of("barrier=TREE"), new byte[] {'P', 'K', 3, 4}));
-        all.add(new HostJobMessage(8, "vm", 0, 1, 1, null, "X", List.of(), List.of(), new byte[0]));
+                List.of("256", "100"), List.of("barrier=TREE"), new byte[] {'P', 'K', 3, 4}, 512L << 20, 2));
+        all.add(new HostJobMessage(8, "vm", 0, 1, 1, null, "X", List.of(), List.of(), new byte[0], 0, 0));
         all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.DONE, "", List.of("node 0: ok"), new long[] {5, 6}));
         all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.FAILED, "no such class", List.of(), new long[0]));
+        all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.ACCEPTED, "00112233445566778899aabbccddeeff",
+                List.of("heap capped at 1 GiB"), new long[0]));
+        all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.EXITED, "node 2 of vm 'jacobi' exited with code 3", List.of(),
+                new long[0]));
         all.add(new HostRequestMessage(3, HostRequestMessage.STOP_VM, "jacobi", -1, null));
+        all.add(new HostRequestMessage(5, HostRequestMessage.STOP_VM, "jacobi", -1, "00112233445566778899aabbccddeeff"));
         all.add(new HostRequestMessage(4, HostRequestMessage.STATUS, null, -1, null));
         all.add(new HostReplyMessage(3, true, "moved", List.of("a\tb", "c\td"), new byte[] {9}));
         all.add(new HostReplyMessage(4, false, "refused", List.of(), new byte[0]));
         all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", new byte[] {1, 2, 3}));
+        all.add(new AgentLaunchMessage(1, AgentLaunchMessage.RUN, "jacobi", 2, 4, 3, "127.0.0.2:4000", "127.0.0.3",
+                "io.dsa.examples.Jacobi", List.of("256", "π"), List.of("barrier=TREE"), "/tmp/dsa-host-x/host-1/job-1-jacobi-2.jar"));
+        all.add(new AgentLaunchMessage(2, AgentLaunchMessage.CLONE_TARGET, "v", 0, 1, 1, null, "127.0.0.1", "P", List.of(),
+                List.of(), ""));
+        all.add(new AgentRestoreMessage(3, -1, new byte[] {1, 2, 3}));
+        all.add(new AgentRestoreMessage(4, 5, new byte[0]));
+        all.add(new ConnectPeersMessage(5));
+        all.add(new AgentResumeMessage(6));
+        all.add(new AgentStartedMessage(7, "127.0.0.3:41000", true));
+        all.add(new AgentStartedMessage(8, null, false));
+        all.add(new AgentStatusQueryMessage(9));
+        all.add(new AgentStatusMessage(10, 16, 4));
+        all.add(new HoldBarrierMessage(11));
+        all.add(new ReleaseBarrierMessage(12));
+        all.add(new ExpectMoveMessage(13, 2));
+        all.add(new AwaitMoveMessage(14, 2));
+        all.add(new CommitMoveMessage(15, 2, "127.0.0.4:40000"));
+        all.add(new AbandonMoveMessage(16, 2));
+        all.add(new AdmitCloneMessage(17, 3));
+        all.add(new RegisterCloneMessage(18, 3, new long[] {RegisterCloneMessage.pack(1, 0), RegisterCloneMessage.pack(2, 7)}));
+        all.add(new ReadArrayMessage(19, "phases.A", 0, 96));
+        all.add(new SnapshotMessage(20, -1));
+        all.add(new RetireMessage(21));
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data));

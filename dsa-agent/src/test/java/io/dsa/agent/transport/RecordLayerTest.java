@@ -219,7 +219,7 @@ class RecordLayerTest {
     @EnumSource(TransportSecurity.class)
     void anInjectedRecordIsRejectedAndNothingAfterItIsDecoded(TransportSecurity security) {
         List<byte[]> records = seal(security, new JoinMessage(1, "h", 2), new JoinMessage(3, "h", 4));
-        HostJobMessage job = new HostJobMessage(7, "evil", 0, 1, 1, "127.0.0.1:1", "Evil", List.of(), List.of(), new byte[64]);
+        HostJobMessage job = new HostJobMessage(7, "evil", 0, 1, 1, "127.0.0.1:1", "Evil", List.of(), List.of(), new byte[64], 0, 0);
         ByteBuf frame = Unpooled.buffer();
         WireFormat.writeFrame(MessageType.HOST_JOB, job, frame);
         ByteBuf forged = Unpooled.buffer().writeInt(frame.readableBytes() + 16).writeBytes(frame).writeZero(16);

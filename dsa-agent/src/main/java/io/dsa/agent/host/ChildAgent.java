@@ -1,0 +1,341 @@
+package io.dsa.agent.host;
+
+import io.dsa.DsaException;
+import io.dsa.DsaProgram;
+import io.dsa.SharedArray;
+import io.dsa.SharedDoubleArray;
+import io.dsa.SharedFloatArray;
+import io.dsa.SharedIntArray;
+import io.dsa.SharedLongArray;
+import io.dsa.agent.AgentState;
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.DsaAgent;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.RunReport;
+import io.dsa.agent.transport.Connection;
+import io.dsa.agent.transport.TransportSecurity;
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AgentLaunchMessage;
+import io.dsa.agent.wire.AgentRestoreMessage;
+import io.dsa.agent.wire.AgentResumeMessage;
+import io.dsa.agent.wire.AgentStartedMessage;
+import io.dsa.agent.wire.AgentStatusMessage;
+import io.dsa.agent.wire.AgentStatusQueryMessage;
+import io.dsa.agent.wire.AwaitMoveMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ConnectPeersMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
+import io.dsa.agent.wire.HostJobEventMessage;
+import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
+import io.dsa.agent.wire.RetireMessage;
+import io.dsa.agent.wire.SnapshotMessage;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * The agent of one job inside the JVM its host started for it ({@link AgentProcessMain}): one
+ * handler per {@link io.dsa.agent.wire.AgentControlMessage}, each returning its answer (or
+ * throwing, which the caller sends as a refusal). Handlers may block (a safe point, a move's
+ * connection): the caller runs them off the I/O threads.
+ */
+final class ChildAgent {
+    /** How long a step that waits on the VM (a safe point, a connection) may take. */
+    static final long STEP_TIMEOUT_MS = AgentHost.TRANSFER_STEP_TIMEOUT_MS;
+
+    private final Connection host;
+    private final byte[] clusterSecret;
+    /** How the agent protects its connections: the host's mode. */
+    private final TransportSecurity security;
+    private final Runnable vmEnded;
+    private volatile AgentLaunchMessage job;
+    private volatile DsaProgram program;
+    private volatile URLClassLoader loader;
+    private volatile DsaAgent agent;
+    /** Completed when the program's run returned or threw (its outcome is sent before). */
+    private final CompletableFuture<Void> runEnded = new CompletableFuture<>();
+    private final Map<Integer, CompletableFuture<?>> expectedMoves = new ConcurrentHashMap<>();
+
+    /** @param vmEnded called when a clone's VM ended (its node 0 left): this JVM should end */
+    ChildAgent(Connection host, byte[] clusterSecret, TransportSecurity security, Runnable vmEnded) {
+        this.host = host;
+        this.clusterSecret = clusterSecret.clone();
+        this.security = security;
+        this.vmEnded = vmEnded;
+    }
+
+    /** @return the supervision connection to the host */
+    Connection host() { return host; }
+
+    // ---- starting --------------------------------------------------------------------------------
+
+    /** Loads the program (not for a clone) and, for {@link AgentLaunchMessage#RUN}, starts the agent and its run. */
+    Object onLaunch(AgentLaunchMessage m) throws IOException, ReflectiveOperationException {
+        if (job != null) throw new DsaException("this JVM already serves node " + job.nodeId() + " of vm '" + job.vmName() + "'");
+        job = m;
+        if (m.mode() != AgentLaunchMessage.CLONE_TARGET) program = load(m);
+        if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program != null && program.resumable());
+        agent = DsaAgent.start(config(m).build());
+        host.send(new AgentStartedMessage(m.requestId(), agent.address(), program.resumable()));   // before any outcome
+        DsaAgent started = agent;
+        startRunner(() -> started.run(program, m.args()));
+        return null;
+    }
+
+    /**
+     * The program's class from the shipped jar, in a loader of this job's own whose parent holds
+     * DSA (so io.dsa types are shared). The class is not initialised before the type check, so a
+     * class that is no program never runs its static initialiser.
+     */
+    private DsaProgram load(AgentLaunchMessage m) throws IOException, ReflectiveOperationException {
+        loader = new URLClassLoader("dsa-job-" + m.vmName() + "-" + m.nodeId(), new URL[] {Path.of(m.jarPath()).toUri().toURL()},
+                ChildAgent.class.getClassLoader());
+        Class<?> type = Class.forName(m.programClass(), false, loader);
+        if (!DsaProgram.class.isAssignableFrom(type)) {
+            throw new DsaException("class " + m.programClass() + " does not implement " + DsaProgram.class.getName());
+        }
+        return (DsaProgram) type.getConstructor().newInstance();   // here its static initialiser runs
+    }
+
+    /** Starts the agent from a moved or cloned state; it dials nobody until {@link #onConnect}. */
+    Object onRestore(AgentRestoreMessage m) {
+        if (job == null || agent != null) throw new DsaException("no target waits for a state in this JVM");
+        AgentState state = AgentState.decode(m.state());
+        DsaConfig config = config(job).monitorAddress(state.view().get(0)).build();
+        if (m.cloneId() < 0) {
+            agent = DsaAgent.restore(config, state);
+        } else {
+            if (job.mode() != AgentLaunchMessage.CLONE_TARGET) throw new DsaException("this JVM waits for a moved node, not a clone");
+            agent = DsaAgent.restoreClone(config, state);
+            agent.monitorLost().thenRun(vmEnded);   // a clone stops when its VM's node 0 goes
+        }
+        return new AgentStartedMessage(m.requestId(), agent.address(), program != null && program.resumable());
+    }
+
+    Object onConnect(ConnectPeersMessage m) throws ExecutionException, TimeoutException, InterruptedException {
+        running().connectToPeers().get(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        return ok(m.requestId(), "connected");
+    }
+
+    Object onResume(AgentResumeMessage m) {
+        DsaAgent a = running();
+        host.send(ok(m.requestId(), "resumed"));
+        startRunner(() -> a.resume(program, job.args()));
+        return null;
+    }
+
+    private void startRunner(Supplier<RunReport> body) {
+        int node = job.nodeId();
+        Thread runner = new Thread(() -> {
+            HostJobEventMessage outcome;
+            try {
+                RunReport report = body.get();
+                outcome = report == null ? null : new HostJobEventMessage(0, node, HostJobEventMessage.DONE, "", report.lines(),
+                        new long[] {report.startupNanos(), report.runNanos()});
+            } catch (RuntimeException | Error e) {
+                outcome = new HostJobEventMessage(0, node, HostJobEventMessage.FAILED,
+                        e.getMessage() == null ? e.toString() : e.getMessage(), List.of(), new long[0]);
+            }
+            if (outcome != null) host.send(outcome);   // null: the node moved away; its new host reports
+            runEnded.complete(null);
+        }, "dsa-job-" + job.vmName() + "-" + node);
+        runner.setContextClassLoader(loader);
+        runner.start();
+    }
+
+    // ---- status and reads ------------------------------------------------------------------------
+
+    Object onStatus(AgentStatusQueryMessage m) {
+        DsaAgent a = agent;
+        return new AgentStatusMessage(m.requestId(), a == null ? 0 : a.partitionsHomed(), a == null ? 0 : a.partitionsCached());
+    }
+
+    /** One {@code index\tvalue} row per element, read through the coherence protocol. */
+    Object onRead(ReadArrayMessage m) {
+        SharedArray a = running().array(m.name());
+        long length = a.layout().length();
+        if (m.from() < 0 || m.from() >= length) {
+            throw new DsaException("index " + m.from() + " of array '" + m.name() + "' out of range [0, " + length + ")");
+        }
+        if (m.count() < 1 || m.count() > AgentHost.MAX_READ || m.from() + m.count() > length) {
+            throw new DsaException("count " + m.count() + " out of range [1, " + Math.min(AgentHost.MAX_READ, length - m.from())
+                    + "] for array '" + m.name() + "' of " + length + " elements from index " + m.from());
+        }
+        List<String> rows = new ArrayList<>((int) m.count());
+        for (int i = (int) m.from(); i < m.from() + m.count(); i++) {
+            String v;
+            if (a instanceof SharedDoubleArray d) v = Double.toString(d.read(i));
+            else if (a instanceof SharedFloatArray f) v = Float.toString(f.read(i));
+            else if (a instanceof SharedLongArray l) v = Long.toString(l.read(i));
+            else if (a instanceof SharedIntArray n) v = Integer.toString(n.read(i));
+            else throw new DsaException("array '" + m.name() + "' has an element type this host cannot print");
+            rows.add(i + "\t" + v);
+        }
+        return new HostReplyMessage(m.requestId(), true, "", rows, new byte[0]);
+    }
+
+    // ---- the safe point (node 0) -----------------------------------------------------------------
+
+    /** Holds the next global barrier's release and answers when every worker waits there. */
+    Object onHold(HoldBarrierMessage m) throws InterruptedException {
+        DsaAgent monitor = running();
+        String vm = job.vmName();
+        CompletableFuture<Long> safe = monitor.holdAtNextGlobalBarrier();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STEP_TIMEOUT_MS);
+        while (true) {
+            if (runEnded.isDone()) {
+                monitor.releaseHeldBarrier();
+                throw new DsaException("vm '" + vm + "' reached no safe point: its job ended first");
+            }
+            try {
+                return ok(m.requestId(), "safe point at global barrier " + safe.get(50, TimeUnit.MILLISECONDS));
+            } catch (TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    monitor.releaseHeldBarrier();
+                    throw new DsaException("vm '" + vm + "' reached no safe point in " + STEP_TIMEOUT_MS + " ms");
+                }
+            } catch (ExecutionException | CancellationException e) {
+                throw new DsaException("the safe point of vm '" + vm + "' was cancelled", e);
+            }
+        }
+    }
+
+    Object onRelease(ReleaseBarrierMessage m) {
+        running().releaseHeldBarrier();
+        return ok(m.requestId(), "released");
+    }
+
+    // ---- a move of another node ------------------------------------------------------------------
+
+    Object onExpect(ExpectMoveMessage m) {
+        expectedMoves.put(m.movingNode(), running().expectMovedNode(m.movingNode()));
+        return ok(m.requestId(), "expecting");
+    }
+
+    Object onAwait(AwaitMoveMessage m) throws ExecutionException, TimeoutException, InterruptedException {
+        CompletableFuture<?> arrived = expectedMoves.get(m.movingNode());
+        if (arrived == null) throw new DsaException("node " + job.nodeId() + " expects no move of node " + m.movingNode());
+        arrived.get(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        return ok(m.requestId(), "arrived");
+    }
+
+    Object onCommit(CommitMoveMessage m) {
+        expectedMoves.remove(m.movingNode());
+        running().commitMovedNode(m.movingNode(), m.address());
+        return ok(m.requestId(), "committed");
+    }
+
+    Object onAbandon(AbandonMoveMessage m) {
+        expectedMoves.remove(m.movingNode());
+        running().abandonMovedNode(m.movingNode());
+        return ok(m.requestId(), "abandoned");
+    }
+
+    // ---- a clone of some node --------------------------------------------------------------------
+
+    Object onAdmit(AdmitCloneMessage m) {
+        running().admitClone(m.cloneId());
+        return ok(m.requestId(), "admitted");
+    }
+
+    Object onRegister(RegisterCloneMessage m) {
+        Map<Integer, List<Integer>> byArray = new TreeMap<>();
+        for (long entry : m.partitions()) {
+            byArray.computeIfAbsent(RegisterCloneMessage.arrayId(entry), k -> new ArrayList<>()).add(RegisterCloneMessage.partition(entry));
+        }
+        Map<Integer, int[]> held = new TreeMap<>();
+        byArray.forEach((array, parts) -> held.put(array, parts.stream().mapToInt(Integer::intValue).toArray()));
+        running().registerCloneSharers(m.cloneId(), held);
+        return ok(m.requestId(), "registered");
+    }
+
+    // ---- this node on its way out ----------------------------------------------------------------
+
+    /** The state at the safe point: the whole node's (a move) or a clone's copies. */
+    Object onSnapshot(SnapshotMessage m) {
+        DsaAgent a = running();
+        byte[] state = m.cloneId() < 0 ? a.snapshotForMigration().encode() : a.snapshotForClone(m.cloneId()).encode();
+        return new HostReplyMessage(m.requestId(), true, "", List.of(), state);
+    }
+
+    /** The move committed: the old agent's run returns without a report, and it closes. */
+    Object onRetire(RetireMessage m) throws InterruptedException, ExecutionException {
+        DsaAgent a = running();
+        a.retireAfterMigration();
+        try {
+            runEnded.get(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new DsaException("the old agent of node " + job.nodeId() + " did not stop within " + STEP_TIMEOUT_MS + " ms");
+        } finally {
+            a.close();
+        }
+        return ok(m.requestId(), "retired");
+    }
+
+    /** Closes the agent and the program's class loader. */
+    void close() {
+        DsaAgent a = agent;
+        if (a != null) a.close();
+        URLClassLoader l = loader;
+        if (l != null) {
+            try {
+                l.close();
+            } catch (IOException e) {
+                // the JVM is ending
+            }
+        }
+    }
+
+    private DsaAgent running() {
+        DsaAgent a = agent;
+        if (a == null) throw new DsaException("no agent runs in this JVM yet");
+        return a;
+    }
+
+    private static HostReplyMessage ok(long requestId, String text) {
+        return new HostReplyMessage(requestId, true, text, List.of(), new byte[0]);
+    }
+
+    /** @return the agent's config for {@code m}: shape, address, the cluster secret and the job's options */
+    private DsaConfig.Builder config(AgentLaunchMessage m) {
+        DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
+                .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(m.bindHost()).port(0)
+                .monitorAddress(m.monitorAddress()).secret(clusterSecret).transportSecurity(security);
+        for (String option : m.options()) {
+            int eq = option.indexOf('=');
+            String key = eq < 0 ? option : option.substring(0, eq);
+            String value = eq < 0 ? "" : option.substring(eq + 1);
+            switch (key) {
+                case "barrier" -> config.barrier(BarrierKind.valueOf(value));
+                case "fanout" -> config.barrierFanout(Integer.parseInt(value));
+                case "proxy" -> config.proxy(ProxyMode.valueOf(value));
+                case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
+                case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
+                case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
+                case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
+                default -> throw new DsaException("unknown job option '" + option
+                        + "'; known: barrier, fanout, proxy, wait, prefetchWindow, startupTimeoutMs, hosts");
+            }
+        }
+        return config;
+    }
+}
