@@ -118,6 +118,16 @@ class Waiting {
         p.register(w);
         // after the registration: a change made before it is seen here, one made after it wakes us
         if (p.version() != observed || job.stopped()) return;
+        block(p, observed);
+    }
+
+    /**
+     * Parks the calling thread, registered at {@code p} after it saw {@code observed} there for the
+     * last time, until {@code p}'s {@link WaitPoint#wake()} unparks it (or a spurious wake-up, or
+     * {@code parkNs}). {@code PendingRequestLincheckTest} overrides it to wait, after a spurious
+     * return, for the wake-up the thread is owed.
+     */
+    void block(WaitPoint p, long observed) {
         if (parkNs == 0) {
             LockSupport.park(p);
         } else {

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckAssertionError;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,13 +33,32 @@ import org.junit.jupiter.api.Timeout;
  * invalidation), which sends the workers asking again. In every interleaving every worker must get
  * its access, and the node must send at most one request per grant it needed.
  *
- * <p>The seeded bug: a waiter that registers after it looks at the stamp, which misses a grant made
- * in between and parks forever; the model checker finds that hang.
+ * <p>Lincheck lets a parked thread wake spuriously, and the worker's loop would then look at the
+ * stamp again and carry on, so a plain park cannot show a lost wake-up: {@link WokenOnlyByWake}
+ * makes a thread that really parked wait, when it finds the stamp changed, until the change's
+ * {@link WaitPoint#wake()} has taken it out of the slot's list. Two scenarios: a reader and a
+ * writer; a reader whose partition is already requested (a prefetch), whose answer can come at
+ * any step of the reader.
+ *
+ * <p>The seeded bug: a waiter that looks at the stamp and then registers, which misses a change
+ * made in between (the answer's install and the revocation; no later change wakes it) and waits
+ * forever. The model checker explores the interleavings in the same order on every run and finds
+ * that hang within the first 20; its interleaving shows the reader spinning in {@code block} with
+ * the stamp changed since its last look, and the I/O thread idle.
  */
 public class PendingRequestLincheckTest {
     private static final int ARRAY = 4;
     private static final long[] PARAMS = Specs.toParams(ArraySpec.oneDimensional("A", ElementType.DOUBLE, 8, 4, Distribution.BLOCK));
-    private static final int INVOCATIONS = 400;
+    private static final int INVOCATIONS = 200;
+    /** One worker: fewer interleavings than two. */
+    private static final int ONE_READER_INVOCATIONS = 100;
+    /** At most; the model checker stops at the first hang (found within the first 20 here). */
+    private static final int MUTANT_INVOCATIONS = 300;
+    /** Runs of one check, when Lincheck's wall clock runs out (see {@link #check}). */
+    private static final int ATTEMPTS = 3;
+    private static final String HUNG = "Concurrent test has hung";
+    /** Lincheck's words for a hang it found by exploring: every unfinished thread waits or spins. */
+    private static final String MODEL_CHECKED_HANG = "All unfinished threads are in";
 
     /** One run: node 1 of 2, whose partition 0 is homed at node 0, which its I/O thread plays as well. */
     static final class Run implements PeerNetwork, IoThread {
@@ -52,11 +72,16 @@ public class PendingRequestLincheckTest {
         int requests;
         boolean revoked;
 
-        Run(Function<Run, Waiting> waiting) {
+        /** @param requestInFlight a read request (a prefetch) is out before the threads start: its answer may come any time */
+        Run(Function<Run, Waiting> waiting, boolean requestInFlight) {
             ioThread = Thread.currentThread(); // the definition runs here, before the threads start
             arrays = new ArrayDirectory(1, 2, 2, 1, this, this, waiting.apply(this));
             arrays.define(ARRAY, "A", PARAMS);
             a = arrays.array(ARRAY);
+            if (requestInFlight) {
+                arrays.post(a, 0, Access.READ);
+                tasks.poll().run(); // sends the GET_S
+            }
         }
 
         void worker(Access needed) {
@@ -126,60 +151,127 @@ public class PendingRequestLincheckTest {
         @Override public void close() {}
     }
 
-    /** The real wait: PARK, registering before the last look at the stamp, parked until woken. */
+    /**
+     * PARK without a time bound, checking that every wake-up the parked thread is owed comes. The
+     * model checker lets a parked thread wake spuriously, and the worker's loop would then look at
+     * the stamp again and carry on, hiding a lost wake-up; so after {@code park} returns, a thread
+     * that finds the version changed since its last look (made after it registered, so the changer
+     * must wake it) waits until the changer's {@link WaitPoint#wake()} has taken its waiter out of
+     * the point's list. A wake-up that never comes then hangs the run, and the model checker reports
+     * it. Only a thread that really parked is owed a wake: one whose look after registering saw the
+     * change already returns from {@link Waiting#park} without parking, and the change's wake may
+     * well have found nobody registered.
+     */
+    static class WokenOnlyByWake extends Waiting {
+        WokenOnlyByWake(Run run) {
+            super(WaitStrategy.PARK, new JobLifecycle(1, run, text -> {}), run, 0);
+        }
+
+        @Override
+        void block(WaitPoint p, long observed) {
+            super.block(p, observed);
+            // the waiter is the one park registered: still linked here, or unlinked by a wake
+            WaitPoint.Waiter w = WaitPoint.Waiter.current(p);
+            while (w.linked && w.at == p && p.version() != observed) Thread.yield();
+        }
+    }
+
+    /** The real wait ({@link Waiting#park}: registers, looks at the stamp, parks unless it changed). */
     static Waiting parkUntilWoken(Run run) {
-        return new Waiting(WaitStrategy.PARK, new JobLifecycle(1, run, text -> {}), run, 0);
+        return new WokenOnlyByWake(run);
     }
 
     /** The mutant: looks at the stamp, then registers and parks; a grant in between is never seen. */
     static Waiting registeringAfterTheLastLook(Run run) {
-        return new Waiting(WaitStrategy.PARK, new JobLifecycle(1, run, text -> {}), run, 0) {
+        return new WokenOnlyByWake(run) {
             @Override
             void park(WaitPoint p, long observed) {
                 if (p.version() != observed) return;
                 p.register(WaitPoint.Waiter.current(p));
-                java.util.concurrent.locks.LockSupport.park(p);
+                block(p, observed);
             }
         };
     }
 
-    /** A reader and a writer miss on the partition while the I/O thread serves, answers and revokes. */
-    static void readerAndWriter(Function<Run, Waiting> waiting) throws InterruptedException {
-        Run run = new Run(waiting);
-        Thread reader = new Thread(() -> run.worker(Access.READ));
-        Thread writer = new Thread(() -> run.worker(Access.READ_WRITE));
-        Thread io = new Thread(() -> run.io(2));
-        io.start();
-        reader.start();
-        writer.start();
-        reader.join();
-        writer.join();
-        io.join();
-        if (run.requests > 3) throw new AssertionError(run.requests + " requests, expected at most 3: a read, a read again after the invalidation, a write");
+    /** Workers that need {@code needs} miss on the partition while the I/O thread serves, answers and revokes. */
+    static void missing(Function<Run, Waiting> waiting, boolean requestInFlight, Access... needs) {
+        Run run = new Run(waiting, requestInFlight);
+        List<Thread> threads = new ArrayList<>();
+        threads.add(new Thread(() -> run.io(needs.length)));
+        for (Access needed : needs) threads.add(new Thread(() -> run.worker(needed)));
+        for (Thread t : threads) t.start();
+        try {
+            for (Thread t : threads) t.join();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        if (run.requests > needs.length + 1) {
+            throw new AssertionError(run.requests + " requests, expected at most " + (needs.length + 1)
+                    + ": one per worker and one more after the invalidation");
+        }
     }
 
-    @Test
-    @Timeout(300)
-    void everyWaitingWorkerIsWokenByItsGrantAndMissesCoalesce() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> {
+    /**
+     * Model-checks {@code scenario} for {@code invocations} interleavings. Lincheck also ends an
+     * invocation that runs longer than its wall-clock limit (30 s, which
+     * {@code runConcurrentTest} does not let us set) and reports that as a hang too, but without
+     * the interleaving: on a loaded machine the first invocation of a run, which instruments every
+     * class it touches, can take that long. The exploration is the same on every run, so such a run
+     * is simply repeated (at most {@link #ATTEMPTS} times in all); a hang the model checker found
+     * ("All unfinished threads are in livelock" or "deadlock", with the interleaving) and any
+     * other failure are thrown at once.
+     */
+    static void check(int invocations, Runnable scenario) {
+        for (int attempt = 1; ; attempt++) {
             try {
-                readerAndWriter(PendingRequestLincheckTest::parkUntilWoken);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
+                Lincheck.runConcurrentTest(invocations, scenario);
+                return;
+            } catch (LincheckAssertionError e) {
+                if (!outOfTime(e) || attempt == ATTEMPTS) throw e;
             }
-        });
+        }
+    }
+
+    /** @return whether Lincheck reported a hang it did not find by model checking: its wall clock ran out */
+    static boolean outOfTime(LincheckAssertionError e) {
+        String m = String.valueOf(e.getMessage());
+        return m.contains(HUNG) && !m.contains(MODEL_CHECKED_HANG);
+    }
+
+    /**
+     * Runs the scenarios once outside the model checker: classes are loaded and initialized here
+     * (a record's hashCode bootstraps {@code java.lang.runtime.ObjectMethods}, which cannot be
+     * initialized inside a model-checked run), not in the first run Lincheck checks.
+     */
+    @BeforeAll
+    static void loadTheClassesFirst() {
+        CoherenceMessage m = new CoherenceMessage(CoherenceOp.GET_S, ARRAY, 0, 1, 0, 1, null);
+        if (m.hashCode() != m.hashCode() || !m.equals(m)) throw new AssertionError();
+        missing(PendingRequestLincheckTest::parkUntilWoken, false, Access.READ, Access.READ_WRITE);
+        missing(PendingRequestLincheckTest::parkUntilWoken, true, Access.READ);
     }
 
     @Test
-    @Timeout(300)
+    @Timeout(600)
+    void aReaderAndAWriterAreWokenByTheirGrantsAndTheirMissesCoalesce() {
+        check(INVOCATIONS, () -> missing(PendingRequestLincheckTest::parkUntilWoken, false, Access.READ, Access.READ_WRITE));
+    }
+
+    @Test
+    @Timeout(600)
+    void aReaderWhosePartitionIsAlreadyRequestedIsWokenByTheAnswer() {
+        check(ONE_READER_INVOCATIONS, () -> missing(PendingRequestLincheckTest::parkUntilWoken, true, Access.READ));
+    }
+
+    @Test
+    @Timeout(600)
     void aWaiterThatRegistersAfterItsLastLookIsCaughtHanging() {
-        LincheckAssertionError e = assertThrows(LincheckAssertionError.class, () -> Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            try {
-                readerAndWriter(PendingRequestLincheckTest::registeringAfterTheLastLook);
-            } catch (InterruptedException x) {
-                throw new AssertionError(x);
-            }
-        }));
-        assertTrue(e.getMessage().contains("Concurrent test has hung"), e.getMessage());
+        // the scenario the real code passes above: the answer's install and the revocation can both fall between the
+        // reader's last look and its registration, and nothing changes the stamp after them
+        LincheckAssertionError e = assertThrows(LincheckAssertionError.class, () -> check(MUTANT_INVOCATIONS,
+                () -> missing(PendingRequestLincheckTest::registeringAfterTheLastLook, true, Access.READ)));
+        // found by the model checker, with its interleaving: the reader spinning in block, the I/O thread idle
+        assertTrue(e.getMessage().contains(HUNG) && e.getMessage().contains("All unfinished threads are in livelock"),
+                e.getMessage());
     }
 }
