@@ -41,7 +41,7 @@ public final class BarrierBench {
             "  --proxies LIST    proxy modes (default FLOAT,FIXED)",
             "  --waits LIST      wait strategies (default PARK,SPIN,ADAPTIVE)",
             "  --warmup N        at least N warm-up barriers (default 200)",
-            "  --warmup-ms MS    and at least MS milliseconds of warm-up (default 1000)",
+            "  --warmup-ms MS    and at least MS milliseconds of warm-up (default 4000)",
             "  --iters N         timed barriers per repetition (default 100)",
             "  --reps N          repetitions; median and p90 are over them (default 7)",
             "  --in-process      all nodes in this JVM (quick), instead of one process per node",
@@ -56,7 +56,9 @@ public final class BarrierBench {
     List<BarrierKind> kinds = List.of(BarrierKind.TREE, BarrierKind.KARY, BarrierKind.CENTRAL);
     List<ProxyMode> proxies = List.of(ProxyMode.FLOAT, ProxyMode.FIXED);
     List<WaitStrategy> waits = List.of(WaitStrategy.PARK, WaitStrategy.SPIN, WaitStrategy.ADAPTIVE);
-    int warmup = 200, warmupMs = 1000, iters = 100, reps = 7;
+    // 4 s of warm-up: with one JVM per node, 4 nodes on 2 cores compile for seconds; after 1 s the
+    // 4x2 TREE median was 1.2-2.6 ms, after 4 s 0.36-0.57 ms (2026-11-25, docs/bench/macro/barrier.md)
+    int warmup = 200, warmupMs = 4000, iters = 100, reps = 7;
     boolean inProcess, mpi = true;
     Path mpiSrc = Path.of("dsa-bench/src/main/c/mpi_barrier.c");
     Path out = Path.of("bench-results");
