@@ -49,11 +49,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (cause == null) {
             cause = t;
         }
-        if (t instanceof java.nio.channels.ClosedChannelException) {
-            LOG.debug("write to closed {} dropped", connection);   // its close is (or will be) reported
-        } else {
-            LOG.warn("closing {}: {}", connection, t.toString());
-        }
+        LOG.warn("closing {}: {}", connection, t.toString());
         ctx.close();
     }
 

@@ -25,8 +25,7 @@ import java.util.List;
  * <p>Decoding reads the body in place from the cumulation buffer: no copies beyond the decoded
  * values. A coherence message's partition bytes go into the array its {@link PartitionBuffers}
  * names (the receiver's own), else into a new one the receiver owns; other payloads' arrays are
- * allocated here. A message that arrives in chunks is put together by a {@link ChunkAssembler}
- * (a partition's chunks straight into that array) and handed on when its last chunk arrived.
+ * allocated here.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
     /** Why the transport closed a channel, when it did so because of the peer. */
@@ -37,7 +36,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private final int maxFrameBytes;
     private final boolean handshakePhase;
     private final PartitionBuffers buffers;
-    private final ChunkAssembler chunks;
     private boolean rejected;
 
     /**
@@ -53,7 +51,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
         this.maxFrameBytes = maxFrameBytes;
         this.handshakePhase = handshakePhase;
         this.buffers = buffers;
-        this.chunks = new ChunkAssembler(buffers);
     }
 
     @Override
@@ -99,12 +96,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         ByteBuf body = in.slice(start + WireFormat.PREFIX_BYTES, length - WireFormat.HEADER_BYTES);
         Object message;
         try {
-            if (type == MessageType.CHUNK) {
-                message = chunks.onChunk(body, ctx.alloc());
-            } else {
-                message = WireFormat.readBody(type, body, buffers);
-                chunks.checkOvertaking(type, message);
-            }
+            message = WireFormat.readBody(type, body, buffers);
         } catch (IndexOutOfBoundsException e) {
             reject(ctx, in, "truncated " + type + " frame of " + length + " bytes");
             return;
@@ -117,21 +109,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(WireFormat.LENGTH_FIELD_BYTES + length);
-        if (message != null) out.add(message);
-    }
-
-    @Override
-    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        super.decodeLast(ctx, in, out);
-        String partial = chunks.inProgress();
-        if (partial != null && !rejected) {
-            reject(ctx, in, "connection ended inside a chunked " + partial);
-        }
-    }
-
-    @Override
-    protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        chunks.reset();
+        out.add(message);
     }
 
     private void reject(ChannelHandlerContext ctx, ByteBuf in, String reason) {
