@@ -136,7 +136,7 @@ final class ChunkAssembler {
             same = current.inner() == MessageType.COHERENCE && current.arrayId() == m.arrayId()
                     && current.partition() == m.partition();
         } else {
-            same = current.inner() != MessageType.COHERENCE;
+            same = true;   // a message not about a partition follows everything sent before it
         }
         if (same) {
             throw new CorruptedFrameException(type + " message inside a chunked " + current.describe() + " (at " + received

@@ -50,12 +50,16 @@ final class OutboundMessage {
     MessageType type() { return type; }
 
     /**
-     * @return whether this message and {@code other} must stay in their order: both about the
-     *         same partition of the same array, or both not about a partition
+     * @param later a message sent after this one
+     * @return whether {@code later} must stay behind this message: it is not about a partition
+     *         (barriers, collectives, locks, variables, status and host messages follow everything
+     *         sent before them: a barrier arrival must not overtake the data its sender sent before
+     *         it, or a barrier could complete, and a migration snapshot the nodes, while a
+     *         write-back is still on the way), or both are about the same partition of the same array
      */
-    boolean sameOrder(OutboundMessage other) {
-        return aboutPartition == other.aboutPartition
-                && (!aboutPartition || (arrayId == other.arrayId && partition == other.partition));
+    boolean sameOrder(OutboundMessage later) {
+        return !later.aboutPartition
+                || (aboutPartition && arrayId == later.arrayId && partition == later.partition);
     }
 
     /** @return the next frame to write, which the caller now owns */

@@ -26,11 +26,12 @@ import java.util.concurrent.RejectedExecutionException;
  * it. One bulk message is sent at a time, chunk after chunk (the receiver refuses interleaved
  * chunked messages).
  *
- * <p><b>Order.</b> A message never overtakes one sent before it with the same ordering key
- * ({@link OutboundMessage#sameOrder}: the same array and partition for coherence messages; one
- * common key for every other message): an urgent message whose key matches a bulk message still
- * queued goes into the bulk queue behind it. Messages with different keys may overtake each
- * other; docs/runtime.md ("Bulk transfers") says why the protocols allow it.
+ * <p><b>Order.</b> A coherence message never overtakes one sent before it about the same array
+ * and partition, and a message not about a partition (barriers, collectives, locks, status, host
+ * messages) never overtakes anything sent before it ({@link OutboundMessage#sameOrder}): such an
+ * urgent message goes into the bulk queue behind a queued bulk message. Only coherence messages
+ * about other partitions overtake a transfer; docs/runtime.md ("Bulk transfers") says why the
+ * protocols allow that, and why a barrier must not overtake data.
  *
  * <p><b>Back-pressure.</b> Frames are written only while the channel is writable (its outbound
  * buffer is under the high watermark), and writing resumes when it becomes writable again, so a

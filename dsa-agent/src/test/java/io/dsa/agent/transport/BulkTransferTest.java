@@ -101,7 +101,7 @@ class BulkTransferTest {
 
     @ParameterizedTest
     @MethodSource("modes")
-    void aBarrierCompletesWhileAMultiMiBTransferIsInFlightOnTheSameConnection(TransportSecurity security, boolean nativeTransport)
+    void anInvalidationOvertakesAMultiMiBTransferOnTheSameConnectionAndABarrierReleaseFollowsIt(TransportSecurity security, boolean nativeTransport)
             throws Exception {
         byte[] data = ChunkingTest.random(24 << 20, 9);
         List<String> atReceiver = new CopyOnWriteArrayList<>();
@@ -124,6 +124,7 @@ class BulkTransferTest {
             public void onMessage(Connection connection, Object message) {
                 if (message instanceof BarrierArriveMessage a) {
                     connection.send(new BarrierReleaseMessage(a.barrierId(), a.generation(), new long[0]));
+                    connection.send(new CoherenceMessage(CoherenceOp.INV, 1, 5, 0, 1, 1, null));
                     releaseSent.complete(null);
                 }
             }
@@ -156,12 +157,13 @@ class BulkTransferTest {
         receiverChannel.config().setAutoRead(true);
 
         CoherenceMessage bulk = null;
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3; i++) {
             Object m = receiver.awaitMessage();
-            if (m instanceof CoherenceMessage c) bulk = c;
+            if (m instanceof CoherenceMessage c && c.data() != null) bulk = c;
         }
-        assertEquals(List.of("first chunk of partition 2", "BarrierReleaseMessage", "DATA_S"), atReceiver,
-                "the barrier's release was decoded after the transfer began and before it ended");
+        assertEquals(List.of("first chunk of partition 2", "INV", "DATA_S", "BarrierReleaseMessage"), atReceiver,
+                "the invalidation of another partition was decoded while the transfer was under way; the barrier's"
+                        + " release, sent after the data, after it");
         assertArrayEquals(data, bulk.data());
     }
 }

@@ -142,16 +142,28 @@ class ChunkingTest {
         stream.add(bulk.get(0));
         stream.addAll(frames(new CoherenceMessage(CoherenceOp.INV, 1, 5, 0, 1, 2, null))); // another partition
         stream.add(bulk.get(1));
-        stream.addAll(frames(new LockMessage(1, LockMessage.GRANT, 2, 3)));                // not about a partition
         stream.add(bulk.get(2));
+        stream.addAll(frames(new LockMessage(1, LockMessage.GRANT, 2, 3)));   // not about a partition: after the transfer
         EmbeddedChannel r = receiver(PartitionBuffers.ALLOCATE);
         r.writeInbound(concat(stream));
         List<Object> got = drain(r);
         assertEquals(3, got.size());
         assertEquals(CoherenceOp.INV, ((CoherenceMessage) got.get(0)).op());
-        assertEquals(new LockMessage(1, LockMessage.GRANT, 2, 3), got.get(1));
-        assertArrayEquals(random(3 * CHUNK_BYTES, 5), ((CoherenceMessage) got.get(2)).data());
+        assertArrayEquals(random(3 * CHUNK_BYTES, 5), ((CoherenceMessage) got.get(1)).data());
+        assertEquals(new LockMessage(1, LockMessage.GRANT, 2, 3), got.get(2));
         assertFalse(r.finish());
+
+        // a message not about a partition between the chunks overtook data sent before it: refused
+        List<ByteBuf> again = frames(new CoherenceMessage(CoherenceOp.DATA_S, 1, 4, 0, 1, 1, random(3 * CHUNK_BYTES, 5)));
+        List<ByteBuf> overtaking = new ArrayList<>();
+        overtaking.add(again.get(0));
+        overtaking.addAll(frames(new LockMessage(1, LockMessage.GRANT, 2, 3)));
+        overtaking.add(again.get(1));
+        overtaking.add(again.get(2));
+        EmbeddedChannel refusing = receiver(PartitionBuffers.ALLOCATE);
+        refusing.writeInbound(concat(overtaking));
+        assertFalse(refusing.isOpen(), "the connection closes");
+        refusing.finishAndReleaseAll();
     }
 
     // ---- malformed chunk sequences: each closes the connection with one reason

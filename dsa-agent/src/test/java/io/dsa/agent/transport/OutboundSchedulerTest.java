@@ -94,7 +94,7 @@ class OutboundSchedulerTest {
     }
 
     @Test
-    void smallFramesGoOutBetweenTheChunksOfABulkTransfer() {
+    void smallCoherenceFramesGoOutBetweenTheChunksOfABulkTransferAndBarriersFollowIt() {
         fillAfter = 2;          // the socket takes two chunks, then is full
         send(data(7, 6));
         assertEquals(chunks(7, 0, 2), written);
@@ -104,33 +104,37 @@ class OutboundSchedulerTest {
         assertEquals(2, written.size(), "nothing is written while the socket is full");
         assertEquals(3 + 1, scheduler.queuedMessages());
         fillAfter = 2;
-        setSocketFull(false);   // two more frames fit: the small ones come first
-        assertEquals(List.of("BARRIER_ARRIVE", "INV(8)"), written.subList(2, 4));
+        setSocketFull(false);   // two more frames fit: the invalidation of another partition first
+        List<String> next = new ArrayList<>(List.of("INV(8)"));
+        next.addAll(chunks(7, 2, 3));
+        assertEquals(next, written.subList(2, 4));
         fillAfter = -1;
         setSocketFull(false);
         List<String> expected = new ArrayList<>(chunks(7, 0, 2));
-        expected.addAll(List.of("BARRIER_ARRIVE", "INV(8)", "LOCK"));
+        expected.add("INV(8)");
         expected.addAll(chunks(7, 2, 6));
+        expected.addAll(List.of("BARRIER_ARRIVE", "LOCK"));   // not about a partition: behind the data sent before them
         assertEquals(expected, written);
         assertEquals(0, scheduler.queuedMessages());
         assertFalse(channel.finish());
     }
 
     @Test
-    void aMessageAboutTheSamePartitionWaitsForTheChunkedOneAndOthersOvertakeIt() {
+    void aMessageAboutTheSamePartitionOrNoPartitionWaitsForTheChunkedOneAndOthersOvertakeIt() {
         setSocketFull(true);
         send(data(7, 3));
         send(new CoherenceMessage(CoherenceOp.FWD_GET_M, 1, 7, 0, 1, 2, null)); // same partition: behind it
         send(new CoherenceMessage(CoherenceOp.GET_S, 1, 3, 1, 0, 1, null));     // another partition: ahead
         send(data(9, 2));                                                       // bulk: one at a time, in order
         send(new CoherenceMessage(CoherenceOp.INV, 1, 9, 0, 1, 2, null));       // behind partition 9's transfer
-        send(new BarrierReleaseMessage(1, 3, new long[0]));                     // not about a partition: ahead
+        send(new BarrierReleaseMessage(1, 3, new long[0]));                     // not about a partition: behind all
         setSocketFull(false);
-        List<String> expected = new ArrayList<>(List.of("GET_S(3)", "BARRIER_RELEASE"));
+        List<String> expected = new ArrayList<>(List.of("GET_S(3)"));
         expected.addAll(chunks(7, 0, 3));
         expected.add("FWD_GET_M(7)");
         expected.addAll(chunks(9, 0, 2));
         expected.add("INV(9)");
+        expected.add("BARRIER_RELEASE");
         assertEquals(expected, written);
         assertFalse(channel.finish());
     }
