@@ -23,9 +23,11 @@ import java.util.concurrent.CompletableFuture;
  * {@link DsaCluster#migrate} runs it in one JVM and the host daemons run it over the wire:
  * <ol>
  * <li>node 0: {@link #holdAtNextGlobalBarrier()}; wait for the future (the safe point);</li>
+ * <li>every other node, one after the other: {@link #expectMovedNode(int)}, which returns once
+ *     none of its coherence requests is under way;</li>
  * <li>node k: {@link #snapshotForMigration()}, {@link AgentState#encode()}; ship the bytes;</li>
- * <li>target: {@link #restore(DsaConfig, AgentState)} of {@link AgentState#decode(byte[])};</li>
- * <li>every other node: {@link #expectMovedNode(int)}; target: {@link #connectToPeers()}; wait for both;</li>
+ * <li>target: {@link #restore(DsaConfig, AgentState)} of {@link AgentState#decode(byte[])};
+ *     target: {@link #connectToPeers()}; wait for it and for the futures of the expects;</li>
  * <li>on any failure so far: every other node {@link #abandonMovedNode(int)}, close the target,
  *     node 0 {@link #releaseHeldBarrier()}: the old agent stays authoritative;</li>
  * <li>commit: every other node {@link #commitMovedNode(int, String)}; old agent
@@ -180,8 +182,13 @@ public final class DsaAgent implements Agent, AutoCloseable {
     public CompletableFuture<Void> connectToPeers() { return runtime.connectMoved(); }
 
     /**
-     * Every other node, before the restored agent of {@code node} dials: holds that connection
-     * aside. The future completes when it arrived.
+     * Every other node, at the safe point and before the moving node's snapshot: holds the restored
+     * agent's connection aside. Returns once no coherence request of this node is under way (a
+     * request answered by the old agent after its snapshot would leave a copy the new agent does
+     * not know of; one answered after the move would be lost); call it on one node after the other.
+     * The future completes when the connection arrived.
+     *
+     * @throws DsaException if this node's requests are still under way after 60 s, or the job failed
      */
     public CompletableFuture<?> expectMovedNode(int node) { return runtime.expectMove(node); }
 

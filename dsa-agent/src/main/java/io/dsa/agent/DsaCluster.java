@@ -305,15 +305,19 @@ public final class DsaCluster implements AutoCloseable {
             try {
                 awaitSafePoint(safe, node);
                 long pauseStart = System.nanoTime();
-                AgentState state = source.snapshotForMigration();
-                byte[] bytes = state.encode();
+                AgentState state;
+                byte[] bytes;
                 DsaAgent target = null;
                 try {
+                    // the other nodes first, one after the other: each returns once none of its coherence requests is
+                    // under way, so that the old agent answers none after its snapshot (docs/runtime.md, "The safe point")
+                    List<CompletableFuture<?>> held = new ArrayList<>();
+                    for (int j = 0; j < agents.size(); j++) if (j != node) held.add(agent(j).expectMovedNode(node));
+                    state = source.snapshotForMigration();
+                    bytes = state.encode();
                     DsaConfig targetConfig = config.toBuilder().nodeId(node).bindHost(bindHost).port(0)
                             .monitorAddress(monitor.address()).build();
                     target = DsaAgent.restore(targetConfig, AgentState.decode(bytes), restoreFault);
-                    List<CompletableFuture<?>> held = new ArrayList<>();
-                    for (int j = 0; j < agents.size(); j++) if (j != node) held.add(agent(j).expectMovedNode(node));
                     target.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
                     CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0]))
                             .get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);

@@ -140,7 +140,7 @@ public final class DsaConfig {
     /** @return {@code host:port} of node 0's agent (the monitor), or null for node 0 itself */
     public String monitorAddress() { return monitorAddress; }
 
-    /** @return the largest frame accepted from a peer, and so the largest partition an array may have (see {@code create...Array}) */
+    /** @return the largest frame accepted from a peer; larger messages (big partitions) travel in chunks of at most this */
     public int maxFrameBytes() { return maxFrameBytes; }
 
     /** @return how long to wait for the VM to form */

@@ -3,11 +3,11 @@ package io.dsa.bench;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.TransportConfig;
 import io.dsa.agent.transport.TransportSecurity;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,8 +35,8 @@ import picocli.CommandLine.Spec;
                 + "MPI ping-pong (TCP loopback and shared memory) and a thin Netty round trip.")
 final class StreamCommand implements Callable<Integer> {
     static final String CSV_HEADER =
-            "bytes,partitions,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,dsa_sequential_gbps,netty_gbps,socket_gbps,mpi_tcp_gbps,"
-            + "mpi_shm_gbps,load";
+            "bytes,partitions,security,wait,dsa_one_gbps,dsa_window_gbps,dsa_region_gbps,dsa_sequential_gbps,netty_gbps,socket_gbps,"
+            + "mpi_tcp_gbps,mpi_shm_gbps,load";
 
     @Spec
     CommandSpec spec;
@@ -71,23 +71,29 @@ final class StreamCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.Waits waits = new BenchCommand.Waits();
 
-    @Option(names = "--transport-security", paramLabel = "MODE", defaultValue = "ENCRYPT",
-            description = "The DSA VMs' connection protection: ENCRYPT or MAC (default: ${DEFAULT-VALUE}).")
-    TransportSecurity security;
+    @Option(names = "--transport-security", split = ",", paramLabel = "MODE,..", defaultValue = "ENCRYPT,MAC",
+            description = "The DSA VM's connection protection modes to measure, each in its own VM of this run"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<TransportSecurity> modes;
 
     @Option(names = "--c-src", paramLabel = "DIR", defaultValue = "dsa-bench/src/main/c",
             description = "Directory of pingpong_mpi.c (default: ${DEFAULT-VALUE}).")
     Path cSrc;
 
-    /** DSA's GB/s of each way under one wait strategy. */
+    /** DSA's GB/s of each way under one protection mode and wait strategy. */
     record Dsa(double one, double windowed, double region, double sequential) {
         double best() { return Math.max(Math.max(one, sequential), Math.max(windowed, region)); }
     }
 
-    /** One partition size: GB/s of DSA per wait strategy and of each peer (NaN where not measured). */
-    record Row(int bytes, int partitions, Map<WaitStrategy, Dsa> dsa, double netty, double socket, double mpiTcp, double mpiShm,
+    /** One partition size: GB/s of DSA per setting and of each peer (NaN where not measured). */
+    record Row(int bytes, int partitions, Map<MissCommand.Setting, Dsa> dsa, double netty, double socket, double mpiTcp, double mpiShm,
                double load) {
         double bestDsa() { return dsa.values().stream().mapToDouble(Dsa::best).max().orElse(Double.NaN); }
+
+        double bestDsa(TransportSecurity security) {
+            return dsa.entrySet().stream().filter(e -> e.getKey().security() == security).mapToDouble(e -> e.getValue().best()).max()
+                    .orElse(Double.NaN);
+        }
     }
 
     @Override
@@ -107,14 +113,22 @@ final class StreamCommand implements Callable<Integer> {
         long budget = (long) budgetMib << 20;
         List<Integer> bytes = sizesKib.stream().map(k -> k * 1024).toList();
         String list = String.join(",", bytes.stream().map(String::valueOf).toList());
-        List<WaitStrategy> strategies = waits.checked(spec, common.smoke);
-        Map<WaitStrategy, Map<Integer, double[]>> dsa = new EnumMap<>(WaitStrategy.class);
-        for (WaitStrategy wait : strategies) {
+        if (modes.isEmpty() || modes.stream().distinct().count() != modes.size()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--transport-security: " + modes
+                    + " must name each of " + List.of(TransportSecurity.values()) + " at most once, at least one");
+        }
+        List<MissCommand.Setting> settings = new ArrayList<>();
+        for (TransportSecurity mode : modes) {
+            for (WaitStrategy wait : waits.checked(spec, common.smoke)) settings.add(new MissCommand.Setting(mode, wait));
+        }
+        Map<MissCommand.Setting, Map<Integer, double[]>> dsa = new LinkedHashMap<>();
+        for (MissCommand.Setting setting : settings) {
             RunReport report = ProcessVm.run(new StreamProgram(), 2, 1, List.of(list, Long.toString(budget), Integer.toString(warmup),
-                    Integer.toString(rounds), Integer.toString(window)), common.out, security, wait, prefetchWindow);
+                    Integer.toString(rounds), Integer.toString(window)), common.out, setting.security(), setting.strategy(),
+                    prefetchWindow);
             Map<Integer, double[]> bySize = new LinkedHashMap<>();
             for (double[] r : ProcessVm.numbers(report, "stream ")) bySize.put((int) r[0], r);
-            dsa.put(wait, bySize);
+            dsa.put(setting, bySize);
         }
         Map<Integer, double[]> rpc = rpc(bytes, budget);
         Map<Integer, Double> mpiTcp = Map.of();
@@ -127,18 +141,18 @@ final class StreamCommand implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         for (int b : bytes) {
             double[] r = rpc.get(b);
-            Map<WaitStrategy, Dsa> perWait = new EnumMap<>(WaitStrategy.class);
+            Map<MissCommand.Setting, Dsa> perSetting = new LinkedHashMap<>();
             StringBuilder line = new StringBuilder();
             int partitions = 0;
-            for (WaitStrategy wait : strategies) {
-                double[] d = dsa.get(wait).get(b);
+            for (MissCommand.Setting setting : settings) {
+                double[] d = dsa.get(setting).get(b);
                 partitions = (int) d[1];
                 Dsa x = new Dsa(d[2], d[3], d[4], d[5]);
-                perWait.put(wait, x);
-                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f, sequential %.3f;", wait, x.one(),
+                perSetting.put(setting, x);
+                line.append(String.format(Locale.ROOT, " DSA %s one %.3f, window %.3f, region %.3f, sequential %.3f;", setting, x.one(),
                         x.windowed(), x.region(), x.sequential()));
             }
-            Row row = new Row(b, partitions, perWait, b / r[0], b / r[1], gbps(b, mpiTcp.get(b)), gbps(b, mpiShm.get(b)),
+            Row row = new Row(b, partitions, perSetting, b / r[0], b / r[1], gbps(b, mpiTcp.get(b)), gbps(b, mpiShm.get(b)),
                     BarrierBench.loadAverage());
             System.out.printf(Locale.ROOT, "stream %7d B x %3d:%s netty %.3f, socket %.3f, MPI tcp %.3f, shm %.3f GB/s%n", b,
                     row.partitions(), line, row.netty(), row.socket(), row.mpiTcp(), row.mpiShm());
@@ -190,18 +204,18 @@ final class StreamCommand implements Callable<Integer> {
 
     private void write(List<Row> rows) throws IOException {
         Path out = common.out;
-        List<WaitStrategy> strategies = List.copyOf(rows.get(0).dsa().keySet());
+        List<MissCommand.Setting> settings = List.copyOf(rows.get(0).dsa().keySet());
         List<String> csv = new ArrayList<>();
         StringBuilder table = new StringBuilder("| partition | count |");
         StringBuilder rule = new StringBuilder("|---:|---:|");
         List<String> names = new ArrayList<>();
-        for (WaitStrategy wait : strategies) {
-            table.append(" DSA ").append(wait).append(" one at a time | window ").append(window).append(" | region | sequential |");
+        for (MissCommand.Setting setting : settings) {
+            table.append(" DSA ").append(setting).append(" one at a time | window ").append(window).append(" | region | sequential |");
             rule.append("---:|---:|---:|---:|");
-            names.add("DSA " + wait + " readPartition, one at a time");
-            names.add("DSA " + wait + " window of " + window + " requestPartitionCopy");
-            names.add("DSA " + wait + " one region read");
-            names.add("DSA " + wait + " readPartition loop, prefetch window " + prefetchWindow);
+            names.add("DSA " + setting + " readPartition, one at a time");
+            names.add("DSA " + setting + " window of " + window + " requestPartitionCopy");
+            names.add("DSA " + setting + " one region read");
+            names.add("DSA " + setting + " readPartition loop, prefetch window " + prefetchWindow);
         }
         table.append(" thin Netty | socket RPC | MPI TCP loopback | MPI shared memory | best DSA / MPI TCP |\n")
                 .append(rule).append("---:|---:|---:|---:|---:|\n");
@@ -211,10 +225,11 @@ final class StreamCommand implements Callable<Integer> {
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
             List<Double> v = new ArrayList<>();
-            for (WaitStrategy wait : strategies) {
-                Dsa d = r.dsa().get(wait);
+            for (MissCommand.Setting setting : settings) {
+                Dsa d = r.dsa().get(setting);
                 v.addAll(List.of(d.one(), d.windowed(), d.region(), d.sequential()));
-                StringBuilder line = new StringBuilder().append(r.bytes()).append(',').append(r.partitions()).append(',').append(wait);
+                StringBuilder line = new StringBuilder().append(r.bytes()).append(',').append(r.partitions()).append(',')
+                        .append(setting.security()).append(',').append(setting.strategy());
                 for (double x : new double[] {d.one(), d.windowed(), d.region(), d.sequential(), r.netty(), r.socket(), r.mpiTcp(),
                         r.mpiShm()}) {
                     line.append(',').append(Double.isNaN(x) ? "" : String.format(Locale.ROOT, "%.4f", x));
@@ -235,39 +250,47 @@ final class StreamCommand implements Callable<Integer> {
         BenchOut.plot(out, "stream", "Bandwidth node 1 <- node 0 by partition size (2 JVMs, loopback)", "partition KiB", "GB/s (median)",
                 true, true, series);
         List<String> targets = new ArrayList<>();
+        List<TransportSecurity> securities = settings.stream().map(MissCommand.Setting::security).distinct().toList();
         for (int bytes : new int[] {1 << 20, 128 << 10}) {
             Row r = rows.stream().filter(x -> x.bytes() == bytes).findFirst().orElse(null);
             if (r == null || Double.isNaN(r.mpiTcp())) {
                 targets.add(size(bytes) + " partitions vs MPI ping-pong: not measured in this run");
                 continue;
             }
-            double share = r.bestDsa() / r.mpiTcp();
-            targets.add(String.format(Locale.ROOT, "%s partitions, best DSA way vs MPI ping-pong over TCP loopback: %.3f / %.3f GB/s = %.0f%%"
-                    + " (target >= 50%%): **%s**", size(bytes), r.bestDsa(), r.mpiTcp(), 100 * share, share >= 0.5 ? "met" : "not met"));
-            if (!Double.isNaN(r.mpiShm())) {
-                targets.add(String.format(Locale.ROOT, "%s partitions, best DSA way vs MPI ping-pong over shared memory (no target): %.0f%%",
-                        size(bytes), 100 * r.bestDsa() / r.mpiShm()));
+            for (TransportSecurity security : securities) {
+                double best = r.bestDsa(security);
+                double share = best / r.mpiTcp();
+                targets.add(String.format(Locale.ROOT, "%s partitions, %s, best DSA way vs MPI ping-pong over TCP loopback: %.3f / %.3f GB/s"
+                        + " = %.0f%% (target >= 50%%): **%s**", size(bytes), security, best, r.mpiTcp(), 100 * share,
+                        share >= 0.5 ? "met" : "not met"));
+                if (!Double.isNaN(r.mpiShm())) {
+                    targets.add(String.format(Locale.ROOT, "%s partitions, %s, best DSA way vs MPI ping-pong over shared memory (no target):"
+                            + " %.0f%%", size(bytes), security, 100 * best / r.mpiShm()));
+                }
             }
         }
         Row r8 = rows.stream().filter(x -> x.bytes() == 8 << 10).findFirst().orElse(null);
-        if (r8 == null || Double.isNaN(r8.mpiTcp()) || !r8.dsa().containsKey(WaitStrategy.SPIN)) {
-            targets.add("8 KiB read miss with SPIN vs MPI's 8 KiB ping-pong: not measured in this run (needs 8 KiB, SPIN and MPI)");
-        } else {
-            // one miss at a time moves the partition in one request and one reply, like one ping-pong round trip
-            targets.add(BenchOut.ratio("8 KiB read miss with SPIN (one at a time) vs MPI ping-pong over TCP loopback",
-                    8192 / r8.dsa().get(WaitStrategy.SPIN).one() / 1e3, 8192 / r8.mpiTcp() / 1e3, 2.0, "µs"));
+        for (TransportSecurity security : securities) {
+            MissCommand.Setting spin = new MissCommand.Setting(security, WaitStrategy.SPIN);
+            if (r8 == null || Double.isNaN(r8.mpiTcp()) || !r8.dsa().containsKey(spin)) {
+                targets.add("8 KiB read miss with SPIN, " + security + ", vs MPI's 8 KiB ping-pong: not measured in this run (needs 8 KiB,"
+                        + " SPIN and MPI)");
+            } else {
+                // one miss at a time moves the partition in one request and one reply, like one ping-pong round trip
+                targets.add(BenchOut.ratio("8 KiB read miss with SPIN, " + security + " (one at a time) vs MPI ping-pong over TCP loopback",
+                        8192 / r8.dsa().get(spin).one() / 1e3, 8192 / r8.mpiTcp() / 1e3, 2.0, "µs"));
+            }
         }
-        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, records " + security + ", one VM per wait strategy (%s), prefetch window %d;"
-                + " node 0 rewrites the "
-                + "partitions before every timed read (node 1 checks they are INVALID there, so each read is a miss); ways: one miss at "
-                + "a time (last partition first, no prefetch), a window of requestPartitionCopy futures, one region read, and a "
-                + "readPartition loop from the first partition up (the prefetch window keeps requests in flight); %d warm-up and %d "
-                + "timed rounds per size and way, medians; a round reads min(256, max(4, %d MiB / size)) partitions. Peers: MPI ping-pong "
-                + "np=2 (1-byte request, N-byte reply), thin Netty and socket RPC (24-byte request, N-byte reply, server in another JVM). "
-                + "GB/s = 10^9 bytes/s of payload. The partition and the frame header fit the agents' default frame limit "
-                + "(DsaConfig.maxFrameBytes, 64 MiB).", String.join(", ", strategies.stream().map(Enum::name).toList()), prefetchWindow,
-                warmup, rounds,
-                budgetMib);
+        String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per transport security mode and wait strategy"
+                + " (%s), prefetch window %d; node 0 rewrites the partitions before every timed read (node 1 checks they are INVALID"
+                + " there, so each read is a miss); ways: one miss at a time (last partition first, no prefetch), a window of"
+                + " requestPartitionCopy futures, one region read, and a readPartition loop from the first partition up (the prefetch"
+                + " window keeps requests in flight); %d warm-up and %d timed rounds per size and way, medians; a round reads min(256, max(4, %d MiB / size))"
+                + " partitions. Peers: MPI ping-pong np=2 (1-byte request, N-byte reply), thin Netty and socket RPC (24-byte request,"
+                + " N-byte reply, server in another JVM), all unprotected. GB/s = 10^9 bytes/s of payload. Partitions larger than %d KiB"
+                + " travel in chunks of that size (TransportConfig.DEFAULT_CHUNK_BYTES).", String.join(", ",
+                settings.stream().map(MissCommand.Setting::toString).toList()), prefetchWindow, warmup, rounds, budgetMib,
+                TransportConfig.DEFAULT_CHUNK_BYTES >> 10);
         BenchOut.markdown(out, "stream", "Streaming bandwidth between two nodes", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 

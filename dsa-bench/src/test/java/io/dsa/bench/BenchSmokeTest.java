@@ -123,15 +123,16 @@ class BenchSmokeTest {
         boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
         assertEquals(0, dsa("bench", "stream", "--smoke", "--out", out.toString(), "--c-src", c));
         List<String[]> rows = csv(out.resolve("stream.csv"), StreamCommand.CSV_HEADER);
-        assertEquals(List.of("8192", "65536"), rows.stream().map(r -> r[0]).toList());
+        assertEquals(List.of("8192", "8192", "65536", "65536"), rows.stream().map(r -> r[0]).toList());
+        assertEquals(List.of("ENCRYPT", "MAC", "ENCRYPT", "MAC"), rows.stream().map(r -> r[2]).toList(), "both modes by default");
         for (String[] r : rows) {
             assertEquals(StreamProgram.partitions(Integer.parseInt(r[0]), 1 << 20), Integer.parseInt(r[1]));
-            assertEquals("ADAPTIVE", r[2], "a smoke run waits by the default alone");
-            for (int i = 3; i <= 8; i++) {
+            assertEquals("ADAPTIVE", r[3], "a smoke run waits by the default alone");
+            for (int i = 4; i <= 9; i++) {
                 double gbps = Double.parseDouble(r[i]);
                 assertTrue(gbps > 0 && gbps < 1000, "column " + i + " plausible: " + String.join(",", r));
             }
-            for (int i : new int[] {9, 10}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
+            for (int i : new int[] {10, 11}) assertEquals(mpi, !r[i].isEmpty(), "MPI column " + i + ": " + String.join(",", r));
         }
         assertTrue(Files.size(out.resolve("stream.png")) > 1000);
         assertTrue(Files.readString(out.resolve("stream.md")).contains("best DSA"));
@@ -168,12 +169,19 @@ class BenchSmokeTest {
         assertTrue(Files.size(out.resolve("write-cost.png")) > 1000);
     }
 
+    /** The codec alone, and a small message's round trip while 4 MiB partitions stream on the same connection. */
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void jmhSmokeOnTheRealCodec(@TempDir Path out) throws Exception {
-        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode", "--out", out.toString()));
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void jmhSmokeOnTheRealCodecAndASmallMessageUnderBulk(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode|SmallMessageUnderBulkBenchmark",
+                "--out", out.toString()));
         String md = Files.readString(out.resolve("jmh.md"));
         assertTrue(md.contains("| CodecBenchmark.encode | bytes=8192 |"), md);
+        for (String security : new String[] {"ENCRYPT", "MAC"}) {
+            for (String bytes : new String[] {"0", "4194304"}) {
+                assertTrue(md.contains("| SmallMessageUnderBulkBenchmark.smallRoundTrip | bytes=" + bytes + " security=" + security + " |"), md);
+            }
+        }
         assertTrue(Files.size(out.resolve("jmh.png")) > 1000);
         assertTrue(Files.readAllLines(out.resolve("jmh.csv")).size() > 3, "JMH CSV has the runs");
     }

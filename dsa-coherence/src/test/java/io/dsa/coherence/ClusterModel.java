@@ -10,11 +10,12 @@ import java.util.List;
 
 /**
  * One state of a small cluster for the model checker: a real {@link CoherenceEngine} per node with a
- * one-int-per-partition {@link PartitionStore}, a FIFO channel per ordered pair of nodes, and
+ * one-int-per-partition {@link PartitionStore}, channels between the nodes ({@link Delivery}: by
+ * default a FIFO channel per ordered pair of nodes), and
  * workers (one or more per node) that each run a fixed list of reads and writes; several workers on
  * one node share its engine, so their concurrent misses coalesce into one request. {@link #successor} forks the state
- * (engines included) and applies one transition: a worker's next step, or the delivery of the oldest
- * message of one channel. Every write stores a value unique to its worker and step, so a stale read
+ * (engines included) and applies one transition: a worker's next step, or the delivery of a message
+ * (the oldest of its channel, unless {@link Delivery#UNORDERED}). Every write stores a value unique to its worker and step, so a stale read
  * is always visible.
  */
 final class ClusterModel {
@@ -39,6 +40,23 @@ final class ClusterModel {
         public String toString() { return (write ? "W" : "R") + partition; }
     }
 
+    /** Which messages in flight between two nodes may be delivered next. */
+    enum Delivery {
+        /** FIFO per ordered pair of nodes: the protocol's stated assumption (docs/coherence.md). */
+        PAIR_FIFO,
+        /**
+         * FIFO per ordered pair of nodes and partition: messages about different partitions may
+         * overtake each other, as the transport lets small messages overtake a chunked transfer
+         * (docs/runtime.md, "Bulk transfers").
+         */
+        PARTITION_FIFO,
+        /** Any message in flight from one node to another may arrive next: no order at all. */
+        UNORDERED
+    }
+
+    /** Messages in flight on one channel that {@link Delivery#UNORDERED} can pick from; more is a configuration too large. */
+    private static final int MAX_IN_FLIGHT = 64;
+
     /**
      * The configuration explored.
      *
@@ -49,8 +67,11 @@ final class ClusterModel {
      * @param eager whether a waiting worker performs its op in the same step that grants the access
      *        (the state graph is then acyclic); otherwise retrying is a step of its own, which lets
      *        the access be taken away again first
+     * @param faults protocol bugs every engine commits
+     * @param delivery the order in which messages in flight between two nodes may arrive
      */
-    record Config(int nodes, int partitions, List<List<Op>> workloads, int[] workerNode, boolean eager, java.util.Set<Fault> faults) {
+    record Config(int nodes, int partitions, List<List<Op>> workloads, int[] workerNode, boolean eager, java.util.Set<Fault> faults,
+                  Delivery delivery) {
         Config {
             if (workloads.size() != workerNode.length) {
                 throw new IllegalArgumentException(workloads.size() + " workloads for " + workerNode.length + " workers");
@@ -85,12 +106,26 @@ final class ClusterModel {
                 node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
                 w.add(Op.parse(workers[i].substring(colon + 1)));
             }
-            return new Config(nodes, partitions, w, node, eager, java.util.Set.of());
+            return new Config(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO);
         }
 
         /** @return this configuration with every engine committing {@code fault} */
         Config withFault(Fault fault) {
-            return new Config(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault));
+            return new Config(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery);
+        }
+
+        /** @return this configuration with messages delivered as {@code d} says */
+        Config withDelivery(Delivery d) {
+            return new Config(nodes, partitions, workloads, workerNode, eager, faults, d);
+        }
+
+        /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
+        int channels() { return nodes * nodes * (delivery == Delivery.PARTITION_FIFO ? partitions : 1); }
+
+        /** @return the channel that carries a message from {@code source} to {@code destination} about {@code partition} */
+        int channel(int source, int destination, int partition) {
+            int pair = source * nodes + destination;
+            return delivery == Delivery.PARTITION_FIFO ? pair * partitions + partition : pair;
         }
 
         int workers() { return workerNode.length; }
@@ -99,7 +134,7 @@ final class ClusterModel {
         String describeWorkers() {
             List<String> s = new ArrayList<>();
             for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
-            return s + (eager ? " eager" : " lazy");
+            return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery);
         }
 
         int home(int partition) { return partition % nodes; }
@@ -157,8 +192,16 @@ final class ClusterModel {
     final Config config;
     final CoherenceEngine[] engines;
     final Store[] stores;
-    /** channel src * nodes + dst */
+    /** indexed by {@link Config#channel} */
     final ArrayDeque<CoherenceMessage>[] channels;
+    /**
+     * When each message in {@link #channels} was sent (same positions), counted per model: not part
+     * of the state's identity, only to tell whether a delivery overtook an older message of its pair.
+     */
+    private final ArrayDeque<Long>[] sentAt;
+    private long sends;
+    /** Whether the last transition delivered a message while an older one from the same node to the same node was in flight. */
+    boolean overtook;
     /** next op of each worker (indexed by worker, not node) */
     final int[] pc;
     /** whether each worker has missed on its next op and waits */
@@ -174,7 +217,8 @@ final class ClusterModel {
         int n = config.nodes();
         engines = new CoherenceEngine[n];
         stores = new Store[n];
-        channels = newChannels(n);
+        channels = newChannels(config.channels());
+        sentAt = newChannels(config.channels());
         for (int i = 0; i < n; i++) {
             stores[i] = new Store(i);
             engines[i] = new CoherenceEngine(i, n, (a, p) -> config.home(p), stores[i], this::send);
@@ -190,7 +234,9 @@ final class ClusterModel {
         int n = config.nodes();
         engines = new CoherenceEngine[n];
         stores = new Store[n];
-        channels = newChannels(n);
+        channels = newChannels(config.channels());
+        sentAt = newChannels(config.channels());
+        sends = from.sends;
         for (int i = 0; i < n; i++) {
             stores[i] = new Store(from.stores[i]);
             engines[i] = from.engines[i].copy(stores[i], this::send);
@@ -200,6 +246,7 @@ final class ClusterModel {
                 channels[c].addLast(m.data() == null ? m : new CoherenceMessage(m.op(), m.arrayId(), m.partition(), m.source(),
                         m.destination(), m.requester(), m.data().clone()));
             }
+            sentAt[c].addAll(from.sentAt[c]);
         }
         pc = from.pc.clone();
         waiting = from.waiting.clone();
@@ -207,14 +254,17 @@ final class ClusterModel {
     }
 
     @SuppressWarnings("unchecked")
-    private static ArrayDeque<CoherenceMessage>[] newChannels(int n) {
-        ArrayDeque<CoherenceMessage>[] c = new ArrayDeque[n * n];
+    private static <T> ArrayDeque<T>[] newChannels(int count) {
+        ArrayDeque<T>[] c = new ArrayDeque[count];
         for (int i = 0; i < c.length; i++) c[i] = new ArrayDeque<>();
         return c;
     }
 
     private void send(CoherenceMessage m) {
-        channels[m.source() * config.nodes() + m.destination()].addLast(m);
+        int c = config.channel(m.source(), m.destination(), m.partition());
+        if (channels[c].size() == MAX_IN_FLIGHT) throw new Violation("more than " + MAX_IN_FLIGHT + " messages in flight on one channel");
+        channels[c].addLast(m);
+        sentAt[c].addLast(sends++);
         if (describe) log.add("sends " + m);
     }
 
@@ -226,14 +276,19 @@ final class ClusterModel {
 
     /**
      * @return the enabled transitions in a fixed order: worker w's step is {@code w}, the delivery of
-     *         the head of channel c is {@code workers + c}
+     *         message i of channel c is {@code workers + c * MAX_IN_FLIGHT + i} (only i = 0, the
+     *         oldest, unless {@link Delivery#UNORDERED})
      */
     int[] enabled() {
         int n = config.workers();
-        int[] t = new int[n + channels.length];
+        boolean any = config.delivery() == Delivery.UNORDERED;
+        int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1)];
         int k = 0;
         for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
-        for (int c = 0; c < channels.length; c++) if (!channels[c].isEmpty()) t[k++] = n + c;
+        for (int c = 0; c < channels.length; c++) {
+            int deliverable = any ? channels[c].size() : Math.min(1, channels[c].size());
+            for (int i = 0; i < deliverable; i++) t[k++] = n + c * MAX_IN_FLIGHT + i;
+        }
         return java.util.Arrays.copyOf(t, k);
     }
 
@@ -270,7 +325,10 @@ final class ClusterModel {
             if (t < n) {
                 step(t);
             } else {
-                CoherenceMessage m = channels[t - n].removeFirst();
+                int c = (t - n) / MAX_IN_FLIGHT;
+                CoherenceMessage m = take(channels[c], (t - n) % MAX_IN_FLIGHT);
+                long sent = take(sentAt[c], (t - n) % MAX_IN_FLIGHT);
+                overtook = olderInFlight(m.source(), m.destination(), sent);
                 if (describe) log.add("deliver " + m);
                 engines[m.destination()].onMessage(m);
             }
@@ -285,6 +343,26 @@ final class ClusterModel {
             throw new Violation("the engine threw: " + e.getMessage());
         }
         checkInvariants();
+    }
+
+    /** @return element {@code i} of {@code channel} (0: the oldest), removed */
+    private static <T> T take(ArrayDeque<T> channel, int i) {
+        if (i == 0) return channel.removeFirst();
+        java.util.Iterator<T> it = channel.iterator();
+        for (int k = 0; k < i; k++) it.next();
+        T m = it.next();
+        it.remove();
+        return m;
+    }
+
+    /** @return whether a message from {@code source} to {@code destination} sent before {@code sent} is still in flight */
+    private boolean olderInFlight(int source, int destination, long sent) {
+        for (int p = 0; p < config.partitions(); p++) {
+            for (long s : sentAt[config.channel(source, destination, p)]) {
+                if (s < sent) return true;
+            }
+        }
+        return false;
     }
 
     private boolean grantedAccess(int worker) {

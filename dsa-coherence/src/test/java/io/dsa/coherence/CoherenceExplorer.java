@@ -9,8 +9,9 @@ import java.util.Map;
 
 /**
  * An explicit-state model checker over {@link ClusterModel}: breadth-first search of every state the
- * real {@link CoherenceEngine}s reach under every delivery order the transport allows (FIFO per ordered
- * pair of nodes, any order across pairs) and every interleaving of the workers' steps. Each new state
+ * real {@link CoherenceEngine}s reach under every delivery order the configuration allows
+ * ({@link ClusterModel.Delivery}: by default FIFO per ordered pair of nodes, any order across pairs)
+ * and every interleaving of the workers' steps. Each new state
  * is checked ({@link ClusterModel#checkInvariants}); a state without successors must be finished
  * (every worker done, nothing in flight, every engine quiescent), otherwise it is a deadlock or a
  * request that never completes. Because the search is breadth-first, the first violation found has a
@@ -18,14 +19,15 @@ import java.util.Map;
  */
 final class CoherenceExplorer {
     /** The outcome of an exploration. */
-    record Result(long states, long transitions, int maxDepth, long finishedStates, long homeCoalescedStates, long cacheCoalescedStates, String violation,
-            List<String> trace) {
+    record Result(long states, long transitions, int maxDepth, long finishedStates, long homeCoalescedStates, long cacheCoalescedStates,
+            long overtakingDeliveries, String violation, List<String> trace) {
         boolean ok() { return violation == null; }
 
         String summary() {
             return String.format("%,d states, %,d transitions, max depth %d, %,d finished states, %,d/%,d states with a write"
-                    + " coalesced behind a read at a home/cache%s", states, transitions, maxDepth, finishedStates, homeCoalescedStates,
-                    cacheCoalescedStates, ok() ? "" : ", VIOLATION: " + violation);
+                    + " coalesced behind a read at a home/cache, %,d deliveries overtaking an older message of their pair%s", states,
+                    transitions, maxDepth, finishedStates, homeCoalescedStates, cacheCoalescedStates, overtakingDeliveries,
+                    ok() ? "" : ", VIOLATION: " + violation);
         }
 
         /** @return the counterexample, one numbered step per line */
@@ -69,7 +71,7 @@ final class CoherenceExplorer {
         ArrayDeque<Integer> frontierIds = new ArrayDeque<>();
         frontier.add(initial);
         frontierIds.add(0);
-        long transitions = 0, finished = 0, homeCoalesced = 0, cacheCoalesced = 0;
+        long transitions = 0, finished = 0, homeCoalesced = 0, cacheCoalesced = 0, overtaking = 0;
         int maxDepth = 0;
         while (!frontier.isEmpty()) {
             ClusterModel state = frontier.removeFirst();
@@ -81,7 +83,7 @@ final class CoherenceExplorer {
                 if (!state.finished()) {
                     String what = "no transition is enabled but the run is not finished (deadlock or a request that never completes):"
                             + state.stuck();
-                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, what, trace(path(parent, via, id), -1));
+                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, what, trace(path(parent, via, id), -1));
                 }
                 finished++;
                 continue;
@@ -92,8 +94,9 @@ final class CoherenceExplorer {
                 try {
                     next = state.successor(t, false);
                 } catch (ClusterModel.Violation v) {
-                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, v.getMessage(), trace(path(parent, via, id), t));
+                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, v.getMessage(), trace(path(parent, via, id), t));
                 }
+                if (next.overtook) overtaking++;
                 Key key = Key.of(next.encode());
                 if (ids.containsKey(key)) continue;
                 int nid = ids.size();
@@ -114,7 +117,7 @@ final class CoherenceExplorer {
                 frontierIds.addLast(nid);
             }
         }
-        return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, null, List.of());
+        return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, null, List.of());
     }
 
     private static List<Integer> path(int[] parent, int[] via, int id) {

@@ -60,8 +60,8 @@ final class JobOptions {
     TransportSecurityOption security = new TransportSecurityOption();
 
     @Option(names = "--max-frame-bytes", paramLabel = "BYTES", defaultValue = "" + DsaConfig.DEFAULT_MAX_FRAME_BYTES,
-            description = "Largest frame a node sends or accepts, and so the largest partition an array may have (an array with"
-                    + " larger partitions is refused at creation); from " + DsaConfig.MIN_MAX_FRAME_BYTES + " to "
+            description = "Largest frame a node sends or accepts (larger messages, such as big partitions, travel in"
+                    + " chunks); from " + DsaConfig.MIN_MAX_FRAME_BYTES + " to "
                     + DsaConfig.MAX_MAX_FRAME_BYTES + " (default: ${DEFAULT-VALUE}).")
     int maxFrameBytes;
 

@@ -105,16 +105,18 @@ final class TransferTarget {
             ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
             held = true;
             long pauseStart = System.nanoTime();
+            // the other nodes first, one after the other: each answers once none of its coherence requests is under
+            // way, so that the old agent answers none after its snapshot (docs/runtime.md, "The safe point")
+            for (int j = 0; j < m.nodes(); j++) {
+                if (j == node) continue;
+                expecting.add(j);
+                ask(hostOf.get(j), HostRequestMessage.EXPECT_MOVE, vm, j, Integer.toString(node));
+            }
             byte[] bytes = source.transferAgent(agentId);
             blockIfTesting("transferAgent");
             AgentStartedMessage restored = job.process.call(id -> new AgentRestoreMessage(id, -1, bytes), AgentStartedMessage.class,
                     TIMEOUT_MS);
             job.agentAddress = restored.address();
-            for (int j = 0; j < m.nodes(); j++) {
-                if (j == node) continue;
-                ask(hostOf.get(j), HostRequestMessage.EXPECT_MOVE, vm, j, Integer.toString(node));
-                expecting.add(j);
-            }
             job.process.call(ConnectPeersMessage::new, HostReplyMessage.class, TIMEOUT_MS);
             for (int j : expecting) ask(hostOf.get(j), HostRequestMessage.AWAIT_MOVE, vm, j, Integer.toString(node));
             // commit: from here the agent here is node `node`

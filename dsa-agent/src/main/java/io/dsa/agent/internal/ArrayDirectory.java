@@ -58,6 +58,8 @@ final class ArrayDirectory {
     private final Map<Integer, List<CoherenceMessage>> earlyCoherence = new HashMap<>();
     /** The I/O thread's: futures of {@link #whenGranted} not completed yet, by slot. */
     private final Map<Slot, List<Grant>> grants = new HashMap<>();
+    /** The I/O thread's: the waits of {@link #awaitQuiescent}. */
+    private final List<CompletableFuture<Void>> quiescence = new ArrayList<>();
     private volatile String failure;
 
     /**
@@ -98,6 +100,7 @@ final class ArrayDirectory {
             arrays.put(id, new ArrayState(id, Specs.fromParams(name, params), nodes, threadsPerNode, nodeId));
             List<CoherenceMessage> early = earlyCoherence.remove(id);
             if (early != null) for (CoherenceMessage m : early) engine.onMessage(m);
+            checkQuiescence();
             return null;
         });
     }
@@ -111,6 +114,7 @@ final class ArrayDirectory {
             return;
         }
         engine.onMessage(m);
+        checkQuiescence();
     }
 
     /**
@@ -129,6 +133,7 @@ final class ArrayDirectory {
     void forgetNode(int node) {
         onIoThread(() -> {
             engine.forgetNode(node);
+            checkQuiescence();
             return null;
         });
     }
@@ -246,6 +251,52 @@ final class ArrayDirectory {
         if (waiting.isEmpty()) grants.remove(s);
     }
 
+    /**
+     * Blocks until this node's coherence is quiescent: no request of its own under way, no
+     * transaction or queued request at its homes, no message waiting for its array's definition.
+     * For a safe point, where no worker runs: nothing starts a request there, and every request
+     * under way completes (the protocol refuses none), such as a sequential read's prefetch or a
+     * {@code requestPartitionCopy}, which a worker does not wait for before a barrier. Not on the I/O thread.
+     *
+     * @throws DsaException if the job fails first, or requests are still under way after {@link #IO_TASK_TIMEOUT_MS}
+     */
+    void awaitQuiescent() {
+        CompletableFuture<Void> quiet = new CompletableFuture<>();
+        onIoThread(() -> {
+            if (failure != null) quiet.completeExceptionally(new DsaException("job failed: " + failure));
+            else if (quiescent()) quiet.complete(null);
+            else quiescence.add(quiet);
+            return null;
+        });
+        try {
+            quiet.get(IO_TASK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw (DsaException) e.getCause();
+        } catch (TimeoutException e) {
+            throw new DsaException("node " + nodeId + " is not at a safe point: its coherence requests did not complete within "
+                    + IO_TASK_TIMEOUT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting for node " + nodeId + "'s coherence requests");
+        }
+    }
+
+    /** @return callers of {@link #awaitQuiescent} still waiting (for tests) */
+    int quiescenceWaiters() {
+        return onIoThread(quiescence::size);
+    }
+
+    private boolean quiescent() {
+        return earlyCoherence.isEmpty() && engine.quiescent();
+    }
+
+    /** After the engine handled a message: ends the waits of {@link #awaitQuiescent} if it is quiescent now; on the I/O thread. */
+    private void checkQuiescence() {
+        if (quiescence.isEmpty() || !quiescent()) return;
+        for (CompletableFuture<Void> f : quiescence) f.complete(null);
+        quiescence.clear();
+    }
+
     /** The job failed: wakes every worker waiting on a slot and fails every future of {@link #whenGranted}; any thread. */
     void fail(String text) {
         if (failure == null) failure = text;
@@ -255,6 +306,8 @@ final class ArrayDirectory {
                 for (Grant g : waiting) g.future().completeExceptionally(new DsaException("job failed: " + failure));
             }
             grants.clear();
+            for (CompletableFuture<Void> f : quiescence) f.completeExceptionally(new DsaException("job failed: " + failure));
+            quiescence.clear();
         };
         if (io.isCurrent()) {
             failGrants.run();
@@ -320,7 +373,7 @@ final class ArrayDirectory {
      */
     List<AgentState.ArrayImage> images() {
         return onIoThread(() -> {
-            if (!engine.quiescent()) {
+            if (!quiescent()) {
                 throw new DsaException("node " + nodeId + " is not at a safe point: a coherence transaction is under way");
             }
             Map<Integer, Map<Integer, AgentState.PartitionImage>> parts = new TreeMap<>();

@@ -4,18 +4,12 @@ import io.dsa.ArrayLayout;
 import io.dsa.ArraySpec;
 import io.dsa.DsaException;
 import io.dsa.agent.DsaConfig;
-import io.dsa.agent.transport.FrameSizes;
 
 /**
  * What an array must meet at {@code create...Array}, so that a job fails there, naming the sizes,
- * rather than later in a miss that cannot be served:
- * <ul>
- *   <li>every partition's coherence frame fits the transport's frame limit
- *       ({@link DsaConfig#maxFrameBytes()}): a larger partition could never be sent (until the
- *       transport sends partitions in chunks);</li>
- *   <li>the partitions homed at this node fit the free heap, less a reserve of
- *       {@link #HEAP_RESERVE_PERCENT}% of the maximum heap.</li>
- * </ul>
+ * rather than later: the partitions homed at this node fit the free heap, less a reserve of
+ * {@link #HEAP_RESERVE_PERCENT}% of the maximum heap. (A partition larger than the transport's
+ * frame limit is not refused: it travels in chunks, docs/runtime.md "Bulk transfers".)
  */
 final class ArrayLimits {
     /**
@@ -27,25 +21,6 @@ final class ArrayLimits {
     static final int HEAP_RESERVE_PERCENT = 10;
 
     private ArrayLimits() {}
-
-    /**
-     * @throws DsaException when a partition's coherence frame would exceed {@code maxFrameBytes}
-     */
-    static void checkFrame(ArraySpec spec, int maxFrameBytes) {
-        long partitionBytes = (long) spec.partitionRows() * spec.partitionCols() * spec.elementType().bytes();
-        long frameBytes = FrameSizes.coherenceFrameBytes(partitionBytes);
-        if (frameBytes <= maxFrameBytes) return;
-        String shape = spec.oneDimensional() ? spec.partitionCols() + " " + spec.elementType()
-                : spec.partitionRows() + " x " + spec.partitionCols() + " " + spec.elementType();
-        String raise = frameBytes <= DsaConfig.MAX_MAX_FRAME_BYTES
-                ? "use smaller partitions, or raise the limit to at least " + frameBytes + " bytes (DsaConfig.Builder.maxFrameBytes,"
-                        + " or --max-frame-bytes of dsa run and dsa node; at most " + DsaConfig.MAX_MAX_FRAME_BYTES + ")"
-                : "use smaller partitions: the limit goes up to " + DsaConfig.MAX_MAX_FRAME_BYTES + " bytes, partitions of at most "
-                        + (DsaConfig.MAX_MAX_FRAME_BYTES - FrameSizes.coherenceFrameBytes(0)) + " bytes";
-        throw new DsaException("array '" + spec.name() + "': a partition of " + shape + " elements holds " + partitionBytes
-                + " bytes, and its coherence frame of " + frameBytes + " bytes exceeds the transport's limit of " + maxFrameBytes
-                + " bytes (max frame bytes); " + raise);
-    }
 
     /** @return the bytes of the partitions of {@code layout} homed at {@code nodeId} */
     static long homeBytes(ArrayLayout layout, int nodeId) {
@@ -72,9 +47,8 @@ final class ArrayLimits {
                 + " or a larger heap (-Xmx)");
     }
 
-    /** Both checks, against this JVM's heap now. */
+    /** The heap check, against this JVM's heap now. */
     static void check(ArraySpec spec, DsaConfig config, int nodeId, int nodes, int threadsPerNode, boolean knownHere) {
-        checkFrame(spec, config.maxFrameBytes());
         if (knownHere) return;   // created here before: its partitions are counted in the heap in use
         Runtime r = Runtime.getRuntime();
         checkHeap(ArrayLayout.of(spec, nodes, threadsPerNode), nodeId, r.maxMemory(), r.totalMemory() - r.freeMemory());

@@ -292,8 +292,11 @@ public final class NodeRuntime implements AutoCloseable {
      * variables homed here, barrier counters and the view. The workers resume at the returned
      * state's epoch.
      *
-     * @throws DsaException if the node is not at a safe point (a coherence transaction is under way,
-     *         or the workers are not all waiting at the same global barrier)
+     * First waits until no coherence request of this node is under way (a prefetch's).
+     *
+     * @throws DsaException if the node is not at a safe point (a coherence transaction is still
+     *         under way after {@link ArrayDirectory#IO_TASK_TIMEOUT_MS}, or the workers are not all
+     *         waiting at the same global barrier)
      */
     public AgentState snapshot() { return snapshots.snapshot(true); }
 
@@ -304,8 +307,18 @@ public final class NodeRuntime implements AutoCloseable {
      */
     public CompletableFuture<Void> connectMoved() { return moves.connectToPeers(transport); }
 
-    /** Another node is moving: its new agent's connection is held until {@link #commitMove}. */
-    public CompletableFuture<Connection> expectMove(int node) { return moves.expect(node); }
+    /**
+     * Another node is moving: its new agent's connection is held until {@link #commitMove}. At the
+     * safe point, before the moving node's snapshot: returns once no coherence request of this node
+     * is under way ({@link ArrayDirectory#awaitQuiescent}), so that none is answered by the old agent
+     * after its snapshot, or lost with it (docs/runtime.md, "The safe point").
+     *
+     * @throws DsaException if requests are still under way after {@link ArrayDirectory#IO_TASK_TIMEOUT_MS}, or the job failed
+     */
+    public CompletableFuture<Connection> expectMove(int node) {
+        arrays.awaitQuiescent();
+        return moves.expect(node);
+    }
 
     /** The move of {@code node} failed: drops the held connection; the old agent stays. */
     public void abandonMove(int node) { moves.abandon(node); }

@@ -60,6 +60,7 @@ final class NodeSnapshots {
             throw new DsaException("node " + nodeId + " is not at a safe point: " + workers.size() + " of " + threadsPerNode
                     + " workers started");
         }
+        arrays.awaitQuiescent(); // a prefetch of this node's may still be under way
         List<AgentState.ArrayImage> images = arrays.images();
         return new AgentState(nodeId, vmName, epoch + 1, nodes, threadsPerNode, membership.addresses(), images,
                 variables.images(), barriers.snapshot());

@@ -49,7 +49,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (cause == null) {
             cause = t;
         }
-        LOG.warn("closing {}: {}", connection, t.toString());
+        if (t instanceof java.nio.channels.ClosedChannelException) {
+            LOG.debug("write to closed {} dropped", connection);   // its close is (or will be) reported
+        } else {
+            LOG.warn("closing {}: {}", connection, t.toString());
+        }
         ctx.close();
     }
 

@@ -25,7 +25,8 @@ import java.util.List;
  * <p>Decoding reads the body in place from the cumulation buffer: no copies beyond the decoded
  * values. A coherence message's partition bytes go into the array its {@link PartitionBuffers}
  * names (the receiver's own), else into a new one the receiver owns; other payloads' arrays are
- * allocated here.
+ * allocated here. A message that arrives in chunks is put together by a {@link ChunkAssembler}
+ * (a partition's chunks straight into that array) and handed on when its last chunk arrived.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
     /** Why the transport closed a channel, when it did so because of the peer. */
@@ -36,6 +37,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private final int maxFrameBytes;
     private final boolean handshakePhase;
     private final PartitionBuffers buffers;
+    private final ChunkAssembler chunks;
     private boolean rejected;
 
     /**
@@ -51,6 +53,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         this.maxFrameBytes = maxFrameBytes;
         this.handshakePhase = handshakePhase;
         this.buffers = buffers;
+        this.chunks = new ChunkAssembler(buffers);
     }
 
     @Override
@@ -96,7 +99,12 @@ final class FrameDecoder extends ByteToMessageDecoder {
         ByteBuf body = in.slice(start + WireFormat.PREFIX_BYTES, length - WireFormat.HEADER_BYTES);
         Object message;
         try {
-            message = WireFormat.readBody(type, body, buffers);
+            if (type == MessageType.CHUNK) {
+                message = chunks.onChunk(body, ctx.alloc());
+            } else {
+                message = WireFormat.readBody(type, body, buffers);
+                chunks.checkOvertaking(type, message);
+            }
         } catch (IndexOutOfBoundsException e) {
             reject(ctx, in, "truncated " + type + " frame of " + length + " bytes");
             return;
@@ -109,7 +117,21 @@ final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(WireFormat.LENGTH_FIELD_BYTES + length);
-        out.add(message);
+        if (message != null) out.add(message);
+    }
+
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        super.decodeLast(ctx, in, out);
+        String partial = chunks.inProgress();
+        if (partial != null && !rejected) {
+            reject(ctx, in, "connection ended inside a chunked " + partial);
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        chunks.reset();
     }
 
     private void reject(ChannelHandlerContext ctx, ByteBuf in, String reason) {

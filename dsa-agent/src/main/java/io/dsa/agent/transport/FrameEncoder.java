@@ -1,5 +1,6 @@
 package io.dsa.agent.transport;
 
+import io.dsa.coherence.CoherenceMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,13 +16,34 @@ import io.netty.handler.codec.MessageToByteEncoder;
  * <p>Every frame buffer leaves {@link WireFormat#RECORD_HEADER_BYTES} free before the frame and
  * {@link WireFormat#RECORD_TAG_BYTES} after it, so that the {@link RecordEncoder} seals the record
  * in the same buffer instead of copying the frame (the frame is the buffer's readable bytes).
+ * Frames are heap buffers: the JDK's AES-GCM seals a record faster on an array than on a direct
+ * buffer by more than the socket's copy of a heap buffer into a direct one costs
+ * ({@code RecordLayerBenchmark}; docs/runtime.md, "Bulk transfers").
  */
 final class FrameEncoder extends MessageToByteEncoder<Object> {
     private final int maxFrameBytes;
+    private final int chunkBytes;
 
+    /** An encoder whose messages go in chunks as large as {@code maxFrameBytes} allows, up to the default chunk size. */
     FrameEncoder(int maxFrameBytes) {
+        this(maxFrameBytes, WireFormat.chunkBytesWithin(TransportConfig.DEFAULT_CHUNK_BYTES, maxFrameBytes));
+    }
+
+    /**
+     * @param maxFrameBytes the largest frame (length field value) written
+     * @param chunkBytes the largest body (a coherence message: partition data) sent in one frame,
+     *        and the bytes of each chunk of a larger one; at most
+     *        {@link WireFormat#chunkBytesWithin}{@code (chunkBytes, maxFrameBytes)}
+     */
+    FrameEncoder(int maxFrameBytes, int chunkBytes) {
         super(Object.class);
+        if (chunkBytes < WireFormat.MIN_CHUNK_BYTES || chunkBytes != WireFormat.chunkBytesWithin(chunkBytes, maxFrameBytes)) {
+            throw new IllegalArgumentException("chunk of " + chunkBytes + " bytes does not fit frames of " + maxFrameBytes
+                    + " bytes: expected [" + WireFormat.MIN_CHUNK_BYTES + ", "
+                    + WireFormat.chunkBytesWithin(Integer.MAX_VALUE, maxFrameBytes) + "]");
+        }
         this.maxFrameBytes = maxFrameBytes;
+        this.chunkBytes = chunkBytes;
     }
 
     @Override
@@ -32,7 +54,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
     @Override
     protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
         int size = WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES;
-        ByteBuf out = preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
+        ByteBuf out = ctx.alloc().heapBuffer(size); // sealed in place: the JDK's AES-GCM is fastest on arrays
         return out.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
     }
 
@@ -48,7 +70,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
      * @throws EncoderException if the frame exceeds the limit (nothing is then allocated)
      */
     ByteBuf encodeNow(ByteBufAllocator alloc, Object msg) {
-        ByteBuf out = alloc.ioBuffer(WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES);
+        ByteBuf out = alloc.heapBuffer(WireFormat.sizeHint(MessageType.of(msg), msg) + WireFormat.RECORD_OVERHEAD_BYTES);
         out.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         try {
             write(msg, out);
@@ -56,6 +78,99 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
         } catch (RuntimeException e) {
             out.release();
             throw e;
+        }
+    }
+
+    /**
+     * Encodes {@code msg} now, on the calling thread, into the frames it travels in: one frame, or,
+     * when its body (a coherence message: its partition data) exceeds the chunk size, CHUNK frames
+     * of that many bytes each ({@link WireFormat}, "Chunks"). Either way a partition's bytes are
+     * copied once, from the message's array into the frames, and every frame has room for its record.
+     *
+     * @throws EncoderException if the message is larger than any message may be (nothing is then allocated)
+     */
+    OutboundMessage encode(ByteBufAllocator alloc, Object msg) {
+        MessageType type = MessageType.of(msg);
+        if (msg instanceof CoherenceMessage m) {
+            byte[] data = m.data();
+            if (data != null && data.length > chunkBytes) {
+                return OutboundMessage.chunked(type, true, m.arrayId(), m.partition(), coherenceChunks(alloc, m));
+            }
+            return OutboundMessage.whole(type, true, m.arrayId(), m.partition(), encodeNow(alloc, msg));
+        }
+        ByteBuf frame = alloc.heapBuffer(WireFormat.sizeHint(type, msg) + WireFormat.RECORD_OVERHEAD_BYTES);
+        frame.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
+        try {
+            WireFormat.writeFrame(type, msg, frame);
+        } catch (RuntimeException e) {
+            frame.release();
+            throw new EncoderException(type + " message cannot be encoded: " + e.getMessage(), e);
+        }
+        int body = frame.readableBytes() - WireFormat.PREFIX_BYTES;
+        if (body <= chunkBytes) {
+            return OutboundMessage.whole(type, false, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION, frame);
+        }
+        try {
+            return OutboundMessage.chunked(type, false, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION,
+                    bodyChunks(alloc, type, frame.slice(frame.readerIndex() + WireFormat.PREFIX_BYTES, body)));
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** @return the CHUNK frames of {@code m}: its head in the first, then its data, {@code chunkBytes} per frame */
+    private ByteBuf[] coherenceChunks(ByteBufAllocator alloc, CoherenceMessage m) {
+        byte[] data = m.data();
+        long total = WireFormat.COHERENCE_HEAD_BYTES + (long) data.length;
+        ByteBuf[] frames = new ByteBuf[(data.length + chunkBytes - 1) / chunkBytes];
+        int dataIndex = 0;
+        try {
+            for (int i = 0; i < frames.length; i++) {
+                int dataBytes = Math.min(chunkBytes, data.length - dataIndex);
+                int piece = dataBytes + (i == 0 ? WireFormat.COHERENCE_HEAD_BYTES : 0);
+                long offset = i == 0 ? 0 : WireFormat.COHERENCE_HEAD_BYTES + (long) dataIndex;
+                ByteBuf f = chunkFrame(alloc, MessageType.COHERENCE, m.arrayId(), m.partition(), total, offset, piece);
+                frames[i] = f;
+                if (i == 0) WireFormat.writeCoherenceHead(m, f);
+                f.writeBytes(data, dataIndex, dataBytes); // the payload's one copy
+                dataIndex += dataBytes;
+            }
+        } catch (RuntimeException e) {
+            releaseAll(frames);
+            throw e;
+        }
+        return frames;
+    }
+
+    /** @return the CHUNK frames of a message of {@code type} whose encoded body is {@code body} (not released) */
+    private ByteBuf[] bodyChunks(ByteBufAllocator alloc, MessageType type, ByteBuf body) {
+        int total = body.readableBytes();
+        ByteBuf[] frames = new ByteBuf[(total + chunkBytes - 1) / chunkBytes];
+        try {
+            for (int i = 0; i < frames.length; i++) {
+                int offset = i * chunkBytes;
+                int piece = Math.min(chunkBytes, total - offset);
+                frames[i] = chunkFrame(alloc, type, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION, total, offset, piece);
+                frames[i].writeBytes(body, body.readerIndex() + offset, piece);
+            }
+        } catch (RuntimeException e) {
+            releaseAll(frames);
+            throw e;
+        }
+        return frames;
+    }
+
+    private static ByteBuf chunkFrame(ByteBufAllocator alloc, MessageType inner, int arrayId, int partition, long total,
+                                      long offset, int piece) {
+        ByteBuf f = alloc.heapBuffer(WireFormat.RECORD_OVERHEAD_BYTES + WireFormat.PREFIX_BYTES + WireFormat.CHUNK_HEADER_BYTES + piece);
+        f.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
+        WireFormat.writeChunkStart(f, inner, arrayId, partition, total, offset, piece);
+        return f;
+    }
+
+    private static void releaseAll(ByteBuf[] frames) {
+        for (ByteBuf f : frames) {
+            if (f != null) f.release();
         }
     }
 

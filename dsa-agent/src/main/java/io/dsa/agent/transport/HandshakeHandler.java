@@ -253,7 +253,10 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         // Every write from here on is sealed; the last handshake frame has gone out above.
         ctx.pipeline().addFirst(Transport.RECORD_ENCODER,
                 new RecordEncoder(RecordProtection.create(config.security(), sendSecret)));
-        NettyConnection connection = new NettyConnection(ctx.channel(), peerNodeId, peer);
+        OutboundScheduler scheduler = new OutboundScheduler();
+        ctx.pipeline().addBefore(ctx.name(), Transport.SCHEDULER, scheduler);
+        NettyConnection connection = new NettyConnection(ctx.channel(), peerNodeId, peer,
+                new FrameEncoder(config.maxFrameBytes(), config.chunkBytes()), scheduler);
         ConnectionHandler handler = new ConnectionHandler(connection, inbound);
         // Order matters: the message handler and the frame decoder must be in place before the
         // handshake decoder goes, because it hands the bytes that arrived behind the handshake

@@ -44,7 +44,7 @@ import java.util.Map;
  * The message type code of every frame: one code per message class. The constructor checks that
  * codes are in range and unique, so a duplicated code fails at class initialisation rather than
  * on the wire. Handshake types are only legal before a connection is authenticated; the others
- * only after.
+ * only after. {@link #CHUNK} has no message class: it carries a piece of a message of another type.
  */
 enum MessageType {
     CHALLENGE(1, ChallengeMessage.class, true),
@@ -66,6 +66,8 @@ enum MessageType {
     STATUS(21, StatusMessage.class, false),
 
     COHERENCE(32, CoherenceMessage.class, false),
+    /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */
+    CHUNK(33, null, false),
 
     HOST_JOB(64, HostJobMessage.class, false),
     HOST_JOB_EVENT(65, HostJobEventMessage.class, false),
@@ -106,7 +108,7 @@ enum MessageType {
                         + BY_CODE[type.code] + ", " + type);
             }
             BY_CODE[type.code] = type;
-            if (BY_CLASS.put(type.messageClass, type) != null) {
+            if (type.messageClass != null && BY_CLASS.put(type.messageClass, type) != null) {
                 throw new IllegalStateException("message class " + type.messageClass.getName()
                         + " has two type codes");
             }
@@ -132,7 +134,7 @@ enum MessageType {
     /** @return whether this type belongs to the handshake (legal only before authentication) */
     boolean handshake() { return handshake; }
 
-    /** @return the record class this type carries */
+    /** @return the record class this type carries; null for {@link #CHUNK} */
     Class<?> messageClass() { return messageClass; }
 
     /** @return the type with wire code {@code code}, or {@code null} if none */

@@ -67,7 +67,7 @@ final class RecordEncoder extends ChannelOutboundHandlerAdapter {
 
     /** @return a new record buffer holding {@code frame} at the record's frame position; releases {@code frame} */
     private static ByteBuf copyIntoRecordBuffer(ChannelHandlerContext ctx, ByteBuf frame) {
-        ByteBuf record = ctx.alloc().ioBuffer(frame.readableBytes() + WireFormat.RECORD_OVERHEAD_BYTES);
+        ByteBuf record = ctx.alloc().heapBuffer(frame.readableBytes() + WireFormat.RECORD_OVERHEAD_BYTES);
         record.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         record.writeBytes(frame);
         frame.release();

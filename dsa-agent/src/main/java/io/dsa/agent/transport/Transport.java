@@ -55,7 +55,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * socket &lt;-&gt; recordEncoder ({@link RecordEncoder}, outbound: frame -&gt; sealed record)
  *            recordDecoder ({@link RecordDecoder}, inbound: record -&gt; opened frame)
  *            frameDecoder  ({@link FrameDecoder}, inbound: frame -&gt; message)
- *            frameEncoder  ({@link FrameEncoder}, outbound: message -&gt; frame)
+ *            frameEncoder  ({@link FrameEncoder}, outbound: message -&gt; frame; after the
+ *                           handshake messages arrive here already encoded)
+ *            scheduler     ({@link OutboundScheduler}: the order and timing of writes: small
+ *                           frames between the chunks of large messages, back-pressure, flushes)
  *            connection    ({@link ConnectionHandler}: messages to the {@link InboundHandler})
  * </pre>
  */
@@ -66,6 +69,7 @@ public final class Transport implements AutoCloseable {
     static final String RECORD_ENCODER = "recordEncoder";
     static final String RECORD_DECODER = "recordDecoder";
     static final String FRAME_DECODER = "frameDecoder";
+    static final String SCHEDULER = "scheduler";
     static final String CONNECTION_HANDLER = "connection";
 
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
@@ -137,6 +141,7 @@ public final class Transport implements AutoCloseable {
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.SO_SNDBUF, sendBufferBytes(config))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -161,6 +166,18 @@ public final class Transport implements AutoCloseable {
         pending.admit(ch);
         channels.add(ch);
         initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound, pending));
+    }
+
+    /**
+     * @return the socket send buffer: two chunks. The kernel's buffer is first in, first out, so a
+     *         small message the scheduler puts ahead of a transfer's next chunk still waits for what
+     *         the socket already holds, and Linux lets an unset buffer grow to 4 MiB. Two chunks keep
+     *         the socket busy while the next is sealed; measured with
+     *         {@code SmallMessageUnderBulkBenchmark} and {@code dsa bench stream} (docs/runtime.md,
+     *         "Bulk transfers")
+     */
+    static int sendBufferBytes(TransportConfig config) {
+        return 2 * config.chunkBytes();
     }
 
     /** Sets up a new channel's pipeline for the handshake; also used by tests on embedded channels. */
@@ -201,6 +218,7 @@ public final class Transport implements AutoCloseable {
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.SO_SNDBUF, sendBufferBytes(config))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMs())
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

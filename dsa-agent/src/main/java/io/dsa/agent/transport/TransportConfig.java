@@ -22,6 +22,15 @@ public final class TransportConfig {
     public static final int DEFAULT_PORT = 0;
     /** Default largest frame, in bytes: 64 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 << 20;
+    /**
+     * Default chunk size, in bytes: 128 KiB. A message whose body (a coherence message: its
+     * partition data) is larger travels in chunks of this many bytes, so small messages are written
+     * between them and a partition may exceed {@link #maxFrameBytes()}. Chosen by measurement with
+     * {@code dsa bench stream} and {@code dsa bench miss} (docs/runtime.md, "Bulk transfers").
+     */
+    public static final int DEFAULT_CHUNK_BYTES = 128 << 10;
+    /** Smallest chunk size, in bytes. */
+    public static final int MIN_CHUNK_BYTES = WireFormat.MIN_CHUNK_BYTES;
     /** Default time a new connection has to complete its handshake, in milliseconds. */
     public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 15_000;
     /** Default TCP connect timeout, in milliseconds. */
@@ -53,6 +62,7 @@ public final class TransportConfig {
     private final String vmName;
     private final int nodeId;
     private final int maxFrameBytes;
+    private final int chunkBytes;
     private final long handshakeTimeoutMs;
     private final int connectTimeoutMs;
     private final TransportSecurity security;
@@ -68,6 +78,7 @@ public final class TransportConfig {
         this.vmName = b.vmName;
         this.nodeId = b.nodeId;
         this.maxFrameBytes = b.maxFrameBytes;
+        this.chunkBytes = WireFormat.chunkBytesWithin(b.chunkBytes, b.maxFrameBytes);
         this.handshakeTimeoutMs = b.handshakeTimeoutMs;
         this.connectTimeoutMs = b.connectTimeoutMs;
         this.security = b.security;
@@ -98,8 +109,20 @@ public final class TransportConfig {
     /** @return this node's id, told to peers in the handshake */
     public int nodeId() { return nodeId; }
 
-    /** @return the largest frame sent or accepted, in bytes */
+    /**
+     * @return the largest frame sent or accepted, in bytes: it bounds what a receiver buffers
+     *         before it can check a record. Messages larger than a chunk travel in chunks, so no
+     *         message is refused for this limit.
+     */
     public int maxFrameBytes() { return maxFrameBytes; }
+
+    /**
+     * @return the chunk size in bytes: a message whose body (a coherence message: its partition
+     *         data) is larger travels in chunks of this many bytes; the builder's value, lowered if
+     *         needed so that a chunk fits {@link #maxFrameBytes()}. Sockets get a send buffer of two
+     *         chunks, so that a small message waits behind little else.
+     */
+    public int chunkBytes() { return chunkBytes; }
 
     /** @return the time a connection has to authenticate, in milliseconds */
     public long handshakeTimeoutMs() { return handshakeTimeoutMs; }
@@ -125,7 +148,7 @@ public final class TransportConfig {
     @Override
     public String toString() {
         return "TransportConfig{vm=" + vmName + ", node=" + nodeId + ", bind=" + bindHost + ":" + port
-                + ", maxFrameBytes=" + maxFrameBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
+                + ", maxFrameBytes=" + maxFrameBytes + ", chunkBytes=" + chunkBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
                 + ", connectTimeoutMs=" + connectTimeoutMs + ", security=" + security
                 + ", maxPendingHandshakes=" + maxPendingHandshakes + "/" + maxPendingHandshakesPerSource + " per source"
                 + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + "}"; // never the secret
@@ -139,6 +162,7 @@ public final class TransportConfig {
         private String vmName;
         private int nodeId = -1;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private int chunkBytes = DEFAULT_CHUNK_BYTES;
         private long handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS;
         private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
         private TransportSecurity security = DEFAULT_SECURITY;
@@ -166,6 +190,12 @@ public final class TransportConfig {
 
         /** @param maxFrameBytes largest frame, in bytes */
         public Builder maxFrameBytes(int maxFrameBytes) { this.maxFrameBytes = maxFrameBytes; return this; }
+
+        /**
+         * @param chunkBytes chunk size in bytes, at least {@value #MIN_CHUNK_BYTES}; default
+         *        {@value #DEFAULT_CHUNK_BYTES}; lowered to fit {@code maxFrameBytes} if larger
+         */
+        public Builder chunkBytes(int chunkBytes) { this.chunkBytes = chunkBytes; return this; }
 
         /** @param handshakeTimeoutMs time a connection has to authenticate, in milliseconds */
         public Builder handshakeTimeoutMs(long handshakeTimeoutMs) { this.handshakeTimeoutMs = handshakeTimeoutMs; return this; }
@@ -221,6 +251,9 @@ public final class TransportConfig {
             if (maxFrameBytes < MIN_MAX_FRAME_BYTES) {
                 throw new IllegalArgumentException("max frame bytes " + maxFrameBytes + " too small, expected >= "
                         + MIN_MAX_FRAME_BYTES);
+            }
+            if (chunkBytes < MIN_CHUNK_BYTES) {
+                throw new IllegalArgumentException("chunk bytes " + chunkBytes + " too small, expected >= " + MIN_CHUNK_BYTES);
             }
             if (handshakeTimeoutMs <= 0) {
                 throw new IllegalArgumentException("handshake timeout " + handshakeTimeoutMs + " ms invalid, expected > 0");

@@ -96,6 +96,37 @@ import java.util.List;
  * Every count is checked against the bytes left in the frame before anything is allocated, and a
  * frame must be consumed exactly: trailing bytes are an error.
  *
+ * <p><b>Chunks.</b> A message whose body is larger than the sender's chunk size (for a
+ * {@link CoherenceMessage}: whose partition data is; {@link TransportConfig#chunkBytes()}) travels
+ * as consecutive {@link MessageType#CHUNK} frames, each carrying the next piece of that body, so
+ * that small frames can be written between them and a message may exceed the frame limit:
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |        length: int32 (2 + 25 + piece bytes)                   |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * | version: u8 = 2 | type: u8 = 33 | inner type: u8 | arrayId:  |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |  ... int32 (COHERENCE: the message's; else -1)  | partition:  |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |  ... int32 (COHERENCE: the message's; else -1)  | total:      |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |  ... int64, bytes of the inner message's body (all pieces)    |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |     | offset: int64, where this piece starts in that body     |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |     | piece: the body's bytes [offset, offset + piece) ...    |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ * The inner body is laid out as that type's frame body would be; a COHERENCE body's first
+ * {@value #COHERENCE_HEAD_BYTES} bytes (op to data count) are all in the first piece, so the
+ * receiver knows the partition before its data arrives and copies each piece straight into the
+ * array it names ({@link PartitionBuffers}). One chunked message is sent at a time per
+ * connection: pieces come in order, from offset 0, without gap, overlap or anything past
+ * {@code total}, and every chunk of a message repeats its inner type, ids and total; a chunk of
+ * another message before the last piece is refused (see {@link ChunkAssembler}).
+ *
  * <p>Stateless and thread-safe. Encoding and decoding do not allocate beyond the decoded values.
  */
 final class WireFormat {
@@ -120,7 +151,31 @@ final class WireFormat {
     /** Largest frame (length field value) accepted before a connection is authenticated. */
     static final int MAX_HANDSHAKE_FRAME_BYTES = 1024;
 
+    /** Bytes of a chunk's header in its frame body: inner type, arrayId, partition, total, offset. */
+    static final int CHUNK_HEADER_BYTES = 1 + Integer.BYTES + Integer.BYTES + Long.BYTES + Long.BYTES;
+    /** Bytes of a COHERENCE body before its data: op, arrayId, partition, source, destination, requester, data count. */
+    static final int COHERENCE_HEAD_BYTES = 1 + 5 * Integer.BYTES + Integer.BYTES;
+    /** The arrayId and partition of a chunk of a message that is not about a partition. */
+    static final int NO_PARTITION = -1;
+    /**
+     * Largest body a chunked message may have (and the largest partition data a COHERENCE
+     * message may carry): what one Java array can hold.
+     */
+    static final int MAX_CHUNKED_BODY_BYTES = Integer.MAX_VALUE - 8;
+
+    /** Smallest chunk size: below it the chunk header would cost more than 5% of the bytes moved. */
+    static final int MIN_CHUNK_BYTES = 512;
+
     private static final int DEFAULT_SIZE_HINT = 128;
+
+    /**
+     * @return {@code chunkBytes}, lowered if needed so that every frame of a message sent with it
+     *         fits {@code maxFrameBytes}: a CHUNK frame's first piece carries a coherence head beside
+     *         {@code chunkBytes} of data
+     */
+    static int chunkBytesWithin(int chunkBytes, int maxFrameBytes) {
+        return Math.min(chunkBytes, maxFrameBytes - HEADER_BYTES - CHUNK_HEADER_BYTES - COHERENCE_HEAD_BYTES);
+    }
 
     private WireFormat() {}
 
@@ -142,7 +197,7 @@ final class WireFormat {
     static int sizeHint(MessageType type, Object message) {
         if (type == MessageType.COHERENCE) {
             byte[] data = ((CoherenceMessage) message).data();
-            return PREFIX_BYTES + 1 + 5 * Integer.BYTES + Integer.BYTES + (data == null ? 0 : data.length);
+            return PREFIX_BYTES + COHERENCE_HEAD_BYTES + (data == null ? 0 : data.length);
         }
         return DEFAULT_SIZE_HINT;
     }
@@ -359,13 +414,8 @@ final class WireFormat {
             }
             case COHERENCE -> {
                 CoherenceMessage m = (CoherenceMessage) message;
-                out.writeByte(m.op().code());
-                out.writeInt(m.arrayId());
-                out.writeInt(m.partition());
-                out.writeInt(m.source());
-                out.writeInt(m.destination());
-                out.writeInt(m.requester());
-                writeBytes(m.data(), out); // the payload's one copy
+                writeCoherenceHead(m, out);
+                if (m.data() != null) out.writeBytes(m.data()); // the payload's one copy
             }
             default -> throw new IllegalArgumentException("no body layout for " + type);
         }
@@ -446,37 +496,140 @@ final class WireFormat {
             case SNAPSHOT -> new SnapshotMessage(body.readLong(), body.readInt());
             case RETIRE -> new RetireMessage(body.readLong());
             case COHERENCE -> readCoherence(body, buffers);
+            case CHUNK -> throw new IllegalArgumentException("a CHUNK frame is one piece of a message: see ChunkAssembler");
         };
     }
 
     private static CoherenceMessage readCoherence(ByteBuf body, PartitionBuffers buffers) {
+        CoherenceHead head = readCoherenceHead(body);
+        int count = head.dataBytes();
+        if (count > body.readableBytes()) {
+            throw new CorruptedFrameException("data count " + count + " needs at least " + count + " bytes, "
+                    + body.readableBytes() + " left in frame");
+        }
+        byte[] data = count < 0 ? null : head.dataArray(buffers);
+        if (data != null) body.readBytes(data); // the receiving side's one copy
+        return head.message(data);
+    }
+
+    /**
+     * The fields of a COHERENCE body before its data bytes.
+     *
+     * @param dataBytes the data count: -1 for no data
+     */
+    record CoherenceHead(CoherenceOp op, int arrayId, int partition, int source, int destination, int requester,
+                         int dataBytes) {
+        /** @return the array the data is decoded into: the one {@code buffers} names if it has the right length, else a new one */
+        byte[] dataArray(PartitionBuffers buffers) {
+            byte[] named = buffers.bufferFor(arrayId, partition, dataBytes);
+            return named != null && named.length == dataBytes ? named : new byte[dataBytes];
+        }
+
+        /** @return the message with {@code data} (null, or the array of {@link #dataArray}) */
+        CoherenceMessage message(byte[] data) {
+            return new CoherenceMessage(op, arrayId, partition, source, destination, requester, data);
+        }
+    }
+
+    /** Writes a COHERENCE body's first {@value #COHERENCE_HEAD_BYTES} bytes: everything but the data bytes. */
+    static void writeCoherenceHead(CoherenceMessage m, ByteBuf out) {
+        out.writeByte(m.op().code());
+        out.writeInt(m.arrayId());
+        out.writeInt(m.partition());
+        out.writeInt(m.source());
+        out.writeInt(m.destination());
+        out.writeInt(m.requester());
+        out.writeInt(m.data() == null ? -1 : m.data().length);
+    }
+
+    /**
+     * Reads a COHERENCE body's first {@value #COHERENCE_HEAD_BYTES} bytes.
+     *
+     * @throws CorruptedFrameException for an unknown op, a negative count other than -1, or data on an op without
+     */
+    static CoherenceHead readCoherenceHead(ByteBuf body) {
         int code = body.readUnsignedByte();
         CoherenceOp op = CoherenceOp.fromCode(code);
         if (op == null) {
             throw new CorruptedFrameException("unknown coherence op code " + code);
         }
-        int arrayId = body.readInt();
-        int partition = body.readInt();
-        int source = body.readInt();
-        int destination = body.readInt();
-        int requester = body.readInt();
-        byte[] data;
-        if (op.mayCarryData()) {
-            int count = readCount(body, "data", 1);
-            data = count < 0 ? null : into(buffers.bufferFor(arrayId, partition, count), count);
-            if (data != null) body.readBytes(data); // the receiving side's one copy
-        } else {
-            data = readBytes(body, "data");
+        CoherenceHead head = new CoherenceHead(op, body.readInt(), body.readInt(), body.readInt(), body.readInt(),
+                body.readInt(), body.readInt());
+        if (head.dataBytes() < -1) {
+            throw new CorruptedFrameException("data count " + head.dataBytes() + " negative, expected >= -1");
         }
-        if (data != null && !op.mayCarryData()) {
-            throw new CorruptedFrameException("coherence op " + op + " carries " + data.length + " data bytes, expected none");
+        if (head.dataBytes() >= 0 && !op.mayCarryData()) {
+            throw new CorruptedFrameException("coherence op " + op + " carries " + head.dataBytes() + " data bytes, expected none");
         }
-        return new CoherenceMessage(op, arrayId, partition, source, destination, requester, data);
+        return head;
     }
 
-    /** @return {@code buffer} if it has {@code count} bytes, else a new array */
-    private static byte[] into(byte[] buffer, int count) {
-        return buffer != null && buffer.length == count ? buffer : new byte[count];
+    // ---- chunks
+
+    /**
+     * Writes a whole chunk frame's start at the writer index: length, version, type {@link MessageType#CHUNK}
+     * and the chunk header; the caller writes the {@code pieceBytes} bytes of the piece after it.
+     */
+    static void writeChunkStart(ByteBuf out, MessageType inner, int arrayId, int partition, long total, long offset,
+                                int pieceBytes) {
+        out.writeInt(HEADER_BYTES + CHUNK_HEADER_BYTES + pieceBytes);
+        out.writeByte(VERSION);
+        out.writeByte(MessageType.CHUNK.code());
+        out.writeByte(inner.code());
+        out.writeInt(arrayId);
+        out.writeInt(partition);
+        out.writeLong(total);
+        out.writeLong(offset);
+    }
+
+    /**
+     * A chunk's header.
+     *
+     * @param inner the chunked message's type (never a handshake type or CHUNK)
+     * @param total bytes of the chunked message's body
+     * @param offset where this chunk's piece starts in that body
+     */
+    record ChunkHeader(MessageType inner, int arrayId, int partition, long total, long offset) {
+        /** @return whether {@code other} belongs to the same message as this chunk (same type, ids and total) */
+        boolean sameMessage(ChunkHeader other) {
+            return inner == other.inner && arrayId == other.arrayId && partition == other.partition && total == other.total;
+        }
+
+        String describe() {
+            return inner == MessageType.COHERENCE ? "COHERENCE message of array " + arrayId + " partition " + partition
+                    : inner + " message";
+        }
+    }
+
+    /**
+     * Reads a chunk's header from a CHUNK body (the piece follows it).
+     *
+     * @throws CorruptedFrameException when the inner type is unknown, a handshake type or CHUNK,
+     *         the ids do not fit the inner type, or total and offset are out of range
+     */
+    static ChunkHeader readChunkHeader(ByteBuf body) {
+        int code = body.readUnsignedByte();
+        MessageType inner = MessageType.fromCode(code);
+        if (inner == null || inner.handshake() || inner == MessageType.CHUNK) {
+            throw new CorruptedFrameException("chunk of message type code " + code
+                    + (inner == null ? " (unknown)" : " (" + inner + ")") + ", expected a message type after the handshake");
+        }
+        ChunkHeader h = new ChunkHeader(inner, body.readInt(), body.readInt(), body.readLong(), body.readLong());
+        if (inner != MessageType.COHERENCE && (h.arrayId() != NO_PARTITION || h.partition() != NO_PARTITION)) {
+            throw new CorruptedFrameException("chunk of a " + inner + " message names array " + h.arrayId() + " partition "
+                    + h.partition() + ", expected " + NO_PARTITION + " for both");
+        }
+        long min = inner == MessageType.COHERENCE ? COHERENCE_HEAD_BYTES : 1;
+        long max = inner == MessageType.COHERENCE ? COHERENCE_HEAD_BYTES + (long) MAX_CHUNKED_BODY_BYTES : MAX_CHUNKED_BODY_BYTES;
+        if (h.total() < min || h.total() > max) {
+            throw new CorruptedFrameException("chunked " + h.describe() + " of " + h.total() + " bytes out of range ["
+                    + min + ", " + max + "]");
+        }
+        if (h.offset() < 0 || h.offset() >= h.total()) {
+            throw new CorruptedFrameException("chunk at offset " + h.offset() + " of a " + h.describe() + " of " + h.total()
+                    + " bytes, expected [0, " + h.total() + ")");
+        }
+        return h;
     }
 
     // ---- field primitives

@@ -18,39 +18,6 @@ import org.junit.jupiter.api.Timeout;
 class ArrayLimitsTest {
     /** The case: 80 MB partitions were accepted, and the first remote miss hung the job. */
     @Test
-    void anEightyMegabytePartitionIsRefusedNamingTheLimitAndHowToRaiseIt() {
-        ArraySpec spec = ArraySpec.of("A", ElementType.DOUBLE, 10_000, 2_000, 10_000, 1_000, Distribution.BLOCK);
-        DsaException e = assertThrows(DsaException.class, () -> ArrayLimits.checkFrame(spec, DsaConfig.DEFAULT_MAX_FRAME_BYTES));
-        assertEquals("array 'A': a partition of 10000 x 1000 DOUBLE elements holds 80000000 bytes, and its coherence frame of"
-                + " 80000027 bytes exceeds the transport's limit of 67108864 bytes (max frame bytes); use smaller partitions, or raise"
-                + " the limit to at least 80000027 bytes (DsaConfig.Builder.maxFrameBytes, or --max-frame-bytes of dsa run and dsa"
-                + " node; at most 1073741824)", e.getMessage());
-    }
-
-    @Test
-    void aPartitionWhoseFrameIsExactlyTheLimitIsAcceptedOneElementMoreIsNot() {
-        int limit = 4096;
-        int ints = (int) (limit - FrameSizes.coherenceFrameBytes(0)) / 4;
-        ArrayLimits.checkFrame(ArraySpec.oneDimensional("fits", ElementType.INT, ints * 3, ints, Distribution.BLOCK), limit);
-        DsaException e = assertThrows(DsaException.class, () -> ArrayLimits.checkFrame(
-                ArraySpec.oneDimensional("over", ElementType.INT, ints * 3, ints + 1, Distribution.BLOCK), limit));
-        assertEquals("array 'over': a partition of " + (ints + 1) + " INT elements holds " + (ints + 1) * 4 + " bytes, and its"
-                + " coherence frame of " + FrameSizes.coherenceFrameBytes((ints + 1) * 4L) + " bytes exceeds the transport's limit of"
-                + " 4096 bytes (max frame bytes); use smaller partitions, or raise the limit to at least "
-                + FrameSizes.coherenceFrameBytes((ints + 1) * 4L) + " bytes (DsaConfig.Builder.maxFrameBytes, or --max-frame-bytes"
-                + " of dsa run and dsa node; at most 1073741824)", e.getMessage());
-    }
-
-    @Test
-    void aPartitionBeyondTheLargestLimitSaysThatOnlySmallerPartitionsHelp() {
-        ArraySpec spec = ArraySpec.oneDimensional("L", ElementType.LONG, 200_000_000, 200_000_000, Distribution.BLOCK);
-        DsaException e = assertThrows(DsaException.class, () -> ArrayLimits.checkFrame(spec, DsaConfig.MAX_MAX_FRAME_BYTES));
-        assertEquals("array 'L': a partition of 200000000 LONG elements holds 1600000000 bytes, and its coherence frame of"
-                + " 1600000027 bytes exceeds the transport's limit of 1073741824 bytes (max frame bytes); use smaller partitions:"
-                + " the limit goes up to 1073741824 bytes, partitions of at most 1073741797 bytes", e.getMessage());
-    }
-
-    @Test
     void homePartitionsOverTheFreeHeapLessTheReserveAreRefusedNamingTheSizes() {
         // 4 nodes, 8 x 8 partitions of 1000 x 1000 doubles (8 MB), block cyclic over a 2 x 2 node grid: 16 homed at each node
         ArraySpec spec = ArraySpec.of("B", ElementType.DOUBLE, 8_000, 8_000, 1_000, 1_000, Distribution.BLOCK_CYCLIC);

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * Nodes of one JVM wired in memory instead of sockets: a {@link NodeTransport.Factory} whose
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Every message is encoded by the real codec when it is sent, so a lent array may be reused at once,
  * and decoded on the receiver's I/O thread, a partition into the array the receiver names for it.
  * A dial authenticates as the real handshake does: same VM name and secret, or it is refused.
+ * A test can hold a message on its way, and what follows it on its connection ({@link #holdFrom}).
  */
 final class InMemoryNetwork implements NodeTransport.Factory {
     private final Map<Integer, Endpoint> endpoints = new ConcurrentHashMap<>();
@@ -31,6 +33,12 @@ final class InMemoryNetwork implements NodeTransport.Factory {
     /** Posting order: a connection's events and messages are queued in the order they happen. */
     private final Object posting = new Object();
     private final AtomicInteger messages = new AtomicInteger();
+    // under `posting`: the messages held on their way (holdFrom)
+    private int holdSender = -1;
+    private int holdReceiver = -1;
+    private Predicate<Object> holdFirst;
+    private Side heldOn;
+    private final List<Runnable> held = new ArrayList<>();
 
     @Override
     public NodeTransport create(DsaConfig config, int nodeId) {
@@ -39,6 +47,36 @@ final class InMemoryNetwork implements NodeTransport.Factory {
 
     /** @return how many messages crossed the network */
     int messages() { return messages.get(); }
+
+    /**
+     * Holds the first message node {@code sender} sends to node {@code receiver} that {@code first}
+     * accepts, and every later one on that connection (so their order stays), until
+     * {@link #releaseHeld}: a message slow on its way.
+     */
+    void holdFrom(int sender, int receiver, Predicate<Object> first) {
+        synchronized (posting) {
+            holdSender = sender;
+            holdReceiver = receiver;
+            holdFirst = first;
+        }
+    }
+
+    /** @return how many messages are held */
+    int held() {
+        synchronized (posting) {
+            return held.size();
+        }
+    }
+
+    /** Delivers the held messages, in the order sent, and holds no more. */
+    void releaseHeld() {
+        synchronized (posting) {
+            for (Runnable deliver : held) deliver.run();
+            held.clear();
+            heldOn = null;
+            holdFirst = null;
+        }
+    }
 
     private final class Endpoint implements NodeTransport, IoThread {
         final DsaConfig config;
@@ -159,7 +197,14 @@ final class InMemoryNetwork implements NodeTransport.Factory {
                 messages.incrementAndGet();
                 Side to = other;
                 // decoded on the receiver's I/O thread, a partition into the array its node names
-                to.local.post(() -> to.local.inbound.onMessage(to, WireRoundTrip.decode(frame, to.local.inbound)));
+                Runnable deliver = () -> to.local.post(() -> to.local.inbound.onMessage(to, WireRoundTrip.decode(frame, to.local.inbound)));
+                if (heldOn == this || heldOn == null && holdFirst != null && local.nodeId == holdSender && peer == holdReceiver
+                        && holdFirst.test(message)) {
+                    heldOn = this;
+                    held.add(deliver);
+                    return;
+                }
+                deliver.run();
             }
         }
 

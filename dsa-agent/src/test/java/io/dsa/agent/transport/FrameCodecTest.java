@@ -143,6 +143,7 @@ class FrameCodecTest {
             covered.add(MessageType.of(m));
         }
         for (MessageType type : MessageType.values()) {
+            if (type == MessageType.CHUNK) continue; // a piece of another message: ChunkingTest
             assertEquals(type.handshake(), !covered.contains(type), type.toString());
         }
     }

@@ -6,11 +6,7 @@ import io.dsa.agent.wire.ReportMessage;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.buffer.AbstractByteBufAllocator;
-import io.netty.buffer.UnpooledDirectByteBuf;
-import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,13 +17,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.dsa.agent.transport.ChannelChecks.closeReason;
+import static io.dsa.agent.transport.ChannelChecks.drain;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,18 +87,6 @@ class RecordLayerTest {
         ByteBuf out = direct ? Unpooled.directBuffer(n) : Unpooled.buffer(n);
         for (byte[] p : parts) out.writeBytes(p);
         return out;
-    }
-
-    private static List<Object> drain(EmbeddedChannel ch) {
-        List<Object> out = new ArrayList<>();
-        for (Object m; (m = ch.readInbound()) != null; ) out.add(m);
-        return out;
-    }
-
-    private static String closeReason(EmbeddedChannel ch) {
-        Throwable t = ch.attr(FrameDecoder.CLOSE_REASON).get();
-        assertNotNull(t, "no close reason");
-        return t.getMessage();
     }
 
     private static void assertCanonical(List<?> expected, List<?> actual) {
@@ -340,31 +324,15 @@ class RecordLayerTest {
 
     @Test
     void framesFromTheFrameEncoderAreSealedInTheirOwnBuffer() {
-        AtomicInteger buffers = new AtomicInteger();
-        ByteBufAllocator counting = new AbstractByteBufAllocator(true) {
-            @Override
-            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-                buffers.incrementAndGet();
-                return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
-            }
-
-            @Override
-            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-                buffers.incrementAndGet();
-                return new UnpooledDirectByteBuf(this, initialCapacity, maxCapacity);
-            }
-
-            @Override
-            public boolean isDirectBufferPooled() { return false; }
-        };
+        RecordingAllocator counting = new RecordingAllocator();
         for (TransportSecurity security : TransportSecurity.values()) {
             EmbeddedChannel s = sender(security);
             s.config().setAllocator(counting);
-            buffers.set(0);
+            counting.clear();
             CoherenceMessage m = new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, new byte[8192]);
             assertTrue(s.writeOutbound(m));
             ByteBuf record = s.readOutbound();
-            assertEquals(1, buffers.get(), security + ": one buffer for frame and record, no copy");
+            assertEquals(1, counting.count(), security + ": one buffer for frame and record, no copy");
             assertEquals(WireFormat.sizeHint(MessageType.COHERENCE, m) + WireFormat.RECORD_OVERHEAD_BYTES, record.readableBytes());
             record.release();
             assertFalse(s.finish());
@@ -387,6 +355,75 @@ class RecordLayerTest {
         assertEquals(new JoinMessage(1, "h", 2), r.readInbound());
         assertFalse(s.finish());
         assertFalse(r.finish());
+    }
+
+    @ParameterizedTest
+    @EnumSource(TransportSecurity.class)
+    void aRecordArrivingInPiecesIsGatheredInOneHeapBufferAndEveryBufferIsReleased(TransportSecurity security) {
+        CoherenceMessage m = new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, new byte[300_000]);
+        byte[] record = seal(security, m).get(0);
+        RecordingAllocator alloc = new RecordingAllocator();
+        EmbeddedChannel r = receiver(security);
+        r.config().setAllocator(alloc);
+        List<ByteBuf> fed = new ArrayList<>();
+        for (int at = 0; at < record.length; at += 16_384) {
+            ByteBuf piece = Unpooled.directBuffer().writeBytes(record, at, Math.min(16_384, record.length - at));
+            fed.add(piece);
+            r.writeInbound(piece);
+        }
+        assertEquals(Messages.canonical(m), Messages.canonical(r.readInbound()));
+        assertEquals(1, alloc.heapCapacities().size(), "the cumulation is sized for the record once its header arrives");
+        assertEquals(record.length, (int) alloc.heapCapacities().get(0));
+        assertTrue(r.isOpen());
+        assertFalse(r.finish());
+        assertTrue(fed.stream().allMatch(b -> b.refCnt() == 0), "every buffer fed was released");
+        assertTrue(alloc.allReleased(), "the cumulation was released");
+    }
+
+    @Test
+    void aForgedRecordLengthHoldsLittleMoreThanWhatArrived() {
+        int maxFrameBytes = 64 << 20;
+        RecordingAllocator alloc = new RecordingAllocator();
+        EmbeddedChannel r = new EmbeddedChannel(new RecordDecoder(RecordProtection.create(TransportSecurity.ENCRYPT, SECRET),
+                maxFrameBytes), new FrameDecoder(maxFrameBytes, false));
+        r.config().setAllocator(alloc);
+        r.writeInbound(Unpooled.buffer().writeInt(maxFrameBytes).writeZero(100)); // in range, but never sent
+        assertTrue(r.isOpen());
+        assertEquals(104 + RecordDecoder.MAX_AHEAD_BYTES, (int) alloc.heapCapacities().get(0));
+        int more = 3 << 20;
+        r.writeInbound(Unpooled.buffer(more).writeZero(more));
+        int arrived = 104 + more;
+        assertEquals(2L * arrived, (long) alloc.heapCapacities().get(alloc.heapCapacities().size() - 1),
+                "beyond MAX_AHEAD_BYTES the room ahead is what arrived");
+        r.close();
+        assertEquals("connection ended inside record 0 (" + arrived + " of " + (4L + maxFrameBytes) + " bytes)", closeReason(r));
+        assertFalse(r.finish());
+        assertTrue(alloc.allReleased());
+    }
+
+    @ParameterizedTest
+    @EnumSource(TransportSecurity.class)
+    void aFrameStillHeldDownstreamKeepsItsBytesAndIsFreedWithItsLastHolder(TransportSecurity security) {
+        List<byte[]> both = seal(security, new JoinMessage(1, "h", 2), new ReportMessage(3, "second"));
+        RecordingAllocator alloc = new RecordingAllocator();
+        EmbeddedChannel r = new EmbeddedChannel(new RecordDecoder(RecordProtection.create(security, SECRET), MAX_FRAME_BYTES));
+        r.config().setAllocator(alloc);
+        byte[] second = both.get(1);
+        r.writeInbound(concat(false, both.get(0), java.util.Arrays.copyOf(second, 5)));
+        ByteBuf first = r.readInbound();
+        byte[] firstFrame = new byte[first.readableBytes()];
+        first.getBytes(first.readerIndex(), firstFrame);
+        r.writeInbound(Unpooled.wrappedBuffer(second, 5, second.length - 5));
+        ByteBuf next = r.readInbound();
+        assertEquals(both.get(0).length - WireFormat.RECORD_OVERHEAD_BYTES, firstFrame.length);
+        byte[] again = new byte[first.readableBytes()];
+        first.getBytes(first.readerIndex(), again);
+        assertArrayEquals(firstFrame, again, "the frame held downstream was not overwritten");
+        assertEquals(second.length - WireFormat.RECORD_OVERHEAD_BYTES, next.readableBytes());
+        first.release();
+        next.release();
+        assertFalse(r.finish());
+        assertTrue(alloc.allReleased(), "each cumulation was freed with its last slice");
     }
 
     @Test

@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The record layer's cost per frame ({@link RecordProtection}): one record sealed and opened in
- * place in a direct buffer, as the channel does, in each {@link TransportSecurity} mode. The
+ * place, in a heap buffer (as the channel does) and in a direct one, in each {@link TransportSecurity} mode. The
  * frame bytes are what the socket sees; the key updates of a long connection are included at
  * their real rate (never, at these counts). In the transport's package because the record layer
  * is package-private (see {@link CodecBenchmark}).
@@ -40,6 +40,10 @@ public class RecordLayerBenchmark {
     @Param({"ENCRYPT", "MAC"})
     TransportSecurity security;
 
+    /** Where the record is: a direct buffer (what a socket read gives) or a heap buffer (what the transport seals and opens in). */
+    @Param({"heap", "direct"})
+    String buffer;
+
     private RecordProtection sender;
     private RecordProtection receiver;
     private ByteBuf record;
@@ -50,7 +54,8 @@ public class RecordLayerBenchmark {
         new java.util.Random(7).nextBytes(secret);
         sender = RecordProtection.create(security, secret);
         receiver = RecordProtection.create(security, secret);
-        record = Unpooled.directBuffer(bytes + WireFormat.RECORD_OVERHEAD_BYTES);
+        int capacity = bytes + WireFormat.RECORD_OVERHEAD_BYTES;
+        record = buffer.equals("heap") ? Unpooled.buffer(capacity) : Unpooled.directBuffer(capacity);
         record.writeInt(bytes + WireFormat.RECORD_TAG_BYTES).writeZero(bytes + WireFormat.RECORD_TAG_BYTES);
     }
 
