@@ -169,7 +169,7 @@ final class NodeCommand implements Callable<Integer> {
             try {
                 report = run.get(job.timeoutMs(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                failed("timed out after " + job.timeoutSeconds + " s");
+                failed(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)));
                 return DsaCli.EXIT_FAILED;
             } catch (ExecutionException e) {
                 failed(Jobs.describe(e));

@@ -201,7 +201,10 @@ final class RunCommand implements Callable<Integer> {
             Jobs.printOk(out);
             return 0;
         } catch (TimeoutException e) {
-            Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+            List<String> where = new ArrayList<>();
+            DsaCluster c = cluster.getNow(null);
+            for (int node = 0; c != null && node < config.nodes(); node++) where.addAll(c.agent(node).workerLines());
+            Jobs.printFailed(out, Jobs.timedOut(job.timeoutSeconds, where));
             return DsaCli.EXIT_FAILED;
         } catch (ExecutionException e) {
             Jobs.printFailed(out, Jobs.describe(e));
@@ -262,7 +265,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return new Verdict("timed out after " + job.timeoutSeconds + " s", true);
+            return new Verdict(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)), true);
         } catch (ExecutionException e) {
             return Verdict.failed(Jobs.describe(e));   // node 0's run threw: the job's first failure
         }

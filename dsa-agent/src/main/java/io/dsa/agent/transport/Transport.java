@@ -67,6 +67,7 @@ public final class Transport implements AutoCloseable {
     static final String RECORD_DECODER = "recordDecoder";
     static final String FRAME_DECODER = "frameDecoder";
     static final String CONNECTION_HANDLER = "connection";
+    static final String BYTE_COUNTER = "byteCounter";
 
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
@@ -81,6 +82,7 @@ public final class Transport implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup("dsa-transport", GlobalEventExecutor.INSTANCE);
     private final PendingHandshakes pending;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ByteCounter bytes = new ByteCounter();
     private Channel serverChannel;
 
     private Transport(TransportConfig config, InboundHandler inbound, IoLoop ioLoop) {
@@ -161,6 +163,7 @@ public final class Transport implements AutoCloseable {
         pending.admit(ch);
         channels.add(ch);
         initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound, pending));
+        ch.pipeline().addFirst(BYTE_COUNTER, bytes);
     }
 
     /** Sets up a new channel's pipeline for the handshake; also used by tests on embedded channels. */
@@ -178,6 +181,12 @@ public final class Transport implements AutoCloseable {
     public InetSocketAddress boundAddress() {
         return (InetSocketAddress) serverChannel.localAddress();
     }
+
+    /** @return bytes read from this transport's sockets so far (every connection, handshakes included) */
+    public long bytesIn() { return bytes.bytesIn(); }
+
+    /** @return bytes written to this transport's sockets so far (every connection, handshakes included) */
+    public long bytesOut() { return bytes.bytesOut(); }
 
     /** @return this transport's configuration */
     public TransportConfig config() { return config; }
@@ -207,6 +216,7 @@ public final class Transport implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         initPipeline(ch, config, HandshakeHandler.forDialer(config, inbound, result, peer));
+                        ch.pipeline().addFirst(BYTE_COUNTER, bytes);
                     }
                 });
         try {

@@ -61,6 +61,31 @@ final class TestPrograms {
         }
     }
 
+    /**
+     * Every worker passes one global barrier; then the last worker stays out of the next one (it
+     * parks in its own code until {@link #release} or a minute passes) while the others wait there.
+     */
+    @ProgramName("stuck-test")
+    public static final class Stuck implements DsaProgram {
+        /** Lets the worker that stays out finish (so a test leaves no thread behind). */
+        public static volatile boolean release;
+
+        public Stuck() {}
+
+        @Override
+        public void work(DsaWorker worker) {
+            worker.barrier();
+            if (worker.threadId() == worker.node().network().getGlobalThreadCount() - 1) {
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+                while (!release && System.nanoTime() < deadline) stayOut();
+                return;
+            }
+            worker.barrier();
+        }
+
+        private static void stayOut() { java.util.concurrent.locks.LockSupport.parkNanos(5_000_000); }
+    }
+
     /** Not a program. */
     public static final class NotAProgram {}
 
