@@ -120,6 +120,37 @@ public final class DsaAgent implements Agent, AutoCloseable {
      */
     public int partitionsCached() { return runtime.partitionCounts()[1]; }
 
+    /**
+     * @return this node's counts now (hits, misses, invalidations and bytes per array; barrier
+     *         waits, migration pauses and bytes on the wire for the node); any thread, cheap
+     *         enough to call every second
+     */
+    public io.dsa.agent.metrics.NodeCounts counts() { return runtime.counts(); }
+
+    /**
+     * Where this node's workers are, from the runtime's own records: one line per worker that has
+     * not finished, e.g. {@code node 1 thread 3 (local 1): waits in the global barrier at epoch 7
+     * for 2.0 s}, {@code ... waits to read partition 5 of array 'A' (home node 0) ...},
+     * {@code ... waits for lock 'L' ...}, or {@code running} followed by its top stack frames
+     * (each on a line of its own, starting with a tab). If every worker finished, one line that
+     * says so. Any thread.
+     */
+    public List<String> workerLines() { return runtime.workerLines(); }
+
+    /**
+     * Node 0: {@link #workerLines()} of every node of the VM, asked over the VM's connections, in
+     * node order; a node that does not answer within {@code timeoutMs} gets a line that says so.
+     * On another node, its own lines. Blocks up to {@code timeoutMs}; not on the node's I/O thread.
+     */
+    public List<String> vmWorkerLines(long timeoutMs) {
+        try {
+            return runtime.vmWorkerLines(timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return runtime.workerLines();
+        }
+    }
+
     // ---- mobility (live migration and cloning; see docs/runtime.md, "Mobility") ----------------------
 
     /**

@@ -62,9 +62,13 @@ final class HostCommand implements Callable<Integer> {
     @Mixin
     TransportSecurityOption security = new TransportSecurityOption();
 
+    @Mixin
+    MetricsOption metrics = new MetricsOption();
+
     @Override
     public Integer call() throws InterruptedException {
         Checks.range(spec, "--port", port, 0, 65535);
+        metrics.validate(spec);
         int cpus = maxJobCpus == null ? Runtime.getRuntime().availableProcessors() : maxJobCpus;
         Checks.range(spec, "--max-job-cpus", cpus, 1, HostConfig.MAX_JOB_CPUS);
         long heap = maxJobHeap == null ? 0
@@ -81,8 +85,19 @@ final class HostCommand implements Callable<Integer> {
             out.flush();
             return DsaCli.EXIT_FAILED;
         }
+        io.dsa.agent.metrics.MetricsServer server;
+        try {
+            // each scrape asks the agents' JVMs for their counts over the host's control channel
+            server = metrics.serve(bindHost, () -> io.dsa.agent.metrics.CountsRows.parse(host.counters(null)), "host " + host.address(), out);
+        } catch (RuntimeException e) {
+            host.close();
+            out.println("dsa host: " + Jobs.describe(e));
+            out.flush();
+            return DsaCli.EXIT_FAILED;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (server != null) server.close();
             host.close();
             out.println("host " + host.address() + " stopped");
             out.flush();

@@ -122,8 +122,9 @@ final class HostsRun {
             Jobs.printOk(out);
             return 0;
         } catch (TimeoutException e) {
+            List<String> where = HostWorkers.ask(client, hosts, job.vmName);   // before the stop ends them
             stopEverywhere(client);
-            Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+            Jobs.printFailed(out, Jobs.timedOut(job.timeoutSeconds, where));
             return DsaCli.EXIT_FAILED;
         } catch (RuntimeException e) {
             String cause = cause(e, deadlineNs);

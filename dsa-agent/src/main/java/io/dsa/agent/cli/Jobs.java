@@ -54,6 +54,20 @@ final class Jobs {
         out.flush();
     }
 
+    /** How long a timed-out job's nodes get to say where their workers are. */
+    static final long WORKERS_ANSWER_MS = 2_000;
+
+    /**
+     * @return the failure of a job that timed out after {@code seconds}: that, then where every
+     *         unfinished worker is ({@code workerLines}, as {@code DsaAgent.workerLines} gives them),
+     *         one indented line each
+     */
+    static String timedOut(long seconds, java.util.List<String> workerLines) {
+        StringBuilder b = new StringBuilder("timed out after " + seconds + " s; where the workers are:");
+        for (String line : workerLines) b.append("\n  ").append(line.replace("\n\t", "\n    \t"));
+        return b.toString();
+    }
+
     /** @return a one-line description of a failure, without the wrappers of futures */
     static String describe(Throwable t) {
         Throwable cause = t;

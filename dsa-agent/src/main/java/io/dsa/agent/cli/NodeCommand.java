@@ -37,6 +37,9 @@ final class NodeCommand implements Callable<Integer> {
     JobOptions job;
 
     @Mixin
+    MetricsOption metrics = new MetricsOption();
+
+    @Mixin
     ClassPathOption classPath;
 
     @Option(names = "--job-start-ms", paramLabel = "MS", hidden = true,
@@ -94,6 +97,7 @@ final class NodeCommand implements Callable<Integer> {
             nodeId = nodeOption;
         }
         job.validate(spec);
+        metrics.validate(spec);
         Checks.range(spec, "--node", nodeId, 0, job.nodes - 1);
         Checks.range(spec, "--port", port, 0, 65535);
         if (nodeId != 0 && monitorAddress == null) {
@@ -158,7 +162,9 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     private int run(DsaConfig config, DsaProgram program, PrintWriter out) {
-        try (DsaAgent agent = DsaAgent.start(config)) {
+        try (DsaAgent agent = DsaAgent.start(config);
+             MetricsOption.Exposure exposure = metrics.expose(config.bindHost(), () -> List.of(agent), "node " + nodeId, out)) {
+            if (exposure != null) exposure.register(agent);
             if (nodeId == 0) {
                 out.println("node 0 (monitor) listening on " + agent.address());
                 out.flush();
@@ -169,7 +175,7 @@ final class NodeCommand implements Callable<Integer> {
             try {
                 report = run.get(job.timeoutMs(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                failed("timed out after " + job.timeoutSeconds + " s");
+                failed(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)));
                 return DsaCli.EXIT_FAILED;
             } catch (ExecutionException e) {
                 failed(Jobs.describe(e));

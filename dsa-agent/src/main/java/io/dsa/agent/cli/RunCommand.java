@@ -63,6 +63,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--in-process", description = "Run every node in this JVM instead of one process per node.")
     boolean inProcess;
 
+    @Mixin
+    MetricsOption metrics = new MetricsOption();
+
     @Option(names = "--hosts", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = {"Form the VM on these running 'dsa host' daemons instead of this machine: node k on host k mod H.",
                 "--nodes defaults to the number of hosts. The program's jar (or --classpath) is shipped to each host.",
@@ -107,7 +110,11 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
-            if (hostsOption != null) return runOnHosts(programs);
+            metrics.validate(spec);
+            if (hostsOption != null) {
+                if (metrics.on()) throw Checks.usage(spec, "--metrics-port with --hosts: start each host with 'dsa host --metrics-port P'");
+                return runOnHosts(programs);
+            }
             if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null) {
                 throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts");
             }
@@ -190,8 +197,10 @@ final class RunCommand implements Callable<Integer> {
         DsaProgram program = ProgramCatalog.instantiate(programType);
         String[] args = job.args.toArray(new String[0]);
         CompletableFuture<DsaCluster> cluster = new CompletableFuture<>();
+        MetricsOption.Exposure exposure = metrics.expose(config.bindHost(), () -> agents(cluster.getNow(null)), "vm '" + config.vmName() + "'", out);
         CompletableFuture<RunReport> run = Jobs.start(() -> {
             DsaCluster c = DsaCluster.local(config);
+            if (exposure != null) for (DsaAgent a : agents(c)) exposure.register(a);
             cluster.complete(c);
             return c.run(program, args);
         });
@@ -201,14 +210,25 @@ final class RunCommand implements Callable<Integer> {
             Jobs.printOk(out);
             return 0;
         } catch (TimeoutException e) {
-            Jobs.printFailed(out, "timed out after " + job.timeoutSeconds + " s");
+            List<String> where = new ArrayList<>();
+            DsaCluster c = cluster.getNow(null);
+            for (int node = 0; c != null && node < config.nodes(); node++) where.addAll(c.agent(node).workerLines());
+            Jobs.printFailed(out, Jobs.timedOut(job.timeoutSeconds, where));
             return DsaCli.EXIT_FAILED;
         } catch (ExecutionException e) {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
         } finally {
+            if (exposure != null) exposure.close();
             cluster.thenAccept(RunCommand::closeQuietly);
         }
+    }
+
+    // The agents of an in-process VM, or none before it exists.
+    private static List<DsaAgent> agents(DsaCluster c) {
+        List<DsaAgent> agents = new ArrayList<>();
+        for (int node = 0; c != null && node < c.config().nodes(); node++) agents.add(c.agent(node));
+        return agents;
     }
 
     private int runProcesses(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, PrintWriter out,
@@ -223,7 +243,10 @@ final class RunCommand implements Callable<Integer> {
         DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
                 .secret(secret.getBytes(StandardCharsets.US_ASCII)).progress(new ProgressPrinter(out, startMs)).build();
         DsaAgent agent = DsaAgent.start(config);
+        MetricsOption.Exposure exposure = null;
         try (ChildNodes children = new ChildNodes(out, err)) {
+            exposure = metrics.expose(config.bindHost(), () -> List.of(agent), "node 0", out);
+            if (exposure != null) exposure.register(agent);
             for (int node = 1; node < job.nodes; node++) {
                 children.start(node, childCommand(node, agent.address(), programType, programs.joined(), startMs),
                         (secret + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -242,6 +265,7 @@ final class RunCommand implements Callable<Integer> {
             Jobs.printOk(out);
             return 0;
         } finally {
+            if (exposure != null) exposure.close();
             closeQuietly(agent);
         }
     }
@@ -262,7 +286,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return new Verdict("timed out after " + job.timeoutSeconds + " s", true);
+            return new Verdict(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)), true);
         } catch (ExecutionException e) {
             return Verdict.failed(Jobs.describe(e));   // node 0's run threw: the job's first failure
         }
@@ -303,6 +327,7 @@ final class RunCommand implements Callable<Integer> {
         command.addAll(List.of("--node", Integer.toString(node)));
         command.addAll(job.vmArguments());
         command.addAll(List.of("--monitor", monitorAddress, "--secret-stdin", "--job-start-ms", Long.toString(startMs)));
+        if (metrics.on()) command.addAll(List.of("--metrics-port", "0"));   // each child serves its own node
         // The resolved class name, so a child never resolves a short name differently.
         command.add(programType.getName());
         command.addAll(job.args);

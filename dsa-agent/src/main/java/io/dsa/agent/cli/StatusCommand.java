@@ -6,6 +6,8 @@ import io.dsa.agent.HostPort;
 import io.dsa.agent.host.AgentHost;
 import io.dsa.agent.host.HostClient;
 import io.dsa.agent.host.StatusRow;
+import io.dsa.agent.metrics.ArrayCounts;
+import io.dsa.agent.metrics.NodeCounts;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,12 +30,15 @@ import picocli.CommandLine.Spec;
         description = {"Shows the nodes that running 'dsa host' daemons serve: VM, node, host, agent address, state,",
             "program, and the partitions homed at and cached by each node.",
             "Nodes that ended (DONE, FAILED, STOPPED) stay listed for 10 minutes.",
+            "--stacks VM shows where every worker of the VM is instead; --watch a live table of each node's counts.",
             "The cluster secret comes from --secret-file or the environment variable " + DsaConfig.SECRET_ENV + "."},
         footer = {"", "Examples:",
             "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --vm jacobi",
             "  dsa status --host 10.0.0.2:7000",
             "  dsa run --hosts 10.0.0.2:7000,10.0.0.3:7000 --vm demo jacobi 512 20000 &",
-            "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --wait-for-vm demo"})
+            "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --wait-for-vm demo",
+            "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --stacks jacobi",
+            "  dsa status --hosts 10.0.0.2:7000,10.0.0.3:7000 --watch --vm jacobi --interval 1"})
 final class StatusCommand implements Callable<Integer> {
     /** How long to wait for each host. */
     static final long TIMEOUT_MS = 10_000;
@@ -54,6 +59,23 @@ final class StatusCommand implements Callable<Integer> {
                     + " serve its nodes, for a command typed right after 'dsa run ... &'.")
     String waitForVm;
 
+    @Option(names = "--stacks", paramLabel = "VM",
+            description = "Where every unfinished worker of this VM is, one line each: the barrier and epoch it waits in, the"
+                    + " partition (array and index) or lock it waits for, or 'running' with its top stack frames.")
+    String stacksVm;
+
+    @Option(names = "--watch",
+            description = "A live table of each node's counts (hits, misses, invalidations sent and received, bytes in and out),"
+                    + " refreshed every --interval seconds until Ctrl-C or until no node of the VMs shown runs.")
+    boolean watch;
+
+    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "2",
+            description = "Seconds between two tables of --watch, 1 to " + MAX_INTERVAL_SECONDS + " (default: ${DEFAULT-VALUE}).")
+    int intervalSeconds;
+
+    /** Longest --interval. */
+    static final int MAX_INTERVAL_SECONDS = 3600;
+
     @Mixin
     SecretOptions secretOptions;
 
@@ -63,9 +85,14 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (vmName != null && waitForVm != null) throw Checks.usage(spec, "--vm and --wait-for-vm exclude each other");
+        if (stacksVm != null && (watch || vmName != null || waitForVm != null)) {
+            throw Checks.usage(spec, "--stacks names its VM: drop --vm, --wait-for-vm and --watch");
+        }
+        Checks.range(spec, "--interval", intervalSeconds, 1, MAX_INTERVAL_SECONDS);
         List<HostPort> hosts = HostList.parse(spec, "--hosts", hostsOption);
         byte[] secret = secretOptions.secret(spec);
         PrintWriter out = spec.commandLine().getOut();
+        if (stacksVm != null) return stacks(hosts, secret, out);
         List<StatusRow> rows = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         String vm = waitForVm != null ? waitForVm : vmName;
@@ -91,7 +118,8 @@ final class StatusCommand implements Callable<Integer> {
             cells.add(new String[] {r.vm(), Integer.toString(r.node()), r.host(), r.agent(), r.state(), r.programSimpleName(),
                     StatusRow.count(r.homed()), StatusRow.count(r.cached())});
         }
-        if (!rows.isEmpty() || vm == null) print(out, cells);   // an unknown vm: its error line alone
+        if (watch && problems.isEmpty() && (vm == null || !rows.isEmpty())) return watch(hosts, secret, vm, out);
+        if (!rows.isEmpty() || vm == null) print(out, AgentHost.STATUS_COLUMNS, cells);   // an unknown vm: its error line alone
         for (String p : problems.stream().distinct().toList()) out.println("error: " + p);
         boolean live = rows.stream().anyMatch(r -> !VmLookup.ENDED.contains(r.state()));
         if (vm != null && rows.isEmpty() && problems.isEmpty()) {
@@ -105,8 +133,63 @@ final class StatusCommand implements Callable<Integer> {
         return problems.isEmpty() && (vm == null || !rows.isEmpty()) ? 0 : DsaCli.EXIT_FAILED;
     }
 
-    private static void print(PrintWriter out, List<String[]> rows) {
-        List<String> header = AgentHost.STATUS_COLUMNS;
+    // --stacks: every host's lines for the VM, by node.
+    private int stacks(List<HostPort> hosts, byte[] secret, PrintWriter out) {
+        List<String> lines;
+        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, security.value)) {
+            lines = HostWorkers.ask(client, hosts, stacksVm);
+        }
+        if (lines.isEmpty()) {
+            out.println("error: vm '" + stacksVm + "' is unknown to " + hosts + " (is it running?)");
+            out.flush();
+            return DsaCli.EXIT_FAILED;
+        }
+        for (String line : lines) out.println(line);
+        out.flush();
+        return lines.stream().anyMatch(l -> l.startsWith("host ")) ? DsaCli.EXIT_FAILED : 0;
+    }
+
+    /** Columns of the --watch table. */
+    static final List<String> WATCH_COLUMNS = List.of("VM", "NODE", "HITS", "MISSES", "INV SENT", "INV RECEIVED", "BYTES IN", "BYTES OUT");
+
+    // --watch: a table of every node's counts per interval, until no node of the VM (or of any VM) serves.
+    private int watch(List<HostPort> hosts, byte[] secret, String vm, PrintWriter out) throws InterruptedException {
+        boolean terminal = System.console() != null;
+        try (HostClient client = HostClient.open(secret, DsaConfig.DEFAULT_BIND_HOST, TIMEOUT_MS, security.value)) {
+            while (true) {
+                List<NodeCounts> nodes = new ArrayList<>();
+                boolean live = false;
+                for (HostPort h : hosts) {
+                    try {
+                        live |= VmLookup.parse(h, client.status(h, vm)).stream().anyMatch(r -> !VmLookup.ENDED.contains(r.state()));
+                        nodes.addAll(client.counters(h, vm));
+                    } catch (RuntimeException e) {
+                        out.println("error: " + Jobs.describe(e));
+                    }
+                }
+                if (!live) {
+                    out.println(vm == null ? "no vm runs on " + hosts : "vm '" + vm + "' has ended");
+                    out.flush();
+                    return 0;
+                }
+                if (terminal) out.print("\033[H\033[2J");   // a terminal: the table replaces the last one
+                out.println((vm == null ? "every vm" : "vm '" + vm + "'") + " at " + java.time.LocalTime.now().withNano(0)
+                        + ", every " + intervalSeconds + " s (Ctrl-C to stop)");
+                nodes.sort(Comparator.comparing(NodeCounts::vm).thenComparingInt(NodeCounts::node));
+                List<String[]> cells = new ArrayList<>();
+                for (NodeCounts n : nodes) {
+                    cells.add(new String[] {n.vm(), Integer.toString(n.node()), Long.toString(n.total(a -> a.readHits() + a.writeHits())),
+                            Long.toString(n.total(a -> a.readMisses() + a.writeMisses())), Long.toString(n.total(ArrayCounts::invalidationsSent)),
+                            Long.toString(n.total(ArrayCounts::invalidationsReceived)), Long.toString(n.bytesIn()), Long.toString(n.bytesOut())});
+                }
+                print(out, WATCH_COLUMNS, cells);
+                out.flush();
+                Thread.sleep(intervalSeconds * 1000L);
+            }
+        }
+    }
+
+    private static void print(PrintWriter out, List<String> header, List<String[]> rows) {
         int[] width = new int[header.size()];
         for (int c = 0; c < width.length; c++) width[c] = header.get(c).length();
         for (String[] r : rows) for (int c = 0; c < width.length && c < r.length; c++) width[c] = Math.max(width[c], r[c].length());

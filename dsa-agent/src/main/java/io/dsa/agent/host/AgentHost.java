@@ -169,26 +169,59 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      *         DONE, FAILED or STOPPED, with {@code -} for the address and the counts.
      */
     public List<String> status(String vmName) {
-        List<HostedJob> listed = new ArrayList<>();
-        List<CompletableFuture<AgentStatusMessage>> counts = new ArrayList<>();
-        for (HostedJob j : jobs.values()) {
-            if (vmName != null && !vmName.equals(j.job.vmName())) continue;
-            listed.add(j);
-            AgentProcess p = j.process;
-            counts.add(p == null || j.agentAddress == null ? CompletableFuture.completedFuture(null)
-                    : CompletableFuture.supplyAsync(() -> p.call(AgentStatusQueryMessage::new, AgentStatusMessage.class,
-                            STATUS_TIMEOUT_MS), control).exceptionally(e -> null));
-        }
         List<String> rows = new ArrayList<>();
-        for (int i = 0; i < listed.size(); i++) {
-            HostedJob j = listed.get(i);
-            AgentStatusMessage c = counts.get(i).join();
+        for (Map.Entry<HostedJob, AgentStatusMessage> e : ask(vmName, AgentStatusQueryMessage.COUNTS_ONLY).entrySet()) {
+            HostedJob j = e.getKey();
+            AgentStatusMessage c = e.getValue();
             rows.add(new StatusRow(j.job.vmName(), j.job.nodeId(), address(), j.agentAddress == null ? StatusRow.NO_AGENT : j.agentAddress,
                     j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached(), j.job.nodes()).format());
         }
         rows.sort(null);
         rows.addAll(finished.rows(vmName));
         return rows;
+    }
+
+    /**
+     * @return where the workers of this host's agents of {@code vmName} are, node by node: each
+     *         agent's JVM is asked for its lines ({@code DsaAgent.workerLines()}); an agent that is
+     *         not running or does not answer within {@link #STATUS_TIMEOUT_MS} gets a line that says so
+     */
+    public List<String> workers(String vmName) {
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<HostedJob, AgentStatusMessage> e : ask(vmName, AgentStatusQueryMessage.WORKERS).entrySet()) {
+            HostedJob j = e.getKey();
+            AgentStatusMessage m = e.getValue();
+            if (m != null) {
+                lines.addAll(m.rows());
+            } else {
+                lines.add("node " + j.job.nodeId() + ": " + (j.state == HostedJob.State.RUNNING ? "its agent on " + address()
+                        + " did not answer within " + STATUS_TIMEOUT_MS + " ms" : j.state.name().toLowerCase(java.util.Locale.ROOT)));
+            }
+        }
+        return lines;
+    }
+
+    /** @return the counts of this host's running agents (of {@code vmName}, or all if null), as {@code CountsRows} */
+    public List<String> counters(String vmName) {
+        List<String> rows = new ArrayList<>();
+        for (AgentStatusMessage m : ask(vmName, AgentStatusQueryMessage.COUNTERS).values()) if (m != null) rows.addAll(m.rows());
+        return rows;
+    }
+
+    // Asks the JVM of every agent of vmName (all if null) with `detail`, in parallel; null for one that cannot answer.
+    private Map<HostedJob, AgentStatusMessage> ask(String vmName, int detail) {
+        Map<HostedJob, CompletableFuture<AgentStatusMessage>> asked = new java.util.TreeMap<>(
+                java.util.Comparator.comparing((HostedJob j) -> j.job.vmName()).thenComparingInt(j -> j.job.nodeId()));
+        for (HostedJob j : jobs.values()) {
+            if (vmName != null && !vmName.equals(j.job.vmName())) continue;
+            AgentProcess p = j.process;
+            asked.put(j, p == null || j.agentAddress == null ? CompletableFuture.completedFuture(null)
+                    : CompletableFuture.supplyAsync(() -> p.call(id -> new AgentStatusQueryMessage(id, detail), AgentStatusMessage.class,
+                            STATUS_TIMEOUT_MS), control).exceptionally(e -> null));
+        }
+        Map<HostedJob, AgentStatusMessage> answers = new java.util.LinkedHashMap<>();
+        for (Map.Entry<HostedJob, CompletableFuture<AgentStatusMessage>> e : asked.entrySet()) answers.put(e.getKey(), e.getValue().join());
+        return answers;
     }
 
     /** @return the ids of the agents that moved away from this host and whose events it relays */

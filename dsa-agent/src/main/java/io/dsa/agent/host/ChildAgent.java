@@ -169,7 +169,12 @@ final class ChildAgent {
 
     Object onStatus(AgentStatusQueryMessage m) {
         DsaAgent a = agent;
-        return new AgentStatusMessage(m.requestId(), a == null ? 0 : a.partitionsHomed(), a == null ? 0 : a.partitionsCached());
+        List<String> rows = a == null ? List.of() : switch (m.detail()) {
+            case AgentStatusQueryMessage.WORKERS -> a.workerLines();
+            case AgentStatusQueryMessage.COUNTERS -> io.dsa.agent.metrics.CountsRows.format(a.counts());
+            default -> List.of();
+        };
+        return new AgentStatusMessage(m.requestId(), a == null ? 0 : a.partitionsHomed(), a == null ? 0 : a.partitionsCached(), rows);
     }
 
     /** One {@code index\tvalue} row per element, read through the coherence protocol. */

@@ -108,6 +108,19 @@ public final class HostClient implements AutoCloseable {
     }
 
     /**
+     * @return where the workers of {@code host}'s agents of {@code vmName} are: one line per
+     *         unfinished worker (see {@code DsaAgent.workerLines()}), node by node
+     */
+    public List<String> workers(HostPort host, String vmName) {
+        return request(host, HostRequestMessage.WORKERS, vmName, -1, null).rows();
+    }
+
+    /** @return the counts of {@code host}'s agents of {@code vmName} (all VMs if null), node by node */
+    public List<io.dsa.agent.metrics.NodeCounts> counters(HostPort host, String vmName) {
+        return io.dsa.agent.metrics.CountsRows.parse(request(host, HostRequestMessage.COUNTERS, vmName, -1, null).rows());
+    }
+
+    /**
      * @return {@code host}'s {@link AgentMonitor}: its handlers are calls over the authenticated
      *         connection, e.g. {@code monitor(target).requestTransfer("jacobi/2", "10.0.0.2:7000")}
      */
@@ -154,6 +167,8 @@ public final class HostClient implements AutoCloseable {
             case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
             case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
             case HostRequestMessage.READ_ARRAY -> "read through node " + nodeId + " of vm '" + vmName + "'";
+            case HostRequestMessage.WORKERS -> "workers of vm '" + vmName + "'";
+            case HostRequestMessage.COUNTERS -> "counts" + (vmName == null ? "" : " of vm '" + vmName + "'");
             default -> "request " + op;
         };
     }

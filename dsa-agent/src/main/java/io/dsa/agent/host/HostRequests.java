@@ -88,7 +88,9 @@ final class HostRequests {
                     ReadArrayMessage read = read(r.target(), 0);
                     yield ask(r, id -> new ReadArrayMessage(id, read.name(), read.from(), read.count()));
                 }
-                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 11");
+                case HostRequestMessage.WORKERS -> ok(r.requestId(), "", host.workers(r.vmName()));
+                case HostRequestMessage.COUNTERS -> ok(r.requestId(), "", host.counters(r.vmName()));
+                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 13");
             };
             from.send(new HostReplyMessage(r.requestId(), true, reply.text(), reply.rows(), reply.payload()));
         } catch (RuntimeException e) {

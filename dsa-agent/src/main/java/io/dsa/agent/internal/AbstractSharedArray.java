@@ -17,6 +17,9 @@ abstract class AbstractSharedArray implements SharedArray {
     final ArrayLayout layout;
     final Slot[] slots;
     private final ArrayDirectory arrays;
+    /** This node's counts of the array: a row per worker thread ({@link ArrayCounters}). */
+    private final long[] counts;
+    private final int otherRow;
     /**
      * Bytes a region access, or a sequential partition loop, keeps requested ahead of its copy. A
      * region read that asked for all its partitions at once (32 MiB of 1 MiB partitions) ran at a
@@ -49,6 +52,8 @@ abstract class AbstractSharedArray implements SharedArray {
         this.layout = state.layout;
         this.slots = state.slots;
         this.arrays = rt.arrays;
+        this.counts = state.counters.cells;
+        this.otherRow = state.counters.otherRow;
         this.prefetchWindow = rt.config.prefetchWindow();
         int pr = state.spec.partitionRows();
         int pc = state.spec.partitionCols();
@@ -93,6 +98,26 @@ abstract class AbstractSharedArray implements SharedArray {
     public final CompletableFuture<Void> acquirePartition(int partition) {
         layout.checkPartition(partition);
         return arrays.whenGranted(state, partition, Access.READ_WRITE);
+    }
+
+    /**
+     * Counts {@code what} ({@link ArrayCounters#READ_HIT} ..) in the calling thread's row: a plain
+     * increment in memory only this thread writes if it is one of the node's workers. On the hit
+     * path: no allocation, no lock, no shared write.
+     */
+    final void count(int what) {
+        int row = Thread.currentThread() instanceof WorkerThread w && w.rt == rt ? w.counterRow : otherRow;
+        counts[row + what]++;
+    }
+
+    /** Counts a partition-wide access ({@code readPartition}, a region's block) as a hit or a miss by the slot's access now. */
+    final void countAccess(Slot s, boolean write) {
+        int stamp = s.stamp;
+        if (write) {
+            count(Slot.writable(stamp) ? ArrayCounters.WRITE_HIT : ArrayCounters.WRITE_MISS);
+        } else {
+            count(Slot.readable(stamp) ? ArrayCounters.READ_HIT : ArrayCounters.READ_MISS);
+        }
     }
 
     /**

@@ -74,8 +74,10 @@ final class ArrayDirectory {
         this.threadsPerNode = threadsPerNode;
         this.io = io;
         this.waiting = waiting;
-        this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(),
-                m -> network.send(m.destination(), m));
+        this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(), m -> {
+            if (m.destination() != nodeId) NodeCounters.sent(array(m.arrayId()), m);
+            network.send(m.destination(), m);
+        });
     }
 
     /** @throws IllegalStateException if the array is not known here */
@@ -84,6 +86,9 @@ final class ArrayDirectory {
         if (a == null) throw new IllegalStateException("unknown array id " + id + " at node " + nodeId);
         return a;
     }
+
+    /** @return the arrays known here (a live view) */
+    java.util.Collection<ArrayState> all() { return arrays.values(); }
 
     /** @return the array named {@code name}, or null */
     ArrayState named(String name) {
@@ -113,6 +118,7 @@ final class ArrayDirectory {
             earlyCoherence.computeIfAbsent(m.arrayId(), k -> new ArrayList<>()).add(m);
             return;
         }
+        if (m.source() != nodeId) NodeCounters.received(array(m.arrayId()), m);
         engine.onMessage(m);
         checkQuiescence();
     }
@@ -150,14 +156,21 @@ final class ArrayDirectory {
      */
     void awaitAccess(ArrayState a, int partition, Access needed) {
         Slot s = a.slots[partition];
-        while (true) {
-            int observed = s.stamp;
-            if (Slot.accessOf(observed).allows(needed)) return;
-            waiting.checkStopped();
-            // any change of the stamp may be our grant, or a grant already revoked again under false
-            // sharing: either way look again, and ask again if needed
-            post(a, partition, needed);
-            waiting.await(s, observed);
+        if (Slot.accessOf(s.stamp).allows(needed)) return;
+        WorkerThread w = WorkerThread.waitFor(WorkerThread.PARTITION, a,
+                partition | (needed == Access.READ_WRITE ? WorkerThread.WRITE : 0));
+        try {
+            while (true) {
+                int observed = s.stamp;
+                if (Slot.accessOf(observed).allows(needed)) return;
+                waiting.checkStopped();
+                // any change of the stamp may be our grant, or a grant already revoked again under false
+                // sharing: either way look again, and ask again if needed
+                post(a, partition, needed);
+                waiting.await(s, observed);
+            }
+        } finally {
+            WorkerThread.resume(w);
         }
     }
 

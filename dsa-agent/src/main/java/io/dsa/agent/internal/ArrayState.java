@@ -12,6 +12,8 @@ final class ArrayState {
     final Slot[] slots;
     /** Each slot's request task, made on its first miss ({@link ArrayDirectory#post}). */
     final Runnable[] requests;
+    /** This node's hits, misses, invalidations and bytes of the array. */
+    final ArrayCounters counters;
 
     ArrayState(int id, ArraySpec spec, int nodeCount, int threadsPerNode, int nodeId) {
         this.id = id;
@@ -19,6 +21,7 @@ final class ArrayState {
         this.layout = ArrayLayout.of(spec, nodeCount, threadsPerNode);
         this.slots = new Slot[layout.partitionCount()];
         this.requests = new Runnable[slots.length];
+        this.counters = new ArrayCounters(threadsPerNode);
         // No partition memory yet, not even at the home: a home partition (all zeros, and readable and
         // writable as far as the engine knows) gets its bytes on first use (see Slot), so creating a
         // large array costs the slot objects only.

@@ -168,17 +168,28 @@ final class BarrierClient {
                 nodeComplete(nodeGen, nodeValues);
             }
         }
-        awaitPast(g, gen);
+        awaitPast(g, gen, WorkerThread.GLOBAL_BARRIER, null);
         return g.released; // written before completed, which awaitPast read
     }
 
-    /** Waits until {@code p}'s version is past {@code gen}: the release of generation {@code gen} came. */
-    private void awaitPast(WaitPoint p, long gen) {
-        while (true) {
-            long now = p.version();
-            if (now > gen) return;
-            rt.checkFailed();
-            waiting.await(p, now);
+    /**
+     * Waits until {@code p}'s version is past {@code gen}: the release of generation {@code gen}
+     * came. A worker's record says it waits in barrier {@code kind} ({@code name}, for a group) at
+     * {@code gen}; the wait counts in the node's barrier waits.
+     */
+    private void awaitPast(WaitPoint p, long gen, int kind, String name) {
+        long startNs = System.nanoTime();
+        WorkerThread w = WorkerThread.waitFor(kind, name, gen);
+        try {
+            while (true) {
+                long now = p.version();
+                if (now > gen) return;
+                rt.checkFailed();
+                waiting.await(p, now);
+            }
+        } finally {
+            WorkerThread.resume(w);
+            rt.counters.barrierWait(System.nanoTime() - startNs);
         }
     }
 
@@ -361,8 +372,8 @@ final class BarrierClient {
         }
     }
 
-    /** Arrives at group barrier {@code id}. */
-    void group(int id) {
+    /** Arrives at group barrier {@code id}, named {@code name}. */
+    void group(int id, String name) {
         rt.checkFailed();
         Group b;
         synchronized (groups) {
@@ -370,7 +381,7 @@ final class BarrierClient {
         }
         long gen = b.completed;
         rt.peers().send(0, new BarrierArriveMessage(id, gen, rt.nodeId, 1, NONE));
-        awaitPast(b, gen);
+        awaitPast(b, gen, WorkerThread.GROUP_BARRIER, name);
     }
 
     /** The barrier of this node's workers. */
@@ -387,9 +398,10 @@ final class BarrierClient {
         }
         if (l.generation > gen) {
             l.wake();
+            rt.counters.barrierWait(0);
             return;
         }
-        awaitPast(l, gen);
+        awaitPast(l, gen, WorkerThread.LOCAL_BARRIER, null);
     }
 
     void onRelease(BarrierReleaseMessage m) {

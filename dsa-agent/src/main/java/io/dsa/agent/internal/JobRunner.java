@@ -39,18 +39,25 @@ public final class JobRunner {
             fail(rt, firstLocal, t, "node " + rt.nodeId + " setup");
         }
         if (setupOk) {
-            Thread[] threads = new Thread[rt.threadsPerNode];
+            WorkerThread[] threads = new WorkerThread[rt.threadsPerNode];
             for (int i = 0; i < threads.length; i++) {
                 WorkerImpl w = new WorkerImpl(rt, node, i, startEpoch);
                 rt.snapshots.addWorker(w);
-                threads[i] = new Thread(() -> {
+                WorkerThread[] self = threads;
+                int index = i;
+                threads[i] = new WorkerThread(rt, i, () -> {
                     w.bind();
+                    boolean failed = true;
                     try {
                         program.work(w);
+                        failed = false;
                     } catch (Throwable t) {
                         fail(rt, firstLocal, t, "node " + rt.nodeId + " worker " + w.threadId());
+                    } finally {
+                        self[index].ended(failed);
                     }
-                }, "dsa-worker-" + rt.nodeId + "-" + i);
+                });
+                rt.workers.add(threads[i]);
                 threads[i].start();
             }
             for (Thread t : threads) {

@@ -13,11 +13,17 @@ import java.util.concurrent.CompletableFuture;
  */
 final class MigrationGate {
     private final int nodeId;
+    private final NodeCounters counters;
     private CompletableFuture<Long> gate;
     private long gateMinEpoch;
     private Runnable heldRelease;
+    /** When the held release was held: the safe point. */
+    private long heldAtNs;
 
-    MigrationGate(int nodeId) { this.nodeId = nodeId; }
+    MigrationGate(int nodeId, NodeCounters counters) {
+        this.nodeId = nodeId;
+        this.counters = counters;
+    }
 
     /**
      * A global barrier's release of {@code generation}: runs {@code send} now, or holds it when the
@@ -28,6 +34,7 @@ final class MigrationGate {
         synchronized (this) {
             if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch) {
                 heldRelease = send;
+                heldAtNs = System.nanoTime();
                 reached = gate;
             }
         }
@@ -68,13 +75,18 @@ final class MigrationGate {
     // Sends the held release (if any) and leaves the gate armed with `next` for `minEpoch`, or disarmed if null.
     private void release(CompletableFuture<Long> next, long minEpoch) {
         Runnable send;
+        long pausedNs;
         synchronized (this) {
             send = heldRelease;
+            pausedNs = System.nanoTime() - heldAtNs;
             heldRelease = null;
             if (gate != null) gate.cancel(false);
             gate = next;
             gateMinEpoch = minEpoch;
         }
-        if (send != null) send.run();
+        if (send != null) {
+            counters.migrationPause(pausedNs);
+            send.run();
+        }
     }
 }

@@ -176,7 +176,7 @@ final class NodeContext implements DsaNode {
         }
         int id = rt.registry.register(RegisterMessage.BARRIER, name, new long[] {parties}).objectId();
         return new DsaBarrier() {
-            @Override public void await() { rt.barriers.group(id); }
+            @Override public void await() { rt.barriers.group(id, name); }
             @Override public int parties() { return parties; }
         };
     }
@@ -185,7 +185,7 @@ final class NodeContext implements DsaNode {
     public DsaLock createLock(String name) {
         checkName(name);
         int id = rt.registry.register(RegisterMessage.LOCK, name, new long[0]).objectId();
-        return (DsaLock) objects.computeIfAbsent("lock:" + name, k -> new NodeLock(rt, id));
+        return (DsaLock) objects.computeIfAbsent("lock:" + name, k -> new NodeLock(rt, id, name));
     }
 
     @Override
@@ -215,34 +215,52 @@ final class NodeContext implements DsaNode {
     private static final class NodeLock implements DsaLock {
         private final NodeRuntime rt;
         private final int id;
+        private final String name;
         private final ReentrantLock local = new ReentrantLock(true);
 
-        NodeLock(NodeRuntime rt, int id) {
+        NodeLock(NodeRuntime rt, int id, String name) {
             this.rt = rt;
             this.id = id;
+            this.name = name;
         }
 
         @Override
         public void lock() {
-            if (local.isHeldByCurrentThread()) throw new DsaException("lock " + id + " is not reentrant: this thread holds it");
+            if (local.isHeldByCurrentThread()) throw new DsaException("lock '" + name + "' is not reentrant: this thread holds it");
+            // a worker's record: first behind the other threads of this node, then asking the home
+            WorkerThread w = WorkerThread.waitFor(WorkerThread.LOCK, name, 0);
             try {
                 while (!local.tryLock(NodeRuntime.POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS)) rt.checkFailed();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new DsaException("interrupted while waiting for a lock");
+            } finally {
+                WorkerThread.resume(w);
             }
+            w = WorkerThread.waitFor(WorkerThread.LOCK, name, 1);
             try {
                 rt.locks.acquire(id);
             } catch (RuntimeException e) {
                 local.unlock();
                 throw e;
+            } finally {
+                WorkerThread.resume(w);
             }
         }
 
         @Override
         public boolean tryLock(long timeout, java.util.concurrent.TimeUnit unit) {
-            if (local.isHeldByCurrentThread()) throw new DsaException("lock " + id + " is not reentrant: this thread holds it");
+            if (local.isHeldByCurrentThread()) throw new DsaException("lock '" + name + "' is not reentrant: this thread holds it");
             long deadlineNs = System.nanoTime() + unit.toNanos(Math.max(0, timeout));
+            WorkerThread w = WorkerThread.waitFor(WorkerThread.LOCK, name, 1);
+            try {
+                return tryLock(deadlineNs);
+            } finally {
+                WorkerThread.resume(w);
+            }
+        }
+
+        private boolean tryLock(long deadlineNs) {
             try {
                 while (!local.tryLock(Math.min(NodeRuntime.POLL_MS, Math.max(0, (deadlineNs - System.nanoTime()) / 1_000_000)),
                         java.util.concurrent.TimeUnit.MILLISECONDS)) {
@@ -264,7 +282,7 @@ final class NodeContext implements DsaNode {
 
         @Override
         public void unlock() {
-            if (!local.isHeldByCurrentThread()) throw new DsaException("unlock of lock " + id + " by a thread that does not hold it");
+            if (!local.isHeldByCurrentThread()) throw new DsaException("unlock of lock '" + name + "' by a thread that does not hold it");
             rt.locks.release(id);
             local.unlock();
         }

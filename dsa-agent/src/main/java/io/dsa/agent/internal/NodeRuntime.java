@@ -65,6 +65,8 @@ public final class NodeRuntime implements AutoCloseable {
     private final MoveSwitch moves;
     private final Cloning cloning;
     private final MonitorRole monitor;
+    final WorkerReports workers;
+    final NodeCounters counters;
     private final NodeTransport transport;
     private final IoThread io;
     private volatile boolean closed;
@@ -86,6 +88,7 @@ public final class NodeRuntime implements AutoCloseable {
         // the I/O thread comes first: it owns the coherence engine from the start, before any connection
         this.transport = transports.create(config, nodeId);
         this.io = transport.ioThread();
+        this.counters = new NodeCounters(config.vmName(), nodeId, transport::bytesIn, transport::bytesOut);
         this.router = new MessageRouter(nodeId);
         this.peers = new Peers(nodeId, capacity, router::route, io, this::sendFailed);
         this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy());
@@ -95,13 +98,14 @@ public final class NodeRuntime implements AutoCloseable {
         this.variables = new VariableHomes(peers, calls);
         this.locks = new LockClient(nodeId, peers, calls, job);
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
-        this.gate = new MigrationGate(nodeId);
+        this.gate = new MigrationGate(nodeId, counters);
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
         this.snapshots = new NodeSnapshots(nodeId, nodes, threadsPerNode, config.vmName(), membership, arrays, variables, barriers);
         this.monitor = nodeId == 0 ? new MonitorRole(peers, gate, nodes, threadsPerNode) : null;
         this.moves = new MoveSwitch(nodeId, nodes, peers, membership, monitor);
         this.cloning = new Cloning(nodeId, nodes, threadsPerNode, peers, arrays, snapshots);
+        this.workers = new WorkerReports(this);
         routeMessages();
         try {
             transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
@@ -134,7 +138,9 @@ public final class NodeRuntime implements AutoCloseable {
             else router.unexpected(from, m);
         });
         router.on(StatusMessage.class, (from, m) -> {
-            if (JobLifecycle.isNodeStatus(m)) job.onStatus(m);
+            if (m.code() == StatusMessage.WORKERS_QUERY) workers.onQuery(m);
+            else if (m.code() == StatusMessage.WORKERS && monitor != null) workers.onAnswer(m);
+            else if (JobLifecycle.isNodeStatus(m)) job.onStatus(m);
             else if (monitor != null) monitor.onStatus(from, m);
             else router.unexpected(from, m);
         });
@@ -385,6 +391,25 @@ public final class NodeRuntime implements AutoCloseable {
      *         homed elsewhere of which this node holds a readable copy
      */
     public int[] partitionCounts() { return arrays.partitionCounts(); }
+
+    /**
+     * @return one line per worker of this node that has not finished: the node, its thread ids, and
+     *         what it waits for (barrier and epoch, partition and array, lock, a reply) or
+     *         {@code running} with its top stack frames
+     */
+    public List<String> workerLines() { return workers.lines(); }
+
+    /**
+     * Node 0: {@link #workerLines()} of every node of the VM, asked over the network, in node order.
+     * A node that does not answer within {@code timeoutMs} gets a line that says so. Other nodes
+     * answer with their own lines only.
+     */
+    public List<String> vmWorkerLines(long timeoutMs) throws InterruptedException {
+        return monitor == null ? workers.lines() : workers.gather(timeoutMs);
+    }
+
+    /** @return this node's counts now: per array, and barrier waits, migration pauses, bytes on the wire */
+    public io.dsa.agent.metrics.NodeCounts counts() { return counters.read(arrays.all()); }
 
     /** @return whether {@link #close()} was called */
     public boolean isClosed() { return closed; }

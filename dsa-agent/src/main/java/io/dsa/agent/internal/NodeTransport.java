@@ -37,6 +37,12 @@ interface NodeTransport extends AutoCloseable {
      */
     CompletableFuture<Connection> connect(String host, int port);
 
+    /** @return bytes this node's connections read from the network so far; 0 for a transport without sockets (tests) */
+    default long bytesIn() { return 0; }
+
+    /** @return bytes this node's connections wrote to the network so far; 0 for a transport without sockets (tests) */
+    default long bytesOut() { return 0; }
+
     /** Closes every connection (the handler sees each close), stops listening, then stops the I/O thread. Idempotent. */
     @Override
     void close();
@@ -81,6 +87,18 @@ interface NodeTransport extends AutoCloseable {
             @Override public int port() { return transport.boundAddress().getPort(); }
 
             @Override public CompletableFuture<Connection> connect(String host, int port) { return transport.connect(host, port); }
+
+            @Override
+            public long bytesIn() {
+                Transport t = transport;
+                return t == null ? 0 : t.bytesIn();
+            }
+
+            @Override
+            public long bytesOut() {
+                Transport t = transport;
+                return t == null ? 0 : t.bytesOut();
+            }
 
             @Override
             public void close() {

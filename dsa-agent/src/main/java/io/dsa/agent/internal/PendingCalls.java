@@ -34,7 +34,12 @@ final class PendingCalls {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         long id = open(reply);
         network.send(node, request.apply(id));
-        return job.await(reply, what);
+        WorkerThread w = WorkerThread.waitFor(WorkerThread.CALL, what, node);
+        try {
+            return job.await(reply, what);
+        } finally {
+            WorkerThread.resume(w);
+        }
     }
 
     /** @return a new request id whose reply completes {@code reply} (at once, exceptionally, if the job failed) */

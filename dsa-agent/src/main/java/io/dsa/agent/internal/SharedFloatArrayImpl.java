@@ -35,12 +35,14 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
         }
         Slot s = slots[p];
         if (Slot.readable(s.stamp)) {
+            count(ArrayCounters.READ_HIT);
             return (float) VIEW.get(s.data, off);
         }
         return readMiss(p, off);
     }
 
     private float readMiss(int p, int off) {
+        count(ArrayCounters.READ_MISS);
         Slot s = slots[p];
         while (true) {
             awaitAccess(p, Access.READ);
@@ -66,12 +68,17 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
         if (Slot.writable(stamp)) {
             VIEW.set(s.data, off, value);
             VarHandle.fullFence();
-            if (s.stamp == stamp) return;
+            if (s.stamp == stamp) {
+                count(ArrayCounters.WRITE_HIT);
+                return;
+            }
         }
         writeMiss(p, off, value);
     }
 
+    // A write that found no access, or raced with a revocation and is redone through the protocol.
     private void writeMiss(int p, int off, float value) {
+        count(ArrayCounters.WRITE_MISS);
         Slot s = slots[p];
         while (true) {
             awaitAccess(p, Access.READ_WRITE);
@@ -108,6 +115,7 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
         sequentialRead(partition);
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
+        countAccess(s, false);
         while (true) {
             awaitAccess(partition, Access.READ);
             int stamp = s.stamp;
@@ -125,6 +133,7 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
         checkBuffer(partition, src.length, "source");
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
+        countAccess(s, true);
         while (true) {
             awaitAccess(partition, Access.READ_WRITE);
             int stamp = s.stamp;
@@ -154,6 +163,7 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
         float[] buf = (float[]) region;
         Slot s = slots[p];
         Access needed = write ? Access.READ_WRITE : Access.READ;
+        countAccess(s, write);
         while (true) {
             awaitAccess(p, needed);
             int stamp = s.stamp;

@@ -251,8 +251,13 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             pending.leave(ctx.channel());
         }
         // Every write from here on is sealed; the last handshake frame has gone out above.
-        ctx.pipeline().addFirst(Transport.RECORD_ENCODER,
-                new RecordEncoder(RecordProtection.create(config.security(), sendSecret)));
+        // (behind the transport's byte counter, if any, which counts what the socket carries)
+        RecordEncoder records = new RecordEncoder(RecordProtection.create(config.security(), sendSecret));
+        if (ctx.pipeline().get(Transport.BYTE_COUNTER) != null) {
+            ctx.pipeline().addAfter(Transport.BYTE_COUNTER, Transport.RECORD_ENCODER, records);
+        } else {
+            ctx.pipeline().addFirst(Transport.RECORD_ENCODER, records);
+        }
         OutboundScheduler scheduler = new OutboundScheduler();
         ctx.pipeline().addBefore(ctx.name(), Transport.SCHEDULER, scheduler);
         NettyConnection connection = new NettyConnection(ctx.channel(), peerNodeId, peer,

@@ -71,6 +71,7 @@ public final class Transport implements AutoCloseable {
     static final String FRAME_DECODER = "frameDecoder";
     static final String SCHEDULER = "scheduler";
     static final String CONNECTION_HANDLER = "connection";
+    static final String BYTE_COUNTER = "byteCounter";
 
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
@@ -85,6 +86,7 @@ public final class Transport implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup("dsa-transport", GlobalEventExecutor.INSTANCE);
     private final PendingHandshakes pending;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ByteCounter bytes = new ByteCounter();
     private Channel serverChannel;
 
     private Transport(TransportConfig config, InboundHandler inbound, IoLoop ioLoop) {
@@ -166,6 +168,7 @@ public final class Transport implements AutoCloseable {
         pending.admit(ch);
         channels.add(ch);
         initPipeline(ch, config, HandshakeHandler.forAcceptor(config, inbound, pending));
+        ch.pipeline().addFirst(BYTE_COUNTER, bytes);
     }
 
     /**
@@ -196,6 +199,12 @@ public final class Transport implements AutoCloseable {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
+    /** @return bytes read from this transport's sockets so far (every connection, handshakes included) */
+    public long bytesIn() { return bytes.bytesIn(); }
+
+    /** @return bytes written to this transport's sockets so far (every connection, handshakes included) */
+    public long bytesOut() { return bytes.bytesOut(); }
+
     /** @return this transport's configuration */
     public TransportConfig config() { return config; }
 
@@ -225,6 +234,7 @@ public final class Transport implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         initPipeline(ch, config, HandshakeHandler.forDialer(config, inbound, result, peer));
+                        ch.pipeline().addFirst(BYTE_COUNTER, bytes);
                     }
                 });
         try {

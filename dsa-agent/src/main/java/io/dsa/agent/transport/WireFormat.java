@@ -355,7 +355,7 @@ final class WireFormat {
                 writeBytes(m.payload(), out);
             }
             // supervision: requests that carry only their id share one layout
-            case CONNECT_PEERS, AGENT_RESUME, AGENT_STATUS_QUERY, HOLD_BARRIER, RELEASE_BARRIER, RETIRE ->
+            case CONNECT_PEERS, AGENT_RESUME, HOLD_BARRIER, RELEASE_BARRIER, RETIRE ->
                     out.writeLong(((AgentControlMessage) message).requestId());
             case AGENT_LAUNCH -> {
                 AgentLaunchMessage m = (AgentLaunchMessage) message;
@@ -389,6 +389,12 @@ final class WireFormat {
                 out.writeLong(m.requestId());
                 out.writeInt(m.homed());
                 out.writeInt(m.cached());
+                writeStrings(m.rows(), out);
+            }
+            case AGENT_STATUS_QUERY -> {
+                AgentStatusQueryMessage m = (AgentStatusQueryMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.detail());
             }
             case EXPECT_MOVE -> writeIdAndInt(((ExpectMoveMessage) message).requestId(), ((ExpectMoveMessage) message).movingNode(), out);
             case AWAIT_MOVE -> writeIdAndInt(((AwaitMoveMessage) message).requestId(), ((AwaitMoveMessage) message).movingNode(), out);
@@ -482,8 +488,8 @@ final class WireFormat {
             case AGENT_RESUME -> new AgentResumeMessage(body.readLong());
             case AGENT_STARTED -> new AgentStartedMessage(body.readLong(), readString(body, "address"),
                     readBoolean(body, "resumable"));
-            case AGENT_STATUS_QUERY -> new AgentStatusQueryMessage(body.readLong());
-            case AGENT_STATUS -> new AgentStatusMessage(body.readLong(), body.readInt(), body.readInt());
+            case AGENT_STATUS_QUERY -> new AgentStatusQueryMessage(body.readLong(), body.readInt());
+            case AGENT_STATUS -> new AgentStatusMessage(body.readLong(), body.readInt(), body.readInt(), readStrings(body, "rows"));
             case HOLD_BARRIER -> new HoldBarrierMessage(body.readLong());
             case RELEASE_BARRIER -> new ReleaseBarrierMessage(body.readLong());
             case EXPECT_MOVE -> new ExpectMoveMessage(body.readLong(), body.readInt());

@@ -12,7 +12,8 @@ package io.dsa.agent.wire;
  *        one; target: the moving node's id, and for a commit {@code id@newAddress}); steps of a
  *        cloning: {@link #ADMIT_CLONE} (target: the clone's id), {@link #REGISTER_CLONE} (target:
  *        {@code cloneId|arrayId:p,p;arrayId:p}); {@link #READ_ARRAY} (target:
- *        {@code name\tfrom\tcount}, read through node nodeId's agent). The agent transfer itself
+ *        {@code name\tfrom\tcount}, read through node nodeId's agent); {@link #WORKERS} and
+ *        {@link #COUNTERS} (of vmName's agents here). The agent transfer itself
  *        is {@link TransferMessage}s
  * @param vmName the VM concerned, or null
  * @param nodeId the node concerned, or -1
@@ -42,4 +43,8 @@ public record HostRequestMessage(long requestId, int op, String vmName, int node
     public static final int REGISTER_CLONE = 10;
     /** Read elements of an array through this node's (or clone's) agent; reply rows {@code index\tvalue}. */
     public static final int READ_ARRAY = 11;
+    /** Where the workers of this host's agents of vmName are; reply: one row per line of {@code DsaAgent.workerLines()}. */
+    public static final int WORKERS = 12;
+    /** The counts of this host's agents (of vmName, or all if null); reply rows as {@code io.dsa.agent.metrics.CountsRows}. */
+    public static final int COUNTERS = 13;
 }

@@ -5,11 +5,16 @@ package io.dsa.agent.wire;
  *
  * @param code {@link #DONE} (node's workers finished), {@link #FAILED} (a worker threw; text
  *        says what), {@link #ABORT} (monitor to all: the job failed, release every waiter),
- *        {@link #FINISHED} (monitor to all: every node is done, shut down)
+ *        {@link #FINISHED} (monitor to all: every node is done, shut down),
+ *        {@link #WORKERS_QUERY} (monitor to all: where are your workers? text: the query's number),
+ *        {@link #WORKERS} (node to monitor: the query's number, a newline, then one line per
+ *        unfinished worker saying what it waits for)
  */
 public record StatusMessage(int node, int code, String text) implements WireMessage {
     public static final int DONE = 1;
     public static final int FAILED = 2;
     public static final int ABORT = 3;
     public static final int FINISHED = 4;
+    public static final int WORKERS_QUERY = 5;
+    public static final int WORKERS = 6;
 }

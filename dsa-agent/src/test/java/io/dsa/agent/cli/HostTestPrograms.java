@@ -161,6 +161,36 @@ final class HostTestPrograms {
         }
     }
 
+    /**
+     * Args: {@code dir}. Two nodes of one worker: node 1 reads {@code waits.A[0]} (homed at node 0)
+     * once; after a global barrier node 1's worker stays in its own code until the file
+     * {@code dir/end} exists, while node 0's waits in the next global barrier (epoch 1).
+     */
+    public static final class Waits implements DsaProgram {
+        private SharedDoubleArray a;
+        private Path end;
+
+        public Waits() {}
+
+        @Override
+        public void setup(DsaNode node) {
+            a = node.createSharedDoubleArray("waits.A", 16, 8);
+            end = Path.of(node.args().get(0)).resolve("end");
+        }
+
+        @Override
+        public void work(DsaWorker w) throws Exception {
+            if (w.nodeId() == 1) a.read(0);
+            w.barrier();
+            if (w.nodeId() == 1) {
+                while (!Files.exists(end)) pollForTheEnd();
+            }
+            w.barrier();
+        }
+
+        private static void pollForTheEnd() throws InterruptedException { Thread.sleep(10); }
+    }
+
     /** Node 1 calls {@code System.exit(3)} in its setup: in a host, that ends only its own JVM. */
     public static final class Exit implements DsaProgram {
         public Exit() {}

@@ -61,6 +61,70 @@ final class TestPrograms {
         }
     }
 
+    /**
+     * Every worker passes one global barrier; then the last worker stays out of the next one (it
+     * parks in its own code until {@link #release} or a minute passes) while the others wait there.
+     */
+    @ProgramName("stuck-test")
+    public static final class Stuck implements DsaProgram {
+        /** Lets the worker that stays out finish (so a test leaves no thread behind). */
+        public static volatile boolean release;
+
+        public Stuck() {}
+
+        @Override
+        public void work(DsaWorker worker) {
+            worker.barrier();
+            if (worker.threadId() == worker.node().network().getGlobalThreadCount() - 1) {
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+                while (!release && System.nanoTime() < deadline) stayOut();
+                return;
+            }
+            worker.barrier();
+        }
+
+        private static void stayOut() { java.util.concurrent.locks.LockSupport.parkNanos(5_000_000); }
+    }
+
+    /**
+     * Two nodes of one worker: node 1 reads one element of every partition of array {@code A}
+     * (64 doubles, partitions of 8) homed at node 0; after a barrier node 0 writes one element of
+     * its first partition (the home invalidates node 1's copy); after another barrier every worker
+     * counts down {@link #reached} and waits for {@link #go}, so a test can look at the counts
+     * mid-run. Reports how many partitions node 1 read.
+     */
+    @ProgramName("counted-test")
+    public static final class Counted implements DsaProgram {
+        public static volatile java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(0);
+        public static volatile java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(0);
+        private io.dsa.SharedDoubleArray a;
+
+        public Counted() {}
+
+        @Override
+        public void setup(DsaNode node) { a = node.createSharedDoubleArray("A", 64, 8); }
+
+        @Override
+        public void work(DsaWorker worker) throws InterruptedException {
+            int read = 0;
+            int first = -1;
+            for (int p = 0; p < a.layout().partitionCount(); p++) {
+                if (a.homeOf(p) != 0) continue;
+                if (first < 0) first = p;
+                if (worker.nodeId() == 1) {
+                    a.read(p * 8);
+                    read++;
+                }
+            }
+            worker.barrier();
+            if (worker.nodeId() == 0) a.write(first * 8, 1.0);
+            worker.barrier();
+            reached.countDown();
+            if (!go.await(60, java.util.concurrent.TimeUnit.SECONDS)) throw new IllegalStateException("nobody said go");
+            if (worker.nodeId() == 1) worker.node().report("node 1 read " + read + " partitions");
+        }
+    }
+
     /** Not a program. */
     public static final class NotAProgram {}
 

@@ -175,12 +175,12 @@ class BarrierClientTest {
     @Test
     void aGroupBarrierReportsEachArrivalAtItsCompletedGeneration() {
         ScriptedNode n = node(2, 1, BarrierKind.TREE, 2, ProxyMode.FLOAT, 1);
-        CompletableFuture<Integer> first = Workers.start(0, 1, i -> { n.rt.barriers.group(5); return 1; }).get(0);
+        CompletableFuture<Integer> first = Workers.start(0, 1, i -> { n.rt.barriers.group(5, "g"); return 1; }).get(0);
         n.awaitSent(0, "BarrierArrive(5, 0, 1, 1, [])");
         assertFalse(first.isDone());
         n.deliver(0, new BarrierReleaseMessage(5, 0, new long[0]));
         assertEquals(1, Workers.result(first));
-        CompletableFuture<Integer> second = Workers.start(0, 1, i -> { n.rt.barriers.group(5); return 2; }).get(0);
+        CompletableFuture<Integer> second = Workers.start(0, 1, i -> { n.rt.barriers.group(5, "g"); return 2; }).get(0);
         n.awaitSent(0, "BarrierArrive(5, 1, 1, 1, [])");
         n.deliver(0, new BarrierReleaseMessage(5, 1, new long[0]));
         assertEquals(2, Workers.result(second));

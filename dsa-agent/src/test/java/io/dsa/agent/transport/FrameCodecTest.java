@@ -117,7 +117,9 @@ class FrameCodecTest {
         all.add(new AgentStartedMessage(7, "127.0.0.3:41000", true));
         all.add(new AgentStartedMessage(8, null, false));
         all.add(new AgentStatusQueryMessage(9));
+        all.add(new AgentStatusQueryMessage(9, AgentStatusQueryMessage.WORKERS));
         all.add(new AgentStatusMessage(10, 16, 4));
+        all.add(new AgentStatusMessage(10, 16, 4, java.util.List.of("node 1 thread 2 (local 0): running", "")));
         all.add(new HoldBarrierMessage(11));
         all.add(new ReleaseBarrierMessage(12));
         all.add(new ExpectMoveMessage(13, 2));
