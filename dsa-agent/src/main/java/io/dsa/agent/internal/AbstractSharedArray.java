@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.ArrayLayout;
 import io.dsa.CacheState;
+import io.dsa.ReduceOp;
 import io.dsa.SharedArray;
 import io.dsa.coherence.Access;
 import java.util.concurrent.CompletableFuture;
@@ -213,6 +214,21 @@ abstract class AbstractSharedArray implements SharedArray {
             throw new IllegalArgumentException(what + " has " + length + " elements, partition " + partition
                     + " of array '" + name() + "' needs " + need);
         }
+    }
+
+    /**
+     * Combines the region's {@code src} (a typed array of {@code length} elements) into the array
+     * at the partitions' homes ({@link Accumulator}), after checking the op, the region and the buffer.
+     */
+    final void accumulateRegion(int row, int col, int rows, int cols, Object src, int length, ReduceOp op) {
+        if (op == null) throw new NullPointerException("op");
+        if (!op.appliesTo(state.spec.elementType())) {
+            throw new IllegalArgumentException("reduce op " + op + " does not apply to the " + state.spec.elementType()
+                    + " elements of array '" + name() + "'; use SUM, MIN, MAX or PROD");
+        }
+        checkRegion(row, col, rows, cols, length);
+        rt.checkFailed();
+        rt.accumulator.accumulate(state, row, col, rows, cols, src, op);
     }
 
     final void checkRegion(int row, int col, int rows, int cols, int length) {
