@@ -1,12 +1,13 @@
 package io.dsa.agent;
 
+import static io.dsa.agent.LocalRuns.check;
+import static io.dsa.agent.LocalRuns.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.CacheState;
 import io.dsa.DsaException;
-import io.dsa.DsaProgram;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
 import io.dsa.SharedFloatArray;
@@ -23,15 +24,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ArrayAccumulateTest {
 
-    private static void run(int nodes, int threads, DsaProgram program) {
-        try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).build())) {
-            cluster.run(program);
-        }
-    }
-
-    private static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
 
     /** A 30x30 array of 8x8 partitions: a region from (3, 5) of 20x22 covers 16 partitions of all four nodes, ragged ones too. */
     @Test

@@ -1,6 +1,7 @@
 package io.dsa.agent.internal;
 
 import io.dsa.ArrayLayout;
+import io.dsa.ArrayUse;
 import io.dsa.CacheState;
 import io.dsa.ReduceOp;
 import io.dsa.SharedArray;
@@ -86,6 +87,7 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CompletableFuture<Void> requestPartitionCopy(int partition) {
         layout.checkPartition(partition);
+        checkScope(Access.READ);
         return arrays.whenGranted(state, partition, Access.READ);
     }
 
@@ -93,6 +95,7 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CompletableFuture<Void> acquirePartition(int partition) {
         layout.checkPartition(partition);
+        checkScope(Access.READ_WRITE);
         return arrays.whenGranted(state, partition, Access.READ_WRITE);
     }
 
@@ -101,7 +104,25 @@ abstract class AbstractSharedArray implements SharedArray {
      * the stamp after it returns, because the access can be revoked again at any time.
      */
     final void awaitAccess(int partition, Access needed) {
+        checkScope(needed);
         arrays.awaitAccess(state, partition, needed);
+    }
+
+    /**
+     * Refuses an access the open scope forbids ({@link Scopes}); on the miss paths only: the
+     * scope caps the workers' access, so such an access never hits.
+     *
+     * @throws IllegalStateException naming the array, the use and what to do instead
+     */
+    final void checkScope(Access needed) {
+        ArrayUse.Behaviour use = state.scopeUse;
+        if (use == null || use == ArrayUse.Behaviour.READ_CACHE && needed == Access.READ) return;
+        if (use == ArrayUse.Behaviour.READ_CACHE) {
+            throw new IllegalStateException("array '" + name() + "' is read-cache in the open scope: it cannot be written until "
+                    + "the scope closes");
+        }
+        throw new IllegalStateException("array '" + name() + "' is owner-computes in the open scope: use scope.local(array, "
+                + "partition) for this node's partitions; other accesses to it fail until the scope closes");
     }
 
     /**
@@ -111,6 +132,7 @@ abstract class AbstractSharedArray implements SharedArray {
      */
     final void prefetch(int partition, Access needed) {
         if (Slot.accessOf(slots[partition].stamp).allows(needed)) return;
+        checkScope(needed);
         rt.checkFailed();
         arrays.post(state, partition, needed);
     }
@@ -227,6 +249,7 @@ abstract class AbstractSharedArray implements SharedArray {
                     + " elements of array '" + name() + "'; use SUM, MIN, MAX or PROD");
         }
         checkRegion(row, col, rows, cols, length);
+        checkScope(Access.READ_WRITE);
         rt.checkFailed();
         rt.accumulator.accumulate(state, row, col, rows, cols, src, op);
     }

@@ -427,7 +427,7 @@ final class ArrayDirectory {
     }
 
     /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
-    private <T> T onIoThread(Supplier<T> task) {
+    <T> T onIoThread(Supplier<T> task) {
         if (io.isCurrent()) return task.get();
         CompletableFuture<T> done = new CompletableFuture<>();
         try {

@@ -57,6 +57,7 @@ public final class NodeRuntime implements AutoCloseable {
     private final PendingCalls calls;
     final ArrayDirectory arrays;
     final VariableHomes variables;
+    final Scopes scopes;
     final Accumulator accumulator;
     final LockClient locks;
     final Waiting waiting;
@@ -99,7 +100,8 @@ public final class NodeRuntime implements AutoCloseable {
         this.accumulator = new Accumulator(nodeId, arrays, peers, calls, job, io);
         this.locks = new LockClient(nodeId, peers, calls, job);
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
-        this.gate = new MigrationGate(nodeId);
+        this.scopes = new Scopes(this);
+        this.gate = new MigrationGate(nodeId, scopes::open);
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
         this.snapshots = new NodeSnapshots(nodeId, nodes, threadsPerNode, config.vmName(), membership, arrays, variables, barriers);
