@@ -34,6 +34,17 @@ public interface DsaWorker {
     /** The global barrier. */
     void barrier();
 
+    /**
+     * Opens a scope in which each of {@code uses} names how its array behaves until the scope
+     * closes (docs/consistency.md); use try-with-resources. Every worker of the VM opens the same
+     * scopes in the same order: opening waits for all of them, like a barrier.
+     *
+     * @throws IllegalArgumentException if an array appears twice, or is already used by an
+     *         enclosing scope of this worker (the message names both uses)
+     * @throws DsaException if the workers opened different scopes (the message names both)
+     */
+    DsaScope scope(ArrayUse... uses);
+
     /** Combines every worker's {@code value} with {@code op} (in thread-id order) and returns it to all. */
     double allReduce(double value, ReduceOp op);
 

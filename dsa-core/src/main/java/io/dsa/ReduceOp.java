@@ -1,8 +1,16 @@
 package io.dsa;
 
-/** Combining operations for reductions and scans. {@code AND}, {@code OR}, {@code XOR} apply to longs only. */
+/**
+ * Combining operations for reductions, scans and accumulates. {@code AND}, {@code OR}, {@code XOR}
+ * apply to integers ({@code long} and {@code int}) only.
+ */
 public enum ReduceOp {
     SUM, MIN, MAX, PROD, AND, OR, XOR;
+
+    /** @return whether this op applies to elements of {@code type}: the bitwise ops only to INT and LONG */
+    public boolean appliesTo(ElementType type) {
+        return ordinal() <= PROD.ordinal() || type == ElementType.INT || type == ElementType.LONG;
+    }
 
     /**
      * @return {@code a op b}

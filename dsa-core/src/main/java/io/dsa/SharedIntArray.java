@@ -35,4 +35,23 @@ public interface SharedIntArray extends SharedArray {
 
     /** Writes the region {@code rows x cols} at {@code (row, col)} from {@code src}, row-major, across partitions. */
     void write(int row, int col, int rows, int cols, int[] src);
+
+    /**
+     * Combines {@code src} into the region {@code rows x cols} at {@code (row, col)}, row-major:
+     * every element becomes {@code op.apply(element, src[i])} (in two's complement, wrapping on overflow as Java's operators do). The update is shipped to each
+     * partition's home and applied there, one partition at a time, without bringing the data here
+     * or taking ownership (Global Arrays' {@code NGA_Acc}): concurrent accumulates from any workers
+     * and nodes are all applied, each element's updates one after another. Returns once every
+     * partition's home has applied its part; a later read by this thread sees the result, other
+     * threads see it after a barrier (docs/consistency.md). Ops: every {@link ReduceOp} (SUM, MIN, MAX, PROD, AND, OR, XOR).
+     *
+     * @throws IllegalArgumentException if {@code op} is not defined for int, or {@code src} is shorter than {@code rows * cols}
+     */
+    void accumulate(int row, int col, int rows, int cols, int[] src, ReduceOp op);
+
+    /** Combines {@code value} into element {@code (row, col)} at its home; see {@link #accumulate(int, int, int, int, int[], ReduceOp)}. */
+    void accumulate(int row, int col, int value, ReduceOp op);
+
+    /** Combines {@code value} into element {@code index} at its home; see {@link #accumulate(int, int, int, int, int[], ReduceOp)}. */
+    void accumulate(int index, int value, ReduceOp op);
 }

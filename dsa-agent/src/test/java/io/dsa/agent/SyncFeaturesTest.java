@@ -1,11 +1,12 @@
 package io.dsa.agent;
 
+import static io.dsa.agent.LocalRuns.check;
+import static io.dsa.agent.LocalRuns.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.DsaException;
-import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDouble;
@@ -19,15 +20,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class SyncFeaturesTest {
 
-    private static void run(int nodes, int threads, DsaProgram program) {
-        try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).build())) {
-            cluster.run(program);
-        }
-    }
-
-    private static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
 
     @Test
     void accumulateAppliesEveryOpAtTheHomeAndReturnsThePreviousValue() {

@@ -91,7 +91,7 @@ class RunCommandSystemTest {
         DsaCommand dsa = DsaCommand.execute("run", "inner-prodcut");
         assertEquals(2, dsa.exitCode(), dsa.toString());
         assertTrue(dsa.err().contains("unknown program 'inner-prodcut'; known programs: "), dsa.toString());
-        for (String known : List.of("inner-product", "matmul", "lu", "fft", "jacobi", "mm2", "psrs", "tsp", "cg")) {
+        for (String known : List.of("inner-product", "matmul", "lu", "fft", "jacobi", "mm2", "psrs", "tsp", "cg", "histogram")) {
             assertTrue(dsa.err().contains(known), known + " not listed: " + dsa);
         }
     }

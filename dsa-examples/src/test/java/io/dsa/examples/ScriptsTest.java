@@ -57,7 +57,8 @@ class ScriptsTest {
     @Test
     void programsAreRegisteredForServiceLoader() throws IOException {
         Path services = ROOT.resolve("dsa-examples/src/main/resources/META-INF/services/io.dsa.DsaProgram");
-        assertEquals(List.of(InnerProduct.class, MatMul.class, Lu.class, Fft2d.class, Jacobi.class, Mm2.class, Psrs.class, Tsp.class, Cg.class)
+        assertEquals(List.of(InnerProduct.class, MatMul.class, Lu.class, Fft2d.class, Jacobi.class, Mm2.class, Psrs.class, Tsp.class, Cg.class,
+                        Histogram.class)
                         .stream().map(Class::getName).toList(),
                 Files.readAllLines(services));
     }

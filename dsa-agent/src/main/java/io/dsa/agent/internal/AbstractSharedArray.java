@@ -1,7 +1,9 @@
 package io.dsa.agent.internal;
 
 import io.dsa.ArrayLayout;
+import io.dsa.ArrayUse;
 import io.dsa.CacheState;
+import io.dsa.ReduceOp;
 import io.dsa.SharedArray;
 import io.dsa.coherence.Access;
 import java.util.concurrent.CompletableFuture;
@@ -90,6 +92,7 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CompletableFuture<Void> requestPartitionCopy(int partition) {
         layout.checkPartition(partition);
+        checkScope(Access.READ);
         return arrays.whenGranted(state, partition, Access.READ);
     }
 
@@ -97,6 +100,7 @@ abstract class AbstractSharedArray implements SharedArray {
     @Override
     public final CompletableFuture<Void> acquirePartition(int partition) {
         layout.checkPartition(partition);
+        checkScope(Access.READ_WRITE);
         return arrays.whenGranted(state, partition, Access.READ_WRITE);
     }
 
@@ -125,7 +129,25 @@ abstract class AbstractSharedArray implements SharedArray {
      * the stamp after it returns, because the access can be revoked again at any time.
      */
     final void awaitAccess(int partition, Access needed) {
+        checkScope(needed);
         arrays.awaitAccess(state, partition, needed);
+    }
+
+    /**
+     * Refuses an access the open scope forbids ({@link Scopes}); on the miss paths only: the
+     * scope caps the workers' access, so such an access never hits.
+     *
+     * @throws IllegalStateException naming the array, the use and what to do instead
+     */
+    final void checkScope(Access needed) {
+        ArrayUse.Behaviour use = state.scopeUse;
+        if (use == null || use == ArrayUse.Behaviour.READ_CACHE && needed == Access.READ) return;
+        if (use == ArrayUse.Behaviour.READ_CACHE) {
+            throw new IllegalStateException("array '" + name() + "' is read-cache in the open scope: it cannot be written until "
+                    + "the scope closes");
+        }
+        throw new IllegalStateException("array '" + name() + "' is owner-computes in the open scope: use scope.local(array, "
+                + "partition) for this node's partitions; other accesses to it fail until the scope closes");
     }
 
     /**
@@ -135,6 +157,7 @@ abstract class AbstractSharedArray implements SharedArray {
      */
     final void prefetch(int partition, Access needed) {
         if (Slot.accessOf(slots[partition].stamp).allows(needed)) return;
+        checkScope(needed);
         rt.checkFailed();
         arrays.post(state, partition, needed);
     }
@@ -238,6 +261,22 @@ abstract class AbstractSharedArray implements SharedArray {
             throw new IllegalArgumentException(what + " has " + length + " elements, partition " + partition
                     + " of array '" + name() + "' needs " + need);
         }
+    }
+
+    /**
+     * Combines the region's {@code src} (a typed array of {@code length} elements) into the array
+     * at the partitions' homes ({@link Accumulator}), after checking the op, the region and the buffer.
+     */
+    final void accumulateRegion(int row, int col, int rows, int cols, Object src, int length, ReduceOp op) {
+        if (op == null) throw new NullPointerException("op");
+        if (!op.appliesTo(state.spec.elementType())) {
+            throw new IllegalArgumentException("reduce op " + op + " does not apply to the " + state.spec.elementType()
+                    + " elements of array '" + name() + "'; use SUM, MIN, MAX or PROD");
+        }
+        checkRegion(row, col, rows, cols, length);
+        checkScope(Access.READ_WRITE);
+        rt.checkFailed();
+        rt.accumulator.accumulate(state, row, col, rows, cols, src, op);
     }
 
     final void checkRegion(int row, int col, int rows, int cols, int length) {

@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -56,6 +57,8 @@ final class ArrayDirectory {
     private final Map<Integer, ArrayState> arrays = new ConcurrentHashMap<>();
     /** The I/O thread's: messages for arrays not defined yet. */
     private final Map<Integer, List<CoherenceMessage>> earlyCoherence = new HashMap<>();
+    /** The I/O thread's: tasks of {@link #whenDefined} for arrays not defined yet. */
+    private final Map<Integer, List<Consumer<ArrayState>>> earlyTasks = new HashMap<>();
     /** The I/O thread's: futures of {@link #whenGranted} not completed yet, by slot. */
     private final Map<Slot, List<Grant>> grants = new HashMap<>();
     /** The I/O thread's: the waits of {@link #awaitQuiescent}. */
@@ -105,6 +108,8 @@ final class ArrayDirectory {
             arrays.put(id, new ArrayState(id, Specs.fromParams(name, params), nodes, threadsPerNode, nodeId));
             List<CoherenceMessage> early = earlyCoherence.remove(id);
             if (early != null) for (CoherenceMessage m : early) engine.onMessage(m);
+            List<Consumer<ArrayState>> tasks = earlyTasks.remove(id);
+            if (tasks != null) for (Consumer<ArrayState> t : tasks) t.accept(arrays.get(id));
             checkQuiescence();
             return null;
         });
@@ -121,6 +126,37 @@ final class ArrayDirectory {
         if (m.source() != nodeId) NodeCounters.received(array(m.arrayId()), m);
         engine.onMessage(m);
         checkQuiescence();
+    }
+
+    /**
+     * Runs {@code task} with array {@code arrayId} now if it is defined here, else once it is (its
+     * definition travels from node 0 on another connection); on the I/O thread.
+     */
+    void whenDefined(int arrayId, Consumer<ArrayState> task) {
+        assert io.isCurrent() : "whenDefined off the I/O thread";
+        ArrayState a = arrays.get(arrayId);
+        if (a != null) task.accept(a);
+        else earlyTasks.computeIfAbsent(arrayId, k -> new ArrayList<>()).add(task);
+    }
+
+    /**
+     * Runs {@code task} on the I/O thread as soon as this node's workers have {@code needed} on
+     * {@code partition}: now if they have it, else right when the engine grants it (asking for it
+     * if need be), before the I/O thread handles anything else, so the access is still there. Tasks
+     * waiting for one slot run in the order they were given. Dropped if the job fails first.
+     */
+    void whenAccessible(ArrayState a, int partition, Access needed, Runnable task) {
+        assert io.isCurrent() : "whenAccessible off the I/O thread";
+        Slot s = a.slots[partition];
+        if (s.access().allows(needed)) {
+            task.run();
+            return;
+        }
+        if (failure != null) return;
+        CompletableFuture<Void> granted = new CompletableFuture<>();
+        granted.thenRun(task); // runs in the thread that completes it: the I/O thread, in granted()
+        grants.computeIfAbsent(s, k -> new ArrayList<>()).add(new Grant(granted, needed));
+        request(a, partition, needed);
     }
 
     /**
@@ -457,7 +493,7 @@ final class ArrayDirectory {
     }
 
     /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
-    private <T> T onIoThread(Supplier<T> task) {
+    <T> T onIoThread(Supplier<T> task) {
         if (io.isCurrent()) return task.get();
         CompletableFuture<T> done = new CompletableFuture<>();
         try {
@@ -486,8 +522,12 @@ final class ArrayDirectory {
     private final class SlotStore implements PartitionStore {
         @Override
         public void setAccess(int arrayId, int partition, Access access) {
-            Slot s = array(arrayId).slots[partition];
+            ArrayState a = array(arrayId);
+            Slot s = a.slots[partition];
             s.grant(access);
+            // a future (no worker) waits for this slot: a home partition never touched here gets its bytes now, as a
+            // worker's retried request would give them (a remote read of it leaves the home's slot without bytes)
+            if (grants.containsKey(s)) s.materialize(a.layout.partitionBytes(partition));
             granted(s);
         }
 

@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.ArrayLayout;
 import io.dsa.ArraySpec;
+import io.dsa.ArrayUse;
 import io.dsa.coherence.Access;
 
 /** One array as this node knows it: its id, layout and the node's slot per partition. */
@@ -14,6 +15,10 @@ final class ArrayState {
     final Runnable[] requests;
     /** This node's hits, misses, invalidations and bytes of the array. */
     final ArrayCounters counters;
+    /** How the scope open at this node uses the array, or null outside scopes ({@link Scopes}). */
+    volatile ArrayUse.Behaviour scopeUse;
+    /** The plain arrays of the home partitions under owner computes, by partition (null elsewhere); kept for the next scope. */
+    Object[] locals;
 
     ArrayState(int id, ArraySpec spec, int nodeCount, int threadsPerNode, int nodeId) {
         this.id = id;

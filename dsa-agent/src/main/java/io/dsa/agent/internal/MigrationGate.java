@@ -2,12 +2,13 @@ package io.dsa.agent.internal;
 
 import io.dsa.DsaException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
 
 /**
  * Node 0's gate on global barrier releases: the safe point of a migration or a cloning. Every
  * barrier kind's global release passes {@link #releaseGlobal} at node 0 (it is the root of each);
  * when the gate is armed, the first plain release (no collective values) that brings the workers
- * to the armed epoch is held, and the gate's future completes with its generation. Thread-safe:
+ * to the armed epoch, while no scope is open at node 0, is held, and the gate's future completes with its generation. Thread-safe:
  * releases come from the I/O thread or a worker (a one-node VM), the hold and release from the
  * thread running the move.
  */
@@ -19,10 +20,18 @@ final class MigrationGate {
     private Runnable heldRelease;
     /** When the held release was held: the safe point. */
     private long heldAtNs;
+    /** Scopes open at node 0: while any is, no release is held (a node moves only between scopes). */
+    private final IntSupplier openScopes;
 
+    /** A gate at a node without scopes (tests). */
     MigrationGate(int nodeId, NodeCounters counters) {
+        this(nodeId, counters, () -> 0);
+    }
+
+    MigrationGate(int nodeId, NodeCounters counters, IntSupplier openScopes) {
         this.nodeId = nodeId;
         this.counters = counters;
+        this.openScopes = openScopes;
     }
 
     /**
@@ -32,7 +41,7 @@ final class MigrationGate {
     void releaseGlobal(long generation, boolean plain, Runnable send) {
         CompletableFuture<Long> reached = null;
         synchronized (this) {
-            if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch) {
+            if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch && openScopes.getAsInt() == 0) {
                 heldRelease = send;
                 heldAtNs = System.nanoTime();
                 reached = gate;

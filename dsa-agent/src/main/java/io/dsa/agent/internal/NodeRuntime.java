@@ -6,6 +6,8 @@ import io.dsa.agent.AgentState;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.transport.Connection;
+import io.dsa.agent.wire.AccumulateMessage;
+import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
@@ -55,6 +57,8 @@ public final class NodeRuntime implements AutoCloseable {
     private final PendingCalls calls;
     final ArrayDirectory arrays;
     final VariableHomes variables;
+    final Scopes scopes;
+    final Accumulator accumulator;
     final LockClient locks;
     final Waiting waiting;
     final RegistryClient registry;
@@ -96,9 +100,11 @@ public final class NodeRuntime implements AutoCloseable {
         this.calls = new PendingCalls(peers, job);
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
         this.variables = new VariableHomes(peers, calls);
+        this.accumulator = new Accumulator(nodeId, arrays, peers, calls, job, io);
         this.locks = new LockClient(nodeId, peers, calls, job);
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
-        this.gate = new MigrationGate(nodeId, counters);
+        this.scopes = new Scopes(this);
+        this.gate = new MigrationGate(nodeId, counters, scopes::open);
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
         this.snapshots = new NodeSnapshots(nodeId, nodes, threadsPerNode, config.vmName(), membership, arrays, variables, barriers);
@@ -125,6 +131,8 @@ public final class NodeRuntime implements AutoCloseable {
         router.on(RegisteredMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(VarResultMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(VarOpMessage.class, variables::onVarOp);
+        router.on(AccumulateMessage.class, accumulator::onAccumulate);
+        router.on(AccumulatedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(DefineMessage.class, (from, m) -> registry.onDefine(m));
         router.on(ViewMessage.class, (from, m) -> membership.onView(m, transport));
         router.on(LockMessage.class, (from, m) -> {

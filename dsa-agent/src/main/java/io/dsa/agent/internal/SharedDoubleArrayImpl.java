@@ -1,5 +1,6 @@
 package io.dsa.agent.internal;
 
+import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
 import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
@@ -155,6 +156,21 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     public void write(int row, int col, int rows, int cols, double[] src) {
         checkRegion(row, col, rows, cols, src.length);
         region(row, col, rows, cols, src, true);
+    }
+
+    @Override
+    public void accumulate(int row, int col, int rows, int cols, double[] src, ReduceOp op) {
+        accumulateRegion(row, col, rows, cols, src, src.length, op);
+    }
+
+    @Override
+    public void accumulate(int row, int col, double value, ReduceOp op) {
+        accumulateRegion(row, col, 1, 1, new double[] {value}, 1, op);
+    }
+
+    @Override
+    public void accumulate(int index, double value, ReduceOp op) {
+        accumulate(rowOfIndex(index), colOfIndex(index), value, op);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.dsa.agent.internal;
 
+import io.dsa.ReduceOp;
 import io.dsa.SharedIntArray;
 import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
@@ -155,6 +156,21 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
     public void write(int row, int col, int rows, int cols, int[] src) {
         checkRegion(row, col, rows, cols, src.length);
         region(row, col, rows, cols, src, true);
+    }
+
+    @Override
+    public void accumulate(int row, int col, int rows, int cols, int[] src, ReduceOp op) {
+        accumulateRegion(row, col, rows, cols, src, src.length, op);
+    }
+
+    @Override
+    public void accumulate(int row, int col, int value, ReduceOp op) {
+        accumulateRegion(row, col, 1, 1, new int[] {value}, 1, op);
+    }
+
+    @Override
+    public void accumulate(int index, int value, ReduceOp op) {
+        accumulate(rowOfIndex(index), colOfIndex(index), value, op);
     }
 
     @Override

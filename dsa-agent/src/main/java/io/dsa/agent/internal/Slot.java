@@ -12,9 +12,10 @@ import io.dsa.coherence.Access;
  *
  * <p><b>Stamp.</b> The volatile {@link #stamp} packs a version (from bit 4 up), the access the
  * engine granted this node (bits 2-3, an {@link Access} ordinal) and the access the workers have
- * (bits 0-1). The two differ only while the slot has no {@link #data} yet: a partition homed here
+ * (bits 0-1). The two differ only while the slot has no {@link #data} yet (a partition homed here
  * and never touched is all zeros, readable and writable as far as the engine knows, and gets its
- * bytes on first local use ({@link #materialize}). Whenever the workers' access is not NONE,
+ * bytes on first local use, {@link #materialize}), or while a scope caps the workers' access
+ * ({@link #cap}). Whenever the workers' access is not NONE,
  * {@link #data} is not null. Every change makes a new version and then wakes the waiters.
  *
  * <p><b>Hits and revocations.</b> Hits read the stamp and use {@link #data}; writers store, make
@@ -52,6 +53,8 @@ final class Slot extends WaitPoint {
     byte[] data;
     /** Accesses a worker posted and the I/O thread has not served yet (see {@link ArrayDirectory#post}). */
     volatile int posted;
+    /** The I/O thread's: the most the workers get while a scope is open (READ_WRITE outside scopes). */
+    private Access cap = Access.READ_WRITE;
 
     /**
      * @param granted the engine's initial grant: READ_WRITE for a partition homed here (untouched,
@@ -110,7 +113,19 @@ final class Slot extends WaitPoint {
         return true;
     }
 
+    /**
+     * A scope opens or closes: the workers get at most {@code limit} of the engine's grant from
+     * now on (READ for a read cache, NONE for owner computes, READ_WRITE again at exit), so
+     * accesses a scope forbids miss and fail there instead of hitting. The engine's grant is unchanged.
+     */
+    void cap(Access limit) {
+        cap = limit;
+        Access granted = granted();
+        publish(granted, data == null ? Access.NONE : granted);
+    }
+
     private void publish(Access granted, Access workers) {
+        if (workers.ordinal() > cap.ordinal()) workers = cap;
         stamp = ((stamp & ~(VERSION - 1)) + VERSION) | granted.ordinal() << GRANTED_SHIFT | workers.ordinal();
         wake();
     }

@@ -1,7 +1,9 @@
 package io.dsa.agent.internal;
 
+import io.dsa.ArrayUse;
 import io.dsa.DsaException;
 import io.dsa.DsaNode;
+import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.ReduceOp;
 import java.util.Arrays;
@@ -19,6 +21,8 @@ final class WorkerImpl implements DsaWorker {
     private final DsaNode node;
     private final int localThreadId;
     private volatile long epoch;
+    /** The scopes this worker has open (its thread's only). */
+    private final Scopes.WorkerScopes scopes = new Scopes.WorkerScopes();
 
     WorkerImpl(NodeRuntime rt, DsaNode node, int localThreadId, long startEpoch) {
         this.rt = rt;
@@ -55,12 +59,17 @@ final class WorkerImpl implements DsaWorker {
         epoch++;
     }
 
+    @Override
+    public DsaScope scope(ArrayUse... uses) {
+        return rt.scopes.open(this, scopes, uses);
+    }
+
     private long[] gather(long bits) {
         return gather(new long[] {bits});
     }
 
     /** One global barrier round carrying {@code values}; @return every worker's, thread-major (shared: read only) */
-    private long[] gather(long[] values) {
+    long[] gather(long[] values) {
         long[] all = rt.barriers.global(localThreadId, values);
         epoch++;
         long expected = (long) rt.nodes * rt.threadsPerNode * values.length;

@@ -1,6 +1,8 @@
 package io.dsa.agent.transport;
 
 import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AccumulateMessage;
+import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
@@ -64,6 +66,8 @@ enum MessageType {
     LOCK(19, LockMessage.class, false),
     REPORT(20, ReportMessage.class, false),
     STATUS(21, StatusMessage.class, false),
+    ACCUMULATE(24, AccumulateMessage.class, false),
+    ACCUMULATED(25, AccumulatedMessage.class, false),
 
     COHERENCE(32, CoherenceMessage.class, false),
     /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */

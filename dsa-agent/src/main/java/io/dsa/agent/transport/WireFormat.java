@@ -1,6 +1,8 @@
 package io.dsa.agent.transport;
 
 import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AccumulateMessage;
+import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
 import io.dsa.agent.wire.AgentControlMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
@@ -274,6 +276,22 @@ final class WireFormat {
                 out.writeLong(m.value());
                 out.writeBoolean(m.success());
             }
+            case ACCUMULATE -> {
+                AccumulateMessage m = (AccumulateMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.arrayId());
+                out.writeInt(m.partition());
+                out.writeInt(m.op());
+                out.writeInt(m.base());
+                out.writeInt(m.rows());
+                out.writeInt(m.cols());
+                writeBytes(m.values(), out);
+            }
+            case ACCUMULATED -> {
+                AccumulatedMessage m = (AccumulatedMessage) message;
+                out.writeLong(m.requestId());
+                writeString(m.error(), out);
+            }
             case BARRIER_ARRIVE -> {
                 BarrierArriveMessage m = (BarrierArriveMessage) message;
                 out.writeInt(m.barrierId());
@@ -460,6 +478,9 @@ final class WireFormat {
             case VAR_OP -> new VarOpMessage(body.readLong(), body.readInt(), body.readInt(), body.readLong(),
                     body.readLong());
             case VAR_RESULT -> new VarResultMessage(body.readLong(), body.readLong(), readBoolean(body, "success"));
+            case ACCUMULATE -> new AccumulateMessage(body.readLong(), body.readInt(), body.readInt(), body.readInt(),
+                    body.readInt(), body.readInt(), body.readInt(), readBytes(body, "values"));
+            case ACCUMULATED -> new AccumulatedMessage(body.readLong(), readString(body, "error"));
             case BARRIER_ARRIVE -> new BarrierArriveMessage(body.readInt(), body.readLong(), body.readInt(),
                     body.readInt(), readLongs(body, "values"));
             case BARRIER_RELEASE -> new BarrierReleaseMessage(body.readInt(), body.readLong(),

@@ -43,6 +43,20 @@ class MigrationGateTest {
         assertEquals("release 4", sent.get(3), "disarmed");
     }
 
+    /** A node moves only between scopes: while one is open at node 0, the armed gate lets releases pass. */
+    @Test
+    void anArmedGateHoldsNoReleaseWhileAScopeIsOpen() {
+        int[] open = {1};
+        MigrationGate scoped = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0), () -> open[0]);
+        CompletableFuture<Long> safePoint = scoped.hold(0);
+        scoped.releaseGlobal(1, true, release(1)); // a barrier inside the scope
+        assertFalse(safePoint.isDone());
+        open[0] = 0;                                // the scope's last worker at node 0 tore it down
+        scoped.releaseGlobal(2, true, release(2)); // the scope's closing barrier
+        assertEquals(List.of("release 1"), sent);
+        assertEquals(2L, safePoint.getNow(-1L));
+    }
+
     @Test
     void releaseAndHoldArmsTheNextEpochInTheSameStep() {
         CompletableFuture<Long> first = gate.hold(0);

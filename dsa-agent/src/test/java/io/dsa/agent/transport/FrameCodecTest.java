@@ -9,6 +9,8 @@ import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.AgentStatusMessage;
 import io.dsa.agent.wire.AgentStatusQueryMessage;
 import io.dsa.agent.wire.AwaitMoveMessage;
+import io.dsa.agent.wire.AccumulateMessage;
+import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.CommitMoveMessage;
 import io.dsa.agent.wire.ConnectPeersMessage;
@@ -87,6 +89,9 @@ class FrameCodecTest {
         all.add(new LockMessage(4, LockMessage.CANCEL, 2, 99));
         all.add(new LockMessage(4, LockMessage.CANCEL_ACK, 2, 99));
         all.add(new VarOpMessage(3, 2, VarOpMessage.ACCUMULATE, -7, 1 | 6L << 8));
+        all.add(new AccumulateMessage(Long.MIN_VALUE, 3, 7, 6, 65, 2, 3, java.util.Arrays.copyOf(data, 48)));
+        all.add(new AccumulatedMessage(12, ""));
+        all.add(new AccumulatedMessage(13, "accumulate into partition 9 of array 'A': out of range [0, 4)"));
         all.add(new BarrierArriveMessage(Integer.MIN_VALUE, 5, 3, 4, new long[] {3, 1, 2, 7, 8, 9}));
         all.add(new BarrierReleaseMessage(Integer.MIN_VALUE + 1, 5, new long[] {1, 2}));
         all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));

@@ -1,0 +1,144 @@
+package io.dsa.agent.internal;
+
+import io.dsa.ArrayLayout;
+import io.dsa.DsaException;
+import io.dsa.ElementType;
+import io.dsa.ReduceOp;
+import io.dsa.agent.wire.AccumulateMessage;
+import io.dsa.agent.wire.AccumulatedMessage;
+import io.dsa.coherence.Access;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Accumulates into shared arrays by function shipping: a worker's update travels to each
+ * partition's home as an {@link AccumulateMessage}, and the home's I/O thread (the owner of its
+ * coherence engine) applies it once the home may write the partition, that is after the protocol
+ * has invalidated the cached copies or recalled an exclusive one. Every accumulate into a
+ * partition is applied by that one thread, one after another in arrival order, so concurrent
+ * accumulates of any nodes combine without losing any; the data never travels to the updater.
+ * Thread-safe: workers call {@link #accumulate}, the I/O thread {@link #onAccumulate}.
+ */
+final class Accumulator {
+    private static final ReduceOp[] OPS = ReduceOp.values();
+
+    private final int nodeId;
+    private final ArrayDirectory arrays;
+    private final PeerNetwork network;
+    private final PendingCalls calls;
+    private final JobLifecycle job;
+    private final IoThread io;
+
+    Accumulator(int nodeId, ArrayDirectory arrays, PeerNetwork network, PendingCalls calls, JobLifecycle job, IoThread io) {
+        this.nodeId = nodeId;
+        this.arrays = arrays;
+        this.network = network;
+        this.calls = calls;
+        this.job = job;
+        this.io = io;
+    }
+
+    // ---- workers ---------------------------------------------------------------------------------------
+
+    /**
+     * Combines the {@code rows x cols} block of {@code src} (row-major, {@code cols} wide) into the
+     * region at {@code (row, col)} of {@code a}, one message per partition the region covers, all
+     * in flight at once, and waits until every home has applied its part. The caller has checked
+     * the region, the buffer and the op.
+     *
+     * @throws DsaException if a home refuses the update or the job fails first
+     */
+    void accumulate(ArrayState a, int row, int col, int rows, int cols, Object src, ReduceOp op) {
+        if (rows == 0 || cols == 0) return;
+        ArrayLayout layout = a.layout;
+        ElementType type = a.spec.elementType();
+        int pr = a.spec.partitionRows();
+        int pc = a.spec.partitionCols();
+        List<CompletableFuture<Object>> replies = new ArrayList<>();
+        for (int r0 = row; r0 < row + rows; r0 = (r0 / pr + 1) * pr) {
+            int r1 = Math.min(row + rows, (r0 / pr + 1) * pr);
+            for (int c0 = col; c0 < col + cols; c0 = (c0 / pc + 1) * pc) {
+                int c1 = Math.min(col + cols, (c0 / pc + 1) * pc);
+                int p = layout.partitionOf(r0, c0);
+                byte[] values = Accumulations.pack(type, src, r0 - row, c0 - col, cols, r1 - r0, c1 - c0);
+                CompletableFuture<Object> reply = new CompletableFuture<>();
+                replies.add(reply);
+                AccumulateMessage m = new AccumulateMessage(calls.open(reply), a.id, p, op.ordinal(),
+                        layout.offsetInPartition(r0, c0), r1 - r0, c1 - c0, values);
+                send(layout.homeOf(p), m);
+            }
+        }
+        String what = "accumulate into array '" + a.spec.name() + "'";
+        for (CompletableFuture<Object> reply : replies) {
+            AccumulatedMessage done = (AccumulatedMessage) job.await(reply, what);
+            if (!done.error().isEmpty()) throw new DsaException(done.error());
+        }
+    }
+
+    private void send(int home, AccumulateMessage m) {
+        if (home != nodeId) {
+            network.send(home, m);
+            return;
+        }
+        try {
+            io.execute(() -> onAccumulate(nodeId, m));
+        } catch (RejectedExecutionException e) {
+            // the node is closing: its job has ended, and the waiting worker sees that
+        }
+    }
+
+    // ---- the home: the I/O thread ------------------------------------------------------------------------
+
+    /**
+     * An accumulate from node {@code from} (this node included) into a partition homed here:
+     * applied once this node may write the partition, then answered. An update that does not fit
+     * the array is refused with the reason, which the sender's worker throws.
+     */
+    void onAccumulate(int from, AccumulateMessage m) {
+        arrays.whenDefined(m.arrayId(), a -> {
+            String error = check(nodeId, a, m);
+            if (error != null) {
+                answer(from, new AccumulatedMessage(m.requestId(), error));
+                return;
+            }
+            arrays.whenAccessible(a, m.partition(), Access.READ_WRITE, () -> {
+                Accumulations.apply(a.spec.elementType(), OPS[m.op()], a.slots[m.partition()].data, m.base(),
+                        a.layout.partitionCols(m.partition()), m.rows(), m.cols(), m.values());
+                answer(from, new AccumulatedMessage(m.requestId(), ""));
+            });
+        });
+    }
+
+    private void answer(int to, AccumulatedMessage reply) {
+        if (to == nodeId) calls.complete(reply.requestId(), reply);
+        else network.send(to, reply);
+    }
+
+    /** @return why {@code m} does not fit array {@code a} at node {@code nodeId}, or null if it does */
+    static String check(int nodeId, ArrayState a, AccumulateMessage m) {
+        String array = "array '" + a.spec.name() + "'";
+        int p = m.partition();
+        if (p < 0 || p >= a.slots.length) {
+            return "accumulate into partition " + p + " of " + array + ": out of range [0, " + a.slots.length + ")";
+        }
+        String part = "accumulate into partition " + p + " of " + array;
+        if (a.layout.homeOf(p) != nodeId) return part + ": node " + nodeId + " is not its home (node " + a.layout.homeOf(p) + " is)";
+        if (m.op() < 0 || m.op() >= OPS.length) return part + ": unknown reduce op " + m.op() + ", expected [0, " + OPS.length + ")";
+        ElementType type = a.spec.elementType();
+        if (!OPS[m.op()].appliesTo(type)) return part + ": reduce op " + OPS[m.op()] + " does not apply to " + type + " elements";
+        int width = a.layout.partitionCols(p);
+        int height = a.layout.partitionRows(p);
+        if (m.rows() < 1 || m.cols() < 1 || m.base() < 0 || m.base() >= width * height
+                || m.base() % width + m.cols() > width || m.base() / width + m.rows() > height) {
+            return part + ": block " + m.rows() + "x" + m.cols() + " at element " + m.base() + " does not fit the partition's "
+                    + height + "x" + width + " elements";
+        }
+        long expected = (long) m.rows() * m.cols() * type.bytes();
+        if (m.values().length != expected) {
+            return part + ": " + m.values().length + " bytes of values, expected " + expected;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,345 @@
+package io.dsa.agent.internal;
+
+import io.dsa.ArrayUse;
+import io.dsa.DsaException;
+import io.dsa.DsaScope;
+import io.dsa.ElementType;
+import io.dsa.SharedArray;
+import io.dsa.SharedDoubleArray;
+import io.dsa.SharedFloatArray;
+import io.dsa.SharedIntArray;
+import io.dsa.SharedLongArray;
+import io.dsa.coherence.Access;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The scopes of this node's workers (issue 13, docs/consistency.md): per phase, how each named
+ * array behaves. A scope opens with one collective round that checks every worker named the same
+ * uses, then the first of the node's workers to arrive sets the node up while the others wait:
+ * a read cache requests a read copy of every partition at once and caps the workers' access at
+ * READ; owner computes takes ownership of the node's home partitions at once, copies them into
+ * plain arrays and caps the workers' access at NONE. A cap only lowers what the workers get of
+ * the engine's grant ({@link Slot#cap}), so an access the scope forbids misses, and the miss path
+ * refuses it ({@link AbstractSharedArray#checkScope}); hits are unchanged. The last of the node's
+ * workers to close the scope copies the plain arrays back and lifts the caps before it joins the
+ * closing barrier, so no other node can see the array before it is back. Node 0's gate holds no
+ * barrier release while a scope is open here ({@link #open()}), so a node moves only between scopes.
+ * Thread-safe.
+ */
+final class Scopes {
+    private final NodeRuntime rt;
+    /** The node's open scopes by sequence number (the n-th scope every worker opens); guarded by this. */
+    private final Map<Long, NodeScope> bySequence = new HashMap<>();
+    private volatile int open;
+
+    Scopes(NodeRuntime rt) {
+        this.rt = rt;
+    }
+
+    /** @return how many scopes are open at this node (set up and not yet torn down) */
+    int open() { return open; }
+
+    /** One scope as this node sees it: set up by the first worker, torn down by the last. */
+    private static final class NodeScope {
+        final List<ArrayUse> uses;
+        final CompletableFuture<Void> ready = new CompletableFuture<>();
+        int closed;
+
+        NodeScope(List<ArrayUse> uses) { this.uses = uses; }
+    }
+
+    /** Per worker: the scopes it opened and has not closed, innermost last, and how many it opened. */
+    static final class WorkerScopes {
+        final Deque<ScopeImpl> stack = new ArrayDeque<>();
+        long opened;
+    }
+
+    /**
+     * Opens a scope for worker {@code w} ({@link io.dsa.DsaWorker#scope}).
+     *
+     * @throws IllegalArgumentException for a use this worker cannot make (see the contract)
+     * @throws DsaException if the workers named different scopes, or the job fails
+     */
+    DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
+        List<ArrayUse> uses = check(mine, given);
+        long sequence = mine.opened++;
+        long signature = signature(sequence, uses);
+        long[] all = w.gather(new long[] {signature});
+        for (int t = 0; t < all.length; t++) {
+            if (all[t] != signature) {
+                throw new DsaException("workers opened different scopes: worker " + t + "'s scope number " + sequence
+                        + " differs from that of worker " + w.threadId() + ", which is " + uses);
+            }
+        }
+        NodeScope node;
+        boolean first;
+        synchronized (this) {
+            node = bySequence.get(sequence);
+            first = node == null;
+            if (first) {
+                node = new NodeScope(uses);
+                bySequence.put(sequence, node);
+            }
+        }
+        if (first) {
+            try {
+                setUp(uses);
+                node.ready.complete(null);
+            } catch (RuntimeException e) {
+                node.ready.completeExceptionally(e);
+                throw e;
+            }
+        } else {
+            rt.job.await(node.ready, "opening a scope over " + uses);
+        }
+        ScopeImpl scope = new ScopeImpl(w, mine, sequence, node);
+        mine.stack.addLast(scope);
+        return scope;
+    }
+
+    /** @return the uses, checked: arrays of this runtime, each once, none in an enclosing scope of this worker */
+    private List<ArrayUse> check(WorkerScopes mine, ArrayUse[] given) {
+        if (given == null) throw new NullPointerException("uses");
+        List<ArrayUse> uses = new ArrayList<>();
+        for (ArrayUse u : given) {
+            if (u == null) throw new NullPointerException("a use of scope " + Arrays.toString(given) + " is null");
+            if (!(u.array() instanceof AbstractSharedArray a) || a.rt != rt) {
+                throw new IllegalArgumentException(u + ": the array is not a shared array of this VM");
+            }
+            for (ArrayUse other : uses) {
+                if (other.array() == u.array()) {
+                    throw new IllegalArgumentException("array '" + u.array().name() + "' appears twice in one scope: " + other + " and " + u);
+                }
+            }
+            for (ScopeImpl outer : mine.stack) {
+                for (ArrayUse o : outer.node.uses) {
+                    if (o.array() == u.array()) {
+                        throw new IllegalArgumentException("array '" + u.array().name() + "' is " + o + " in an enclosing scope; "
+                                + "a nested scope cannot make it " + u + " (close the enclosing scope first)");
+                    }
+                }
+            }
+            uses.add(u);
+        }
+        return List.copyOf(uses);
+    }
+
+    private static long signature(long sequence, List<ArrayUse> uses) {
+        long h = sequence * 0x9E3779B97F4A7C15L + uses.size();
+        for (ArrayUse u : uses) {
+            h = h * 31 + ((AbstractSharedArray) u.array()).state.id;
+            h = h * 31 + u.behaviour().ordinal();
+        }
+        return h;
+    }
+
+    private static ArrayState state(SharedArray a) { return ((AbstractSharedArray) a).state; }
+
+    // Runs on the first worker of the node to open the scope; the node's other workers wait for it.
+    private void setUp(List<ArrayUse> uses) {
+        synchronized (this) {
+            open++;
+        }
+        for (ArrayUse u : uses) state(u.array()).scopeUse = u.behaviour();
+        // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
+        // write request sent before the scope, is asked for again by the read that misses it)
+        List<CompletableFuture<Void>> copies = new ArrayList<>();
+        for (ArrayUse u : uses) {
+            if (u.behaviour() != ArrayUse.Behaviour.READ_CACHE) continue;
+            ArrayState a = state(u.array());
+            for (int p = 0; p < a.slots.length; p++) copies.add(rt.arrays.whenGranted(a, p, Access.READ));
+        }
+        for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
+        rt.arrays.onIoThread(() -> {
+            for (ArrayUse u : uses) {
+                if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) for (Slot s : state(u.array()).slots) s.cap(Access.READ);
+            }
+            return null;
+        });
+        // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
+        for (ArrayUse u : uses) {
+            if (u.behaviour() != ArrayUse.Behaviour.OWNER_COMPUTES) continue;
+            ArrayState a = state(u.array());
+            if (a.locals == null) a.locals = new Object[a.slots.length];
+            withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = copyIn(a, p, a.locals[p]));
+            rt.arrays.onIoThread(() -> {
+                for (Slot s : a.slots) s.cap(Access.NONE);
+                return null;
+            });
+        }
+    }
+
+    // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
+    // worker of this node touches the arrays now, and no other node's worker can until that barrier.
+    private void tearDown(List<ArrayUse> uses) {
+        try {
+            rt.arrays.onIoThread(() -> {
+                for (ArrayUse u : uses) for (Slot s : state(u.array()).slots) s.cap(Access.READ_WRITE);
+                return null;
+            });
+            for (ArrayUse u : uses) {
+                ArrayState a = state(u.array());
+                // a read request sent before the scope may have taken a copy of the old data meanwhile:
+                // owning the partition again invalidates it before the new data goes back
+                if (u.behaviour() == ArrayUse.Behaviour.OWNER_COMPUTES) {
+                    withHomesOwned(a, "closing a scope over " + uses, p -> copyOut(a, p, a.locals[p]));
+                }
+                a.scopeUse = null;
+            }
+        } finally {
+            synchronized (this) {
+                open--;
+            }
+        }
+    }
+
+    /**
+     * Takes ownership of every home partition of {@code a} at this node (all requests at once) and
+     * runs {@code copy} for each on the I/O thread while all are still owned; asks again if a
+     * request that was on its way took one meanwhile.
+     */
+    private void withHomesOwned(ArrayState a, String what, java.util.function.IntConsumer copy) {
+        while (true) {
+            List<CompletableFuture<Void>> owned = new ArrayList<>();
+            for (int p = 0; p < a.slots.length; p++) {
+                if (a.layout.homeOf(p) == rt.nodeId) owned.add(rt.arrays.whenGranted(a, p, Access.READ_WRITE));
+            }
+            for (CompletableFuture<Void> o : owned) rt.job.await(o, what);
+            boolean done = rt.arrays.onIoThread(() -> {
+                for (int p = 0; p < a.slots.length; p++) {
+                    if (a.layout.homeOf(p) == rt.nodeId && (!a.slots[p].granted().allows(Access.READ_WRITE) || !a.slots[p].allocated())) {
+                        return false;
+                    }
+                }
+                for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == rt.nodeId) copy.accept(p);
+                return true;
+            });
+            if (done) return;
+        }
+    }
+
+    // Partition bytes (little-endian) into the plain array, reusing `into` when it fits.
+    private static Object copyIn(ArrayState a, int p, Object into) {
+        int n = a.layout.partitionElements(p);
+        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
+        ElementType type = a.spec.elementType();
+        switch (type) {
+            case DOUBLE -> {
+                double[] d = into instanceof double[] x && x.length == n ? x : new double[n];
+                b.asDoubleBuffer().get(d);
+                return d;
+            }
+            case FLOAT -> {
+                float[] d = into instanceof float[] x && x.length == n ? x : new float[n];
+                b.asFloatBuffer().get(d);
+                return d;
+            }
+            case INT -> {
+                int[] d = into instanceof int[] x && x.length == n ? x : new int[n];
+                b.asIntBuffer().get(d);
+                return d;
+            }
+            case LONG -> {
+                long[] d = into instanceof long[] x && x.length == n ? x : new long[n];
+                b.asLongBuffer().get(d);
+                return d;
+            }
+            default -> throw new AssertionError(type);
+        }
+    }
+
+    private static void copyOut(ArrayState a, int p, Object from) {
+        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
+        switch (a.spec.elementType()) {
+            case DOUBLE -> b.asDoubleBuffer().put((double[]) from);
+            case FLOAT -> b.asFloatBuffer().put((float[]) from);
+            case INT -> b.asIntBuffer().put((int[]) from);
+            case LONG -> b.asLongBuffer().put((long[]) from);
+        }
+    }
+
+    /** One worker's handle on an open scope. */
+    final class ScopeImpl implements DsaScope {
+        private final WorkerImpl worker;
+        private final WorkerScopes mine;
+        private final long sequence;
+        final NodeScope node;
+        private final Thread owner = Thread.currentThread();
+        private boolean closed;
+
+        ScopeImpl(WorkerImpl worker, WorkerScopes mine, long sequence, NodeScope node) {
+            this.worker = worker;
+            this.mine = mine;
+            this.sequence = sequence;
+            this.node = node;
+        }
+
+        private Object plain(SharedArray array, int partition) {
+            if (closed) throw new IllegalStateException("scope " + node.uses + " is closed");
+            boolean named = false;
+            for (ArrayUse u : node.uses) named |= u.array() == array && u.behaviour() == ArrayUse.Behaviour.OWNER_COMPUTES;
+            if (!named) {
+                throw new IllegalArgumentException("array '" + array.name() + "' is not owner-computes in scope " + node.uses);
+            }
+            ArrayState a = state(array);
+            a.layout.checkPartition(partition);
+            if (a.layout.homeOf(partition) != rt.nodeId) {
+                List<Integer> here = new ArrayList<>();
+                for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == rt.nodeId) here.add(p);
+                throw new IllegalArgumentException("partition " + partition + " of array '" + array.name() + "' is homed at node "
+                        + a.layout.homeOf(partition) + "; node " + rt.nodeId + " computes on its partitions " + here);
+            }
+            return a.locals[partition];
+        }
+
+        @Override
+        public double[] local(SharedDoubleArray array, int partition) {
+            return (double[]) plain(array, partition);
+        }
+
+        @Override
+        public float[] local(SharedFloatArray array, int partition) {
+            return (float[]) plain(array, partition);
+        }
+
+        @Override
+        public int[] local(SharedIntArray array, int partition) {
+            return (int[]) plain(array, partition);
+        }
+
+        @Override
+        public long[] local(SharedLongArray array, int partition) {
+            return (long[]) plain(array, partition);
+        }
+
+        @Override
+        public void close() {
+            if (closed) return;
+            if (Thread.currentThread() != owner) {
+                throw new IllegalStateException("scope " + node.uses + " belongs to worker " + worker.threadId() + "'s thread");
+            }
+            if (mine.stack.peekLast() != this) {
+                throw new IllegalStateException("scope " + node.uses + " closed before the scope nested in it, "
+                        + mine.stack.peekLast().node.uses + ": close the inner one first");
+            }
+            closed = true;
+            mine.stack.removeLast();
+            boolean last;
+            synchronized (Scopes.this) {
+                last = ++node.closed == rt.threadsPerNode;
+                if (last) bySequence.remove(sequence);
+            }
+            if (last) tearDown(node.uses);
+            worker.barrier();
+        }
+    }
+}
