@@ -4,13 +4,15 @@ import io.dsa.coherence.CoherenceMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.CorruptedFrameException;
+import java.util.Arrays;
 
 /**
  * Puts chunked messages ({@link WireFormat}, "Chunks") back together on the receiving side of one
  * connection, one message at a time. A coherence message's data goes straight into the array its
  * {@link PartitionBuffers} names (asked once, when the first chunk has brought the message's
- * head), so a partition is copied once on this side however many chunks it takes; any other
- * message's body is collected in a heap buffer that grows as its chunks arrive, then decoded.
+ * head), so a partition is copied once on this side however many chunks it takes; without such an
+ * array the data, and any other message's body, is collected in a buffer that grows as its chunks
+ * arrive (a peer cannot make this side hold more than twice what it sent).
  *
  * <p>Refused, each with a {@link CorruptedFrameException} naming what was wrong (the decoder
  * closes the connection): a chunk whose header is malformed; a first chunk not at offset 0, or a
@@ -24,7 +26,8 @@ import io.netty.handler.codec.CorruptedFrameException;
  * <p>Not thread-safe: the channel's event loop.
  */
 final class ChunkAssembler {
-    private static final int INITIAL_BODY_BYTES = 1 << 20;
+    /** What a message that is not decoded into a named array starts with before its chunks arrive. */
+    private static final int INITIAL_BYTES = 4 << 10;
 
     private final PartitionBuffers buffers;
     /** The message being assembled: its first chunk's header; null when none is. */
@@ -72,8 +75,9 @@ final class ChunkAssembler {
         if (current == null) {
             start(h, chunk, alloc);
         }
-        if (data != null) {
+        if (head != null) {
             long dataIndex = received + (piece - chunk.readableBytes()) - WireFormat.COHERENCE_HEAD_BYTES; // after the head
+            grow((int) dataIndex + chunk.readableBytes());
             chunk.readBytes(data, (int) dataIndex, chunk.readableBytes()); // the receiving side's one copy
         } else {
             body.writeBytes(chunk);
@@ -98,13 +102,21 @@ final class ChunkAssembler {
                         + m.dataBytes() + ", expected " + (h.total() - WireFormat.COHERENCE_HEAD_BYTES));
             }
             head = m;
-            data = m.dataArray(buffers);
+            byte[] named = buffers.bufferFor(m.arrayId(), m.partition(), m.dataBytes());
+            // no array of that size here to decode into: one that grows with what arrives, so a peer
+            // cannot make us hold more than it sent (twice that at most)
+            data = named != null && named.length == m.dataBytes() ? named : new byte[Math.min(m.dataBytes(), INITIAL_BYTES)];
         } else {
-            // grows with what arrives: a peer cannot make us hold more than it sent
-            body = alloc.heapBuffer((int) Math.min(h.total(), INITIAL_BODY_BYTES), (int) h.total());
+            body = alloc.heapBuffer((int) Math.min(h.total(), INITIAL_BYTES), (int) h.total()); // grows likewise
         }
         current = h;
         received = 0;
+    }
+
+    /** Makes {@link #data} hold at least {@code bytes}, doubling, never past the message's data count. */
+    private void grow(int bytes) {
+        if (bytes <= data.length) return;
+        data = Arrays.copyOf(data, Math.max(bytes, (int) Math.min(head.dataBytes(), 2L * data.length)));
     }
 
     private Object finish() {

@@ -510,7 +510,8 @@ final class WireFormat {
             case AGENT_STARTED -> new AgentStartedMessage(body.readLong(), readString(body, "address"),
                     readBoolean(body, "resumable"));
             case AGENT_STATUS_QUERY -> new AgentStatusQueryMessage(body.readLong(), body.readInt());
-            case AGENT_STATUS -> new AgentStatusMessage(body.readLong(), body.readInt(), body.readInt(), readStrings(body, "rows"));
+            case AGENT_STATUS -> new AgentStatusMessage(body.readLong(), body.readInt(), body.readInt(),
+                    readPresentStrings(body, "rows"));
             case HOLD_BARRIER -> new HoldBarrierMessage(body.readLong());
             case RELEASE_BARRIER -> new ReleaseBarrierMessage(body.readLong());
             case EXPECT_MOVE -> new ExpectMoveMessage(body.readLong(), body.readInt());
@@ -708,6 +709,21 @@ final class WireFormat {
             strings[i] = readString(in, field + "[" + i + "]");
         }
         return Arrays.asList(strings);
+    }
+
+    /**
+     * {@link #readStrings} for a list that is never absent and holds no absent string (a record
+     * that copies it refuses nulls).
+     *
+     * @throws CorruptedFrameException for a count or a string length of -1 (absent)
+     */
+    static List<String> readPresentStrings(ByteBuf in, String field) {
+        List<String> strings = readStrings(in, field);
+        if (strings == null) throw new CorruptedFrameException(field + " absent (count -1), expected a list");
+        for (int i = 0; i < strings.size(); i++) {
+            if (strings.get(i) == null) throw new CorruptedFrameException(field + "[" + i + "] absent (length -1), expected a string");
+        }
+        return strings;
     }
 
     static void writeLongs(long[] values, ByteBuf out) {

@@ -40,6 +40,7 @@ import io.dsa.agent.wire.ViewMessage;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
@@ -476,6 +477,20 @@ class FrameCodecTest {
             assertEquals("é", frame.toString(body + 8, 2, StandardCharsets.UTF_8));
         } finally {
             frame.release();
+        }
+    }
+
+    /** Found by fuzzing (run H, wire-bodies and supervision): absent rows (count -1) or an absent row threw a NullPointerException. */
+    @Test
+    void anAgentStatusWithAbsentRowsOrAnAbsentRowIsRefusedAsMalformed() {
+        for (int[] rows : new int[][] {{-1}, {1, -1}}) {
+            ByteBuf body = Unpooled.buffer();
+            body.writeLong(7).writeInt(1).writeInt(2);
+            for (int v : rows) body.writeInt(v);
+            CorruptedFrameException e = assertThrows(CorruptedFrameException.class,
+                    () -> WireFormat.readBody(MessageType.AGENT_STATUS, body));
+            assertTrue(e.getMessage().contains("absent"), e.getMessage());
+            body.release();
         }
     }
 }
