@@ -70,6 +70,10 @@ public final class HostClient implements AutoCloseable {
      * @throws DsaException when the host cannot be reached or refuses the secret
      */
     public Connection connect(HostPort host) {
+        return connect(host, timeoutMs);
+    }
+
+    private Connection connect(HostPort host, long timeoutMs) {
         Connection c = connections.get(host);
         if (c != null && c.isOpen()) return c;
         try {
@@ -96,7 +100,16 @@ public final class HostClient implements AutoCloseable {
      * @throws DsaException when the host refuses (with its reason) or does not answer in time
      */
     public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target) {
-        Connection c = connect(host);
+        return request(host, op, vmName, nodeId, target, timeoutMs);
+    }
+
+    /**
+     * As {@link #request(HostPort, int, String, int, String)}, waiting at most {@code timeoutMs} for
+     * the connection (if it must be dialled) and as long again for the reply: for requests that must
+     * not hold their caller up for the client's whole timeout (stopping a VM after a failure).
+     */
+    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target, long timeoutMs) {
+        Connection c = connect(host, timeoutMs);
         long id = replies.open(c);
         c.send(new HostRequestMessage(id, op, vmName, nodeId, target));
         return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);

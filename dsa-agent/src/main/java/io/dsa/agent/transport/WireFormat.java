@@ -79,6 +79,9 @@ import java.util.List;
  * The record's sequence number {@code seq} (int64, per direction, from 0 for each key) is never
  * sent: it makes the GCM nonce ({@code iv XOR seq}) or enters the MAC.
  *
+ * <p>A HEARTBEAT frame (type 5, after authentication) has an empty body: it is the whole frame
+ * {@code 00 00 00 02 | 02 | 05}, sealed like any other.
+ *
  * <p>{@code type} is a {@link MessageType} code. Body fields, in record component order:
  * <ul>
  *   <li>{@code int}: int32; {@code long}: int64; {@code boolean}: u8 0 or 1;</li>
@@ -172,6 +175,7 @@ final class WireFormat {
                 writeBytes(m.mac(), out);
             }
             case REFUSE -> writeString(((RefuseMessage) message).reason(), out);
+            case HEARTBEAT -> { } // no body
             case JOIN -> {
                 JoinMessage m = (JoinMessage) message;
                 out.writeInt(m.nodeId());
@@ -393,6 +397,7 @@ final class WireFormat {
                     readBytes(body, "nonce"), readBytes(body, "keyShare"), readBytes(body, "mac"));
             case WELCOME -> new WelcomeMessage(body.readInt(), readBytes(body, "keyShare"), readBytes(body, "mac"));
             case REFUSE -> new RefuseMessage(readString(body, "reason"));
+            case HEARTBEAT -> HeartbeatMessage.INSTANCE;
             case JOIN -> new JoinMessage(body.readInt(), readString(body, "host"), body.readInt());
             case VIEW -> new ViewMessage(body.readInt(), readStrings(body, "addresses"));
             case REGISTER -> new RegisterMessage(body.readLong(), body.readInt(), readString(body, "name"),

@@ -129,6 +129,7 @@ class FrameCodecTest {
         all.add(new ReadArrayMessage(19, "phases.A", 0, 96));
         all.add(new SnapshotMessage(20, -1));
         all.add(new RetireMessage(21));
+        all.add(HeartbeatMessage.INSTANCE);
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data));
