@@ -79,7 +79,7 @@ final class HostsRun {
     int run(Class<? extends DsaProgram> programType, byte[] jar) throws InterruptedException {
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
         try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000),
-                job.security.value)) {
+                job.security.value, job.failureTimeoutMs)) {
             client.onJobEvent(this::onEvent);
             // Ctrl-C or SIGTERM while the job runs: stop the VM on every host with its tokens first.
             Thread onInterrupt = new Thread(() -> stopWithin(client, STOP_ON_EXIT_MS), "dsa-run-stop");
@@ -99,7 +99,7 @@ final class HostsRun {
     private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
             throws InterruptedException {
         client.onDisconnect(peer -> {
-            String why = "lost the connection to host " + peer;
+            String why = "lost the connection to host " + peer + " (closed, or silent for " + job.failureTimeoutMs + " ms)";
             for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
             for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
         });

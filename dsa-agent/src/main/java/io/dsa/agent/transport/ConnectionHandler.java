@@ -37,7 +37,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HeartbeatMessage) return;   // its bytes told the HeartbeatHandler already
+        if (msg instanceof HeartbeatMessage h) {   // its bytes moved the read deadline already; its interval may matter
+            HeartbeatHandler detector = ctx.pipeline().get(HeartbeatHandler.class);
+            if (detector != null) detector.onPeerHeartbeat(h);
+            return;
+        }
         try {
             inbound.onMessage(connection, msg);
         } catch (RuntimeException | Error e) {
