@@ -81,6 +81,12 @@ public final class DsaAgent implements Agent, AutoCloseable {
         return JobRunner.run(runtime, program, args);
     }
 
+    /**
+     * Fails the job this node runs, everywhere (through the monitor, as a worker's exception would):
+     * every blocked worker of every node is released with a {@code DsaException} carrying {@code text}.
+     */
+    void failJob(String text) { runtime.failJob(text); }
+
     /** @return {@code vmName/nodeId} */
     @Override
     public String getAgentId() { return agentId(runtime.vmName(), runtime.nodeId()); }

@@ -74,6 +74,34 @@ public final class DsaCluster implements AutoCloseable {
      * @throws DsaException carrying the first worker failure
      */
     public RunReport run(DsaProgram program, String... args) {
+        return run(program, Long.MAX_VALUE, args);
+    }
+
+    /**
+     * As {@link #run(DsaProgram, String...)}, failing the job when it has not finished within
+     * {@code timeout}: every worker of every node is released with a {@link DsaException} (as when a
+     * worker throws), and this throws one that says the run timed out, once the nodes have ended (or
+     * after a further {@link DsaConfig#failureTimeoutMs()}, for nodes that do not).
+     *
+     * @param timeout how long the whole run may take, positive
+     * @throws DsaException carrying the first worker failure, or saying that the run timed out
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public RunReport run(DsaProgram program, java.time.Duration timeout, String... args) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout " + timeout.toMillis() + " ms out of range [1, " + Long.MAX_VALUE + "]");
+        }
+        long timeoutNs;
+        try {
+            timeoutNs = timeout.toNanos();
+        } catch (ArithmeticException e) {
+            timeoutNs = Long.MAX_VALUE;
+        }
+        return run(program, timeoutNs, args);
+    }
+
+    private RunReport run(DsaProgram program, long timeoutNs, String... args) {
+        long startNs = System.nanoTime();
         List<String> argList = Arrays.asList(args.clone());
         ExecutorService pool = Executors.newFixedThreadPool(agents.size(), r -> {
             Thread t = new Thread(r, "dsa-cluster-node");
@@ -100,7 +128,7 @@ public final class DsaCluster implements AutoCloseable {
                 while (true) {
                     CompletableFuture<RunReport> f = running.get(n);
                     try {
-                        RunReport r = f.get();
+                        RunReport r = awaitNode(f, startNs, timeoutNs);
                         if (r == null) {
                             // the node moved: its new agent's future was installed before the old one ended
                             if (running.get(n) == f) throw new IllegalStateException("node " + n + " moved without a successor");
@@ -124,6 +152,29 @@ public final class DsaCluster implements AutoCloseable {
         } finally {
             jobDone = true;
             pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Waits for a node's run; once the run's time is up, fails the job (every node's workers are
+     * released) and then waits for the node to end at most the failure timeout.
+     */
+    private RunReport awaitNode(CompletableFuture<RunReport> f, long startNs, long timeoutNs)
+            throws ExecutionException, InterruptedException {
+        if (timeoutNs == Long.MAX_VALUE) return f.get();
+        try {
+            return f.get(Math.max(0, startNs + timeoutNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            String text = "the run timed out after " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms";
+            synchronized (this) {
+                for (DsaAgent a : agents) a.failJob(text);
+            }
+            try {
+                return f.get(config.failureTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException stillRunning) {
+                throw new ExecutionException(new DsaException(text + "; a node did not end within "
+                        + config.failureTimeoutMs() + " ms after it"));
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import io.dsa.agent.transport.TransportConfig;
 import io.dsa.agent.transport.TransportSecurity;
 
 
@@ -48,6 +49,15 @@ public final class DsaConfig {
     public static final int DEFAULT_PREFETCH_WINDOW = 4;
     /** Largest prefetch window. */
     public static final int MAX_PREFETCH_WINDOW = 256;
+    /**
+     * Default failure timeout, in milliseconds: a node silent this long on any connection (dead,
+     * hung, stopped, or cut off without a reset) is lost, and the job fails naming it.
+     */
+    public static final long DEFAULT_FAILURE_TIMEOUT_MS = TransportConfig.DEFAULT_FAILURE_TIMEOUT_MS;
+    /** Smallest failure timeout accepted, in milliseconds. */
+    public static final long MIN_FAILURE_TIMEOUT_MS = TransportConfig.MIN_FAILURE_TIMEOUT_MS;
+    /** Largest failure timeout accepted, in milliseconds: one hour. */
+    public static final long MAX_FAILURE_TIMEOUT_MS = TransportConfig.MAX_FAILURE_TIMEOUT_MS;
 
     private final int nodes;
     private final int threadsPerNode;
@@ -59,6 +69,7 @@ public final class DsaConfig {
     private final String monitorAddress;
     private final int maxFrameBytes;
     private final long startupTimeoutMs;
+    private final long failureTimeoutMs;
     private final BarrierKind barrier;
     private final int barrierFanout;
     private final ProxyMode proxy;
@@ -78,6 +89,7 @@ public final class DsaConfig {
         this.monitorAddress = b.monitorAddress;
         this.maxFrameBytes = b.maxFrameBytes;
         this.startupTimeoutMs = b.startupTimeoutMs;
+        this.failureTimeoutMs = b.failureTimeoutMs;
         this.barrier = b.barrier;
         this.barrierFanout = b.barrierFanout;
         this.proxy = b.proxy;
@@ -103,6 +115,7 @@ public final class DsaConfig {
         b.monitorAddress = monitorAddress;
         b.maxFrameBytes = maxFrameBytes;
         b.startupTimeoutMs = startupTimeoutMs;
+        b.failureTimeoutMs = failureTimeoutMs;
         b.barrier = barrier;
         b.barrierFanout = barrierFanout;
         b.proxy = proxy;
@@ -146,6 +159,13 @@ public final class DsaConfig {
     /** @return how long to wait for the VM to form */
     public long startupTimeoutMs() { return startupTimeoutMs; }
 
+    /**
+     * @return how long a node may be silent on a connection before it is taken for lost and the job
+     *         fails naming it, in milliseconds; each connection heartbeats after a third of it idle;
+     *         default {@value #DEFAULT_FAILURE_TIMEOUT_MS}
+     */
+    public long failureTimeoutMs() { return failureTimeoutMs; }
+
     /** @return how the global barrier travels; default {@link BarrierKind#TREE} */
     public BarrierKind barrier() { return barrier; }
 
@@ -175,7 +195,7 @@ public final class DsaConfig {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
                 + ", proxy=" + proxy + ", wait=" + waitStrategy + ", prefetchWindow=" + prefetchWindow
-                + ", transportSecurity=" + transportSecurity + "}";
+                + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
     /** Builds a {@link DsaConfig}. Not thread-safe. */
@@ -190,6 +210,7 @@ public final class DsaConfig {
         private String monitorAddress;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
         private long startupTimeoutMs = DEFAULT_STARTUP_TIMEOUT_MS;
+        private long failureTimeoutMs = DEFAULT_FAILURE_TIMEOUT_MS;
         private BarrierKind barrier = BarrierKind.TREE;
         private int barrierFanout = DEFAULT_BARRIER_FANOUT;
         private ProxyMode proxy = ProxyMode.FLOAT;
@@ -308,6 +329,14 @@ public final class DsaConfig {
         public Builder startupTimeoutMs(long ms) { this.startupTimeoutMs = ms; return this; }
 
         /**
+         * @param ms how long a node may be silent on a connection before the job fails naming it, in
+         *        {@code [MIN_FAILURE_TIMEOUT_MS, MAX_FAILURE_TIMEOUT_MS]} ({@value #MIN_FAILURE_TIMEOUT_MS} to
+         *        {@value #MAX_FAILURE_TIMEOUT_MS}); default {@value #DEFAULT_FAILURE_TIMEOUT_MS}. Longer than the
+         *        longest pause a node may take (a full garbage collection), shorter than a user's patience.
+         */
+        public Builder failureTimeoutMs(long ms) { this.failureTimeoutMs = ms; return this; }
+
+        /**
          * @return the config
          * @throws IllegalArgumentException naming the first bad value and its valid range
          */
@@ -318,6 +347,7 @@ public final class DsaConfig {
             range("port", port, 0, 65535);
             range("max frame bytes", maxFrameBytes, MIN_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES);
             range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
+            range("failure timeout ms", failureTimeoutMs, MIN_FAILURE_TIMEOUT_MS, MAX_FAILURE_TIMEOUT_MS);
             range("barrier fanout", barrierFanout, 2, 64);
             range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
             if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {

@@ -65,16 +65,23 @@ final class HostCommand implements Callable<Integer> {
     @Mixin
     MetricsOption metrics = new MetricsOption();
 
+    @Option(names = "--failure-timeout-ms", paramLabel = "MS", defaultValue = "" + DsaConfig.DEFAULT_FAILURE_TIMEOUT_MS,
+            description = "Close a connection to a launcher or another host that is silent this long (stopped, hung, or cut off"
+                    + " without a reset); each VM's own nodes use the VM's --failure-timeout-ms; from "
+                    + DsaConfig.MIN_FAILURE_TIMEOUT_MS + " to " + DsaConfig.MAX_FAILURE_TIMEOUT_MS + " (default: ${DEFAULT-VALUE}).")
+    long failureTimeoutMs;
+
     @Override
     public Integer call() throws InterruptedException {
         Checks.range(spec, "--port", port, 0, 65535);
         metrics.validate(spec);
+        Checks.range(spec, "--failure-timeout-ms", failureTimeoutMs, DsaConfig.MIN_FAILURE_TIMEOUT_MS, DsaConfig.MAX_FAILURE_TIMEOUT_MS);
         int cpus = maxJobCpus == null ? Runtime.getRuntime().availableProcessors() : maxJobCpus;
         Checks.range(spec, "--max-job-cpus", cpus, 1, HostConfig.MAX_JOB_CPUS);
         long heap = maxJobHeap == null ? 0
                 : Checks.bytes(spec, "--max-job-heap", maxJobHeap, HostConfig.MIN_JOB_HEAP_BYTES, HostConfig.MAX_JOB_HEAP_BYTES);
         HostConfig.Builder config = HostConfig.builder().bindHost(bindHost).port(port).secret(secret.secret(spec))
-                .maxJobHeapBytes(heap).maxJobCpus(cpus).security(security.value);
+                .maxJobHeapBytes(heap).maxJobCpus(cpus).security(security.value).failureTimeoutMs(failureTimeoutMs);
         if (workDir != null) config.workDir(workDir);
         PrintWriter out = spec.commandLine().getOut();
         AgentHost host;

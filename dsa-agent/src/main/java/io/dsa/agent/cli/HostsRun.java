@@ -10,10 +10,8 @@ import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostRequestMessage;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +33,14 @@ final class HostsRun {
     static final long HOST_WAIT_MS = 30_000;
     /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
     static final long STOP_ON_EXIT_MS = 5_000;
+    /** How long a host has to take the connection and answer a stop of the VM (the hosts are asked in parallel). */
+    static final long STOP_VM_MS = 2_000;
+    /** Threads that ask the hosts to stop, one per host at once; daemons, so a host that never answers holds up no exit. */
+    private static final java.util.concurrent.Executor STOPPERS = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "dsa-run-stop-host");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final JobOptions job;
     private final List<HostPort> hosts;
@@ -73,7 +79,7 @@ final class HostsRun {
     int run(Class<? extends DsaProgram> programType, byte[] jar) throws InterruptedException {
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
         try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000),
-                job.security.value)) {
+                job.security.value, job.failureTimeoutMs)) {
             client.onJobEvent(this::onEvent);
             // Ctrl-C or SIGTERM while the job runs: stop the VM on every host with its tokens first.
             Thread onInterrupt = new Thread(() -> stopWithin(client, STOP_ON_EXIT_MS), "dsa-run-stop");
@@ -93,7 +99,7 @@ final class HostsRun {
     private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
             throws InterruptedException {
         client.onDisconnect(peer -> {
-            String why = "lost the connection to host " + peer;
+            String why = "lost the connection to host " + peer + " (closed, or silent for " + job.failureTimeoutMs + " ms)";
             for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
             for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
         });
@@ -183,7 +189,7 @@ final class HostsRun {
 
     private List<String> options() {
         return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
-                "maxFrameBytes=" + job.maxFrameBytes, "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow,
+                "maxFrameBytes=" + job.maxFrameBytes, "failureTimeoutMs=" + job.failureTimeoutMs, "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow,
                 "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
     }
 
@@ -242,17 +248,34 @@ final class HostsRun {
         }
     }
 
-    // Each host that took a node gets STOP_VM with the token it returned for it.
+    /**
+     * Each host that took a node gets STOP_VM with the token it returned for it, all at once: a host
+     * that is stopped or cut off holds up the others by nothing, and the whole stop by at most
+     * {@link #STOP_VM_MS} (its nodes, lost to the others, end with the job anyway).
+     */
     private void stopEverywhere(HostClient client) {
-        Set<String> asked = new LinkedHashSet<>();
-        List<String> problems = new ArrayList<>();
+        record Stop(HostPort host, String token) {}
+        Map<Stop, CompletableFuture<Void>> stops = new java.util.LinkedHashMap<>();
         for (Map.Entry<Integer, String> t : stopTokens.entrySet()) {
-            HostPort h = host(t.getKey());
-            if (!asked.add(h + " " + t.getValue())) continue;
-            try {
-                client.request(h, HostRequestMessage.STOP_VM, job.vmName, -1, t.getValue());
-            } catch (RuntimeException e) {
-                problems.add(Jobs.describe(e));
+            Stop stop = new Stop(host(t.getKey()), t.getValue());
+            stops.computeIfAbsent(stop, k -> CompletableFuture.runAsync(
+                    () -> client.request(k.host(), HostRequestMessage.STOP_VM, job.vmName, -1, k.token(), STOP_VM_MS), STOPPERS));
+        }
+        try {
+            // connect and reply are bounded by STOP_VM_MS each
+            CompletableFuture.allOf(stops.values().toArray(new CompletableFuture<?>[0])).get(2 * STOP_VM_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // each one's outcome is read below
+        }
+        List<String> problems = new ArrayList<>();
+        for (Map.Entry<Stop, CompletableFuture<Void>> s : stops.entrySet()) {
+            CompletableFuture<Void> f = s.getValue();
+            if (!f.isDone()) {
+                problems.add("host " + s.getKey().host() + " did not answer within " + 2 * STOP_VM_MS + " ms");
+            } else if (f.isCompletedExceptionally()) {
+                problems.add(Jobs.describe(f.handle((v, e) -> e).join()));
             }
         }
         if (!problems.isEmpty()) {

@@ -35,6 +35,12 @@ final class JobOptions {
             description = "Fail the job if it has not finished after this many seconds (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
+    @Option(names = "--failure-timeout-ms", paramLabel = "MS", defaultValue = "" + DsaConfig.DEFAULT_FAILURE_TIMEOUT_MS,
+            description = "Fail the job when a node is silent this long on any connection (dead, hung, stopped, or cut off"
+                    + " without a reset), naming it; connections heartbeat after a third of it idle; from "
+                    + DsaConfig.MIN_FAILURE_TIMEOUT_MS + " to " + DsaConfig.MAX_FAILURE_TIMEOUT_MS + " (default: ${DEFAULT-VALUE}).")
+    long failureTimeoutMs;
+
     @Option(names = "--barrier", paramLabel = "KIND", defaultValue = "TREE",
             description = "How the global barrier travels between nodes: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     BarrierKind barrier;
@@ -77,6 +83,8 @@ final class JobOptions {
         Checks.range(spec, "--nodes", nodes, 1, DsaConfig.MAX_NODES);
         Checks.range(spec, "--threads", threads, 1, DsaConfig.MAX_THREADS_PER_NODE);
         Checks.range(spec, "--timeout", timeoutSeconds, 1, MAX_TIMEOUT_SECONDS);
+        Checks.range(spec, "--failure-timeout-ms", failureTimeoutMs, DsaConfig.MIN_FAILURE_TIMEOUT_MS,
+                DsaConfig.MAX_FAILURE_TIMEOUT_MS);
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
         Checks.range(spec, "--max-frame-bytes", maxFrameBytes, DsaConfig.MIN_MAX_FRAME_BYTES, DsaConfig.MAX_MAX_FRAME_BYTES);
         Checks.range(spec, "--prefetch-window", prefetchWindow, 0, DsaConfig.MAX_PREFETCH_WINDOW);
@@ -89,7 +97,8 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy)
-                .prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes);
+                .prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .failureTimeoutMs(failureTimeoutMs);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
@@ -97,7 +106,8 @@ final class JobOptions {
         List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
                 "--wait", waitStrategy.name(), "--prefetch-window", Integer.toString(prefetchWindow),
-                "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes)));
+                "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes),
+                "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
         arguments.addAll(security.arguments());
         return arguments;
     }

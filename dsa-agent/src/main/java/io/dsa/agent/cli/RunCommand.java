@@ -253,7 +253,7 @@ final class RunCommand implements Callable<Integer> {
             }
             Verdict verdict = await(agent, program, children, deadlineNs, out);
             if (verdict.failure() != null) {
-                if (!verdict.timedOut()) {
+                if (verdict.nodesKnow()) {
                     // The other nodes learn of the failure too: let them say why and exit on their own.
                     children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
                 }
@@ -270,11 +270,15 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** How a job ended: {@code failure} is null on success. */
-    private record Verdict(String failure, boolean timedOut) {
-        static final Verdict OK = new Verdict(null, false);
+    /**
+     * How a job ended: {@code failure} is null on success; {@code nodesKnow} says whether node 0
+     * failed the job, so that the other nodes learn it and exit on their own (not after a time out, nor
+     * when only the launcher saw a child die).
+     */
+    private record Verdict(String failure, boolean nodesKnow) {
+        static final Verdict OK = new Verdict(null, true);
 
-        static Verdict failed(String reason) { return new Verdict(reason, false); }
+        static Verdict failed(String reason) { return new Verdict(reason, true); }
     }
 
     // Runs node 0's part and waits for the children.
@@ -286,20 +290,21 @@ final class RunCommand implements Callable<Integer> {
         try {
             first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return new Verdict(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)), true);
+            return new Verdict(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)), false);
         } catch (ExecutionException e) {
             return Verdict.failed(Jobs.describe(e));   // node 0's run threw: the job's first failure
         }
         if (!run.isDone()) {
-            // A child died first. Node 0's run usually fails a moment later with the real reason.
+            // A child died first. Node 0's run fails a moment later with the real reason when the monitor
+            // lost a connection to it; when the child died before it connected, nobody but us knows.
             try {
-                run.get(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)), TimeUnit.MILLISECONDS);
+                run.get(Math.min(job.failureTimeoutMs, remainingMs(deadlineNs)), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 return Verdict.failed(Jobs.describe(e));
             } catch (TimeoutException e) {
                 // no better reason than the child's exit
             }
-            return Verdict.failed(children.firstFailure().getNow("a node failed"));
+            return new Verdict(children.firstFailure().getNow("a node failed"), false);
         }
         RunReport report = run.join();
         String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));

@@ -115,7 +115,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         this.workDir = WorkDir.create(config.workDir());
         try {
             this.transport = Transport.start(TransportConfig.builder().vmName(HOST_VM).nodeId(HOST_ID).secret(secret)
-                    .security(config.security()).bindHost(config.bindHost()).port(config.port()).build(), new Inbound());
+                    .security(config.security()).bindHost(config.bindHost()).port(config.port())
+                    .failureTimeoutMs(config.failureTimeoutMs()).build(), new Inbound());
         } catch (RuntimeException e) {
             workDir.close();
             throw e;

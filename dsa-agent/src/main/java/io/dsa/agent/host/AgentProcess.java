@@ -46,6 +46,13 @@ import org.slf4j.LoggerFactory;
  * Thread-safe.
  */
 final class AgentProcess {
+    /**
+     * The failure timeout of the supervision connection, both ends: long, since a job JVM's death is
+     * seen at once (its exit, its pipe), and its silence (a long pause, a stop) by its VM's peers
+     * within the VM's own failure timeout, which may be longer than a host's; this connection only
+     * has to notice a host or a job JVM gone silent for good.
+     */
+    static final long SUPERVISION_FAILURE_TIMEOUT_MS = 60_000;
     /** The VM name of the supervision connection's handshake. */
     static final String SUPERVISION_VM = "dsa-job";
     /** Node ids of the supervision handshake: the host's side and the job JVM's. */
@@ -84,7 +91,7 @@ final class AgentProcess {
         this.limits = limits;
         this.security = security;
         this.supervision = Transport.start(TransportConfig.builder().vmName(SUPERVISION_VM).nodeId(HOST_ID).secret(jobSecret).security(security)
-                .bindHost("127.0.0.1").port(0).ioThreads(1).build(), new Inbound());
+                .bindHost("127.0.0.1").port(0).ioThreads(1).failureTimeoutMs(SUPERVISION_FAILURE_TIMEOUT_MS).build(), new Inbound());
     }
 
     /**

@@ -105,7 +105,8 @@ public final class AgentProcessMain {
 
     private void serve(int port, byte[] jobSecret) {
         Transport transport = Transport.start(TransportConfig.builder().vmName(AgentProcess.SUPERVISION_VM)
-                .nodeId(AgentProcess.CHILD_ID).secret(jobSecret).security(security).bindHost("127.0.0.1").port(0).ioThreads(1).build(), new Inbound());
+                .nodeId(AgentProcess.CHILD_ID).secret(jobSecret).security(security).bindHost("127.0.0.1").port(0).ioThreads(1)
+                .failureTimeoutMs(AgentProcess.SUPERVISION_FAILURE_TIMEOUT_MS).build(), new Inbound());
         try {
             transport.connect("127.0.0.1", port).get(AgentProcess.START_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {

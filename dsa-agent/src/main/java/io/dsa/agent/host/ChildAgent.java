@@ -368,9 +368,10 @@ final class ChildAgent {
                     case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                     case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
+                    case "failureTimeoutMs" -> config.failureTimeoutMs(Long.parseLong(value));
                     case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
                     default -> throw new DsaException("unknown job option '" + option
-                            + "'; known: barrier, fanout, proxy, wait, prefetchWindow, startupTimeoutMs, maxFrameBytes, hosts");
+                            + "'; known: barrier, fanout, proxy, wait, prefetchWindow, startupTimeoutMs, maxFrameBytes, failureTimeoutMs, hosts");
                 }
             } catch (IllegalArgumentException e) {   // valueOf, parseInt
                 throw new DsaException("job option '" + option + "' has a value that does not parse: " + e.getMessage());

@@ -35,10 +35,11 @@ public final class HostClient implements AutoCloseable {
     private volatile Consumer<HostJobEventMessage> events = e -> {};
     private volatile Consumer<String> disconnects = h -> {};
 
-    private HostClient(byte[] secret, String bindHost, long timeoutMs, TransportSecurity security) {
+    private HostClient(byte[] secret, String bindHost, long timeoutMs, TransportSecurity security, long failureTimeoutMs) {
         this.timeoutMs = timeoutMs;
         this.transport = Transport.start(TransportConfig.builder().vmName(AgentHost.HOST_VM).nodeId(AgentHost.CLIENT_ID)
-                .secret(secret).security(security).bindHost(bindHost).port(0).build(), new Inbound());
+                .secret(secret).security(security).bindHost(bindHost).port(0).failureTimeoutMs(failureTimeoutMs).build(),
+                new Inbound());
     }
 
     /**
@@ -56,7 +57,16 @@ public final class HostClient implements AutoCloseable {
      * which must be what the hosts use (else each refuses the handshake, naming both).
      */
     public static HostClient open(byte[] secret, String bindHost, long timeoutMs, TransportSecurity security) {
-        return new HostClient(secret, bindHost, timeoutMs, security);
+        return open(secret, bindHost, timeoutMs, security, TransportConfig.DEFAULT_FAILURE_TIMEOUT_MS);
+    }
+
+    /**
+     * As {@link #open(byte[], String, long, TransportSecurity)}, taking a host for lost (its
+     * connection closes, {@link #onDisconnect} hears it) when it is silent for {@code failureTimeoutMs}
+     * (see {@link TransportConfig#failureTimeoutMs()}): a launcher uses its VM's.
+     */
+    public static HostClient open(byte[] secret, String bindHost, long timeoutMs, TransportSecurity security, long failureTimeoutMs) {
+        return new HostClient(secret, bindHost, timeoutMs, security, failureTimeoutMs);
     }
 
     /** Sets who receives job events (on an I/O thread: must not block). */
@@ -70,6 +80,10 @@ public final class HostClient implements AutoCloseable {
      * @throws DsaException when the host cannot be reached or refuses the secret
      */
     public Connection connect(HostPort host) {
+        return connect(host, timeoutMs);
+    }
+
+    private Connection connect(HostPort host, long timeoutMs) {
         Connection c = connections.get(host);
         if (c != null && c.isOpen()) return c;
         try {
@@ -96,7 +110,16 @@ public final class HostClient implements AutoCloseable {
      * @throws DsaException when the host refuses (with its reason) or does not answer in time
      */
     public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target) {
-        Connection c = connect(host);
+        return request(host, op, vmName, nodeId, target, timeoutMs);
+    }
+
+    /**
+     * As {@link #request(HostPort, int, String, int, String)}, waiting at most {@code timeoutMs} for
+     * the connection (if it must be dialled) and as long again for the reply: for requests that must
+     * not hold their caller up for the client's whole timeout (stopping a VM after a failure).
+     */
+    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target, long timeoutMs) {
+        Connection c = connect(host, timeoutMs);
         long id = replies.open(c);
         c.send(new HostRequestMessage(id, op, vmName, nodeId, target));
         return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);

@@ -25,6 +25,7 @@ public final class HostConfig {
     private final long maxJobHeapBytes;
     private final int maxJobCpus;
     private final TransportSecurity security;
+    private final long failureTimeoutMs;
 
     private HostConfig(Builder b) {
         this.bindHost = b.bindHost;
@@ -34,6 +35,7 @@ public final class HostConfig {
         this.maxJobHeapBytes = b.maxJobHeapBytes;
         this.maxJobCpus = b.maxJobCpus;
         this.security = b.security;
+        this.failureTimeoutMs = b.failureTimeoutMs;
     }
 
     /** @return a builder with the defaults */
@@ -60,6 +62,12 @@ public final class HostConfig {
     /** @return how every connection of the host is protected (launchers, hosts, its job JVMs, their agents) */
     public TransportSecurity security() { return security; }
 
+    /**
+     * @return how long a launcher, another host or a job JVM may be silent on its connection to this
+     *         daemon before the connection is closed as lost, in milliseconds (see {@link TransportConfig#failureTimeoutMs()})
+     */
+    public long failureTimeoutMs() { return failureTimeoutMs; }
+
     /** @return {@code bytes} as people write heap sizes: {@code 64 MiB}, {@code 1.5 GiB} */
     public static String formatBytes(long bytes) {
         if (bytes >= 1L << 30) return trim(bytes / (double) (1L << 30)) + " GiB";
@@ -82,8 +90,16 @@ public final class HostConfig {
         private long maxJobHeapBytes;
         private int maxJobCpus = Runtime.getRuntime().availableProcessors();
         private TransportSecurity security = TransportConfig.DEFAULT_SECURITY;
+        private long failureTimeoutMs = TransportConfig.DEFAULT_FAILURE_TIMEOUT_MS;
 
         private Builder() {}
+
+        /**
+         * @param ms how long a peer of the daemon may be silent before its connection is closed as lost, in
+         *        [{@value TransportConfig#MIN_FAILURE_TIMEOUT_MS}, {@value TransportConfig#MAX_FAILURE_TIMEOUT_MS}]
+         *        (default {@value TransportConfig#DEFAULT_FAILURE_TIMEOUT_MS})
+         */
+        public Builder failureTimeoutMs(long ms) { this.failureTimeoutMs = ms; return this; }
 
         /** @param bindHost where the daemon and its agents listen; others must reach it there (default 127.0.0.1) */
         public Builder bindHost(String bindHost) { this.bindHost = bindHost; return this; }
@@ -124,6 +140,10 @@ public final class HostConfig {
             }
             if (maxJobCpus < 1 || maxJobCpus > MAX_JOB_CPUS) {
                 throw new IllegalArgumentException("max job cpus " + maxJobCpus + " out of range [1, " + MAX_JOB_CPUS + "]");
+            }
+            if (failureTimeoutMs < TransportConfig.MIN_FAILURE_TIMEOUT_MS || failureTimeoutMs > TransportConfig.MAX_FAILURE_TIMEOUT_MS) {
+                throw new IllegalArgumentException("failure timeout " + failureTimeoutMs + " ms out of range ["
+                        + TransportConfig.MIN_FAILURE_TIMEOUT_MS + ", " + TransportConfig.MAX_FAILURE_TIMEOUT_MS + "]");
             }
             return new HostConfig(this);
         }

@@ -92,6 +92,13 @@ final class ArrayDirectory {
 
     /** @return the arrays known here (a live view) */
     java.util.Collection<ArrayState> all() { return arrays.values(); }
+    /** @return the partitions of the arrays defined here that {@code node} homes, as a failure names them ({@link LostNode#homed}) */
+    String homedBy(int node) {
+        List<io.dsa.ArrayLayout> layouts = new java.util.ArrayList<>();
+        for (ArrayState a : arrays.values()) layouts.add(a.layout);
+        layouts.sort(java.util.Comparator.comparing(l -> l.spec().name()));
+        return LostNode.homed(node, layouts, List.of());
+    }
 
     /** @return the array named {@code name}, or null */
     ArrayState named(String name) {

@@ -29,14 +29,19 @@ final class ConnectionEvents implements InboundHandler {
     private final MonitorRole monitor;
     private final BooleanSupplier closed;
     private final PartitionBuffers buffers;
+    private final java.util.function.IntFunction<String> address;
+    private final java.util.function.IntFunction<String> homed;
 
     /**
      * @param monitor node 0's role (joins and lost nodes go there), or null
      * @param closed whether the node was closed (its connections' closes are then expected)
      * @param buffers where arriving partitions are decoded
+     * @param address a node's address in the view ({@code host:port}), or null before the view
+     * @param homed what a lost node homed, as a failure names it ({@code " (it homed ...)"}), or empty
      */
     ConnectionEvents(int nodeId, int nodes, PeerNetwork network, MessageRouter router, JobLifecycle job, MoveSwitch moves,
-            Cloning cloning, MonitorRole monitor, BooleanSupplier closed, PartitionBuffers buffers) {
+            Cloning cloning, MonitorRole monitor, BooleanSupplier closed, PartitionBuffers buffers,
+            java.util.function.IntFunction<String> address, java.util.function.IntFunction<String> homed) {
         this.nodeId = nodeId;
         this.nodes = nodes;
         this.network = network;
@@ -47,6 +52,13 @@ final class ConnectionEvents implements InboundHandler {
         this.monitor = monitor;
         this.closed = closed;
         this.buffers = buffers;
+        this.address = address;
+        this.homed = homed;
+    }
+
+    private String at(int node) {
+        String a = address.apply(node);
+        return a == null ? "" : " at " + a;
     }
 
     @Override
@@ -107,13 +119,13 @@ final class ConnectionEvents implements InboundHandler {
         if (job.movedAway() || job.finished() || moves.closedRetired(c)) return;
         // a stray connection (an abandoned move's) while the peer's current one is up
         if (network.connected(peer) && !network.holds(peer, c)) return;
-        String why = cause == null ? "connection closed" : cause.toString();
+        String why = cause == null ? "connection closed" : cause instanceof io.dsa.DsaException ? cause.getMessage() : cause.toString();
         if (monitor != null) {
             monitor.onNodeLost(peer, why);
         } else if (peer == 0) {
-            job.endWithoutMonitor("lost the monitor (node 0): " + why);
+            job.endWithoutMonitor("lost the monitor (node 0" + at(0) + "): " + why);
         } else {
-            job.reportFailure("node " + nodeId + " lost node " + peer + ": " + why);
+            job.reportFailure("node " + nodeId + " lost node " + peer + at(peer) + homed.apply(peer) + ": " + why);
         }
     }
 }

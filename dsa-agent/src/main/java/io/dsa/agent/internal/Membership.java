@@ -95,10 +95,25 @@ final class Membership {
         view.complete(new ViewMessage(threadsPerNode, List.copyOf(addresses)));
     }
 
-    /** Waits for the view. @throws DsaException if the VM does not form in time, or the view was refused */
+    /**
+     * Waits for the view, waking up to notice a failed job (a node lost before the VM formed fails
+     * it at once, not after the startup timeout).
+     *
+     * @throws DsaException if the VM does not form in time, the view was refused, or the job failed
+     */
     ViewMessage await() {
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startupTimeoutMs);
         try {
-            return view.get(startupTimeoutMs, TimeUnit.MILLISECONDS);
+            while (true) {
+                long leftNs = deadlineNs - System.nanoTime();
+                try {
+                    return view.get(Math.max(0, Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(NodeRuntime.POLL_MS))),
+                            TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    job.checkFailed();
+                    if (leftNs <= 0) throw e;
+                }
+            }
         } catch (TimeoutException e) {
             throw new DsaException("the virtual machine did not form within " + startupTimeoutMs
                     + " ms (node " + nodeId + " waited for the view of " + nodes + " nodes)");

@@ -296,15 +296,40 @@ final class MonitorRole {
         }
     }
 
-    /** A node is gone: the job cannot finish correctly. */
+    /**
+     * A node is gone: the job cannot finish correctly, unless every node had finished, or the node
+     * had finished its own work and homed nothing the others may still read or write
+     * ({@link LostNode#stillNeeded}). The failure names the node, where it ran, and what it homed.
+     */
     void onNodeLost(int node, String why) {
-        boolean wasDone;
+        String text;
         synchronized (this) {
-            wasDone = done[node] || viewSent && doneCount == nodes;
+            if (viewSent && doneCount == nodes) return;
+            String homed = homedBy(node);
+            if (done[node] && !LostNode.stillNeeded(homed)) {
+                LOG.debug("node {} left after it finished its work, homing nothing: {}", node, why);
+                return;
+            }
+            text = LostNode.describe(node, addresses[node], done[node], homed, why);
         }
-        if (wasDone) return;
-        onFailure("lost node " + node + ": " + why);
+        onFailure(text);
         onNodeDone(node);
+    }
+
+    /** @return what {@code node} homes: the partitions of every registered array, the shared variables ({@link LostNode#homed}) */
+    synchronized String homedBy(int node) {
+        List<io.dsa.ArrayLayout> arrays = new ArrayList<>();
+        List<String> variables = new ArrayList<>();
+        for (Registration r : registry.values()) {
+            if (r.kind == RegisterMessage.ARRAY) {
+                arrays.add(io.dsa.ArrayLayout.of(Specs.fromParams(r.name, r.params), nodes, threadsPerNode));
+            } else if (r.kind == RegisterMessage.VARIABLE && r.home == node) {
+                variables.add(r.name);
+            }
+        }
+        arrays.sort(java.util.Comparator.comparing(a -> a.spec().name()));
+        variables.sort(null);
+        return LostNode.homed(node, arrays, variables);
     }
 
     void onFailure(String text) {

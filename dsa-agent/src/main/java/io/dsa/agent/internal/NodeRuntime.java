@@ -115,7 +115,7 @@ public final class NodeRuntime implements AutoCloseable {
         routeMessages();
         try {
             transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
-                    arrays::receiveBuffer));
+                    arrays::receiveBuffer, this::viewAddress, node -> LostNode.homedClause(arrays.homedBy(node))));
         } catch (RuntimeException e) {
             transport.close();
             Waiting.nodeClosed(threadsPerNode + 1);
@@ -265,6 +265,12 @@ public final class NodeRuntime implements AutoCloseable {
     /** @return the address of every node, by id, as this node knows them */
     public List<String> view() { return membership.addresses(); }
 
+    /** @return node {@code node}'s address in the view, or null before the view */
+    private String viewAddress(int node) {
+        List<String> view = membership.addresses();
+        return node < view.size() ? view.get(node) : null;
+    }
+
     // ---- what the barrier client, workers and the job runner use ----------------------------------
 
     PeerNetwork peers() { return peers; }
@@ -274,6 +280,12 @@ public final class NodeRuntime implements AutoCloseable {
 
     /** Reports a local failure to the monitor, which aborts the job everywhere. */
     void reportFailure(String text) { job.reportFailure(text); }
+
+    /** Fails the job everywhere with {@code text} (e.g. its launcher's timeout): fails here at once, and through the monitor everywhere. */
+    public void failJob(String text) {
+        job.abort(text);
+        job.reportFailure(text);
+    }
 
     /** At node 0, every global barrier release passes here: see {@link MigrationGate#releaseGlobal}. */
     void releaseGlobal(long generation, boolean plain, Runnable send) { gate.releaseGlobal(generation, plain, send); }

@@ -80,6 +80,7 @@ interface NodeTransport extends AutoCloseable {
                         .nodeId(nodeId)
                         .maxFrameBytes(config.maxFrameBytes())
                         .security(config.transportSecurity())
+                        .failureTimeoutMs(config.failureTimeoutMs())
                         .build();
                 transport = Transport.start(tc, inbound, loop);
             }

@@ -21,7 +21,7 @@ import java.util.Arrays;
  * message, or of the same message with another total, before the current one is complete (two
  * chunked messages are never interleaved on one connection); a chunk that leaves a gap, overlaps
  * what arrived, is empty or ends past the total; and a whole frame that overtakes the message
- * being assembled although it must not ({@link #checkOvertaking}).
+ * being assembled although it must not ({@link #checkOvertaking}; a heartbeat always may).
  *
  * <p>Not thread-safe: the channel's event loop.
  */
@@ -141,7 +141,9 @@ final class ChunkAssembler {
      * @throws CorruptedFrameException when it must not have
      */
     void checkOvertaking(MessageType type, Object message) {
-        if (current == null) return;
+        // a heartbeat is written at the socket end, past the sender's queues: it may come between
+        // any two frames (a transfer held back by a full socket is when it is needed most)
+        if (current == null || type == MessageType.HEARTBEAT) return;
         boolean same;
         if (type == MessageType.COHERENCE) {
             CoherenceMessage m = (CoherenceMessage) message;

@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Last handler of an authenticated channel: hands decoded messages and the close to the user's
- * {@link InboundHandler}. A handler that throws is logged; it neither closes the connection nor
+ * Last handler of an authenticated channel: hands decoded messages (all but heartbeats) and the
+ * close to the user's {@link InboundHandler}. A handler that throws is logged; it neither closes the connection nor
  * reaches the event loop.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -37,6 +37,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HeartbeatMessage h) {   // its bytes moved the read deadline already; its interval may matter
+            HeartbeatHandler detector = ctx.pipeline().get(HeartbeatHandler.class);
+            if (detector != null) detector.onPeerHeartbeat(h);
+            return;
+        }
         try {
             inbound.onMessage(connection, msg);
         } catch (RuntimeException | Error e) {

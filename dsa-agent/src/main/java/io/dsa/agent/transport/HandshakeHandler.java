@@ -263,6 +263,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         NettyConnection connection = new NettyConnection(ctx.channel(), peerNodeId, peer,
                 new FrameEncoder(config.maxFrameBytes(), config.chunkBytes()), scheduler);
         ConnectionHandler handler = new ConnectionHandler(connection, inbound);
+        // The failure detector, at the socket end: it sees every read and every write.
+        ctx.pipeline().addFirst(Transport.HEARTBEAT_HANDLER, new HeartbeatHandler(connection, config.failureTimeoutMs()));
         // Order matters: the message handler and the frame decoder must be in place before the
         // handshake decoder goes, because it hands the bytes that arrived behind the handshake
         // frame to its replacement, the record decoder.

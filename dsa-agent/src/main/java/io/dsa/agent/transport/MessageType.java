@@ -53,6 +53,8 @@ enum MessageType {
     HELLO(2, HelloMessage.class, true),
     WELCOME(3, WelcomeMessage.class, true),
     REFUSE(4, RefuseMessage.class, true),
+    /** Transport liveness, after authentication; consumed by {@link HeartbeatHandler}. */
+    HEARTBEAT(5, HeartbeatMessage.class, false),
 
     JOIN(10, JoinMessage.class, false),
     VIEW(11, ViewMessage.class, false),

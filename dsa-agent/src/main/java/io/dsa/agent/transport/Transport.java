@@ -52,7 +52,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * small handshake frames only), {@code frameEncoder} ({@link FrameEncoder}), {@code handshake}
  * ({@link HandshakeHandler}). Once authenticated, for the rest of the connection's life:
  * <pre>
- * socket &lt;-&gt; recordEncoder ({@link RecordEncoder}, outbound: frame -&gt; sealed record)
+ * socket &lt;-&gt; heartbeat     ({@link HeartbeatHandler}: closes a connection silent for the failure timeout,
+ *                           sends a heartbeat after a third of it without writing)
+ *            recordEncoder ({@link RecordEncoder}, outbound: frame -&gt; sealed record)
  *            recordDecoder ({@link RecordDecoder}, inbound: record -&gt; opened frame)
  *            frameDecoder  ({@link FrameDecoder}, inbound: frame -&gt; message)
  *            frameEncoder  ({@link FrameEncoder}, outbound: message -&gt; frame; after the
@@ -61,6 +63,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *                           frames between the chunks of large messages, back-pressure, flushes)
  *            connection    ({@link ConnectionHandler}: messages to the {@link InboundHandler})
  * </pre>
+ * A peer silent for {@link TransportConfig#failureTimeoutMs()} is lost: its connection closes with
+ * a reason naming it, and the handler's {@code onDisconnected} sees that reason.
  */
 public final class Transport implements AutoCloseable {
     static final String HANDSHAKE_DECODER = "handshakeDecoder";
@@ -72,6 +76,7 @@ public final class Transport implements AutoCloseable {
     static final String SCHEDULER = "scheduler";
     static final String CONNECTION_HANDLER = "connection";
     static final String BYTE_COUNTER = "byteCounter";
+    static final String HEARTBEAT_HANDLER = "heartbeat";
 
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
@@ -88,6 +93,13 @@ public final class Transport implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ByteCounter bytes = new ByteCounter();
     private Channel serverChannel;
+    /**
+     * The loopback address this transport listens on, from which it also dials loopback peers; null
+     * when it listens on a wildcard or non-loopback address (the kernel then picks the source). So
+     * every node of a VM on one machine is one address on the wire, as on a real network: a firewall
+     * rule between two nodes' addresses cuts exactly their connections (the fault tests do that).
+     */
+    private java.net.InetAddress dialFrom;
 
     private Transport(TransportConfig config, InboundHandler inbound, IoLoop ioLoop) {
         this.config = config;
@@ -156,6 +168,8 @@ public final class Transport implements AutoCloseable {
                     + describe(bound.cause()), bound.cause());
         }
         serverChannel = bound.channel();
+        java.net.InetAddress listening = ((InetSocketAddress) serverChannel.localAddress()).getAddress();
+        dialFrom = listening.isLoopbackAddress() ? listening : null;
         LOG.info("node {} of vm '{}' listening on {} ({}, {})", config.nodeId(), config.vmName(),
                 HandshakeHandler.format(serverChannel.localAddress()), epoll ? "epoll" : "nio", config.security());
     }
@@ -238,7 +252,10 @@ public final class Transport implements AutoCloseable {
                     }
                 });
         try {
-            bootstrap.connect(host, port).addListener((ChannelFuture f) -> {
+            InetSocketAddress remote = remote(host, port);
+            boolean loopback = !remote.isUnresolved() && remote.getAddress().isLoopbackAddress();
+            bootstrap.connect(remote, dialFrom != null && loopback ? new InetSocketAddress(dialFrom, 0) : null)
+                    .addListener((ChannelFuture f) -> {
                 if (!f.isSuccess()) {
                     result.completeExceptionally(new DsaException("cannot connect to " + peer + ": "
                             + describe(f.cause()), f.cause()));
@@ -249,6 +266,20 @@ public final class Transport implements AutoCloseable {
             result.completeExceptionally(new DsaException("cannot connect to " + peer + ": " + describe(e), e));
         }
         return result;
+    }
+
+    /**
+     * @return {@code host:port} resolved now when {@code host} is an IP address literal (no name
+     *         lookup), else unresolved, for the connect to resolve
+     */
+    private InetSocketAddress remote(String host, int port) {
+        byte[] literal = io.netty.util.NetUtil.createByteArrayFromIpAddressString(host);
+        if (literal == null) return InetSocketAddress.createUnresolved(host, port);
+        try {
+            return new InetSocketAddress(java.net.InetAddress.getByAddress(host, literal), port);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("an address literal of " + literal.length + " bytes", e);
+        }
     }
 
     /**

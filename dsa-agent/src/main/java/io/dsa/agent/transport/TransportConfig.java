@@ -35,6 +35,16 @@ public final class TransportConfig {
     public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 15_000;
     /** Default TCP connect timeout, in milliseconds. */
     public static final int DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+    /**
+     * Default failure timeout, in milliseconds: an authenticated connection on which nothing at all
+     * arrives for this long is closed as lost (its peer died, hangs, was stopped, or the network
+     * drops its packets); each end sends a heartbeat after a third of it without writing.
+     */
+    public static final long DEFAULT_FAILURE_TIMEOUT_MS = 3_000;
+    /** Smallest failure timeout accepted, in milliseconds. */
+    public static final long MIN_FAILURE_TIMEOUT_MS = 100;
+    /** Largest failure timeout accepted, in milliseconds: one hour. */
+    public static final long MAX_FAILURE_TIMEOUT_MS = 3_600_000;
     /** Default protection of authenticated connections: encrypted. */
     public static final TransportSecurity DEFAULT_SECURITY = TransportSecurity.ENCRYPT;
     /**
@@ -65,6 +75,7 @@ public final class TransportConfig {
     private final int chunkBytes;
     private final long handshakeTimeoutMs;
     private final int connectTimeoutMs;
+    private final long failureTimeoutMs;
     private final TransportSecurity security;
     private final int maxPendingHandshakes;
     private final int maxPendingHandshakesPerSource;
@@ -81,6 +92,7 @@ public final class TransportConfig {
         this.chunkBytes = WireFormat.chunkBytesWithin(b.chunkBytes, b.maxFrameBytes);
         this.handshakeTimeoutMs = b.handshakeTimeoutMs;
         this.connectTimeoutMs = b.connectTimeoutMs;
+        this.failureTimeoutMs = b.failureTimeoutMs;
         this.security = b.security;
         this.maxPendingHandshakes = b.maxPendingHandshakes;
         this.maxPendingHandshakesPerSource = b.maxPendingHandshakesPerSource;
@@ -130,6 +142,12 @@ public final class TransportConfig {
     /** @return the TCP connect timeout, in milliseconds */
     public int connectTimeoutMs() { return connectTimeoutMs; }
 
+    /**
+     * @return how long an authenticated connection may stay silent before it is closed as lost, in
+     *         milliseconds; heartbeats go out after a third of it without writing (see {@link HeartbeatHandler})
+     */
+    public long failureTimeoutMs() { return failureTimeoutMs; }
+
     /** @return how authenticated connections are protected; both ends must agree */
     public TransportSecurity security() { return security; }
 
@@ -149,7 +167,7 @@ public final class TransportConfig {
     public String toString() {
         return "TransportConfig{vm=" + vmName + ", node=" + nodeId + ", bind=" + bindHost + ":" + port
                 + ", maxFrameBytes=" + maxFrameBytes + ", chunkBytes=" + chunkBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
-                + ", connectTimeoutMs=" + connectTimeoutMs + ", security=" + security
+                + ", connectTimeoutMs=" + connectTimeoutMs + ", failureTimeoutMs=" + failureTimeoutMs + ", security=" + security
                 + ", maxPendingHandshakes=" + maxPendingHandshakes + "/" + maxPendingHandshakesPerSource + " per source"
                 + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + "}"; // never the secret
     }
@@ -165,6 +183,7 @@ public final class TransportConfig {
         private int chunkBytes = DEFAULT_CHUNK_BYTES;
         private long handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS;
         private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+        private long failureTimeoutMs = DEFAULT_FAILURE_TIMEOUT_MS;
         private TransportSecurity security = DEFAULT_SECURITY;
         private int maxPendingHandshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
         private int maxPendingHandshakesPerSource = DEFAULT_MAX_PENDING_HANDSHAKES_PER_SOURCE;
@@ -202,6 +221,13 @@ public final class TransportConfig {
 
         /** @param connectTimeoutMs TCP connect timeout, in milliseconds */
         public Builder connectTimeoutMs(int connectTimeoutMs) { this.connectTimeoutMs = connectTimeoutMs; return this; }
+
+        /**
+         * @param failureTimeoutMs how long an authenticated connection may stay silent before it is
+         *        closed as lost, in milliseconds, in [{@value #MIN_FAILURE_TIMEOUT_MS}, {@value #MAX_FAILURE_TIMEOUT_MS}];
+         *        default {@value #DEFAULT_FAILURE_TIMEOUT_MS}
+         */
+        public Builder failureTimeoutMs(long failureTimeoutMs) { this.failureTimeoutMs = failureTimeoutMs; return this; }
 
         /**
          * @param security how authenticated connections are protected; default
@@ -260,6 +286,10 @@ public final class TransportConfig {
             }
             if (connectTimeoutMs <= 0) {
                 throw new IllegalArgumentException("connect timeout " + connectTimeoutMs + " ms invalid, expected > 0");
+            }
+            if (failureTimeoutMs < MIN_FAILURE_TIMEOUT_MS || failureTimeoutMs > MAX_FAILURE_TIMEOUT_MS) {
+                throw new IllegalArgumentException("failure timeout " + failureTimeoutMs + " ms out of range ["
+                        + MIN_FAILURE_TIMEOUT_MS + ", " + MAX_FAILURE_TIMEOUT_MS + "]");
             }
             Objects.requireNonNull(security, "transport security is required (ENCRYPT or MAC)");
             if (maxPendingHandshakes <= 0) {

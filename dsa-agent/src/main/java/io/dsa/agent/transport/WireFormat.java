@@ -81,6 +81,10 @@ import java.util.List;
  * The record's sequence number {@code seq} (int64, per direction, from 0 for each key) is never
  * sent: it makes the GCM nonce ({@code iv XOR seq}) or enters the MAC.
  *
+ * <p>A HEARTBEAT frame (type 5, after authentication) carries one int32, the interval in
+ * milliseconds at which the sender wants the peer's heartbeats ({@link HeartbeatMessage}), in
+ * {@code [33, 1200000]}: the whole frame is {@code 00 00 00 06 | 02 | 05 | interval}, sealed like any other.
+ *
  * <p>{@code type} is a {@link MessageType} code. Body fields, in record component order:
  * <ul>
  *   <li>{@code int}: int32; {@code long}: int64; {@code boolean}: u8 0 or 1;</li>
@@ -229,6 +233,7 @@ final class WireFormat {
                 writeBytes(m.mac(), out);
             }
             case REFUSE -> writeString(((RefuseMessage) message).reason(), out);
+            case HEARTBEAT -> out.writeInt(((HeartbeatMessage) message).intervalMs());
             case JOIN -> {
                 JoinMessage m = (JoinMessage) message;
                 out.writeInt(m.nodeId());
@@ -467,6 +472,7 @@ final class WireFormat {
                     readBytes(body, "nonce"), readBytes(body, "keyShare"), readBytes(body, "mac"));
             case WELCOME -> new WelcomeMessage(body.readInt(), readBytes(body, "keyShare"), readBytes(body, "mac"));
             case REFUSE -> new RefuseMessage(readString(body, "reason"));
+            case HEARTBEAT -> new HeartbeatMessage(readHeartbeatInterval(body));
             case JOIN -> new JoinMessage(body.readInt(), readString(body, "host"), body.readInt());
             case VIEW -> new ViewMessage(body.readInt(), readStrings(body, "addresses"));
             case REGISTER -> new RegisterMessage(body.readLong(), body.readInt(), readString(body, "name"),
@@ -784,6 +790,15 @@ final class WireFormat {
             throw new CorruptedFrameException(field + " is " + b + ", expected 0 or 1");
         }
         return b == 1;
+    }
+
+    private static int readHeartbeatInterval(ByteBuf body) {
+        int ms = body.readInt();
+        if (ms < HeartbeatMessage.MIN_INTERVAL_MS || ms > HeartbeatMessage.MAX_INTERVAL_MS) {
+            throw new CorruptedFrameException("heartbeat interval " + ms + " ms out of range [" + HeartbeatMessage.MIN_INTERVAL_MS
+                    + ", " + HeartbeatMessage.MAX_INTERVAL_MS + "]");
+        }
+        return ms;
     }
 
     /**

@@ -134,6 +134,8 @@ class DsaCliTest {
         "--fanout, 1, '--fanout 1 out of range [2, 64]'",
         "--max-frame-bytes, 1024, '--max-frame-bytes 1024 out of range [4096, 1073741824]'",
         "--prefetch-window, 257, '--prefetch-window 257 out of range [0, 256]'",
+        "--failure-timeout-ms, 99, '--failure-timeout-ms 99 out of range [100, 3600000]'",
+        "--failure-timeout-ms, 3600001, '--failure-timeout-ms 3600001 out of range [100, 3600000]'",
     })
     void runRejectsOutOfRangeValues(String option, String value, String message) {
         Cli cli = Cli.execute("run", option, value, "idle-test");

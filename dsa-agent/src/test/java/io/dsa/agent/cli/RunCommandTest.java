@@ -24,8 +24,10 @@ class RunCommandTest {
         RunCommand run = new RunCommand();
         new CommandLine(run).setStopAtPositional(true).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
                 "--nodes", "3", "--threads", "5", "--vm", "vm-1", "--timeout", "9", "--barrier", "kary", "--fanout", "3",
-                "--wait", "spin", "--max-frame-bytes", "8192", "--transport-security", "mac", "idle-test", "a", "--b");
+                "--wait", "spin", "--max-frame-bytes", "8192", "--transport-security", "mac", "--failure-timeout-ms", "1500",
+                "idle-test", "a", "--b");
         assertEquals(8192, run.job.config().build().maxFrameBytes());
+        assertEquals(1500, run.job.config().build().failureTimeoutMs());
         List<String> command = run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class, "/opt/my programs", 1234);
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
@@ -37,7 +39,7 @@ class RunCommandTest {
         List<String> tail = command.subList(cp + 2, command.size());
         assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
                 "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN",
-                "--prefetch-window", "4", "--timeout", "9", "--max-frame-bytes", "8192",
+                "--prefetch-window", "4", "--timeout", "9", "--max-frame-bytes", "8192", "--failure-timeout-ms", "1500",
                 "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-stdin",
                 "--job-start-ms", "1234", TestPrograms.Idle.class.getName(), "a", "--b"), tail);
         assertFalse(String.join(" ", command).contains("--secret "), command.toString());

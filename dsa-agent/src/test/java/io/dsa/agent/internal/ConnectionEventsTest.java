@@ -101,7 +101,7 @@ class ConnectionEventsTest {
         n.disconnected(old, null);
         assertEquals(List.of(), n.take());
         n.disconnected(fresh, new IOException("reset"));
-        assertEquals(List.of("to 0: Status(2, 2, node 2 lost node 1: java.io.IOException: reset)"), n.take());
+        assertEquals(List.of("to 0: Status(2, 2, node 2 lost node 1 at 127.0.0.1:7101: java.io.IOException: reset)"), n.take());
     }
 
     @Test
@@ -117,7 +117,8 @@ class ConnectionEventsTest {
     void node0BroadcastsTheLossOfANodeThatWasNotDone() {
         ScriptedNode n = node(0).connectAll();
         n.disconnected(n.link(2), null);
-        assertEquals(List.of("to 1: Status(0, 3, lost node 2: connection closed)", "to 2: Status(0, 3, lost node 2: connection closed)"),
+        assertEquals(List.of("to 1: Status(0, 3, lost node 2 before it joined: connection closed)",
+                        "to 2: Status(0, 3, lost node 2 before it joined: connection closed)"),
                 n.take(), "node 0's own abort is local");
         assertTrue(n.rt.job.failed());
     }

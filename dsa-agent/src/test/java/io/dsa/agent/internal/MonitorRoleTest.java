@@ -290,17 +290,45 @@ class MonitorRoleTest {
     }
 
     @Test
-    void aNodeLostBeforeItIsDoneFailsTheJobAndCountsAsDone() {
+    void aNodeLostBeforeItIsDoneFailsTheJobNamingWhereItRanAndCountsAsDone() {
         joinAll();
         monitor.onStatus(1, new StatusMessage(1, StatusMessage.DONE, ""));
         monitor.onNodeLost(1, "connection reset");
-        assertEquals(List.of(), network.take(), "node 1 was done: its connection may close");
+        assertEquals(List.of(), network.take(), "node 1 was done and homes nothing: its connection may close");
         monitor.onNodeLost(2, "connection reset");
-        assertEquals(toAll("Status(0, 3, lost node 2: connection reset)"), network.take());
+        assertEquals(toAll("Status(0, 3, lost node 2 at h2:5002: connection reset)"), network.take());
         monitor.onStatus(0, new StatusMessage(0, StatusMessage.DONE, ""));
-        assertEquals(toAll("Status(0, 4, lost node 2: connection reset)"), network.take());
+        assertEquals(toAll("Status(0, 4, lost node 2 at h2:5002: connection reset)"), network.take());
         monitor.onNodeLost(1, "closed");
         assertEquals(List.of(), network.take(), "after the end a close is no failure");
+    }
+
+    /** Before: a node lost after its DONE was ignored, and the nodes still reading its partitions hung until their timeout. */
+    @Test
+    void aNodeLostAfterItIsDoneStillFailsTheJobWhenItHomesWhatOthersMayNeed() {
+        joinAll();
+        monitor.onRegister(1, new RegisterMessage(5, RegisterMessage.ARRAY, "A", params(16, 16)));
+        monitor.onRegister(1, new RegisterMessage(6, RegisterMessage.VARIABLE, "v", new long[] {1, 0}));
+        network.take();
+        monitor.onStatus(1, new StatusMessage(1, StatusMessage.DONE, ""));
+        monitor.onNodeLost(1, "nothing heard from node 1 for 3000 ms");
+        assertEquals(toAll("Status(0, 3, lost node 1 at h1:5001 after it finished its own work (it homed array 'A'"
+                + " partitions [6, 7, 8, 9, 10] of 16; variable 'v'): nothing heard from node 1 for 3000 ms)"), network.take());
+    }
+
+    @Test
+    void aNodeLostBeforeItJoinedIsNamedSo() {
+        monitor.onNodeLost(2, "connection reset");
+        assertEquals(toAll("Status(0, 3, lost node 2 before it joined: connection reset)"), network.take());
+    }
+
+    @Test
+    void whatALostNodeHomedListsAtMostSixteenPartitionsPerArrayAndCountsTheRest() {
+        io.dsa.ArrayLayout layout = io.dsa.ArrayLayout.of(
+                ArraySpec.oneDimensional("x", ElementType.INT, 100, 1, Distribution.BLOCK_CYCLIC), 2, 1);
+        assertEquals("array 'x' partitions [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, ... 34 more] of 100",
+                LostNode.homed(1, List.of(layout), List.of()));
+        assertEquals("", LostNode.homed(2, List.of(layout), List.of()));
     }
 
     @Test

@@ -166,6 +166,28 @@ class ChunkingTest {
         refusing.finishAndReleaseAll();
     }
 
+    /**
+     * A heartbeat goes out at the socket end, past the sender's queue, when nothing was written for
+     * a while, as when a transfer waits for a full socket: it may come between two chunks (before
+     * the merge of the failure detector with chunked transfers it closed the connection there).
+     */
+    @Test
+    void aHeartbeatBetweenChunksIsDeliveredAndTheTransferCompletes() {
+        List<ByteBuf> bulk = frames(new CoherenceMessage(CoherenceOp.DATA_S, 1, 4, 0, 1, 1, random(3 * CHUNK_BYTES, 6)));
+        List<ByteBuf> stream = new ArrayList<>();
+        stream.add(bulk.get(0));
+        stream.addAll(frames(new HeartbeatMessage(1000)));
+        stream.add(bulk.get(1));
+        stream.add(bulk.get(2));
+        EmbeddedChannel r = receiver(PartitionBuffers.ALLOCATE);
+        r.writeInbound(concat(stream));
+        assertTrue(r.isOpen(), "still open");
+        List<Object> got = drain(r);
+        assertEquals(new HeartbeatMessage(1000), got.get(0));
+        assertArrayEquals(random(3 * CHUNK_BYTES, 6), ((CoherenceMessage) got.get(got.size() - 1)).data());
+        assertFalse(r.finish());
+    }
+
     // ---- malformed chunk sequences: each closes the connection with one reason
 
     /** A chunk of array 1 partition 2 (COHERENCE, total = head + 3000 data bytes) or of another type with no ids. */

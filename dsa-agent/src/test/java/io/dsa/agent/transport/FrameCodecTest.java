@@ -137,6 +137,7 @@ class FrameCodecTest {
         all.add(new ReadArrayMessage(19, "phases.A", 0, 96));
         all.add(new SnapshotMessage(20, -1));
         all.add(new RetireMessage(21));
+        all.add(new HeartbeatMessage(1_000));
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data));
@@ -371,6 +372,14 @@ class FrameCodecTest {
     void messageBeforeHandshakeCloses() {
         assertRejected(true, b -> frame(b, WireFormat.VERSION, MessageType.LOCK.code(),
                 body -> body.writeInt(1).writeInt(2).writeInt(3).writeLong(4)));
+    }
+
+    @Test
+    void aHeartbeatAskingForAnIntervalOutOfRangeCloses() {
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.HEARTBEAT.code(), body -> body.writeInt(0)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.HEARTBEAT.code(),
+                body -> body.writeInt(HeartbeatMessage.MAX_INTERVAL_MS + 1)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.HEARTBEAT.code(), body -> { }));
     }
 
     @Test

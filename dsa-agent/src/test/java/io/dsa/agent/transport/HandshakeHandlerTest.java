@@ -69,6 +69,10 @@ class HandshakeHandlerTest {
         return channel(config, HandshakeHandler.forAcceptor(config, recorder));
     }
 
+    /** What an authenticated end sends first: a heartbeat asking for a third of the default failure timeout. */
+    private static final HeartbeatMessage FIRST_HEARTBEAT =
+            new HeartbeatMessage((int) (TransportConfig.DEFAULT_FAILURE_TIMEOUT_MS / 3));
+
     @ParameterizedTest
     @EnumSource(TransportSecurity.class)
     void dialerAuthenticatesAndOpensRecordsGluedBehindWelcome(TransportSecurity security) throws Exception {
@@ -95,6 +99,7 @@ class HandshakeHandlerTest {
         assertNotNull(ch.pipeline().get(Transport.RECORD_DECODER));
         assertNotNull(ch.pipeline().get(Transport.RECORD_ENCODER));
 
+        assertEquals(FIRST_HEARTBEAT, answer.session().records().open(ch.readOutbound()), "the first record after the handshake");
         c.send(new JoinMessage(3, "me", 7));
         assertEquals(new JoinMessage(3, "me", 7), answer.session().records().open(ch.readOutbound()));
         ch.close();
@@ -115,6 +120,7 @@ class HandshakeHandlerTest {
         ch.writeInbound(session.records().seal(new JoinMessage(5, "h", 9)));
         assertEquals(new JoinMessage(5, "h", 9), recorder.messages.poll().message());
 
+        assertEquals(FIRST_HEARTBEAT, session.records().open(ch.readOutbound()), "the first record after the handshake");
         c.send(new JoinMessage(0, "me", 7));
         assertEquals(new JoinMessage(0, "me", 7), session.records().open(ch.readOutbound()));
         session.records().finish();
@@ -138,8 +144,10 @@ class HandshakeHandlerTest {
         assertTrue(recorder.messages.isEmpty());
         String reason = second.attr(FrameDecoder.CLOSE_REASON).get().getMessage();
         assertTrue(reason.startsWith("record 0 of ") && reason.contains(" bytes failed authentication"), reason);
+        second.releaseOutbound();   // its first heartbeat
         assertFalse(second.finish());
         first.close();
+        first.releaseOutbound();
         assertFalse(first.finish());
     }
 

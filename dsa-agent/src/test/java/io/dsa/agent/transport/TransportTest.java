@@ -285,8 +285,8 @@ class TransportTest {
         serverSide.awaitDisconnected();
         clientSide.awaitDisconnected();
         assertEquals(1, serverSide.disconnectCauses.size());
-        // The record layer sees the oversize first: 4 + 8219 + 16 > 4 + 4096 + 16.
-        assertTrue(serverSide.disconnectCauses.get(0).getMessage().contains("record 0 length 8239 out of range [22, 4116]"),
+        // The record layer sees the oversize first: 4 + 8219 + 16 > 4 + 4096 + 16 (record 0 is the client's first heartbeat).
+        assertTrue(serverSide.disconnectCauses.get(0).getMessage().contains("record 1 length 8239 out of range [22, 4116]"),
                 serverSide.disconnectCauses.get(0).getMessage());
         assertTrue(serverSide.messages.isEmpty());
         assertServes(server, serverSide);

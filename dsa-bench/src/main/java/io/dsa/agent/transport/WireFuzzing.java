@@ -96,6 +96,7 @@ public final class WireFuzzing {
                 case HELLO -> new HelloMessage(WireFormat.VERSION, "dsa", 3, TransportSecurity.ENCRYPT, nonce, share, mac);
                 case WELCOME -> new WelcomeMessage(0, share, mac);
                 case REFUSE -> new RefuseMessage(HandshakeHandler.AUTHENTICATION_FAILED);
+                case HEARTBEAT -> new HeartbeatMessage(1_000);
                 case JOIN -> new JoinMessage(1, "127.0.0.1", 45678);
                 case VIEW -> new ViewMessage(2, List.of("127.0.0.1:45677", "127.0.0.1:45678"));
                 case REGISTER -> new RegisterMessage(7, RegisterMessage.ARRAY, "A", arrayParams);
