@@ -44,7 +44,12 @@ import java.util.List;
  *   <li><b>Nothing authentic is refused.</b> Untampered records of well-formed chunks all get
  *       through and the connection stays open, unless the frame decoder refuses a frame.</li>
  * </ul>
- * The allocation bound allows each record the stream delimits the JDK's own fixed cost of opening
+ * The allocation bound allows the room the decoder deliberately keeps ahead of what arrived for a
+ * record under way, at most {@link RecordDecoder#MAX_AHEAD_BYTES} (1 MiB: a partition-sized record
+ * is gathered without being copied again; a forged length costs that much once, until the record
+ * fails to open, {@code RecordLayerTest.aForgedRecordLengthHoldsLittleMoreThanWhatArrived}; the first
+ * fuzzing of the bulk transfer's decoder stopped at exactly that, run H). It also allows each
+ * record the stream delimits the JDK's own fixed cost of opening
  * it ({@value #RECORD_OPEN_BYTES} bytes: a GCM {@code Cipher.init} and a key update, see
  * docs/security.md), which no length read from the input sizes.
  */
@@ -97,7 +102,8 @@ public final class RecordDecoderFuzzer {
         int index = input[1] & 0xff;
         int param = (input[2] & 0xff) << 8 | input[3] & 0xff;
         Stream stream = op == Op.RAW ? Stream.raw(input) : Stream.sealed(chunks(input), security, tinyKeys, op, index, param);
-        FuzzChecks.runBounded("record decoder", input.length, RECORD_OPEN_BYTES * (stream.records + 1L), () -> {
+        FuzzChecks.runBounded("record decoder", input.length, RECORD_OPEN_BYTES * (stream.records + 1L) + RecordDecoder.MAX_AHEAD_BYTES,
+                () -> {
             FrameDecoderFuzzer.Reads reads = new FrameDecoderFuzzer.Reads(stream.bytes, 0, cut);
             Passed passed = new Passed();
             EmbeddedChannel ch = new EmbeddedChannel(false, false);
