@@ -38,7 +38,11 @@ final class Contributions {
             return true;
         }
         if (width == this.width) return true;
-        if (mismatch == null) mismatch = describe(source, width) + ", " + describe(firstSource, this.width);
+        if (mismatch == null) {
+            // the lower source first, so that the text does not depend on which arrived first
+            mismatch = source < firstSource ? describe(source, width) + ", " + describe(firstSource, this.width)
+                    : describe(firstSource, this.width) + ", " + describe(source, width);
+        }
         return false;
     }
 

@@ -201,8 +201,8 @@ class MonitorRoleTest {
         monitor.onArrive(0, tree(0, 0, 1, 2));
         monitor.onArrive(1, tree(0, 1));
         monitor.onArrive(2, tree(0, 2, 5, 6));
-        assertEquals(toAll("Status(0, 3, collective mismatch at global barrier generation 0: node 1 called a plain barrier, "
-                + "node 0 passed 1 value per thread)"), network.take(), "no release");
+        assertEquals(toAll("Status(0, 3, collective mismatch at global barrier generation 0: node 0 passed 1 value per thread, "
+                + "node 1 called a plain barrier)"), network.take(), "no release");
     }
 
     @Test
