@@ -17,11 +17,16 @@ record DsaCommand(int exitCode, String out, String err) {
         return new DsaCommand(code, out.toString(), err.toString());
     }
 
-    /** @return the live descendants of this JVM that run a DSA node */
+    /**
+     * @return the live descendants of this JVM that run a DSA node: the Java processes it started
+     *         (in these tests only {@code dsa run} starts any). By the executable, not the command line:
+     *         the JDK reads only the first few KB of a process's command line, and with the test class
+     *         path the node's main class lies beyond them (a fresh clone's longer paths hid one node of three).
+     */
     static List<ProcessHandle> liveNodeProcesses() {
         return ProcessHandle.current().descendants()
                 .filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().commandLine().map(c -> c.contains(DsaCli.class.getName())).orElse(true))
+                .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(true))
                 .toList();
     }
 
