@@ -42,15 +42,19 @@ final class ChildNodes implements AutoCloseable {
      * command line, the environment or a file.
      *
      * @throws IOException if the process cannot be started
+     * @throws io.dsa.DsaException naming the node if it ended before its input was written
+     * @throws InterruptedException if interrupted while waiting for such a node to end
      */
-    synchronized void start(int nodeId, List<String> command, byte[] stdin) throws IOException {
+    synchronized void start(int nodeId, List<String> command, byte[] stdin) throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
         Process process = builder.start();
         try (java.io.OutputStream in = process.getOutputStream()) {
             in.write(stdin);
-        } catch (IOException e) {
+        } catch (IOException e) {   // it ended before reading its input: name the node, not the pipe
             process.destroyForcibly();
-            throw e;
+            String exit = process.waitFor(GRACE_MS, TimeUnit.MILLISECONDS) ? " with code " + process.exitValue() : "";
+            throw new io.dsa.DsaException("node " + nodeId + " (pid " + process.pid() + ") ended" + exit
+                    + " before it could read its start data (" + e.getMessage() + ")", e);
         }
         processes.put(nodeId, process);
         forwarders.add(forward(process.getInputStream(), out, nodeId, "out"));

@@ -60,4 +60,20 @@ class ChildNodesTest {
         for (ProcessHandle p : started) assertFalse(p.isAlive(), "child " + p.pid() + " still alive");
         assertTrue(ProcessHandle.current().descendants().noneMatch(started::contains));
     }
+
+    /**
+     * A child that ends before it reads its input (CI: the test killed node 2 as it appeared):
+     * the failure names the node, not the launcher's broken pipe. The input is larger than any
+     * pipe buffer, so the write cannot finish before the child has ended.
+     */
+    @Test
+    void aChildThatEndsBeforeReadingItsInputIsNamed() throws Exception {
+        try (ChildNodes children = new ChildNodes(new PrintWriter(out), new PrintWriter(err))) {
+            io.dsa.DsaException e = org.junit.jupiter.api.Assertions.assertThrows(io.dsa.DsaException.class,
+                    () -> children.start(2, java("exit", "5"), new byte[4 << 20]));
+            assertTrue(e.getMessage().startsWith("node 2 (pid "), e.getMessage());
+            assertTrue(e.getMessage().contains("ended with code 5 before it could read its start data"), e.getMessage());
+            assertEquals(java.util.Map.of(), children.processes(), "a node that never started is not one of the children");
+        }
+    }
 }
