@@ -179,6 +179,26 @@ public final class DsaAgent implements Agent, AutoCloseable {
     }
 
     /**
+     * Starts node {@code config.nodeId()} of a VM restarted from {@code checkpoint} (docs/failures.md,
+     * "Restart"): reads and verifies its file (and on node 0 the monitor's), binds, installs the
+     * state, and joins the new VM like {@link #start}. Every node of the VM restarts from the same
+     * checkpoint; then each calls {@link #resume} with the checkpoint's program and arguments.
+     *
+     * @throws DsaException naming the file if it is missing or damaged, or if the state does not fit {@code config}
+     */
+    public static DsaAgent restart(DsaConfig config, io.dsa.agent.checkpoint.CheckpointStore.Checkpoint checkpoint) {
+        int node = config.nodeId();
+        AgentState state = AgentState.decode(checkpoint.payload(io.dsa.agent.checkpoint.CheckpointStore.nodeFile(node)));
+        byte[] monitorImage = node == 0 ? checkpoint.payload(io.dsa.agent.checkpoint.CheckpointStore.MONITOR_FILE) : null;
+        DsaAgent a = new DsaAgent(NodeRuntime.startFromCheckpoint(config, state, monitorImage));
+        a.resumeEpoch = state.epoch();
+        return a;
+    }
+
+    /** @return completes when the VM has formed (this node has the view of every node); any thread */
+    public CompletableFuture<Void> formed() { return runtime.formed(); }
+
+    /**
      * Node 0 only: holds the release of the next plain global barrier (not a collective). The
      * future completes with the barrier's generation once every worker of the VM waits there: the
      * safe point of a migration. Release with {@link #releaseHeldBarrier()}.

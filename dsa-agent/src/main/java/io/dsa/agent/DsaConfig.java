@@ -59,6 +59,9 @@ public final class DsaConfig {
     /** Largest failure timeout accepted, in milliseconds: one hour. */
     public static final long MAX_FAILURE_TIMEOUT_MS = TransportConfig.MAX_FAILURE_TIMEOUT_MS;
 
+    /** Largest checkpoint interval, in global barriers. */
+    public static final long MAX_CHECKPOINT_EVERY = 1L << 30;
+
     private final int nodes;
     private final int threadsPerNode;
     private final String vmName;
@@ -77,6 +80,8 @@ public final class DsaConfig {
     private final int prefetchWindow;
     private final TransportSecurity transportSecurity;
     private final ProgressListener progress;
+    private final long checkpointEvery;
+    private final Path checkpointDir;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -97,6 +102,8 @@ public final class DsaConfig {
         this.prefetchWindow = b.prefetchWindow;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
+        this.checkpointEvery = b.checkpointEvery;
+        this.checkpointDir = b.checkpointDir;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -123,6 +130,8 @@ public final class DsaConfig {
         b.prefetchWindow = prefetchWindow;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
+        b.checkpointEvery = checkpointEvery;
+        b.checkpointDir = checkpointDir;
         return b;
     }
 
@@ -190,6 +199,15 @@ public final class DsaConfig {
     /** @return where the nodes' {@link io.dsa.DsaNode#progress(String)} lines go; default {@link ProgressListener#LOG} */
     public ProgressListener progress() { return progress; }
 
+    /**
+     * @return global barriers between checkpoints (docs/failures.md, "Checkpoints"): every node
+     *         writes its state into {@link #checkpointDir()} at each such global barrier epoch; 0: none
+     */
+    public long checkpointEvery() { return checkpointEvery; }
+
+    /** @return the directory checkpoints go to (one sub-directory per epoch), or null when there are none */
+    public Path checkpointDir() { return checkpointDir; }
+
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
@@ -218,8 +236,23 @@ public final class DsaConfig {
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
+        private long checkpointEvery;
+        private Path checkpointDir;
 
         private Builder() {}
+
+        /**
+         * Checkpoints for resumable programs: at every {@code every}-th global barrier epoch, at the
+         * safe point live migration uses, every node writes its state into {@code dir}.
+         *
+         * @param every global barriers between checkpoints, in {@code [1, MAX_CHECKPOINT_EVERY]}; 0 turns them off
+         * @param dir the directory (made if missing; shared by every node of the VM); required when {@code every > 0}
+         */
+        public Builder checkpoints(long every, Path dir) {
+            this.checkpointEvery = every;
+            this.checkpointDir = dir;
+            return this;
+        }
 
         /** @param strategy how the node's threads wait for the network (see {@link WaitStrategy}) */
         public Builder waitStrategy(WaitStrategy strategy) {
@@ -350,6 +383,10 @@ public final class DsaConfig {
             range("failure timeout ms", failureTimeoutMs, MIN_FAILURE_TIMEOUT_MS, MAX_FAILURE_TIMEOUT_MS);
             range("barrier fanout", barrierFanout, 2, 64);
             range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
+            if (checkpointEvery != 0) range("checkpoint interval (global barriers)", checkpointEvery, 1, MAX_CHECKPOINT_EVERY);
+            if (checkpointEvery > 0 && checkpointDir == null) {
+                throw new IllegalArgumentException("checkpoints every " + checkpointEvery + " global barriers need a directory");
+            }
             if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {
                 throw new IllegalArgumentException("vm name '" + vmName
                         + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");

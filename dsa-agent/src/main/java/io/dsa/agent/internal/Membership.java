@@ -125,6 +125,9 @@ final class Membership {
         }
     }
 
+    /** @return completes when the view arrived (or was installed) */
+    CompletableFuture<Void> formed() { return view.thenApply(v -> null); }
+
     /** @return the address of every node, by id (empty before the view) */
     List<String> addresses() { return List.of(addresses); }
 

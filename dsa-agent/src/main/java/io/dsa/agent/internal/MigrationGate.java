@@ -8,7 +8,9 @@ import java.util.function.IntSupplier;
  * Node 0's gate on global barrier releases: the safe point of a migration or a cloning. Every
  * barrier kind's global release passes {@link #releaseGlobal} at node 0 (it is the root of each);
  * when the gate is armed, the first plain release (no collective values) that brings the workers
- * to the armed epoch, while no scope is open at node 0, is held, and the gate's future completes with its generation. Thread-safe:
+ * to the armed epoch, while no scope is open at node 0, is held, and the gate's future completes with its generation.
+ * With checkpoints on, a plain release at a checkpoint's epoch is handed to {@link Checkpoints}
+ * instead, which sends it once every node's snapshot is on disk. Thread-safe:
  * releases come from the I/O thread or a worker (a one-node VM), the hold and release from the
  * thread running the move.
  */
@@ -22,6 +24,8 @@ final class MigrationGate {
     private long heldAtNs;
     /** Scopes open at node 0: while any is, no release is held (a node moves only between scopes). */
     private final IntSupplier openScopes;
+    /** Node 0 with checkpoints on: takes one at the plain releases it says are due (null: off). */
+    private Checkpoints checkpoints;
 
     /** A gate at a node without scopes (tests). */
     MigrationGate(int nodeId, NodeCounters counters) {
@@ -40,19 +44,27 @@ final class MigrationGate {
      */
     void releaseGlobal(long generation, boolean plain, Runnable send) {
         CompletableFuture<Long> reached = null;
+        Checkpoints checkpoint = null;
         synchronized (this) {
             if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch && openScopes.getAsInt() == 0) {
                 heldRelease = send;
                 heldAtNs = System.nanoTime();
                 reached = gate;
+            } else if (plain && checkpoints != null && openScopes.getAsInt() == 0 && checkpoints.due(generation + 1)) {
+                checkpoint = checkpoints;   // a move armed for this barrier goes first; the checkpoint takes the next
             }
         }
         if (reached != null) {
             reached.complete(generation);
+        } else if (checkpoint != null) {
+            checkpoint.take(generation + 1, send);   // on the checkpoint's thread, which sends the release after
         } else {
             send.run();
         }
     }
+
+    /** Node 0: checkpoints are taken at the plain global releases {@code checkpoints} says are due. */
+    synchronized void takeCheckpoints(Checkpoints checkpoints) { this.checkpoints = checkpoints; }
 
     /**
      * Arms the gate for the first plain global barrier whose release brings the workers to epoch

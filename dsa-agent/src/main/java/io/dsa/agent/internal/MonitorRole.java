@@ -234,6 +234,49 @@ final class MonitorRole {
         }
     }
 
+    /**
+     * The registry, ids and barrier roots at a checkpoint's safe point (every worker waits at a
+     * global barrier whose release is held).
+     *
+     * @throws io.dsa.DsaException if a lock is held or a barrier has arrivals (not a safe point for a checkpoint)
+     */
+    synchronized MonitorImage image() {
+        List<MonitorImage.Entry> entries = new ArrayList<>();
+        for (Registration r : registry.values()) entries.add(new MonitorImage.Entry(r.kind, r.id, r.home, r.name, r.params.clone()));
+        entries.sort(java.util.Comparator.comparingInt(MonitorImage.Entry::kind).thenComparingInt(MonitorImage.Entry::id));
+        List<MonitorImage.Root> roots = new ArrayList<>();
+        for (Map.Entry<Integer, RootBarrier> e : new java.util.TreeMap<>(barriers).entrySet()) {
+            if (e.getValue().arrived != 0) {
+                throw new io.dsa.DsaException("barrier " + e.getKey() + " has " + e.getValue().arrived + " arrivals at the safe point");
+            }
+            roots.add(new MonitorImage.Root(e.getKey(), e.getValue().parties, e.getValue().generation));
+        }
+        for (Map.Entry<Integer, LockState> e : locks.entrySet()) {
+            if (e.getValue().holder >= 0) {
+                throw new io.dsa.DsaException("lock " + e.getKey() + " is held by node " + e.getValue().holder
+                        + " across the global barrier");
+            }
+        }
+        return new MonitorImage(nextId.clone(), entries, roots);
+    }
+
+    /** A restarted VM's monitor: takes the registry and barrier roots of a checkpoint; before any node registers. */
+    synchronized void install(MonitorImage image) {
+        if (image.nextId().length != nextId.length) {
+            throw new io.dsa.DsaException("monitor image has " + image.nextId().length + " id counters, expected " + nextId.length);
+        }
+        System.arraycopy(image.nextId(), 0, nextId, 0, nextId.length);
+        for (MonitorImage.Entry e : image.registry()) {
+            registry.put(e.kind() + ":" + e.name(), new Registration(e.kind(), e.id(), e.home(), e.name(), e.params().clone()));
+            if (e.kind() == RegisterMessage.LOCK) locks.put(e.id(), new LockState());
+        }
+        for (MonitorImage.Root r : image.barriers()) {
+            RootBarrier b = r.key() == GLOBAL_BARRIER ? barriers.get(GLOBAL_BARRIER) : new RootBarrier(r.parties(), nodes, 0);
+            b.generation = r.generation();
+            barriers.put(r.key(), b);
+        }
+    }
+
     /** A node moved to {@code address} (live migration): the registry of addresses follows. */
     synchronized void onMoved(int node, String address) {
         addresses[node] = address;

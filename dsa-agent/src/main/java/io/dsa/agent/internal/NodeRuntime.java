@@ -69,6 +69,8 @@ public final class NodeRuntime implements AutoCloseable {
     private final MoveSwitch moves;
     private final Cloning cloning;
     private final MonitorRole monitor;
+    /** Null unless the config asks for checkpoints. */
+    final Checkpoints checkpoints;
     final WorkerReports workers;
     final NodeCounters counters;
     private final NodeTransport transport;
@@ -112,6 +114,9 @@ public final class NodeRuntime implements AutoCloseable {
         this.moves = new MoveSwitch(nodeId, nodes, peers, membership, monitor);
         this.cloning = new Cloning(nodeId, nodes, threadsPerNode, peers, arrays, snapshots);
         this.workers = new WorkerReports(this);
+        this.checkpoints = config.checkpointEvery() > 0 && nodeId < nodes
+                ? new Checkpoints(this, config.checkpointDir(), config.checkpointEvery()) : null;
+        if (checkpoints != null && monitor != null) gate.takeCheckpoints(checkpoints);
         routeMessages();
         try {
             transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
@@ -149,6 +154,8 @@ public final class NodeRuntime implements AutoCloseable {
             if (m.code() == StatusMessage.WORKERS_QUERY) workers.onQuery(m);
             else if (m.code() == StatusMessage.WORKERS && monitor != null) workers.onAnswer(m);
             else if (JobLifecycle.isNodeStatus(m)) job.onStatus(m);
+            else if (isCheckpointRequest(m) && checkpoints != null) checkpoints.onRequest(m);
+            else if (m.code() == StatusMessage.CHECKPOINTED && checkpoints != null && monitor != null) checkpoints.onAnswer(m);
             else if (monitor != null) monitor.onStatus(from, m);
             else router.unexpected(from, m);
         });
@@ -156,6 +163,10 @@ public final class NodeRuntime implements AutoCloseable {
             router.on(RegisterMessage.class, monitor::onRegister);
             router.on(ReportMessage.class, (from, m) -> monitor.onReport(m));
         }
+    }
+
+    private static boolean isCheckpointRequest(StatusMessage m) {
+        return m.code() == StatusMessage.CHECKPOINT_QUIESCE || m.code() == StatusMessage.CHECKPOINT_WRITE;
     }
 
     // A message that could not be sent fails the job (the job lifecycle exists by the time anything is sent).
@@ -168,6 +179,7 @@ public final class NodeRuntime implements AutoCloseable {
         calls.failAll(failure);
         arrays.fail(failure);
         barriers.wakeAll();
+        if (checkpoints != null) checkpoints.fail(failure);
     }
 
     /** Starts the node: binds and, unless node 0, joins the monitor. */
@@ -176,8 +188,39 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     static NodeRuntime start(DsaConfig config, NodeTransport.Factory transports) {
+        return start(config, transports, null, null);
+    }
+
+    /**
+     * Starts the node of a VM restarted from a checkpoint (docs/failures.md, "Restart"): binds,
+     * installs the node's state (partitions, directory entries, variables, barrier counters; on
+     * node 0 also the monitor's registry and barrier roots), then joins the new VM as
+     * {@link #start} does; the view is the new one, not the state's.
+     *
+     * @param monitorImage node 0's {@code monitor.snap} payload; null on other nodes
+     * @throws DsaException if the state does not fit {@code config}
+     */
+    public static NodeRuntime startFromCheckpoint(DsaConfig config, AgentState state, byte[] monitorImage) {
+        if (state.nodeId() != config.nodeId() || state.nodes() != config.nodes() || state.threadsPerNode() != config.threadsPerNode()) {
+            throw new DsaException("checkpoint of node " + state.nodeId() + " (" + state.nodes() + " nodes x " + state.threadsPerNode()
+                    + " threads) does not fit node " + config.nodeId() + " (" + config.nodes() + " x " + config.threadsPerNode() + ")");
+        }
+        if ((config.nodeId() == 0) != (monitorImage != null)) {
+            throw new DsaException("node " + config.nodeId() + (monitorImage == null ? " needs" : " takes no") + " the monitor's image");
+        }
+        return start(config, NodeTransport.NETTY, state, monitorImage == null ? null : MonitorImage.decode(monitorImage));
+    }
+
+    private static NodeRuntime start(DsaConfig config, NodeTransport.Factory transports, AgentState state, MonitorImage monitorImage) {
         NodeRuntime rt = new NodeRuntime(config, config.nodeId(), config.nodes(), transports);
         try {
+            if (state != null) {
+                // before anyone can reach this node: the joins and the view come after
+                rt.arrays.install(state.arrays());
+                rt.variables.install(state.variables());
+                rt.barriers.restore(state.barriers());
+                if (rt.monitor != null) rt.monitor.install(monitorImage);
+            }
             if (rt.monitor != null) {
                 rt.monitor.maybeSendView();
             } else {
@@ -254,6 +297,19 @@ public final class NodeRuntime implements AutoCloseable {
             rt.close();
             throw e;
         }
+    }
+
+    /** @return completes when the VM has formed (this node has the view) */
+    public CompletableFuture<Void> formed() { return membership.formed(); }
+
+    /**
+     * Node 0 at a checkpoint's safe point: the monitor's registry and barrier roots.
+     *
+     * @throws DsaException on another node, or if a lock is held across the barrier
+     */
+    MonitorImage monitorImage() {
+        if (monitor == null) throw new DsaException("node " + nodeId + " is not the monitor");
+        return monitor.image();
     }
 
     /** @return {@code host:port} this node listens on */
@@ -439,6 +495,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (closed) return;
         closed = true;
         job.abort("node " + nodeId + " closed");
+        if (checkpoints != null) checkpoints.close();
         peers.close();
         transport.close();
         Waiting.nodeClosed(threadsPerNode + 1);

@@ -8,7 +8,10 @@ package io.dsa.agent.wire;
  *        {@link #FINISHED} (monitor to all: every node is done, shut down),
  *        {@link #WORKERS_QUERY} (monitor to all: where are your workers? text: the query's number),
  *        {@link #WORKERS} (node to monitor: the query's number, a newline, then one line per
- *        unfinished worker saying what it waits for)
+ *        unfinished worker saying what it waits for),
+ *        {@link #CHECKPOINT_QUIESCE} (monitor to a node: answer once your coherence is quiescent; text: the epoch),
+ *        {@link #CHECKPOINT_WRITE} (monitor to a node: write your checkpoint file; text: the epoch),
+ *        {@link #CHECKPOINTED} (node to monitor: text {@code "<epoch> <round> [<bytes> <crc32c hex>]"}, round 1 or 2)
  */
 public record StatusMessage(int node, int code, String text) implements WireMessage {
     public static final int DONE = 1;
@@ -17,4 +20,7 @@ public record StatusMessage(int node, int code, String text) implements WireMess
     public static final int FINISHED = 4;
     public static final int WORKERS_QUERY = 5;
     public static final int WORKERS = 6;
+    public static final int CHECKPOINT_QUIESCE = 7;
+    public static final int CHECKPOINT_WRITE = 8;
+    public static final int CHECKPOINTED = 9;
 }

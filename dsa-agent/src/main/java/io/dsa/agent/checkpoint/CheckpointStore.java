@@ -1,0 +1,289 @@
+package io.dsa.agent.checkpoint;
+
+import io.dsa.DsaException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+/**
+ * A directory of checkpoints (docs/failures.md, "Checkpoints"): one sub-directory per checkpoint,
+ * {@code epoch-<E>/}, holding {@code node-<k>.snap} for every node (its {@code AgentState} at the
+ * safe point), {@code monitor.snap} (node 0's registry and barrier roots) and, written last, the
+ * {@link CheckpointManifest manifest}. Every file is written to a temporary name, forced to disk
+ * and renamed, and the directory forced after the rename, so a crash leaves either the old file or
+ * the whole new one; a checkpoint counts as complete only with its manifest.
+ *
+ * <p>A {@code .snap} file is a 28-byte header and the payload:
+ * <pre>
+ *  0       4        6        8         16       20        24       28
+ *  +-------+--------+--------+---------+--------+---------+--------+-----------------+
+ *  | "DSCK"| version| 0      | epoch   | node   | length  | crc32c | payload (length) |
+ *  +-------+--------+--------+---------+--------+---------+--------+-----------------+
+ *  big-endian; node -1 for monitor.snap; crc32c of the payload
+ * </pre>
+ *
+ * <p>Static methods, safe from any thread for different files; node 0 alone writes manifests and
+ * removes old checkpoints.
+ */
+public final class CheckpointStore {
+    /** "DSCK" */
+    public static final int MAGIC = 0x4453434B;
+    /** Header bytes before the payload. */
+    public static final int HEADER_BYTES = 28;
+    /** The manifest's name in an epoch's directory. */
+    public static final String MANIFEST = "manifest";
+    /** The monitor image's name in an epoch's directory. */
+    public static final String MONITOR_FILE = "monitor.snap";
+    /** Complete checkpoints kept: the newest and the one before it (if the newest is damaged). */
+    public static final int KEEP = 2;
+    /** The node id the monitor file's header carries. */
+    public static final int MONITOR_NODE = -1;
+    private static final Pattern EPOCH_DIR = Pattern.compile("epoch-(\\d{1,18})");
+    private static final Pattern FILE_NAME = Pattern.compile("node-\\d{1,4}\\.snap|" + Pattern.quote(MONITOR_FILE));
+
+    private CheckpointStore() {}
+
+    /**
+     * A complete checkpoint found in a directory.
+     *
+     * @param dir its epoch's directory
+     * @param manifest its manifest
+     */
+    public record Checkpoint(Path dir, CheckpointManifest manifest) {
+        /**
+         * Reads and verifies file {@code name} of this checkpoint.
+         *
+         * @return its payload
+         * @throws DsaException naming the file when it is missing, torn, or its checksum does not match
+         */
+        public byte[] payload(String name) { return read(dir, manifest, name); }
+    }
+
+    /** @return node {@code node}'s file name, {@code node-<k>.snap} */
+    public static String nodeFile(int node) { return "node-" + node + ".snap"; }
+
+    /** @return the directory of the checkpoint at {@code epoch} in {@code dir} */
+    public static Path epochDir(Path dir, long epoch) { return dir.resolve("epoch-" + epoch); }
+
+    static boolean isFileName(String name) { return FILE_NAME.matcher(name).matches(); }
+
+    /**
+     * Makes an empty directory for the checkpoint at {@code epoch}: one left from a run that did not
+     * finish it (a restart reaches the epoch again) is removed first.
+     *
+     * @throws DsaException naming the directory if it cannot be made
+     */
+    public static Path prepare(Path dir, long epoch) {
+        Path e = epochDir(dir, epoch);
+        try {
+            deleteTree(e);
+            Files.createDirectories(e);
+            forceDirectory(dir);
+            return e;
+        } catch (IOException ex) {
+            throw new DsaException("cannot make checkpoint directory " + e + ": " + ex, ex);
+        }
+    }
+
+    /**
+     * Writes {@code payload} as file {@code name} of the checkpoint at {@code epoch} in
+     * {@code epochDir}: to a temporary file, forced, renamed, and the directory forced.
+     *
+     * @param node the node the file belongs to ({@link #MONITOR_NODE} for the monitor's)
+     * @return its manifest entry
+     * @throws DsaException naming the file if it cannot be written
+     */
+    public static CheckpointManifest.FileEntry write(Path epochDir, String name, long epoch, int node, byte[] payload) {
+        CRC32C c = new CRC32C();
+        c.update(payload);
+        int crc = (int) c.getValue();
+        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        header.putInt(MAGIC).putShort((short) CheckpointManifest.VERSION).putShort((short) 0).putLong(epoch).putInt(node)
+                .putInt(payload.length).putInt(crc).flip();
+        writeAtomically(epochDir.resolve(name), header, ByteBuffer.wrap(payload));
+        return new CheckpointManifest.FileEntry(name, HEADER_BYTES + (long) payload.length, crc);
+    }
+
+    /**
+     * Writes the manifest last: from then on the checkpoint is complete. Then removes every
+     * checkpoint older than the {@value #KEEP} newest complete ones.
+     *
+     * @throws DsaException naming the file if it cannot be written
+     */
+    public static void commit(Path dir, CheckpointManifest manifest) {
+        Path e = epochDir(dir, manifest.epoch());
+        writeAtomically(e.resolve(MANIFEST), ByteBuffer.wrap(manifest.encode().getBytes(StandardCharsets.UTF_8)));
+        retain(dir, KEEP);
+    }
+
+    /**
+     * Removes every checkpoint directory, complete or not, older than the {@code keep} newest
+     * complete ones (complete: a manifest exists). Directories newer than those are left alone.
+     */
+    static void retain(Path dir, int keep) {
+        List<Long> epochs = epochs(dir);
+        List<Long> complete = new ArrayList<>();
+        for (long e : epochs) if (Files.exists(epochDir(dir, e).resolve(MANIFEST))) complete.add(e);
+        if (complete.size() < keep) return;
+        long oldestKept = complete.get(keep - 1);
+        for (long e : epochs) {
+            if (e < oldestKept) {
+                try {
+                    deleteTree(epochDir(dir, e));
+                } catch (IOException ex) {
+                    // a left-over directory costs disk space only; the next checkpoint tries again
+                }
+            }
+        }
+    }
+
+    /**
+     * The newest complete checkpoint in {@code dir} whose manifest and files all verify. A damaged
+     * or incomplete one is refused (its reason, naming the file, goes to {@code refused}) and the
+     * one before it is tried.
+     *
+     * @return the checkpoint, or null if there is none
+     */
+    public static Checkpoint newest(Path dir, Consumer<String> refused) {
+        for (long e : epochs(dir)) {
+            Path d = epochDir(dir, e);
+            try {
+                CheckpointManifest m = manifest(d);
+                if (m.epoch() != e) throw new DsaException(d.resolve(MANIFEST) + ": epoch " + m.epoch() + " in directory " + d.getFileName());
+                for (CheckpointManifest.FileEntry f : m.files()) read(d, m, f.name());
+                return new Checkpoint(d, m);
+            } catch (DsaException ex) {
+                refused.accept("checkpoint " + d + " refused: " + ex.getMessage());
+            }
+        }
+        return null;
+    }
+
+    /** @return the epochs of every checkpoint directory in {@code dir}, newest first (complete or not) */
+    public static List<Long> epochs(Path dir) {
+        List<Long> epochs = new ArrayList<>();
+        if (!Files.isDirectory(dir)) return epochs;
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            for (Path p : s) {
+                Matcher m = EPOCH_DIR.matcher(p.getFileName().toString());
+                if (m.matches() && Files.isDirectory(p)) epochs.add(Long.parseLong(m.group(1)));
+            }
+        } catch (IOException e) {
+            throw new DsaException("cannot list checkpoint directory " + dir + ": " + e, e);
+        }
+        epochs.sort(Comparator.reverseOrder());
+        return epochs;
+    }
+
+    /**
+     * @return the manifest of the checkpoint in {@code epochDir}
+     * @throws DsaException naming the file if it is missing or not valid
+     */
+    public static CheckpointManifest manifest(Path epochDir) {
+        Path f = epochDir.resolve(MANIFEST);
+        try {
+            return CheckpointManifest.parse(Files.readString(f, StandardCharsets.UTF_8), f.toString());
+        } catch (NoSuchFileException e) {
+            throw new DsaException(f + " is missing: the checkpoint is incomplete");
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new DsaException("cannot read " + f + ": " + e, e);
+        }
+    }
+
+    // Reads file `name` of the checkpoint in `epochDir`, checked against its header and the manifest's entry.
+    static byte[] read(Path epochDir, CheckpointManifest m, String name) {
+        Path f = epochDir.resolve(name);
+        CheckpointManifest.FileEntry entry = m.files().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new DsaException(epochDir.resolve(MANIFEST) + " lists no file " + name));
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(f);
+        } catch (NoSuchFileException e) {
+            throw new DsaException(f + " is missing");
+        } catch (IOException e) {
+            throw new DsaException("cannot read " + f + ": " + e, e);
+        }
+        if (bytes.length != entry.bytes()) {
+            throw new DsaException(f + " has " + bytes.length + " bytes, the manifest says " + entry.bytes());
+        }
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        int magic = b.getInt();
+        int version = b.getShort() & 0xFFFF;
+        b.getShort();
+        long epoch = b.getLong();
+        b.getInt();
+        int length = b.getInt();
+        int crc = b.getInt();
+        if (magic != MAGIC) throw new DsaException(f + " is not a checkpoint file (magic " + Integer.toHexString(magic) + ")");
+        if (version != CheckpointManifest.VERSION) {
+            throw new DsaException(f + " has version " + version + "; this code reads version " + CheckpointManifest.VERSION);
+        }
+        if (epoch != m.epoch() || length != bytes.length - HEADER_BYTES) {
+            throw new DsaException(f + ": header says epoch " + epoch + " and " + length + " bytes, expected epoch " + m.epoch()
+                    + " and " + (bytes.length - HEADER_BYTES));
+        }
+        CRC32C c = new CRC32C();
+        c.update(bytes, HEADER_BYTES, length);
+        int actual = (int) c.getValue();
+        if (actual != crc || crc != entry.crc32c()) {
+            throw new DsaException(f + ": checksum mismatch (CRC32C of the content " + CheckpointManifest.hex(actual) + ", header "
+                    + CheckpointManifest.hex(crc) + ", manifest " + CheckpointManifest.hex(entry.crc32c()) + ")");
+        }
+        byte[] payload = new byte[length];
+        System.arraycopy(bytes, HEADER_BYTES, payload, 0, length);
+        return payload;
+    }
+
+    private static void writeAtomically(Path target, ByteBuffer... parts) {
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)) {
+                for (ByteBuffer p : parts) while (p.hasRemaining()) ch.write(p);
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            forceDirectory(target.getParent());
+        } catch (IOException e) {
+            throw new DsaException("cannot write checkpoint file " + target + ": " + e, e);
+        }
+    }
+
+    // Makes a rename in `dir` durable. Some file systems refuse to open a directory: the rename stands, unforced.
+    private static void forceDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            // not supported here (e.g. some platforms): the rename is still atomic
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) return;
+        if (Files.isDirectory(p)) {
+            try (DirectoryStream<Path> s = Files.newDirectoryStream(p)) {
+                for (Path c : s) deleteTree(c);
+            }
+        }
+        Files.deleteIfExists(p);
+    }
+}
