@@ -25,8 +25,9 @@ import java.util.zip.CRC32C;
  * {@code epoch-<E>/}, holding {@code node-<k>.snap} for every node (its {@code AgentState} at the
  * safe point), {@code monitor.snap} (node 0's registry and barrier roots) and, written last, the
  * {@link CheckpointManifest manifest}. Every file is written to a temporary name, forced to disk
- * and renamed, and the directory forced after the rename, so a crash leaves either the old file or
- * the whole new one; a checkpoint counts as complete only with its manifest.
+ * and renamed, so a crash leaves either no file or the whole one; before the manifest is written
+ * the directory is forced (every node's rename is durable), and after its rename again. A
+ * checkpoint counts as complete only with its manifest.
  *
  * <p>A {@code .snap} file is a 28-byte header and the payload:
  * <pre>
@@ -74,6 +75,12 @@ public final class CheckpointStore {
         public byte[] payload(String name) { return read(dir, manifest, name); }
     }
 
+    /** @return why checkpoints every {@code every} global barriers are refused for program {@code className} */
+    public static String notResumable(String className, long every) {
+        return "program " + className + " is not resumable(), so it cannot take checkpoints (every " + every
+                + " global barriers): only a program whose work() can be re-entered at worker.epoch() > 0 can restart from one";
+    }
+
     /** @return node {@code node}'s file name, {@code node-<k>.snap} */
     public static String nodeFile(int node) { return "node-" + node + ".snap"; }
 
@@ -115,7 +122,7 @@ public final class CheckpointStore {
         ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
         header.putInt(MAGIC).putShort((short) CheckpointManifest.VERSION).putShort((short) 0).putLong(epoch).putInt(node)
                 .putInt(payload.length).putInt(crc).flip();
-        writeAtomically(epochDir.resolve(name), header, ByteBuffer.wrap(payload));
+        writeAtomically(epochDir.resolve(name), false, header, ByteBuffer.wrap(payload));
         return new CheckpointManifest.FileEntry(name, HEADER_BYTES + (long) payload.length, crc);
     }
 
@@ -127,7 +134,8 @@ public final class CheckpointStore {
      */
     public static void commit(Path dir, CheckpointManifest manifest) {
         Path e = epochDir(dir, manifest.epoch());
-        writeAtomically(e.resolve(MANIFEST), ByteBuffer.wrap(manifest.encode().getBytes(StandardCharsets.UTF_8)));
+        forceDirectory(e);   // every node's rename is durable before the manifest names its file
+        writeAtomically(e.resolve(MANIFEST), true, ByteBuffer.wrap(manifest.encode().getBytes(StandardCharsets.UTF_8)));
         retain(dir, KEEP);
     }
 
@@ -249,7 +257,8 @@ public final class CheckpointStore {
         return payload;
     }
 
-    private static void writeAtomically(Path target, ByteBuffer... parts) {
+    // Writes a temporary file, forces it and renames it to `target`; with `durable`, forces the directory too.
+    private static void writeAtomically(Path target, boolean durable, ByteBuffer... parts) {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -262,7 +271,7 @@ public final class CheckpointStore {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
-            forceDirectory(target.getParent());
+            if (durable) forceDirectory(target.getParent());
         } catch (IOException e) {
             throw new DsaException("cannot write checkpoint file " + target + ": " + e, e);
         }

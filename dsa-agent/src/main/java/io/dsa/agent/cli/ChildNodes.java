@@ -64,6 +64,15 @@ final class ChildNodes implements AutoCloseable {
         });
     }
 
+    /** Exit codes above this are a death by a signal (128 + its number), as the JDK reports them on Unix. */
+    static final int SIGNAL_EXIT_BASE = 128;
+
+    /** @return whether a child has ended by a signal (killed, crashed) so far; before {@link #destroyAll} ends any */
+    synchronized boolean endedBySignal() {
+        for (Process p : processes.values()) if (!p.isAlive() && p.exitValue() > SIGNAL_EXIT_BASE) return true;
+        return false;
+    }
+
     /** @return completes with a reason when the first child exits with a non-zero code */
     CompletableFuture<String> firstFailure() { return firstFailure; }
 

@@ -71,8 +71,20 @@ final class JobOptions {
                     + DsaConfig.MAX_MAX_FRAME_BYTES + " (default: ${DEFAULT-VALUE}).")
     int maxFrameBytes;
 
-    @Parameters(index = "0", paramLabel = "PROGRAM",
-            description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram.")
+    @Option(names = "--checkpoint-every", paramLabel = "N", defaultValue = "0",
+            description = {"Checkpoint a resumable program every N global barriers: at each N-th barrier epoch every node writes"
+                    + " its state into --checkpoint-dir (docs/failures.md); 0: none; from 0 to " + DsaConfig.MAX_CHECKPOINT_EVERY
+                    + " (default: ${DEFAULT-VALUE})."})
+    long checkpointEvery;
+
+    @Option(names = "--checkpoint-dir", paramLabel = "DIR",
+            description = "With --checkpoint-every: where checkpoints go, one directory epoch-E per checkpoint, the last two complete"
+                    + " ones kept (default for 'dsa run': a fresh directory it names).")
+    java.nio.file.Path checkpointDir;
+
+    @Parameters(index = "0", paramLabel = "PROGRAM", arity = "0..1",
+            description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram"
+                    + " (with 'dsa run --restart-from': the checkpoint's, may be left out).")
     String program;
 
     @Parameters(index = "1..*", paramLabel = "ARGS", description = "The program's arguments.")
@@ -88,6 +100,8 @@ final class JobOptions {
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
         Checks.range(spec, "--max-frame-bytes", maxFrameBytes, DsaConfig.MIN_MAX_FRAME_BYTES, DsaConfig.MAX_MAX_FRAME_BYTES);
         Checks.range(spec, "--prefetch-window", prefetchWindow, 0, DsaConfig.MAX_PREFETCH_WINDOW);
+        Checks.range(spec, "--checkpoint-every", checkpointEvery, 0, DsaConfig.MAX_CHECKPOINT_EVERY);
+        if (program == null) throw Checks.usage(spec, "Missing required parameter: 'PROGRAM'");
         if (vmName == null || !vmName.matches(DsaConfig.VM_NAME_PATTERN)) {
             throw Checks.usage(spec, "--vm '" + vmName + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
         }
@@ -98,7 +112,7 @@ final class JobOptions {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy)
                 .prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
-                .failureTimeoutMs(failureTimeoutMs);
+                .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
@@ -109,6 +123,9 @@ final class JobOptions {
                 "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes),
                 "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
         arguments.addAll(security.arguments());
+        if (checkpointEvery > 0) {
+            arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));
+        }
         return arguments;
     }
 

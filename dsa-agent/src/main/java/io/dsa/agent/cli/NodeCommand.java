@@ -4,6 +4,7 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.checkpoint.CheckpointStore;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -45,6 +46,14 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--job-start-ms", paramLabel = "MS", hidden = true,
             description = "When the job started (ms since the epoch), for the time on progress lines; default: now.")
     Long jobStartMs;
+
+    /** The option that restarts this node from a checkpoint's epoch directory. */
+    static final String RESTART_OPTION = "--restart-checkpoint";
+
+    @Option(names = RESTART_OPTION, paramLabel = "DIR",
+            description = "Start this node from the checkpoint in DIR (an epoch-E directory of a --checkpoint-dir; every node of the VM"
+                    + " from the same one) and resume the program there; 'dsa run' passes it when it restarts a VM.")
+    java.nio.file.Path restartCheckpoint;
 
     @Option(names = "--node", paramLabel = "K", description = "This node's id, in [0, N); required unless --slurm.")
     Integer nodeOption;
@@ -162,7 +171,8 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     private int run(DsaConfig config, DsaProgram program, PrintWriter out) {
-        try (DsaAgent agent = DsaAgent.start(config);
+        try (DsaAgent agent = restartCheckpoint == null ? DsaAgent.start(config)
+                : DsaAgent.restart(config, new CheckpointStore.Checkpoint(restartCheckpoint, CheckpointStore.manifest(restartCheckpoint)));
              MetricsOption.Exposure exposure = metrics.expose(config.bindHost(), () -> List.of(agent), "node " + nodeId, out)) {
             if (exposure != null) exposure.register(agent);
             if (nodeId == 0) {
@@ -170,7 +180,8 @@ final class NodeCommand implements Callable<Integer> {
                 out.flush();
             }
             List<String> args = List.copyOf(job.args);
-            CompletableFuture<RunReport> run = Jobs.start(() -> agent.run(program, args));
+            CompletableFuture<RunReport> run = Jobs.start(() -> restartCheckpoint == null ? agent.run(program, args)
+                    : agent.resume(program, args));
             RunReport report;
             try {
                 report = run.get(job.timeoutMs(), TimeUnit.MILLISECONDS);

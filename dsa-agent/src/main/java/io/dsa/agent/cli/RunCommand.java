@@ -9,6 +9,7 @@ import io.dsa.agent.host.HostConfig;
 import io.dsa.agent.host.JobJar;
 import io.dsa.agent.host.JvmCommand;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.checkpoint.CheckpointStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -107,10 +108,39 @@ final class RunCommand implements Callable<Integer> {
             description = "With --hosts: the jar (or class directory) to ship; default: where PROGRAM's class was loaded from.")
     Path jarFile;
 
+    @Option(names = "--restart-from", paramLabel = "DIR",
+            description = {"Restart a whole VM from the newest complete checkpoint in DIR (a --checkpoint-dir): same program,"
+                    + " arguments and shape, recorded there; a damaged or incomplete checkpoint is refused, naming the file,"
+                    + " and the one before it taken. The run goes on taking checkpoints into DIR (at the interval recorded,"
+                    + " unless --checkpoint-every says otherwise)."})
+    Path restartFrom;
+
+    @Option(names = "--max-restarts", paramLabel = "K", defaultValue = "" + Restarts.DEFAULT_MAX_RESTARTS,
+            description = {"With --checkpoint-every (or --restart-from): when a node is lost (its process killed or silent for the"
+                    + " failure timeout), end every node and restart the whole VM from the newest complete checkpoint, at most"
+                    + " K times; 0: never; from 0 to " + Restarts.MAX_RESTARTS + " (default: ${DEFAULT-VALUE})."})
+    int maxRestarts;
+
+    /** The checkpoint this run starts from ({@code --restart-from}), or null. */
+    private CheckpointStore.Checkpoint restartCheckpoint;
+
     @Override
     public Integer call() throws Exception {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
             metrics.validate(spec);
+            Checks.range(spec, "--max-restarts", maxRestarts, 0, Restarts.MAX_RESTARTS);
+            if (hostsOption != null && (restartFrom != null || job.checkpointEvery > 0)) {
+                throw Checks.usage(spec, "--checkpoint-every and --restart-from with --hosts: not built yet (docs/failures.md); run on"
+                        + " this machine");
+            }
+            if (restartFrom != null) {
+                if (inProcess) throw Checks.usage(spec, "--restart-from with --in-process: not built yet; restart with node processes");
+                restartCheckpoint = Restarts.resolve(spec, job, restartFrom, spec.commandLine().getOut());
+                if (restartCheckpoint == null) {
+                    Jobs.printFailed(spec.commandLine().getOut(), "no complete checkpoint in " + restartFrom);
+                    return DsaCli.EXIT_FAILED;
+                }
+            }
             if (hostsOption != null) {
                 if (metrics.on()) throw Checks.usage(spec, "--metrics-port with --hosts: start each host with 'dsa host --metrics-port P'");
                 return runOnHosts(programs);
@@ -123,6 +153,7 @@ final class RunCommand implements Callable<Integer> {
             validateArgs(spec, programType, job);
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            Restarts.prepareCheckpoints(spec, job, programType, out);
             try {
                 return inProcess ? runInProcess(programType, out) : runProcesses(programType, programs, out, err);
             } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
@@ -231,39 +262,77 @@ final class RunCommand implements Callable<Integer> {
         return agents;
     }
 
+    // Runs the VM as node processes; with checkpoints, a VM that loses a node restarts from the newest complete one.
     private int runProcesses(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, PrintWriter out,
             PrintWriter err) throws InterruptedException, IOException {
         long startMs = System.currentTimeMillis();
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
-        DsaProgram program = ProgramCatalog.instantiate(programType);
         // The secret as hex: what the children read from their stdin, so both sides hold the same bytes.
         byte[] random = new byte[SECRET_BYTES];
         new SecureRandom().nextBytes(random);
         String secret = HexFormat.of().formatHex(random);
+        CheckpointStore.Checkpoint from = restartCheckpoint;
+        long failedAtNs = 0;
+        for (int restarts = 0; ; restarts++) {
+            Verdict verdict = attempt(programType, programs, secret, from, failedAtNs, startMs, deadlineNs, out, err);
+            if (verdict.failure() == null) {
+                Jobs.printOk(out);
+                return 0;
+            }
+            failedAtNs = verdict.atNs();
+            from = verdict.nodeLost() && job.checkpointEvery > 0 && restarts < maxRestarts && remainingMs(deadlineNs) > 0
+                    ? Restarts.newest(job.checkpointDir, out) : null;
+            if (from == null) {
+                Jobs.printFailed(out, verdict.failure());
+                return DsaCli.EXIT_FAILED;
+            }
+            out.printf("node lost: %s%nevery node process ended %.1f ms after the verdict%n", verdict.failure().lines().findFirst().orElse(""),
+                    (System.nanoTime() - failedAtNs) / 1e6);
+            out.println("restarting the VM from " + from.dir()
+                    + " (epoch " + from.manifest().epoch() + "), restart " + (restarts + 1) + " of at most " + maxRestarts);
+            out.flush();
+        }
+    }
+
+    // One VM from the start, or from checkpoint `from` (then its formation is reported as the recovery from `failedAtNs`).
+    private Verdict attempt(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, String secret,
+            CheckpointStore.Checkpoint from, long failedAtNs, long startMs, long deadlineNs, PrintWriter out, PrintWriter err)
+            throws InterruptedException, IOException {
+        DsaProgram program = ProgramCatalog.instantiate(programType);
         DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
                 .secret(secret.getBytes(StandardCharsets.US_ASCII)).progress(new ProgressPrinter(out, startMs)).build();
-        DsaAgent agent = DsaAgent.start(config);
+        DsaAgent agent = from == null ? DsaAgent.start(config) : DsaAgent.restart(config, from);
+        if (from != null && failedAtNs != 0) {
+            long epoch = from.manifest().epoch();
+            agent.formed().thenRun(() -> {
+                out.printf("recovered: the VM formed again and resumes at epoch %d, %.1f ms after the failure's verdict%n", epoch,
+                        (System.nanoTime() - failedAtNs) / 1e6);
+                out.flush();
+            });
+        }
         MetricsOption.Exposure exposure = null;
         try (ChildNodes children = new ChildNodes(out, err)) {
             exposure = metrics.expose(config.bindHost(), () -> List.of(agent), "node 0", out);
             if (exposure != null) exposure.register(agent);
             for (int node = 1; node < job.nodes; node++) {
-                children.start(node, childCommand(node, agent.address(), programType, programs.joined(), startMs),
-                        (secret + "\n").getBytes(StandardCharsets.US_ASCII));
+                List<String> command = childCommand(node, agent.address(), programType, programs.joined(), startMs);
+                if (from != null) command.addAll(command.indexOf(programType.getName()), List.of(NodeCommand.RESTART_OPTION, from.dir().toString()));
+                children.start(node, command, (secret + "\n").getBytes(StandardCharsets.US_ASCII));
             }
-            Verdict verdict = await(agent, program, children, deadlineNs, out);
+            Verdict verdict = await(agent, program, from != null, children, deadlineNs, out);
+            long verdictNs = System.nanoTime();
             if (verdict.failure() != null) {
+                // Lost, before any node process is ended here: one killed by a signal, or the failure names a lost node.
+                boolean lost = children.endedBySignal() || Restarts.namesLostNode(verdict.failure());
                 if (verdict.nodesKnow()) {
                     // The other nodes learn of the failure too: let them say why and exit on their own.
                     children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
                 }
                 children.destroyAll();
                 children.drainOutput();   // the children's last words before the verdict
-                Jobs.printFailed(out, verdict.failure());
-                return DsaCli.EXIT_FAILED;
+                return new Verdict(verdict.failure(), verdict.nodesKnow(), lost, verdictNs);
             }
-            Jobs.printOk(out);
-            return 0;
+            return verdict;
         } finally {
             if (exposure != null) exposure.close();
             closeQuietly(agent);
@@ -273,19 +342,22 @@ final class RunCommand implements Callable<Integer> {
     /**
      * How a job ended: {@code failure} is null on success; {@code nodesKnow} says whether node 0
      * failed the job, so that the other nodes learn it and exit on their own (not after a time out, nor
-     * when only the launcher saw a child die).
+     * when only the launcher saw a child die); {@code nodeLost} whether a node was lost (a restart
+     * may follow), {@code atNs} when the launcher had the verdict (the start of a recovery).
      */
-    private record Verdict(String failure, boolean nodesKnow) {
+    private record Verdict(String failure, boolean nodesKnow, boolean nodeLost, long atNs) {
         static final Verdict OK = new Verdict(null, true);
+
+        Verdict(String failure, boolean nodesKnow) { this(failure, nodesKnow, false, 0); }
 
         static Verdict failed(String reason) { return new Verdict(reason, true); }
     }
 
     // Runs node 0's part and waits for the children.
-    private Verdict await(DsaAgent agent, DsaProgram program, ChildNodes children, long deadlineNs, PrintWriter out)
+    private Verdict await(DsaAgent agent, DsaProgram program, boolean resume, ChildNodes children, long deadlineNs, PrintWriter out)
             throws InterruptedException {
         List<String> args = List.copyOf(job.args);
-        CompletableFuture<RunReport> run = Jobs.start(() -> agent.run(program, args));
+        CompletableFuture<RunReport> run = Jobs.start(() -> resume ? agent.resume(program, args) : agent.run(program, args));
         CompletableFuture<Object> first = CompletableFuture.anyOf(run, children.firstFailure());
         try {
             first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);

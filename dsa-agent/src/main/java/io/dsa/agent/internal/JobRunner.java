@@ -28,7 +28,8 @@ public final class JobRunner {
      */
     public static RunReport run(NodeRuntime rt, DsaProgram program, List<String> args, long startEpoch) {
         if (rt.checkpoints != null) {
-            if (!program.resumable()) throw new DsaException(notResumable(program.getClass().getName(), rt.config.checkpointEvery()));
+            if (!program.resumable()) throw new DsaException(io.dsa.agent.checkpoint.CheckpointStore.notResumable(program.getClass().getName(),
+                    rt.config.checkpointEvery()));
             rt.checkpoints.jobStarted(program.getClass().getName(), args, startEpoch);
         }
         ViewMessage view = rt.membership.await();
@@ -81,12 +82,6 @@ public final class JobRunner {
             throw new DsaException("job failed: " + failure, firstLocal.get());
         }
         return new RunReport(rt.nodes, rt.threadsPerNode, rt.reportLines(), rt.membership.startupNanos(), runNanos);
-    }
-
-    /** @return why checkpoints every {@code every} global barriers are refused for program {@code className} */
-    public static String notResumable(String className, long every) {
-        return "program " + className + " is not resumable(), so it cannot take checkpoints (every " + every
-                + " global barriers): only a program whose work() can be re-entered at worker.epoch() > 0 can restart from one";
     }
 
     private static void fail(NodeRuntime rt, AtomicReference<Throwable> first, Throwable t, String where) {

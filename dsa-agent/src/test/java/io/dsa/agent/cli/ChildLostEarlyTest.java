@@ -42,7 +42,8 @@ class ChildLostEarlyTest {
                 "every node process ended");
     }
 
-    private static Optional<ProcessHandle> child(int node) {
+    /** @return this JVM's live {@code dsa node} process of node {@code node}, if any (also for {@link CheckpointRunTest}) */
+    static Optional<ProcessHandle> child(int node) {
         return ProcessHandle.current().children().filter(p -> isNode(p, node)).findFirst();
     }
 
@@ -58,7 +59,7 @@ class ChildLostEarlyTest {
     }
 
     /** @return whether {@code p} is a {@code dsa node} process of node {@code node} (any node if negative) */
-    private static boolean isNode(ProcessHandle p, int node) {
+    static boolean isNode(ProcessHandle p, int node) {
         List<String> args = arguments(p);
         int at = args.indexOf("--node");
         return p.isAlive() && args.contains("node") && at >= 0 && at + 1 < args.size()

@@ -1,0 +1,111 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.agent.checkpoint.CheckpointStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dsa run --checkpoint-every}, {@code --restart-from} and the automatic restart after a lost
+ * node, with node processes, on the resumable relaxation of {@code MigrationTest} (two arrays and a
+ * shared counter; node 0 reports the bits of the result and the count). The result line of an
+ * uninterrupted run is the reference.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class CheckpointRunTest {
+    private static final String RELAX = "io.dsa.agent.MigrationTest$Relax";
+
+    @TempDir
+    Path dir;
+
+    /** @return the report line {@code node 0: relax <hash> count <n>} of a run */
+    private static String result(Cli cli) {
+        return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
+    }
+
+    private static String reference(String iterations) {
+        Cli cli = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "1", RELAX, iterations);
+        assertEquals(0, cli.exitCode(), cli.toString());
+        return result(cli);
+    }
+
+    private boolean anyComplete() {
+        return CheckpointStore.epochs(dir).stream().anyMatch(e -> Files.exists(CheckpointStore.epochDir(dir, e).resolve(CheckpointStore.MANIFEST)));
+    }
+
+    @Test
+    void aNodeKilledAfterACheckpointIsSurvivedByARestartFromItWithTheSameResult() throws Exception {
+        String iterations = "1500";
+        String expected = reference(iterations);
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
+                "--failure-timeout-ms", "1000", "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(),
+                RELAX, iterations));
+        Poll.until("a complete checkpoint in " + dir, this::anyComplete, b -> b, 120_000, 2);
+        ProcessHandle node2 = Poll.until("node 2's process", () -> ChildLostEarlyTest.child(2), Optional::isPresent, 60_000, 2)
+                .orElseThrow();
+        node2.destroyForcibly();   // SIGKILL, by PID
+        Cli cli = run.get(200, TimeUnit.SECONDS);
+        System.out.println("CheckpointRunTest: node 2 (pid " + node2.pid() + ") killed; "
+                + cli.out().lines().filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node")
+                        || l.startsWith("node lost")).toList());
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("restarting the VM from " + dir), cli.toString());
+        assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
+        assertTrue(cli.out().contains("result: OK"), cli.toString());
+        assertEquals(expected, result(cli));
+        assertEquals(List.of(), ProcessHandle.current().children().filter(p -> ChildLostEarlyTest.isNode(p, -1)).map(ProcessHandle::pid)
+                .toList(), "every node process ended");
+    }
+
+    @Test
+    void restartFromADirectoryTakesTheNewestIntactCheckpointAndEndsWithTheSameResult() throws Exception {
+        String expected = reference("200");
+        Cli first = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "1", "--checkpoint-every", "50",
+                "--checkpoint-dir", dir.toString(), RELAX, "200");
+        assertEquals(0, first.exitCode(), first.toString());
+        assertTrue(first.out().contains("checkpoints: every 50 global barriers into " + dir), first.toString());
+        assertEquals(List.of(200L, 150L), CheckpointStore.epochs(dir));
+        Path damaged = CheckpointStore.epochDir(dir, 200).resolve(CheckpointStore.nodeFile(1));
+        byte[] bytes = Files.readAllBytes(damaged);
+        bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
+        Files.write(damaged, bytes);
+
+        Cli cli = Cli.execute("run", "--restart-from", dir.toString(), "--timeout", "100");
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("epoch-200 refused: " + damaged + ": checksum mismatch"), cli.toString());
+        assertTrue(cli.out().contains("restarting from " + CheckpointStore.epochDir(dir, 150) + ": " + RELAX + " 200 on 3 nodes x 1 threads"
+                + " at epoch 150"), cli.toString());
+        assertEquals(expected, result(cli));
+    }
+
+    @Test
+    void checkpointsOfAProgramThatIsNotResumableAreRefusedNamingIt() {
+        Cli cli = Cli.execute("run", "--nodes", "2", "--checkpoint-every", "5", "io.dsa.agent.faults.FaultPrograms$Churn");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("program io.dsa.agent.faults.FaultPrograms$Churn is not resumable()"), cli.toString());
+    }
+
+    @Test
+    void aCheckpointIntervalOutOfRangeIsRefusedWithTheRange() {
+        Cli cli = Cli.execute("run", "--checkpoint-every", "-1", RELAX, "10");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--checkpoint-every"), cli.toString());
+        assertTrue(cli.err().contains("-1"), cli.toString());
+    }
+
+    @Test
+    void restartFromADirectoryWithoutACheckpointFailsSayingSo() {
+        Cli cli = Cli.execute("run", "--restart-from", dir.toString());
+        assertEquals(DsaCli.EXIT_FAILED, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("result: FAILED: no complete checkpoint in " + dir), cli.toString());
+    }
+}
