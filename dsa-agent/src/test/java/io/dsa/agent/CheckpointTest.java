@@ -38,7 +38,11 @@ class CheckpointTest {
     }
 
     private static List<String> baseline() {
-        try (DsaCluster c = DsaCluster.local(config().build())) {
+        return baseline(BarrierKind.TREE);
+    }
+
+    private static List<String> baseline(BarrierKind kind) {
+        try (DsaCluster c = DsaCluster.local(config().barrier(kind).build())) {
             return c.run(new MigrationTest.Relax(), ITERATIONS).lines();
         }
     }
@@ -74,7 +78,20 @@ class CheckpointTest {
         assertEquals(1, refused.size(), refused.toString());
         assertTrue(refused.get(0).contains("node-2.snap: checksum mismatch"), refused.get(0));
 
-        assertEquals(expected, restart(cp));
+        assertEquals(expected, restart(cp, BarrierKind.TREE));
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = BarrierKind.class, names = {"KARY", "CENTRAL"})
+    void aRestartWithTheOtherBarrierKindsIsBitwiseIdenticalToo(BarrierKind kind) throws Exception {
+        List<String> expected = baseline(kind);
+        try (DsaCluster c = DsaCluster.local(config().barrier(kind).checkpoints(7, dir).build())) {
+            assertEquals(expected, c.run(new MigrationTest.Relax(), ITERATIONS).lines());
+        }
+        Files.delete(CheckpointStore.epochDir(dir, 35).resolve(CheckpointStore.MANIFEST));
+        CheckpointStore.Checkpoint cp = CheckpointStore.newest(dir, r -> { });
+        assertEquals(28, cp.manifest().epoch());
+        assertEquals(expected, restart(cp, kind));
     }
 
     @Test
@@ -112,8 +129,8 @@ class CheckpointTest {
     }
 
     /** Starts every node of a new VM from {@code cp}, resumes the relaxation on each, and returns node 0's report lines. */
-    static List<String> restart(CheckpointStore.Checkpoint cp) throws Exception {
-        DsaConfig base = config().build();
+    static List<String> restart(CheckpointStore.Checkpoint cp, BarrierKind kind) throws Exception {
+        DsaConfig base = config().barrier(kind).build();
         List<DsaAgent> agents = new ArrayList<>();
         try {
             agents.add(DsaAgent.restart(base.toBuilder().nodeId(0).build(), cp));

@@ -304,7 +304,7 @@ final class RunCommand implements Callable<Integer> {
         DsaAgent agent = from == null ? DsaAgent.start(config) : DsaAgent.restart(config, from);
         if (from != null && failedAtNs != 0) {
             long epoch = from.manifest().epoch();
-            agent.formed().thenRun(() -> {
+            agent.formed().thenRunAsync(() -> {   // not on the I/O thread that completes it
                 out.printf("recovered: the VM formed again and resumes at epoch %d, %.1f ms after the failure's verdict%n", epoch,
                         (System.nanoTime() - failedAtNs) / 1e6);
                 out.flush();

@@ -103,6 +103,16 @@ class CheckpointRunTest {
     }
 
     @Test
+    void helpNamesEveryCheckpointOption() {
+        Cli run = Cli.execute("run", "--help");
+        for (String option : List.of("--checkpoint-every", "--checkpoint-dir", "--restart-from", "--max-restarts")) {
+            assertTrue(run.out().contains(option), option + " in:\n" + run.out());
+        }
+        Cli node = Cli.execute("node", "--help");
+        assertTrue(node.out().contains(NodeCommand.RESTART_OPTION) && node.out().contains("--checkpoint-every"), node.out());
+    }
+
+    @Test
     void restartFromADirectoryWithoutACheckpointFailsSayingSo() {
         Cli cli = Cli.execute("run", "--restart-from", dir.toString());
         assertEquals(DsaCli.EXIT_FAILED, cli.exitCode(), cli.toString());
