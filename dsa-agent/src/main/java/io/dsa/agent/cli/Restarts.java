@@ -36,8 +36,8 @@ final class Restarts {
         CheckpointStore.Checkpoint cp = newest(dir, out);
         if (cp == null) return null;
         CheckpointManifest m = cp.manifest();
-        if (job.program != null && !job.program.equals(m.program()) && !ProgramCatalog.fromContext().resolve(job.program).getName()
-                .equals(m.program())) {
+        if (job.program != null && !job.program.equals(m.program())
+                && !RunCommand.resolveProgram(spec, job.program).getName().equals(m.program())) {
             throw Checks.usage(spec, "program " + job.program + " differs from the checkpoint's " + m.program() + " (" + cp.dir()
                     + "); leave it out");
         }
