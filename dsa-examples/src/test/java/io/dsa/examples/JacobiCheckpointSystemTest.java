@@ -47,10 +47,11 @@ class JacobiCheckpointSystemTest {
         assertEquals(0, reference.exitCode(), reference.toString());
 
         CompletableFuture<DsaCommand> run = CompletableFuture.supplyAsync(() -> DsaCommand.execute(args("run", "--nodes", "3",
-                "--threads", "1", "--failure-timeout-ms", "1000", "--timeout", "250", "--checkpoint-every", "50", "--checkpoint-dir",
+                "--threads", "1", "--timeout", "250", "--checkpoint-every", "50", "--checkpoint-dir",
                 dir.toString())));
-        await("a complete checkpoint in " + dir, () -> CheckpointStore.epochs(dir).stream()
+        await("a complete checkpoint in " + dir, () -> run.isDone() || CheckpointStore.epochs(dir).stream()
                 .anyMatch(e -> Files.exists(CheckpointStore.epochDir(dir, e).resolve(CheckpointStore.MANIFEST))));
+        assertTrue(!run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
         ProcessHandle victim = DsaCommand.liveNodeProcesses().get(0);
         victim.destroyForcibly();   // SIGKILL, by PID
         DsaCommand survived = run.get(250, TimeUnit.SECONDS);

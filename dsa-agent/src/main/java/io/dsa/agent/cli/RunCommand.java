@@ -283,6 +283,9 @@ final class RunCommand implements Callable<Integer> {
             from = verdict.nodeLost() && job.checkpointEvery > 0 && restarts < maxRestarts && remainingMs(deadlineNs) > 0
                     ? Restarts.newest(job.checkpointDir, out) : null;
             if (from == null) {
+                if (verdict.nodeLost() && job.checkpointEvery > 0 && restarts < maxRestarts) {
+                    out.println("not restarted: no complete checkpoint in " + job.checkpointDir + " yet");
+                }
                 Jobs.printFailed(out, verdict.failure());
                 return DsaCli.EXIT_FAILED;
             }

@@ -1,6 +1,7 @@
 package io.dsa.agent.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.checkpoint.CheckpointStore;
@@ -47,9 +48,10 @@ class CheckpointRunTest {
         String iterations = "1500";
         String expected = reference(iterations);
         CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
-                "--failure-timeout-ms", "1000", "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(),
+                "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(),
                 RELAX, iterations));
-        Poll.until("a complete checkpoint in " + dir, this::anyComplete, b -> b, 120_000, 2);
+        Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
+        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
         ProcessHandle node2 = Poll.until("node 2's process", () -> ChildLostEarlyTest.child(2), Optional::isPresent, 60_000, 2)
                 .orElseThrow();
         node2.destroyForcibly();   // SIGKILL, by PID
@@ -64,6 +66,53 @@ class CheckpointRunTest {
         assertEquals(expected, result(cli));
         assertEquals(List.of(), ProcessHandle.current().children().filter(p -> ChildLostEarlyTest.isNode(p, -1)).map(ProcessHandle::pid)
                 .toList(), "every node process ended");
+    }
+
+    /**
+     * A node stopped (SIGSTOP) is not dead: nothing closes its connections, the failure detector
+     * names it after the failure timeout, and the launcher restarts the VM (ending the stopped
+     * process, which SIGTERM cannot, with a kill after the grace time).
+     */
+    @Test
+    void aNodeStoppedAfterACheckpointIsTakenForLostAndTheRestartEndsWithTheSameResult() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(canSignal(), "skipped: no 'kill' command to signal processes by PID");
+        String iterations = "1500";
+        String expected = reference(iterations);
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
+                "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(),
+                RELAX, iterations));
+        Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
+        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
+        ProcessHandle node1 = Poll.until("node 1's process", () -> ChildLostEarlyTest.child(1), Optional::isPresent, 60_000, 2)
+                .orElseThrow();
+        try {
+            signal("STOP", node1);
+            Cli cli = run.get(200, TimeUnit.SECONDS);
+            assertEquals(0, cli.exitCode(), cli.toString());
+            assertTrue(cli.out().contains("node lost: job failed: ") && cli.out().contains("lost node 1 at "), cli.toString());
+            assertTrue(cli.out().contains("restarting the VM from " + dir), cli.toString());
+            assertEquals(expected, result(cli));
+            assertFalse(node1.isAlive(), "the stopped node's process was ended");
+        } finally {
+            if (node1.isAlive()) node1.destroyForcibly();   // SIGKILL ends a stopped process too
+        }
+    }
+
+    private static boolean canSignal() {
+        try {
+            return signal("0", ProcessHandle.current());
+        } catch (java.io.IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    // kill -SIGNAL PID
+    private static boolean signal(String signal, ProcessHandle p) throws java.io.IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).redirectErrorStream(true).start();
+        return kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0;
     }
 
     @Test
