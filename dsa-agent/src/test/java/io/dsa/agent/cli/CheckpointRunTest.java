@@ -43,17 +43,25 @@ class CheckpointRunTest {
         return CheckpointStore.epochs(dir).stream().anyMatch(e -> Files.exists(CheckpointStore.epochDir(dir, e).resolve(CheckpointStore.MANIFEST)));
     }
 
+    /** Starts {@code dsa run} of the relaxation on 3 node processes, checkpoints every 10, and waits for the first complete one. */
+    private CompletableFuture<Cli> startAndAwaitACheckpoint(String iterations) throws InterruptedException {
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
+                "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(), RELAX, iterations));
+        Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
+        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
+        return run;
+    }
+
+    private static ProcessHandle nodeProcess(int node) throws InterruptedException {
+        return Poll.until("node " + node + "'s process", () -> ChildLostEarlyTest.child(node), Optional::isPresent, 60_000, 2).orElseThrow();
+    }
+
     @Test
     void aNodeKilledAfterACheckpointIsSurvivedByARestartFromItWithTheSameResult() throws Exception {
         String iterations = "1500";
         String expected = reference(iterations);
-        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
-                "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(),
-                RELAX, iterations));
-        Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
-        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
-        ProcessHandle node2 = Poll.until("node 2's process", () -> ChildLostEarlyTest.child(2), Optional::isPresent, 60_000, 2)
-                .orElseThrow();
+        CompletableFuture<Cli> run = startAndAwaitACheckpoint(iterations);
+        ProcessHandle node2 = nodeProcess(2);
         node2.destroyForcibly();   // SIGKILL, by PID
         Cli cli = run.get(200, TimeUnit.SECONDS);
         System.out.println("CheckpointRunTest: node 2 (pid " + node2.pid() + ") killed; "
@@ -78,13 +86,8 @@ class CheckpointRunTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(canSignal(), "skipped: no 'kill' command to signal processes by PID");
         String iterations = "1500";
         String expected = reference(iterations);
-        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
-                "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(),
-                RELAX, iterations));
-        Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
-        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
-        ProcessHandle node1 = Poll.until("node 1's process", () -> ChildLostEarlyTest.child(1), Optional::isPresent, 60_000, 2)
-                .orElseThrow();
+        CompletableFuture<Cli> run = startAndAwaitACheckpoint(iterations);
+        ProcessHandle node1 = nodeProcess(1);
         try {
             signal("STOP", node1);
             Cli cli = run.get(200, TimeUnit.SECONDS);
