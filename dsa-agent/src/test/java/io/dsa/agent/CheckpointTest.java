@@ -165,6 +165,20 @@ class CheckpointTest {
         assertTrue(refused.getMessage().contains("node-0.snap has 30 bytes, the manifest says 31"), refused.getMessage());
     }
 
+    @Test
+    void anEditedManifestIsRefusedNamingItsChecksum() throws IOException {
+        Path e = CheckpointStore.prepare(dir, 9);
+        List<CheckpointManifest.FileEntry> files = List.of(CheckpointStore.write(e, CheckpointStore.nodeFile(0), 9, 0, new byte[] {1}),
+                CheckpointStore.write(e, CheckpointStore.MONITOR_FILE, 9, CheckpointStore.MONITOR_NODE, new byte[] {2}));
+        CheckpointStore.commit(dir, new CheckpointManifest(9, "dsa", 1, 1, 9, "p", List.of("1"), files));
+        Path manifest = e.resolve(CheckpointStore.MANIFEST);
+        Files.writeString(manifest, Files.readString(manifest).replace("arg 1\n", "arg 2\n"));
+        List<String> refused = new ArrayList<>();
+        assertEquals(null, CheckpointStore.newest(dir, refused::add));
+        assertTrue(refused.get(0).contains(manifest + ": checksum ") && refused.get(0).contains(" does not match its content"),
+                refused.toString());
+    }
+
     private static List<Byte> boxed(byte[] b) {
         List<Byte> l = new ArrayList<>();
         for (byte x : b) l.add(x);

@@ -114,6 +114,7 @@ final class NodeCommand implements Callable<Integer> {
         }
         Class<? extends DsaProgram> programType = RunCommand.resolveProgram(spec, job.program);
         RunCommand.validateArgs(spec, programType, job);
+        if (restartCheckpoint != null) checkCheckpoint(programType);
         byte[] secret;
         try {
             secret = secretStdin ? Secrets.fromStream(System.in) : secretOptions.secret(spec);
@@ -134,6 +135,22 @@ final class NodeCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             failed(Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
+        }
+    }
+
+    // --restart-checkpoint: the checkpoint must be of this program, its arguments and this VM's shape.
+    private void checkCheckpoint(Class<? extends DsaProgram> programType) {
+        io.dsa.agent.checkpoint.CheckpointManifest m;
+        try {
+            m = CheckpointStore.manifest(restartCheckpoint);
+        } catch (io.dsa.DsaException e) {
+            throw Checks.usage(spec, RESTART_OPTION + ": " + e.getMessage());
+        }
+        if (!m.program().equals(programType.getName()) || !m.args().equals(job.args) || m.nodes() != job.nodes
+                || m.threadsPerNode() != job.threads) {
+            throw Checks.usage(spec, RESTART_OPTION + " " + restartCheckpoint + " is of " + m.program() + " " + m.args() + " on "
+                    + m.nodes() + " x " + m.threadsPerNode() + ", not " + programType.getName() + " " + job.args + " on " + job.nodes
+                    + " x " + job.threads);
         }
     }
 
