@@ -319,7 +319,7 @@ final class RunCommand implements Callable<Integer> {
             if (exposure != null) exposure.register(agent);
             for (int node = 1; node < job.nodes; node++) {
                 List<String> command = childCommand(node, agent.address(), programType, programs.joined(), startMs);
-                if (from != null) command.addAll(command.indexOf(programType.getName()), List.of(NodeCommand.RESTART_OPTION, from.dir().toString()));
+                if (from != null) command.addAll(command.indexOf(programType.getName()), List.of(NodeCommand.RESTART_OPTION, from.dir().toAbsolutePath().toString()));
                 children.start(node, command, (secret + "\n").getBytes(StandardCharsets.US_ASCII));
             }
             Verdict verdict = await(agent, program, from != null, children, deadlineNs, out);
