@@ -17,6 +17,8 @@ final class ArrayState {
     final ArrayCounters counters;
     /** How the scope open at this node uses the array, or null outside scopes ({@link Scopes}). */
     volatile ArrayUse.Behaviour scopeUse;
+    /** This node's buffered writes while a release scope over the array is open here, else null ({@link Scopes}). */
+    volatile ReleaseBuffer release;
     /** The plain arrays of the home partitions under owner computes, by partition (null elsewhere); kept for the next scope. */
     Object[] locals;
 
