@@ -40,7 +40,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Scopes {
     private final NodeRuntime rt;
-    /** The node's open scopes by sequence number (the n-th scope every worker opens); guarded by this. */
+    /** The node's open scopes by sequence number (the epoch at which every worker opens it); guarded by this. */
     private final Map<Long, NodeScope> bySequence = new HashMap<>();
     private volatile int open;
 
@@ -60,10 +60,9 @@ final class Scopes {
         NodeScope(List<ArrayUse> uses) { this.uses = uses; }
     }
 
-    /** Per worker: the scopes it opened and has not closed, innermost last, and how many it opened. */
+    /** Per worker: the scopes it opened and has not closed, innermost last. */
     static final class WorkerScopes {
         final Deque<ScopeImpl> stack = new ArrayDeque<>();
-        long opened;
     }
 
     /**
@@ -74,12 +73,14 @@ final class Scopes {
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
         List<ArrayUse> uses = check(mine, given);
-        long sequence = mine.opened++;
+        // the epoch names the scope: every worker opens it at the same epoch, and a node that moved resumes at the
+        // epoch of its safe point (a count of the worker's own scopes would start again from 0 there)
+        long sequence = w.epoch();
         long signature = signature(sequence, uses);
         long[] all = w.gather(new long[] {signature});
         for (int t = 0; t < all.length; t++) {
             if (all[t] != signature) {
-                throw new DsaException("workers opened different scopes: worker " + t + "'s scope number " + sequence
+                throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
                         + " differs from that of worker " + w.threadId() + ", which is " + uses);
             }
         }

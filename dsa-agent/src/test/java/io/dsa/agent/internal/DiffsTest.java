@@ -3,10 +3,12 @@ package io.dsa.agent.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.ArraySpec;
 import io.dsa.Distribution;
+import io.dsa.DsaException;
 import io.dsa.ElementType;
 import io.dsa.agent.wire.DiffMessage;
 import java.lang.invoke.MethodHandles;
@@ -16,7 +18,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** A release buffer's diffs (runs of written elements and their values), and the home's check of a diff from the network. */
+/**
+ * A release buffer's diffs (runs of written elements and their values), the home's check of a diff
+ * from the network, and the guard that keeps buffered writes out of a state image.
+ */
 @Timeout(10)
 class DiffsTest {
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -59,6 +64,19 @@ class DiffsTest {
             {Diffs.check(0, a, diff(0, new long[] {DiffMessage.run(0, 2)}, 3)), "12 bytes of values, expected 8"},
         };
         for (String[] c : cases) assertTrue(c[0] != null && c[0].contains(c[1]), c[0] + " should contain: " + c[1]);
+    }
+
+    @Test
+    void noStateImageIsTakenWhileAReleaseBufferHoldsWrites() {
+        ArrayDirectory arrays = new ArrayDirectory(0, 2, 2, 1, new RecordingNetwork(0, 2), IoThread.CALLER, Workers.waiting(IoThread.CALLER));
+        arrays.define(4, "A", Specs.toParams(a.spec));
+        ArrayState defined = arrays.array(4);
+        defined.release = new ReleaseBuffer(defined);
+        DsaException e = assertThrows(DsaException.class, arrays::images);
+        assertTrue(e.getMessage().contains("node 0 is not at a safe point: a release scope holds buffered writes of array 'A'"),
+                e.getMessage());
+        defined.release = null;
+        assertEquals(1, arrays.images().size());
     }
 
     private static DiffMessage diff(int partition, long[] runs, int elements) {
