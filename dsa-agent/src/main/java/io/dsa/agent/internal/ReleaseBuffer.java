@@ -4,6 +4,7 @@ import io.dsa.agent.wire.DiffMessage;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -13,7 +14,8 @@ import java.util.List;
  * the same time without a lock: each stores its value and then its own mark byte (a byte per
  * element, so no two workers share a word that one could overwrite with a stale copy), and
  * {@link #diffs} reads them all after every worker of the node has closed the scope. A
- * partition's buffer is made on its first write; the first of two racing makers wins.
+ * partition's buffer is made on its first write; the first of two racing makers wins. The buffer
+ * outlives its scope, cleared ({@link #clear}), for the array's next release scope.
  * Thread-safe as described; the typed arrays read and write {@link Part#values} through their views.
  */
 final class ReleaseBuffer {
@@ -58,6 +60,14 @@ final class ReleaseBuffer {
 
     /** @return partition {@code p}'s buffer, or null if this node has not written it in the scope */
     Part written(int p) { return (Part) PARTS.getAcquire(parts, p); }
+
+    /**
+     * Forgets every write, keeping the partitions' buffers for the next release scope over the
+     * array (a phase loop opens one per iteration). Only once the diffs have been written.
+     */
+    void clear() {
+        for (Part part : parts) if (part != null) Arrays.fill(part.marks, (byte) 0);
+    }
 
     /** A partition's changes: the runs of written elements ({@link DiffMessage#run}) and their values one after another. */
     record Diff(int partition, long[] runs, byte[] values) {}

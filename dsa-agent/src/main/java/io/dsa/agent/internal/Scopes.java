@@ -156,7 +156,7 @@ final class Scopes {
         for (ArrayUse u : uses) {
             ArrayState a = state(u.array());
             a.scopeUse = u.behaviour();
-            if (u.behaviour() == ArrayUse.Behaviour.RELEASE) a.release = new ReleaseBuffer(a);
+            if (u.behaviour() == ArrayUse.Behaviour.RELEASE) a.openRelease();
         }
         // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
         // write request sent before the scope, is asked for again by the read that misses it)
@@ -208,7 +208,7 @@ final class Scopes {
                     withHomesOwned(a, "closing a scope over " + uses, p -> copyOut(a, p, a.locals[p]));
                 }
                 a.scopeUse = null;
-                a.release = null;
+                a.closeRelease();
             }
         } finally {
             synchronized (this) {

@@ -131,7 +131,7 @@ final class DiffSimulation {
                 if (r.slots[p].granted() == Access.READ_WRITE) ownedAtReleaseEntry++;
             }
             r.scopeUse = ArrayUse.Behaviour.RELEASE;
-            r.release = new ReleaseBuffer(r);
+            r.openRelease();
             for (Slot s : r.slots) s.cap(Access.NONE);
         }
         for (int n = 0; n < NODES; n++) {
@@ -179,7 +179,7 @@ final class DiffSimulation {
                 }
                 if (!answered) continue;
                 for (Slot s : r.slots) s.cap(Access.READ_WRITE);
-                r.release = null;
+                r.closeRelease();
                 r.scopeUse = null;
                 done[n] = true;
                 left[0]--;
