@@ -79,6 +79,28 @@ class DiffsTest {
         assertEquals(1, arrays.images().size());
     }
 
+    /** Node 1's diffs at node 0, the home of partition 0: a bad one is answered with the reason and written nowhere. */
+    @Test
+    void theHomeAnswersADiffItRefusesWithTheReasonAndWritesTheOthers() {
+        RecordingNetwork network = new RecordingNetwork(0, 2);
+        ArrayDirectory arrays = new ArrayDirectory(0, 2, 2, 1, network, IoThread.CALLER, Workers.waiting(IoThread.CALLER));
+        arrays.define(4, "A", Specs.toParams(a.spec));
+        JobLifecycle job = new JobLifecycle(0, network, text -> {});
+        Diffs diffs = new Diffs(0, arrays, network, new PendingCalls(network, job), job, IoThread.CALLER);
+        byte[] values = new byte[8];
+        INTS.set(values, 0, 7);
+        INTS.set(values, 4, 9);
+        diffs.onDiff(1, new DiffMessage(5, 4, 0, new long[] {DiffMessage.run(6, 3)}, new byte[12]));
+        diffs.onDiff(1, new DiffMessage(6, 4, 0, new long[] {DiffMessage.run(1, 2)}, values));
+        List<String> sent = network.take();
+        assertEquals(List.of("to 1: DiffApplied(5, diff of partition 0 of array 'A': run of 3 elements from element 6 is out of "
+                + "order or does not fit the partition's 8 elements (runs increase, do not touch and hold at least one element))",
+                "to 1: DiffApplied(6, )"), sent);
+        byte[] data = arrays.array(4).slots[0].data;
+        assertEquals(List.of(0, 7, 9, 0), List.of((int) INTS.get(data, 0), (int) INTS.get(data, 4), (int) INTS.get(data, 8),
+                (int) INTS.get(data, 12)));
+    }
+
     private static DiffMessage diff(int partition, long[] runs, int elements) {
         return new DiffMessage(1, 4, partition, runs, new byte[elements * 4]);
     }
