@@ -28,8 +28,8 @@ import java.util.concurrent.CompletableFuture;
  * a read cache requests a read copy of every partition at once and caps the workers' access at
  * READ; owner computes takes ownership of the node's home partitions at once, copies them into
  * plain arrays and caps the workers' access at NONE; a release scope gives the array a
- * {@link ReleaseBuffer} and caps the workers' access at NONE. A cap only lowers what the workers get of
- * the engine's grant ({@link Slot#cap}), so an access the scope forbids misses, and the miss path
+ * {@link ReleaseBuffer} and caps the workers' access at NONE. A cap only lowers what the workers
+ * get of the engine's grant ({@link Slot#cap}), so an access the scope forbids misses, and the miss path
  * refuses it ({@link AbstractSharedArray#checkScope}) or, in a release scope, buffers the write
  * or reads the buffer and the node's copy; hits are unchanged. The last of the node's workers to
  * close the scope sends the release buffers' diffs to the homes and waits until all are written
