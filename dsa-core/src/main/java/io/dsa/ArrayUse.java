@@ -12,6 +12,9 @@ import java.util.Objects;
  *       ({@link DsaScope#local}); any other access to the array inside the scope fails.</li>
  *   <li>{@link #readCache}: at entry every partition is brought to every node, all requests in
  *       flight together; reads inside are local hits, a write fails.</li>
+ *   <li>{@link #release}: writes go to a buffer of the writer's node, never demanding the data in;
+ *       several nodes may write disjoint elements of one partition; at exit the changes travel to
+ *       the homes as diffs, applied before the scope's closing synchronisation completes.</li>
  * </ul>
  */
 public final class ArrayUse {
@@ -20,7 +23,9 @@ public final class ArrayUse {
         /** Plain arrays of the node's home partitions; nothing else touches the array. */
         OWNER_COMPUTES,
         /** Every partition cached everywhere at entry; read-only inside. */
-        READ_CACHE
+        READ_CACHE,
+        /** Writes buffered at the writer's node (multi-writer) and sent to the homes as diffs at exit. */
+        RELEASE
     }
 
     private final SharedArray array;
@@ -50,6 +55,28 @@ public final class ArrayUse {
         return new ArrayUse(array, Behaviour.READ_CACHE);
     }
 
+    /**
+     * Release consistency with buffered multi-writer updates (the Aurora paper's release
+     * behaviour): inside the scope every write of {@code array} (element, region or partition
+     * writes) goes to a buffer of the writer's node without demanding the data in or taking
+     * ownership, so several nodes, and several workers of one node, may write disjoint elements of
+     * one partition at the same time. A read of {@code array} inside the scope returns the value
+     * the reader's node wrote in the scope if it wrote one, and otherwise the element as it was
+     * before the scope (or as another node's diff applied meanwhile made it: reading an element
+     * another node writes in the same scope is a race), through an ordinary read copy that this
+     * node fetches if it has none; a read never takes ownership. When the scope closes, each node
+     * sends its changes to the partitions' homes as diffs (runs of written elements with their
+     * values, one message per partition, all in flight at once); each home applies them after
+     * invalidating the cached copies, and the scope's closing synchronisation completes only
+     * after every diff has been applied, so after it every worker reads every write. Two nodes
+     * that write the same element in one scope race: the element ends with one of the values.
+     * {@code acquirePartition} and {@code accumulate} of {@code array} inside the scope fail with
+     * an {@link IllegalStateException}; {@code requestPartitionCopy} fetches a read copy.
+     */
+    public static ArrayUse release(SharedArray array) {
+        return new ArrayUse(array, Behaviour.RELEASE);
+    }
+
     /** @return the array */
     public SharedArray array() { return array; }
 
@@ -58,6 +85,11 @@ public final class ArrayUse {
 
     @Override
     public String toString() {
-        return (behaviour == Behaviour.OWNER_COMPUTES ? "ownerComputes" : "readCache") + "('" + array.name() + "')";
+        String use = switch (behaviour) {
+            case OWNER_COMPUTES -> "ownerComputes";
+            case READ_CACHE -> "readCache";
+            case RELEASE -> "release";
+        };
+        return use + "('" + array.name() + "')";
     }
 }

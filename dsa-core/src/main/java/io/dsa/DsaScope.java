@@ -28,8 +28,10 @@ public interface DsaScope extends AutoCloseable {
     long[] local(SharedLongArray array, int partition);
 
     /**
-     * Closes the scope: the owner-computes arrays go back to the partitions, every array behaves
-     * as before, and the worker waits for every worker of the VM to close it too. Idempotent.
+     * Closes the scope: the owner-computes arrays go back to the partitions, the release arrays'
+     * buffered writes are written at their homes ({@link ArrayUse#release}), every array behaves
+     * as before, and the worker waits for every worker of the VM to close it too; when it returns,
+     * every worker reads every write made inside the scope. Idempotent.
      */
     @Override
     void close();

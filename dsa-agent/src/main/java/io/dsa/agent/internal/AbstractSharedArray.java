@@ -134,14 +134,31 @@ abstract class AbstractSharedArray implements SharedArray {
     }
 
     /**
+     * Blocks until this node has a read copy of {@code partition} under the engine's grant, which
+     * a release scope's cap hides from the hit path ({@link ArrayDirectory#awaitCopy}).
+     *
+     * @return the slot's stamp that showed the copy: the caller reads and then checks it is unchanged
+     */
+    final int awaitCopy(int partition) {
+        return arrays.awaitCopy(state, partition);
+    }
+
+    /**
      * Refuses an access the open scope forbids ({@link Scopes}); on the miss paths only: the
-     * scope caps the workers' access, so such an access never hits.
+     * scope caps the workers' access, so such an access never hits. In a release scope the
+     * typed arrays' miss paths buffer writes and read the buffer before they get here: what
+     * reaches this is a request for ownership, which the scope refuses.
      *
      * @throws IllegalStateException naming the array, the use and what to do instead
      */
     final void checkScope(Access needed) {
         ArrayUse.Behaviour use = state.scopeUse;
-        if (use == null || use == ArrayUse.Behaviour.READ_CACHE && needed == Access.READ) return;
+        if (use == null || use != ArrayUse.Behaviour.OWNER_COMPUTES && needed == Access.READ) return;
+        if (use == ArrayUse.Behaviour.RELEASE) {
+            throw new IllegalStateException("array '" + name() + "' is release in the open scope: its writes are buffered at this "
+                    + "node until the scope closes, so it cannot be owned (acquirePartition) nor accumulated into (an accumulate "
+                    + "would reach the home before the buffered writes); write it, or do this after the scope closes");
+        }
         if (use == ArrayUse.Behaviour.READ_CACHE) {
             throw new IllegalStateException("array '" + name() + "' is read-cache in the open scope: it cannot be written until "
                     + "the scope closes");
@@ -157,6 +174,7 @@ abstract class AbstractSharedArray implements SharedArray {
      */
     final void prefetch(int partition, Access needed) {
         if (Slot.accessOf(slots[partition].stamp).allows(needed)) return;
+        if (needed == Access.READ_WRITE && state.release != null) return; // a buffered write fetches nothing
         checkScope(needed);
         rt.checkFailed();
         arrays.post(state, partition, needed);

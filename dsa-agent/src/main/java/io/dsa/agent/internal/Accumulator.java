@@ -10,7 +10,6 @@ import io.dsa.coherence.Access;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Accumulates into shared arrays by function shipping: a worker's update travels to each
@@ -26,18 +25,16 @@ final class Accumulator {
 
     private final int nodeId;
     private final ArrayDirectory arrays;
-    private final PeerNetwork network;
     private final PendingCalls calls;
     private final JobLifecycle job;
-    private final IoThread io;
+    private final HomeUpdates homes;
 
     Accumulator(int nodeId, ArrayDirectory arrays, PeerNetwork network, PendingCalls calls, JobLifecycle job, IoThread io) {
         this.nodeId = nodeId;
         this.arrays = arrays;
-        this.network = network;
         this.calls = calls;
         this.job = job;
-        this.io = io;
+        this.homes = new HomeUpdates(nodeId, network, calls, io);
     }
 
     // ---- workers ---------------------------------------------------------------------------------------
@@ -67,25 +64,13 @@ final class Accumulator {
                 replies.add(reply);
                 AccumulateMessage m = new AccumulateMessage(calls.open(reply), a.id, p, op.ordinal(),
                         layout.offsetInPartition(r0, c0), r1 - r0, c1 - c0, values);
-                send(layout.homeOf(p), m);
+                homes.send(layout.homeOf(p), m, () -> onAccumulate(nodeId, m));
             }
         }
         String what = "accumulate into array '" + a.spec.name() + "'";
         for (CompletableFuture<Object> reply : replies) {
             AccumulatedMessage done = (AccumulatedMessage) job.await(reply, what);
             if (!done.error().isEmpty()) throw new DsaException(done.error());
-        }
-    }
-
-    private void send(int home, AccumulateMessage m) {
-        if (home != nodeId) {
-            network.send(home, m);
-            return;
-        }
-        try {
-            io.execute(() -> onAccumulate(nodeId, m));
-        } catch (RejectedExecutionException e) {
-            // the node is closing: its job has ended, and the waiting worker sees that
         }
     }
 
@@ -100,31 +85,23 @@ final class Accumulator {
         arrays.whenDefined(m.arrayId(), a -> {
             String error = check(nodeId, a, m);
             if (error != null) {
-                answer(from, new AccumulatedMessage(m.requestId(), error));
+                homes.answer(from, m.requestId(), new AccumulatedMessage(m.requestId(), error));
                 return;
             }
             arrays.whenAccessible(a, m.partition(), Access.READ_WRITE, () -> {
                 Accumulations.apply(a.spec.elementType(), OPS[m.op()], a.slots[m.partition()].data, m.base(),
                         a.layout.partitionCols(m.partition()), m.rows(), m.cols(), m.values());
-                answer(from, new AccumulatedMessage(m.requestId(), ""));
+                homes.answer(from, m.requestId(), new AccumulatedMessage(m.requestId(), ""));
             });
         });
     }
 
-    private void answer(int to, AccumulatedMessage reply) {
-        if (to == nodeId) calls.complete(reply.requestId(), reply);
-        else network.send(to, reply);
-    }
-
     /** @return why {@code m} does not fit array {@code a} at node {@code nodeId}, or null if it does */
     static String check(int nodeId, ArrayState a, AccumulateMessage m) {
-        String array = "array '" + a.spec.name() + "'";
         int p = m.partition();
-        if (p < 0 || p >= a.slots.length) {
-            return "accumulate into partition " + p + " of " + array + ": out of range [0, " + a.slots.length + ")";
-        }
-        String part = "accumulate into partition " + p + " of " + array;
-        if (a.layout.homeOf(p) != nodeId) return part + ": node " + nodeId + " is not its home (node " + a.layout.homeOf(p) + " is)";
+        String misplaced = HomeUpdates.misplaced(nodeId, a, p, "accumulate into");
+        if (misplaced != null) return misplaced;
+        String part = "accumulate into partition " + p + " of array '" + a.spec.name() + "'";
         if (m.op() < 0 || m.op() >= OPS.length) return part + ": unknown reduce op " + m.op() + ", expected [0, " + OPS.length + ")";
         ElementType type = a.spec.elementType();
         if (!OPS[m.op()].appliesTo(type)) return part + ": reduce op " + OPS[m.op()] + " does not apply to " + type + " elements";

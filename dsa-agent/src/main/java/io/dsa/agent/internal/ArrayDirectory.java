@@ -147,15 +147,16 @@ final class ArrayDirectory {
     }
 
     /**
-     * Runs {@code task} on the I/O thread as soon as this node's workers have {@code needed} on
-     * {@code partition}: now if they have it, else right when the engine grants it (asking for it
-     * if need be), before the I/O thread handles anything else, so the access is still there. Tasks
+     * Runs {@code task} on the I/O thread as soon as this node has {@code needed} on
+     * {@code partition} ({@link Slot#usable}: a scope's cap on the workers does not count): now if
+     * it has, else right when the engine grants it (asking for it if need be), before the I/O
+     * thread handles anything else, so the access is still there. Tasks
      * waiting for one slot run in the order they were given. Dropped if the job fails first.
      */
     void whenAccessible(ArrayState a, int partition, Access needed, Runnable task) {
         assert io.isCurrent() : "whenAccessible off the I/O thread";
         Slot s = a.slots[partition];
-        if (s.access().allows(needed)) {
+        if (s.usable().allows(needed)) {
             task.run();
             return;
         }
@@ -200,15 +201,37 @@ final class ArrayDirectory {
     void awaitAccess(ArrayState a, int partition, Access needed) {
         Slot s = a.slots[partition];
         if (Slot.accessOf(s.stamp).allows(needed)) return;
+        await(a, partition, needed, false);
+    }
+
+    /**
+     * Blocks until the engine grants this node a read copy of {@code partition} of {@code a} and
+     * the slot has its bytes, whatever a scope's cap lets the workers have: a read inside a release
+     * scope, whose cap makes every access miss, reads the copy this way. The caller reads
+     * {@link Slot#data} and then checks that the stamp is still the one returned.
+     *
+     * @return the slot's stamp that showed the copy
+     * @throws io.dsa.DsaException if the job fails first
+     */
+    int awaitCopy(ArrayState a, int partition) {
+        Slot s = a.slots[partition];
+        int stamp = s.stamp;
+        if (Slot.grantReadable(stamp) && s.data != null) return stamp;
+        return await(a, partition, Access.READ, true);
+    }
+
+    // The wait of awaitAccess and awaitCopy: the workers' access, or the engine's grant and the bytes (copy).
+    private int await(ArrayState a, int partition, Access needed, boolean copy) {
+        Slot s = a.slots[partition];
         WorkerThread w = WorkerThread.waitFor(WorkerThread.PARTITION, a,
                 partition | (needed == Access.READ_WRITE ? WorkerThread.WRITE : 0));
         try {
             while (true) {
                 int observed = s.stamp;
-                if (Slot.accessOf(observed).allows(needed)) return;
+                if (copy ? Slot.grantReadable(observed) && s.data != null : Slot.accessOf(observed).allows(needed)) return observed;
                 waiting.checkStopped();
                 // any change of the stamp may be our grant, or a grant already revoked again under false
-                // sharing: either way look again, and ask again if needed
+                // sharing: either way look again, and ask again if needed (a grant without bytes gets them)
                 post(a, partition, needed);
                 waiting.await(s, observed);
             }
@@ -261,19 +284,20 @@ final class ArrayDirectory {
 
     /**
      * @return a future completed (on the I/O thread) once this node has {@code needed} on
-     *         {@code partition}, asking the engine for it if need be; no thread waits meanwhile.
+     *         {@code partition} ({@link Slot#usable}), asking the engine for it if need be; no
+     *         thread waits meanwhile.
      *         Completed exceptionally if the job fails first.
      */
     CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         Slot s = a.slots[partition];
-        if (s.access().allows(needed)) {
+        if (s.usable().allows(needed)) {
             f.complete(null);
             return f;
         }
         try {
             io.execute(() -> {
-                if (s.access().allows(needed)) {
+                if (s.usable().allows(needed)) {
                     f.complete(null);
                     return;
                 }
@@ -298,7 +322,7 @@ final class ArrayDirectory {
         if (grants.isEmpty()) return;
         List<Grant> waiting = grants.get(s);
         if (waiting == null) return;
-        Access now = s.access();
+        Access now = s.usable();
         waiting.removeIf(g -> {
             if (!now.allows(g.needed())) return false;
             g.future().complete(null);
@@ -431,6 +455,12 @@ final class ArrayDirectory {
         return onIoThread(() -> {
             if (!quiescent()) {
                 throw new DsaException("node " + nodeId + " is not at a safe point: a coherence transaction is under way");
+            }
+            for (ArrayState a : arrays.values()) {
+                if (a.release != null) {
+                    throw new DsaException("node " + nodeId + " is not at a safe point: a release scope holds buffered writes of array '"
+                            + a.spec.name() + "'");
+                }
             }
             Map<Integer, Map<Integer, AgentState.PartitionImage>> parts = new TreeMap<>();
             engine.forEachHomeEntry((a, p, state, sharers, owner) -> parts.computeIfAbsent(a, k -> new TreeMap<>())

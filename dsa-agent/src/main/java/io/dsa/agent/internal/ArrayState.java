@@ -17,6 +17,10 @@ final class ArrayState {
     final ArrayCounters counters;
     /** How the scope open at this node uses the array, or null outside scopes ({@link Scopes}). */
     volatile ArrayUse.Behaviour scopeUse;
+    /** This node's buffered writes while a release scope over the array is open here, else null ({@link Scopes}). */
+    volatile ReleaseBuffer release;
+    /** The buffer of the last release scope over the array, cleared, kept for the next one (null before the first). */
+    private ReleaseBuffer releaseKept;
     /** The plain arrays of the home partitions under owner computes, by partition (null elsewhere); kept for the next scope. */
     Object[] locals;
 
@@ -33,5 +37,19 @@ final class ArrayState {
         for (int p = 0; p < slots.length; p++) {
             slots[p] = new Slot(layout.homeOf(p) == nodeId ? Access.READ_WRITE : Access.NONE);
         }
+    }
+
+    /** A release scope over the array opens at this node: its workers' writes go to {@link #release} from now on. */
+    void openRelease() {
+        release = releaseKept != null ? releaseKept : new ReleaseBuffer(this);
+    }
+
+    /** The release scope's diffs have been written: the buffer, cleared, is kept for the next one. */
+    void closeRelease() {
+        ReleaseBuffer done = release;
+        if (done == null) return;
+        done.clear();
+        releaseKept = done;
+        release = null;
     }
 }

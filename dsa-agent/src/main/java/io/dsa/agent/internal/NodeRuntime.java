@@ -8,6 +8,8 @@ import io.dsa.agent.HostPort;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.wire.AccumulateMessage;
 import io.dsa.agent.wire.AccumulatedMessage;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
@@ -59,6 +61,7 @@ public final class NodeRuntime implements AutoCloseable {
     final VariableHomes variables;
     final Scopes scopes;
     final Accumulator accumulator;
+    final Diffs diffs;
     final LockClient locks;
     final Waiting waiting;
     final RegistryClient registry;
@@ -103,6 +106,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
         this.variables = new VariableHomes(peers, calls);
         this.accumulator = new Accumulator(nodeId, arrays, peers, calls, job, io);
+        this.diffs = new Diffs(nodeId, arrays, peers, calls, job, io);
         this.locks = new LockClient(nodeId, peers, calls, job);
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
         this.scopes = new Scopes(this);
@@ -138,6 +142,8 @@ public final class NodeRuntime implements AutoCloseable {
         router.on(VarOpMessage.class, variables::onVarOp);
         router.on(AccumulateMessage.class, accumulator::onAccumulate);
         router.on(AccumulatedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
+        router.on(DiffMessage.class, diffs::onDiff);
+        router.on(DiffAppliedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(DefineMessage.class, (from, m) -> registry.onDefine(m));
         router.on(ViewMessage.class, (from, m) -> membership.onView(m, transport));
         router.on(LockMessage.class, (from, m) -> {

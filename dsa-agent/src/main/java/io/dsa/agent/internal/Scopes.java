@@ -27,17 +27,20 @@ import java.util.concurrent.CompletableFuture;
  * uses, then the first of the node's workers to arrive sets the node up while the others wait:
  * a read cache requests a read copy of every partition at once and caps the workers' access at
  * READ; owner computes takes ownership of the node's home partitions at once, copies them into
- * plain arrays and caps the workers' access at NONE. A cap only lowers what the workers get of
- * the engine's grant ({@link Slot#cap}), so an access the scope forbids misses, and the miss path
- * refuses it ({@link AbstractSharedArray#checkScope}); hits are unchanged. The last of the node's
- * workers to close the scope copies the plain arrays back and lifts the caps before it joins the
- * closing barrier, so no other node can see the array before it is back. Node 0's gate holds no
+ * plain arrays and caps the workers' access at NONE; a release scope gives the array a
+ * {@link ReleaseBuffer} and caps the workers' access at NONE. A cap only lowers what the workers
+ * get of the engine's grant ({@link Slot#cap}), so an access the scope forbids misses, and the miss path
+ * refuses it ({@link AbstractSharedArray#checkScope}) or, in a release scope, buffers the write
+ * or reads the buffer and the node's copy; hits are unchanged. The last of the node's workers to
+ * close the scope sends the release buffers' diffs to the homes and waits until all are written
+ * ({@link Diffs}), copies the plain arrays back and lifts the caps before it joins the closing
+ * barrier, so no other node can see the array before it is back. Node 0's gate holds no
  * barrier release while a scope is open here ({@link #open()}), so a node moves only between scopes.
  * Thread-safe.
  */
 final class Scopes {
     private final NodeRuntime rt;
-    /** The node's open scopes by sequence number (the n-th scope every worker opens); guarded by this. */
+    /** The node's open scopes by sequence number (the epoch at which every worker opens it); guarded by this. */
     private final Map<Long, NodeScope> bySequence = new HashMap<>();
     private volatile int open;
 
@@ -57,10 +60,9 @@ final class Scopes {
         NodeScope(List<ArrayUse> uses) { this.uses = uses; }
     }
 
-    /** Per worker: the scopes it opened and has not closed, innermost last, and how many it opened. */
+    /** Per worker: the scopes it opened and has not closed, innermost last. */
     static final class WorkerScopes {
         final Deque<ScopeImpl> stack = new ArrayDeque<>();
-        long opened;
     }
 
     /**
@@ -71,12 +73,14 @@ final class Scopes {
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
         List<ArrayUse> uses = check(mine, given);
-        long sequence = mine.opened++;
+        // the epoch names the scope: every worker opens it at the same epoch, and a node that moved resumes at the
+        // epoch of its safe point (a count of the worker's own scopes would start again from 0 there)
+        long sequence = w.epoch();
         long signature = signature(sequence, uses);
         long[] all = w.gather(new long[] {signature});
         for (int t = 0; t < all.length; t++) {
             if (all[t] != signature) {
-                throw new DsaException("workers opened different scopes: worker " + t + "'s scope number " + sequence
+                throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
                         + " differs from that of worker " + w.threadId() + ", which is " + uses);
             }
         }
@@ -149,7 +153,11 @@ final class Scopes {
         synchronized (this) {
             open++;
         }
-        for (ArrayUse u : uses) state(u.array()).scopeUse = u.behaviour();
+        for (ArrayUse u : uses) {
+            ArrayState a = state(u.array());
+            a.scopeUse = u.behaviour();
+            if (u.behaviour() == ArrayUse.Behaviour.RELEASE) a.openRelease();
+        }
         // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
         // write request sent before the scope, is asked for again by the read that misses it)
         List<CompletableFuture<Void>> copies = new ArrayList<>();
@@ -159,9 +167,11 @@ final class Scopes {
             for (int p = 0; p < a.slots.length; p++) copies.add(rt.arrays.whenGranted(a, p, Access.READ));
         }
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
+        // a release scope: capped at NONE, so every access misses and the miss path buffers the writes
         rt.arrays.onIoThread(() -> {
             for (ArrayUse u : uses) {
                 if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) for (Slot s : state(u.array()).slots) s.cap(Access.READ);
+                if (u.behaviour() == ArrayUse.Behaviour.RELEASE) for (Slot s : state(u.array()).slots) s.cap(Access.NONE);
             }
             return null;
         });
@@ -182,6 +192,10 @@ final class Scopes {
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
     private void tearDown(List<ArrayUse> uses) {
         try {
+            // release scopes: every diff written at its home and answered before the closing barrier
+            List<ArrayState> buffered = new ArrayList<>();
+            for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.RELEASE) buffered.add(state(u.array()));
+            if (!buffered.isEmpty()) rt.diffs.apply(buffered, "closing a scope over " + uses);
             rt.arrays.onIoThread(() -> {
                 for (ArrayUse u : uses) for (Slot s : state(u.array()).slots) s.cap(Access.READ_WRITE);
                 return null;
@@ -194,6 +208,7 @@ final class Scopes {
                     withHomesOwned(a, "closing a scope over " + uses, p -> copyOut(a, p, a.locals[p]));
                 }
                 a.scopeUse = null;
+                a.closeRelease();
             }
         } finally {
             synchronized (this) {

@@ -44,6 +44,8 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
 
     private float readMiss(int p, int off) {
         count(ArrayCounters.READ_MISS);
+        ReleaseBuffer release = state.release;
+        if (release != null) return bufferedRead(release, p, off);
         Slot s = slots[p];
         while (true) {
             awaitAccess(p, Access.READ);
@@ -80,6 +82,13 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
     // A write that found no access, or raced with a revocation and is redone through the protocol.
     private void writeMiss(int p, int off, float value) {
         count(ArrayCounters.WRITE_MISS);
+        ReleaseBuffer release = state.release;
+        if (release != null) {
+            ReleaseBuffer.Part part = release.part(p);
+            VIEW.set(part.values, off, value);
+            part.mark(off >>> SHIFT);
+            return;
+        }
         Slot s = slots[p];
         while (true) {
             awaitAccess(p, Access.READ_WRITE);
@@ -89,6 +98,19 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
                 VarHandle.fullFence();
                 if (s.stamp == stamp) return;
             }
+        }
+    }
+
+    // Inside a release scope (every access misses): this node's buffered value, else its read copy under the engine's grant.
+    private float bufferedRead(ReleaseBuffer release, int p, int off) {
+        ReleaseBuffer.Part part = release.written(p);
+        if (part != null && part.marked(off >>> SHIFT)) return (float) VIEW.get(part.values, off);
+        Slot s = slots[p];
+        while (true) {
+            int stamp = awaitCopy(p);
+            float value = (float) VIEW.get(s.data, off);
+            VarHandle.loadLoadFence();
+            if (s.stamp == stamp) return value;
         }
     }
 
@@ -114,6 +136,12 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
     public void readPartition(int partition, float[] dst) {
         checkBuffer(partition, dst.length, "destination");
         sequentialRead(partition);
+        ReleaseBuffer release = state.release;
+        if (release != null) {
+            int width = layout.partitionCols(partition);
+            bufferedBlock(release, partition, 0, width, 0, 0, layout.partitionRows(partition), width, width, dst, false);
+            return;
+        }
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
         countAccess(s, false);
@@ -132,6 +160,12 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
     @Override
     public void writePartition(int partition, float[] src) {
         checkBuffer(partition, src.length, "source");
+        ReleaseBuffer release = state.release;
+        if (release != null) {
+            int width = layout.partitionCols(partition);
+            bufferedBlock(release, partition, 0, width, 0, 0, layout.partitionRows(partition), width, width, src, true);
+            return;
+        }
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
         countAccess(s, true);
@@ -177,6 +211,11 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
     void copyBlock(int p, int base, int width, int bufRow, int bufCol, int rows, int cols, int bufWidth, Object region,
                    boolean write) {
         float[] buf = (float[]) region;
+        ReleaseBuffer release = state.release;
+        if (release != null) {
+            bufferedBlock(release, p, base, width, bufRow, bufCol, rows, cols, bufWidth, buf, write);
+            return;
+        }
         Slot s = slots[p];
         Access needed = write ? Access.READ_WRITE : Access.READ;
         countAccess(s, write);
@@ -202,6 +241,46 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
                 VarHandle.loadLoadFence(); // a read copies one version, as readPartition does
             }
             if (s.stamp == stamp) return;
+        }
+    }
+
+    /**
+     * {@link #copyBlock} inside a release scope: a write stores into this node's buffer and marks
+     * the elements; a read copies one version of the node's read copy (fetched under the engine's
+     * grant if need be) and then this node's buffered values over it.
+     */
+    private void bufferedBlock(ReleaseBuffer release, int p, int base, int width, int bufRow, int bufCol, int rows, int cols,
+                               int bufWidth, float[] buf, boolean write) {
+        if (write) {
+            ReleaseBuffer.Part part = release.part(p);
+            for (int r = 0; r < rows; r++) {
+                int at = base + r * width;
+                int b = (bufRow + r) * bufWidth + bufCol;
+                for (int c = 0; c < cols; c++) {
+                    VIEW.set(part.values, (at + c) << SHIFT, buf[b + c]);
+                    part.mark(at + c);
+                }
+            }
+            return;
+        }
+        Slot s = slots[p];
+        while (true) {
+            int stamp = awaitCopy(p);
+            byte[] d = s.data;
+            for (int r = 0; r < rows; r++) {
+                int at = base + r * width;
+                int b = (bufRow + r) * bufWidth + bufCol;
+                for (int c = 0; c < cols; c++) buf[b + c] = (float) VIEW.get(d, (at + c) << SHIFT);
+            }
+            VarHandle.loadLoadFence();
+            if (s.stamp == stamp) break;
+        }
+        ReleaseBuffer.Part part = release.written(p);
+        if (part == null) return;
+        for (int r = 0; r < rows; r++) {
+            int at = base + r * width;
+            int b = (bufRow + r) * bufWidth + bufCol;
+            for (int c = 0; c < cols; c++) if (part.marked(at + c)) buf[b + c] = (float) VIEW.get(part.values, (at + c) << SHIFT);
         }
     }
 }

@@ -76,6 +76,17 @@ final class Slot extends WaitPoint {
     /** @return the engine's grant now, which the workers have once the slot has bytes */
     Access granted() { return ACCESS[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
 
+    /** @return whether the engine's grant in {@code stamp} lets this node read its copy, whatever a scope's cap says */
+    static boolean grantReadable(int stamp) { return (stamp >>> GRANTED_SHIFT & ACCESS_MASK) >= 1; }
+
+    /**
+     * @return what the node may do with its bytes as far as the engine is concerned: the grant
+     *         once the slot has bytes, NONE before; a scope's cap does not lower it (the I/O
+     *         thread writes a diff or an accumulate into a capped slot, a release scope's reads
+     *         read it)
+     */
+    Access usable() { return data == null ? Access.NONE : granted(); }
+
     /** @return this node's copy as a cache sees it: the engine's grant as INVALID, SHARED or EXCLUSIVE */
     CacheState cacheState() { return CACHE_STATE[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
 

@@ -23,6 +23,8 @@ import io.dsa.agent.wire.RetireMessage;
 import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
@@ -70,6 +72,8 @@ enum MessageType {
     STATUS(21, StatusMessage.class, false),
     ACCUMULATE(24, AccumulateMessage.class, false),
     ACCUMULATED(25, AccumulatedMessage.class, false),
+    DIFF(26, DiffMessage.class, false),
+    DIFF_APPLIED(27, DiffAppliedMessage.class, false),
 
     COHERENCE(32, CoherenceMessage.class, false),
     /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */

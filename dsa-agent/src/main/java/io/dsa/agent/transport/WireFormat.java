@@ -24,6 +24,8 @@ import io.dsa.agent.wire.RetireMessage;
 import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
@@ -297,6 +299,19 @@ final class WireFormat {
                 out.writeLong(m.requestId());
                 writeString(m.error(), out);
             }
+            case DIFF -> {
+                DiffMessage m = (DiffMessage) message;
+                out.writeLong(m.requestId());
+                out.writeInt(m.arrayId());
+                out.writeInt(m.partition());
+                writeLongs(m.runs(), out);
+                writeBytes(m.values(), out);
+            }
+            case DIFF_APPLIED -> {
+                DiffAppliedMessage m = (DiffAppliedMessage) message;
+                out.writeLong(m.requestId());
+                writeString(m.error(), out);
+            }
             case BARRIER_ARRIVE -> {
                 BarrierArriveMessage m = (BarrierArriveMessage) message;
                 out.writeInt(m.barrierId());
@@ -487,6 +502,9 @@ final class WireFormat {
             case ACCUMULATE -> new AccumulateMessage(body.readLong(), body.readInt(), body.readInt(), body.readInt(),
                     body.readInt(), body.readInt(), body.readInt(), readBytes(body, "values"));
             case ACCUMULATED -> new AccumulatedMessage(body.readLong(), readString(body, "error"));
+            case DIFF -> new DiffMessage(body.readLong(), body.readInt(), body.readInt(), readLongs(body, "runs"),
+                    readBytes(body, "values"));
+            case DIFF_APPLIED -> new DiffAppliedMessage(body.readLong(), readString(body, "error"));
             case BARRIER_ARRIVE -> new BarrierArriveMessage(body.readInt(), body.readLong(), body.readInt(),
                     body.readInt(), readLongs(body, "values"));
             case BARRIER_RELEASE -> new BarrierReleaseMessage(body.readInt(), body.readLong(),

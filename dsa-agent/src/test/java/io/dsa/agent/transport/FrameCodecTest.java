@@ -11,6 +11,8 @@ import io.dsa.agent.wire.AgentStatusQueryMessage;
 import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.AccumulateMessage;
 import io.dsa.agent.wire.AccumulatedMessage;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.CommitMoveMessage;
 import io.dsa.agent.wire.ConnectPeersMessage;
@@ -93,6 +95,11 @@ class FrameCodecTest {
         all.add(new AccumulateMessage(Long.MIN_VALUE, 3, 7, 6, 65, 2, 3, java.util.Arrays.copyOf(data, 48)));
         all.add(new AccumulatedMessage(12, ""));
         all.add(new AccumulatedMessage(13, "accumulate into partition 9 of array 'A': out of range [0, 4)"));
+        all.add(new DiffMessage(Long.MAX_VALUE, 3, 7, new long[] {DiffMessage.run(0, 2), DiffMessage.run(5, 1),
+                DiffMessage.run(Integer.MAX_VALUE - 3, 3)}, java.util.Arrays.copyOf(data, 48)));
+        all.add(new DiffMessage(-1, 0, 0, new long[0], new byte[0]));
+        all.add(new DiffAppliedMessage(14, ""));
+        all.add(new DiffAppliedMessage(15, "diff of partition 2 of array 'A': run 3+9 ends past the partition's 8 elements"));
         all.add(new BarrierArriveMessage(Integer.MIN_VALUE, 5, 3, 4, new long[] {3, 1, 2, 7, 8, 9}));
         all.add(new BarrierReleaseMessage(Integer.MIN_VALUE + 1, 5, new long[] {1, 2}));
         all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));

@@ -4,6 +4,8 @@ import io.dsa.agent.AgentState;
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AccumulateMessage;
 import io.dsa.agent.wire.AccumulatedMessage;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
@@ -106,6 +108,8 @@ public final class WireFuzzing {
                 case VAR_RESULT -> new VarResultMessage(9, 42, true);
                 case ACCUMULATE -> new AccumulateMessage(10, 3, 5, 0, 2, 1, 2, new byte[16]);
                 case ACCUMULATED -> new AccumulatedMessage(10, "");
+                case DIFF -> new DiffMessage(10, 3, 5, new long[] {DiffMessage.run(0, 1), DiffMessage.run(2, 1)}, new byte[16]);
+                case DIFF_APPLIED -> new DiffAppliedMessage(10, "");
                 case BARRIER_ARRIVE -> new BarrierArriveMessage(0, 12, 1, 2, new long[] {3, 4});
                 case BARRIER_RELEASE -> new BarrierReleaseMessage(0, 12, new long[] {7});
                 case LOCK -> new LockMessage(1, LockMessage.ACQUIRE, 2, 11);

@@ -1,0 +1,134 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
+import io.dsa.coherence.Access;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The diffs of release scopes (docs/consistency.md, "Release"): when a release scope closes at a
+ * node, the node's buffered writes of each partition travel to the partition's home as one
+ * {@link DiffMessage}, all in flight at once, and the home's I/O thread (the owner of its
+ * coherence engine) writes them once the home may write the partition, that is after the
+ * protocol has invalidated the cached copies or recalled an exclusive one: the way an accumulate
+ * part travels and is applied ({@link Accumulator}). A diff for a partition homed at the sending
+ * node goes to the same I/O thread without a message. Thread-safe: the node's last worker to
+ * close a scope calls {@link #apply}, the I/O thread {@link #onDiff}. {@code DiffSimulationTest} checks
+ * diffs racing plain coherence traffic, and finds each {@link Fault}.
+ */
+final class Diffs {
+    /** Known bugs the home can be made to commit, so a test can show its check finds each; package-private. */
+    enum Fault {
+        /** the home writes a diff as soon as it can read the partition, before invalidating the other copies */
+        APPLIED_BEFORE_INVALIDATION,
+        /** the home answers a diff without writing it */
+        LOST
+    }
+
+    private final int nodeId;
+    private final ArrayDirectory arrays;
+    private final PendingCalls calls;
+    private final JobLifecycle job;
+    private final HomeUpdates homes;
+    /** A known bug to commit (tests only), or null. */
+    volatile Fault fault;
+
+    Diffs(int nodeId, ArrayDirectory arrays, PeerNetwork network, PendingCalls calls, JobLifecycle job, IoThread io) {
+        this.nodeId = nodeId;
+        this.arrays = arrays;
+        this.calls = calls;
+        this.job = job;
+        this.homes = new HomeUpdates(nodeId, network, calls, io);
+    }
+
+    // ---- the writer's node -----------------------------------------------------------------------------
+
+    /**
+     * Sends the diffs of every buffer of {@code buffered} (one message per partition written, all
+     * in flight at once) and waits until every home has written its diff and answered. Only once
+     * no worker of this node writes the buffers any more.
+     *
+     * @throws DsaException if a home refuses a diff or the job fails first
+     */
+    void apply(List<ArrayState> buffered, String what) {
+        for (CompletableFuture<Object> reply : send(buffered)) {
+            DiffAppliedMessage done = (DiffAppliedMessage) job.await(reply, what);
+            if (!done.error().isEmpty()) throw new DsaException(done.error());
+        }
+    }
+
+    /** @return the answers to the diffs of {@code buffered}'s buffers, sent now without waiting (see {@link #apply}) */
+    List<CompletableFuture<Object>> send(List<ArrayState> buffered) {
+        List<CompletableFuture<Object>> replies = new ArrayList<>();
+        for (ArrayState a : buffered) {
+            for (ReleaseBuffer.Diff d : a.release.diffs()) {
+                CompletableFuture<Object> reply = new CompletableFuture<>();
+                replies.add(reply);
+                DiffMessage m = new DiffMessage(calls.open(reply), a.id, d.partition(), d.runs(), d.values());
+                homes.send(a.layout.homeOf(d.partition()), m, () -> onDiff(nodeId, m));
+            }
+        }
+        return replies;
+    }
+
+    // ---- the home: the I/O thread ------------------------------------------------------------------------
+
+    /**
+     * A diff from node {@code from} (this node included) of a partition homed here: written once
+     * this node may write the partition, then answered. A diff that does not fit the array is
+     * refused with the reason, which the sender's worker throws.
+     */
+    void onDiff(int from, DiffMessage m) {
+        arrays.whenDefined(m.arrayId(), a -> {
+            String error = check(nodeId, a, m);
+            if (error != null) {
+                homes.answer(from, m.requestId(), new DiffAppliedMessage(m.requestId(), error));
+                return;
+            }
+            Runnable write = () -> {
+                if (fault != Fault.LOST) write(a, m);
+                homes.answer(from, m.requestId(), new DiffAppliedMessage(m.requestId(), ""));
+            };
+            Access needed = fault == Fault.APPLIED_BEFORE_INVALIDATION ? Access.READ : Access.READ_WRITE;
+            arrays.whenAccessible(a, m.partition(), needed, write);
+        });
+    }
+
+    private static void write(ArrayState a, DiffMessage m) {
+        byte[] data = a.slots[m.partition()].data;
+        int size = a.spec.elementType().bytes();
+        int v = 0;
+        for (long run : m.runs()) {
+            int bytes = DiffMessage.count(run) * size;
+            System.arraycopy(m.values(), v, data, DiffMessage.first(run) * size, bytes);
+            v += bytes;
+        }
+    }
+
+    /** @return why {@code m} does not fit array {@code a} at node {@code nodeId}, or null if it does */
+    static String check(int nodeId, ArrayState a, DiffMessage m) {
+        int p = m.partition();
+        String misplaced = HomeUpdates.misplaced(nodeId, a, p, "diff of");
+        if (misplaced != null) return misplaced;
+        String part = "diff of partition " + p + " of array '" + a.spec.name() + "'";
+        int n = a.layout.partitionElements(p);
+        long elements = 0;
+        long next = 0; // the first element the next run may start at: runs are increasing and do not touch
+        for (long run : m.runs()) {
+            long first = DiffMessage.first(run);
+            long count = DiffMessage.count(run);
+            if (first < next || count < 1 || first + count > n) {
+                return part + ": run of " + count + " elements from element " + first + " is out of order or does not fit the "
+                        + "partition's " + n + " elements (runs increase, do not touch and hold at least one element)";
+            }
+            next = first + count + 1;
+            elements += count;
+        }
+        long expected = elements * a.spec.elementType().bytes();
+        if (m.values().length != expected) return part + ": " + m.values().length + " bytes of values, expected " + expected;
+        return null;
+    }
+}

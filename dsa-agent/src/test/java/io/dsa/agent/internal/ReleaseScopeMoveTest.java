@@ -1,0 +1,107 @@
+package io.dsa.agent.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.dsa.ArrayUse;
+import io.dsa.DsaProgram;
+import io.dsa.DsaScope;
+import io.dsa.DsaWorker;
+import io.dsa.SharedDoubleArray;
+import io.dsa.agent.AgentState;
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
+import io.dsa.agent.RunReport;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A move requested while a release scope is open happens at its closing barrier, when every
+ * diff has been written and no buffer is left, and the job's result is the same as without the
+ * move; the moved node's workers open the next scopes in step with the others (they counted
+ * their scopes from 0 again on the new agent, and the next opening failed the job with "workers
+ * opened different scopes": a scope is named by its epoch now). On the VM and
+ * the move of {@link InMemoryClusterTest} (3 nodes x 2 threads on the in-memory network).
+ */
+@Timeout(60)
+class ReleaseScopeMoveTest {
+    final InMemoryClusterTest vm = new InMemoryClusterTest();
+
+    @AfterEach
+    void close() {
+        vm.close();
+    }
+
+    /**
+     * Rounds of a release scope with a barrier inside: each worker rewrites its interleaved
+     * elements from their values before the scope and its neighbours'; epochs: 1 after the set-up,
+     * then 3 per round (opening, the barrier inside, closing), so a resume between scopes is at
+     * an epoch of 1 + 3 k, and one inside a scope would be refused. Thread 0 reports the bits.
+     */
+    static final class ReleaseRounds implements DsaProgram {
+        static final int ROUNDS = 4;
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void work(DsaWorker w) {
+            int threads = w.node().network().getGlobalThreadCount();
+            int length = threads * 4;
+            SharedDoubleArray a = w.node().createSharedDoubleArray("a", length, 4);
+            int tid = w.threadId();
+            if (w.epoch() == 0) {
+                for (int i = tid; i < length; i += threads) a.write(i, i + 0.5);
+                w.barrier();
+            }
+            if ((w.epoch() - 1) % 3 != 0) throw new IllegalStateException("resumed inside a scope, at epoch " + w.epoch());
+            for (long round = (w.epoch() - 1) / 3; round < ROUNDS; round++) {
+                try (DsaScope scope = w.scope(ArrayUse.release(a))) {
+                    double[] next = new double[4];
+                    for (int k = 0; k < 4; k++) {
+                        int i = tid + k * threads;
+                        next[k] = 0.5 * a.read(i) + 0.25 * a.read((i + length - 1) % length) + round;
+                    }
+                    w.barrier(); // every read of the round before any write: reads then see the values from before
+                    for (int k = 0; k < 4; k++) a.write(tid + k * threads, next[k]);
+                }
+            }
+            if (tid == 0) {
+                long hash = 17;
+                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
+                w.node().report("rounds " + Long.toHexString(hash));
+            }
+        }
+    }
+
+    @Test
+    void aMoveInsideAReleaseScopeWaitsForItsClosingBarrierAndTheMovedNodeOpensTheNextScopesInStep() throws Exception {
+        DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT);
+        vm.start(base);
+        List<CompletableFuture<RunReport>> unmoved = vm.run(new ReleaseRounds());
+        List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
+        for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
+        vm.close();
+        vm.nodes.clear();
+
+        vm.start(base);
+        NodeRuntime monitor = vm.nodes.get(0);
+        // epoch 3 is reached by the barrier inside round 0's scope: the gate lets it pass and holds the closing one
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(3);
+        List<CompletableFuture<RunReport>> runs = vm.run(new ReleaseRounds());
+        assertEquals(3L, safePoint.get(30, TimeUnit.SECONDS), "the closing barrier of round 0, whose release brings epoch 4");
+        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), vm.nodes.get(1).expectMove(2));
+        AgentState state = AgentState.decode(vm.nodes.get(2).snapshot().encode());
+        assertEquals(4, state.epoch());
+        NodeRuntime target = vm.moveNode2(base, state, held, runs.get(2));
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new ReleaseRounds(), List.of(),
+                state.epoch())).get(0);
+        assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
+        Workers.result(runs.get(1), 30);
+        Workers.result(resumed, 30);
+    }
+}
