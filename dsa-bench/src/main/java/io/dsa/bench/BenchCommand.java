@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
         description = "Macro benchmarks (paper Figs. 8-14): agents as separate processes; CSV, PNG and Markdown per experiment.",
-        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, CgCommand.class, StreamCommand.class, DelegateCommands.Barrier.class,
+        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, CgCommand.class, ScopesCommand.class, StreamCommand.class, DelegateCommands.Barrier.class,
             DelegateCommands.Jmh.class, FuzzCommand.class, ReportCommand.class},
         synopsisSubcommandLabel = "EXPERIMENT",
         footer = {"", "Run 'dsa bench EXPERIMENT --help' for an experiment's options."})

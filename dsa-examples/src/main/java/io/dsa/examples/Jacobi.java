@@ -227,8 +227,8 @@ public class Jacobi implements DsaProgram {
      * the partition's first and last rows from the three rows copied into {@code three}. The
      * arithmetic is {@link #sweepRow}'s, so the result is bitwise the plain version's.
      */
-    static void sweepPartition(double[] cur, double[] out, double[] above, double[] below, double[] three, int first,
-                               int rows, int n) {
+    public static void sweepPartition(double[] cur, double[] out, double[] above, double[] below, double[] three, int first,
+                                      int rows, int n) {
         for (int r = 0; r < rows; r++) {
             int i = first + r;
             if ((r > 0 && r < rows - 1) || i == 0 || i == n - 1) {
@@ -291,7 +291,7 @@ public class Jacobi implements DsaProgram {
      * {@code curRow} with its neighbours {@code n} before and after; boundary values are copied.
      * Both the parallel and the sequential code use this method, so they are bitwise equal.
      */
-    static void sweepRow(double[] cur, int curRow, double[] out, int outRow, int i, int n) {
+    public static void sweepRow(double[] cur, int curRow, double[] out, int outRow, int i, int n) {
         if (i == 0 || i == n - 1) {
             System.arraycopy(cur, curRow, out, outRow, n);
             return;
@@ -320,7 +320,7 @@ public class Jacobi implements DsaProgram {
     }
 
     /** The grid after {@code iterations} sequential Jacobi iterations, row-major. */
-    static double[] sequential(int n, int iterations) {
+    public static double[] sequential(int n, int iterations) {
         double[] cur = new double[n * n];
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) cur[i * n + j] = initial(i, j, n);

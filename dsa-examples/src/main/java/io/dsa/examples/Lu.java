@@ -305,7 +305,7 @@ public class Lu implements DsaProgram {
     }
 
     /** {@code a -= l * u}: {@code a} is {@code rows x cols}, {@code l} is {@code rows x inner}, {@code u} is {@code inner x cols}. */
-    static void subtractProduct(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
+    public static void subtractProduct(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
         // four rows of u per sweep over a row of a: a's row is loaded and stored a quarter as often
         for (int r = 0; r < rows; r++) {
             int ar = r * cols;

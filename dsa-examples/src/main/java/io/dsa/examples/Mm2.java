@@ -203,7 +203,7 @@ public class Mm2 implements DsaProgram {
 
 
     /** Element {@code (i, j)} of the initial matrix {@code which} (0 = Q, 1 = R). */
-    static long initial(long seed, int which, int i, int j, int n) {
+    public static long initial(long seed, int which, int i, int j, int n) {
         return Seeded.between(seed, which, (long) i * n + j, -MAX_VALUE, MAX_VALUE);
     }
 
@@ -235,7 +235,7 @@ public class Mm2 implements DsaProgram {
     }
 
     /** Sequential {@code left x right} of row-major {@code n x n} matrices. */
-    static long[] multiply(long[] left, long[] right, int n) {
+    public static long[] multiply(long[] left, long[] right, int n) {
         long[] out = new long[n * n];
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < n; k++) {
