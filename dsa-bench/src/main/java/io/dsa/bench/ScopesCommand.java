@@ -3,6 +3,7 @@ package io.dsa.bench;
 import io.dsa.DsaProgram;
 import io.dsa.agent.RunReport;
 import io.dsa.examples.Cg;
+import io.dsa.examples.Fft2d;
 import io.dsa.examples.Jacobi;
 import io.dsa.examples.Lu;
 import io.dsa.examples.Mm2;
@@ -36,9 +37,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code dsa bench scopes} (issue 13): each example that has a scoped version ({@code jacobi},
- * {@code lu}, {@code mm2}, {@code cg}) run plain and scoped on DSA VMs of one JVM per node, beside
- * the sequential Java version in this JVM and, where one exists ({@code lu_mpi.c},
- * {@code cg_mpi.c}), the MPI + C version of the same algorithm (skipped with a message where
+ * {@code lu}, {@code mm2}, {@code cg}, {@code fft}) run plain and scoped on DSA VMs of one JVM per
+ * node, beside the sequential Java version in this JVM and, where one exists ({@code lu_mpi.c},
+ * {@code cg_mpi.c}, {@code fft_mpi.c}), the MPI + C version of the same algorithm (skipped with a message where
  * {@code mpicc}/{@code mpirun} are missing). Every DSA run passes the example's own self-check;
  * the figures are the examples' own compute timers, medians of {@code --runs}. Then, unless
  * {@code --no-jmh}, {@link ScopedKernelBenchmark} in one JMH run: the owner-computes kernels on
@@ -46,13 +47,13 @@ import picocli.CommandLine.Spec;
  * {@code scopes.png}, {@code scopes-kernels.csv} and {@code scopes.md}.
  */
 @Command(name = "scopes", mixinStandardHelpOptions = true,
-        description = "The examples plain and with scopes (jacobi, lu, mm2, cg) beside sequential Java and MPI + C, and the"
+        description = "The examples plain and with scopes (jacobi, lu, mm2, cg, fft) beside sequential Java and MPI + C, and the"
                 + " owner-computes kernels against plain arrays (JMH).")
 final class ScopesCommand implements Callable<Integer> {
     static final String CSV_HEADER = "example,kind,nodes,threads,seconds,vs_sequential,load";
     static final String KERNELS_HEADER = "kernel,scoped_us,plain_us,ratio";
     /** The examples with a scoped version, in the order they run. */
-    static final List<String> EXAMPLES = List.of("jacobi", "lu", "mm2", "cg");
+    static final List<String> EXAMPLES = List.of("jacobi", "lu", "mm2", "cg", "fft");
 
     @Spec
     CommandSpec spec;
@@ -63,7 +64,7 @@ final class ScopesCommand implements Callable<Integer> {
     @Mixin
     MpiPeer.Options peer = new MpiPeer.Options();
 
-    @Option(names = "--examples", split = ",", paramLabel = "NAME,..", defaultValue = "jacobi,lu,mm2,cg",
+    @Option(names = "--examples", split = ",", paramLabel = "NAME,..", defaultValue = "jacobi,lu,mm2,cg,fft",
             description = "Examples, of ${DEFAULT-VALUE} (default: all).")
     List<String> examples;
 
@@ -83,6 +84,10 @@ final class ScopesCommand implements Callable<Integer> {
     @Option(names = "--mm2", split = ",", paramLabel = "N,P", defaultValue = "512,32",
             description = "mm2's arguments: side, partition side (default: ${DEFAULT-VALUE}).")
     List<String> mm2Args;
+
+    @Option(names = "--fft", split = ",", paramLabel = "N,P", defaultValue = "1024,64",
+            description = "fft's arguments: side (a power of two), partition side (default: ${DEFAULT-VALUE}).")
+    List<String> fftArgs;
 
     @Option(names = "--cg", paramLabel = "CLASS", defaultValue = "S", description = "cg's NPB class, S, W or A (default: ${DEFAULT-VALUE}).")
     String cgClass;
@@ -125,6 +130,7 @@ final class ScopesCommand implements Callable<Integer> {
             jacobiArgs = List.of("48", "6", "8");
             luArgs = List.of("64", "16");
             mm2Args = List.of("48", "16");
+            fftArgs = List.of("32", "8");
             cgClass = "S";
             shapes = List.of("2x1");
             peer.reps = 1;
@@ -181,6 +187,12 @@ final class ScopesCommand implements Callable<Integer> {
                 int n = intArg("--mm2", mm2Args, 0, 2);
                 yield new Example(name, Mm2::new, Mm2.Scoped::new, mm2Args, Pattern.compile("compute ([0-9.]+) ms"), 1e-3,
                         () -> sequentialMm2(n), null, List.of());
+            }
+            case "fft" -> {
+                int n = intArg("--fft", fftArgs, 0, 2);
+                if (Integer.bitCount(n) != 1) throw new CommandLine.ParameterException(spec.commandLine(), "--fft: " + n + " is not a power of two");
+                yield new Example(name, Fft2d::new, Fft2d.Scoped::new, fftArgs, Pattern.compile("forward ([0-9.]+) s"), 1,
+                        () -> LuFftCommand.FftBench.sequentialFft(n), "fft_mpi.c", List.of(Integer.toString(n), Integer.toString(peer.reps)));
             }
             default -> {
                 NpbCg.Size size;
@@ -323,10 +335,10 @@ final class ScopesCommand implements Callable<Integer> {
         String notes = String.format(Locale.ROOT, "- %sDSA: the example (`NAME`) and its scoped version (`NAME-scoped`), one JVM per"
                 + " node, node 0 in the bench JVM, each run passing the example's own check; the example's own compute timer"
                 + " (verification excluded). Sequential Java in the bench JVM after a warm-up run (jacobi: `Jacobi.sequential`;"
-                + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`)."
-                + " MPI + C over loopback TCP where a peer exists (lu_mpi.c, cg_mpi.c). Medians of %d run(s). Arguments: jacobi %s,"
-                + " lu %s, mm2 %s, cg class %s.%s", label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs,
-                mm2Args, cgClass, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
+                + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
+                + " the sequential 2-D FFT of `dsa bench fft`, forward transform). MPI + C over loopback TCP where a peer exists"
+                + " (lu_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s). Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s.%s",
+                label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
                         + " sweep / update; data `scopes-kernels.csv`.");
         BenchOut.markdown(common.out, "scopes", "Scopes: the examples with and without scopes (issue 13)", BenchCommand.typed(spec),
                 notes, table.toString(), targets);
@@ -350,7 +362,7 @@ final class ScopesCommand implements Callable<Integer> {
                 }
                 Row mpi = find(rows, e, "mpi", s[0], 1);
                 if (mpi != null && s[1] == 1) {
-                    double limit = e.equals("cg") ? 1.3 : Double.NaN;
+                    double limit = e.equals("cg") ? 1.3 : e.equals("fft") ? 1.5 : Double.NaN;
                     lines.add(Double.isNaN(limit)
                             ? String.format(Locale.ROOT, "%s, DSA %s scoped vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx", e,
                                     shape, s[0], scoped.seconds() * 1e3, mpi.seconds() * 1e3, scoped.seconds() / mpi.seconds())

@@ -34,8 +34,8 @@ class ScopesSmokeTest {
     void helpAndBadOptions() {
         StringWriter err = new StringWriter();
         assertEquals(0, dsa(err, "bench", "scopes", "--help"));
-        assertEquals(CommandLine.ExitCode.USAGE, dsa(err, "bench", "scopes", "--examples", "fft", "--no-jmh"));
-        assertTrue(err.toString().contains("--examples: 'fft' unknown, expected some of [jacobi, lu, mm2, cg]"), err.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, dsa(err, "bench", "scopes", "--examples", "psrs", "--no-jmh"));
+        assertTrue(err.toString().contains("--examples: 'psrs' unknown, expected some of [jacobi, lu, mm2, cg, fft]"), err.toString());
         assertEquals(CommandLine.ExitCode.USAGE, dsa(err, "bench", "scopes", "--examples", "lu", "--lu", "100,64", "--no-jmh"));
         assertTrue(err.toString().contains("--lu: block 64 must divide 100"), err.toString());
         assertEquals(CommandLine.ExitCode.USAGE, dsa(err, "bench", "scopes", "--examples", "jacobi", "--jacobi", "64,5"));
@@ -59,7 +59,7 @@ class ScopesSmokeTest {
             expected.add(e + ",seq,1,1");
             expected.add(e + ",plain,2,1");
             expected.add(e + ",scoped,2,1");
-            if (mpi && (e.equals("lu") || e.equals("cg"))) expected.add(e + ",mpi,2,1");
+            if (mpi && (e.equals("lu") || e.equals("cg") || e.equals("fft"))) expected.add(e + ",mpi,2,1");
         }
         List<String[]> rows = lines.subList(1, lines.size()).stream().map(l -> l.split(",", -1)).toList();
         assertEquals(expected, rows.stream().map(r -> String.join(",", r[0], r[1], r[2], r[3])).toList());
@@ -85,5 +85,6 @@ class ScopesSmokeTest {
         assertTrue(md.contains("kernel jacobiSweep on a scope's arrays vs the same loop on plain double[]s (JMH)"), md);
         assertTrue(md.contains("kernel luUpdate on a scope's arrays"), md);
         if (mpi) assertTrue(md.contains("cg, DSA 2x1 scoped vs MPI + C np=2"), md);
+        if (mpi) assertTrue(md.contains("fft, DSA 2x1 scoped vs MPI + C np=2"), md);
     }
 }

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The examples' scoped versions ({@code jacobi-scoped}, {@code lu-scoped}, {@code mm2-scoped},
- * {@code cg-scoped}) on the real runtime at small sizes: each passes its own self-check (bitwise
- * against sequential, the LU residual, exact integers, NPB's zeta) on VMs with several threads
+ * {@code cg-scoped}, {@code fft-scoped}) on the real runtime at small sizes: each passes its own
+ * self-check (bitwise against sequential, the LU residual, exact integers, NPB's zeta, the FFT
+ * against sequential, the DFT and its inverse) on VMs with several threads
  * per node and with ragged partitions, and a corrupted result still fails it.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -121,5 +122,22 @@ class ScopedExamplesTest {
         String ragged = only(run(2, 2, new Cg.Scoped(), "S", "150"));
         assertTrue(ragged.contains("(verified)") && ragged.contains("partitions of 150"), ragged);
         assertFalse(ragged.contains("NOT verified"), ragged);
+    }
+
+    @Test
+    void fftScopedMatchesTheSequentialFftAndInverts() {
+        String line = only(run(2, 2, new Fft2d.Scoped(), "64", "16"));
+        String number = "[0-9.e+-]+";
+        assertTrue(line.matches("node 0: fft 64x64, partitions 16x64, scoped \\(read-cache transpose, owner computes\\): max relative"
+                + " error vs sequential FFT " + number + ", vs DFT by definition " + number + ", inverse vs input " + number
+                + " \\(verified, < 1e-09\\), forward [0-9.]+ s, inverse [0-9.]+ s"), line);
+        // bands of 12 rows: a ragged last one, several partitions per worker, homed on three nodes
+        assertTrue(only(run(3, 1, new Fft2d.Scoped(), "128", "12")).contains("(verified, < 1e-09)"));
+    }
+
+    @Test
+    void fftScopedInverseCheckCatchesAWrongElement() {
+        DsaException e = assertThrows(DsaException.class, () -> run(2, 2, new Fft2d.Scoped().corruptBeforeInverse(5, 9, 1.0), "32", "8"));
+        assertTrue(String.valueOf(e.getMessage()).contains("fft: inverse of the forward result vs input: element ["), String.valueOf(e));
     }
 }
