@@ -8,6 +8,7 @@ import io.dsa.examples.Jacobi;
 import io.dsa.examples.Lu;
 import io.dsa.examples.Mm2;
 import io.dsa.examples.NpbCg;
+import io.dsa.examples.Psrs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,23 +38,23 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code dsa bench scopes} (issue 13): each example that has a scoped version ({@code jacobi},
- * {@code lu}, {@code mm2}, {@code cg}, {@code fft}) run plain and scoped on DSA VMs of one JVM per
- * node, beside the sequential Java version in this JVM and, where one exists ({@code lu_mpi.c},
- * {@code cg_mpi.c}, {@code fft_mpi.c}), the MPI + C version of the same algorithm (skipped with a message where
- * {@code mpicc}/{@code mpirun} are missing). Every DSA run passes the example's own self-check;
- * the figures are the examples' own compute timers, medians of {@code --runs}. Then, unless
- * {@code --no-jmh}, {@link ScopedKernelBenchmark} in one JMH run: the owner-computes kernels on
- * a scope's arrays against the same loops on plain arrays. Writes {@code scopes.csv},
- * {@code scopes.png}, {@code scopes-kernels.csv} and {@code scopes.md}.
+ * {@code lu}, {@code mm2}, {@code cg}, {@code fft}, {@code psrs}) run plain and scoped on DSA VMs
+ * of one JVM per node, beside the sequential Java version in this JVM and, where one exists
+ * ({@code lu_mpi.c}, {@code cg_mpi.c}, {@code fft_mpi.c}), the MPI + C version of the same
+ * algorithm (skipped with a message where {@code mpicc}/{@code mpirun} are missing). Every DSA run
+ * passes the example's own self-check; the figures are the examples' own compute timers, medians
+ * of {@code --runs}. Then, unless {@code --no-jmh}, {@link ScopedKernelBenchmark} in one JMH run:
+ * the owner-computes kernels on a scope's arrays against the same loops on plain arrays. Writes
+ * {@code scopes.csv}, {@code scopes.png}, {@code scopes-kernels.csv} and {@code scopes.md}.
  */
 @Command(name = "scopes", mixinStandardHelpOptions = true,
-        description = "The examples plain and with scopes (jacobi, lu, mm2, cg, fft) beside sequential Java and MPI + C, and the"
+        description = "The examples plain and with scopes (jacobi, lu, mm2, cg, fft, psrs) beside sequential Java and MPI + C, and the"
                 + " owner-computes kernels against plain arrays (JMH).")
 final class ScopesCommand implements Callable<Integer> {
     static final String CSV_HEADER = "example,kind,nodes,threads,seconds,vs_sequential,load";
     static final String KERNELS_HEADER = "kernel,scoped_us,plain_us,ratio";
     /** The examples with a scoped version, in the order they run. */
-    static final List<String> EXAMPLES = List.of("jacobi", "lu", "mm2", "cg", "fft");
+    static final List<String> EXAMPLES = List.of("jacobi", "lu", "mm2", "cg", "fft", "psrs");
 
     @Spec
     CommandSpec spec;
@@ -64,7 +65,7 @@ final class ScopesCommand implements Callable<Integer> {
     @Mixin
     MpiPeer.Options peer = new MpiPeer.Options();
 
-    @Option(names = "--examples", split = ",", paramLabel = "NAME,..", defaultValue = "jacobi,lu,mm2,cg,fft",
+    @Option(names = "--examples", split = ",", paramLabel = "NAME,..", defaultValue = "jacobi,lu,mm2,cg,fft,psrs",
             description = "Examples, of ${DEFAULT-VALUE} (default: all).")
     List<String> examples;
 
@@ -88,6 +89,10 @@ final class ScopesCommand implements Callable<Integer> {
     @Option(names = "--fft", split = ",", paramLabel = "N,P", defaultValue = "1024,64",
             description = "fft's arguments: side (a power of two), partition side (default: ${DEFAULT-VALUE}).")
     List<String> fftArgs;
+
+    @Option(names = "--psrs", split = ",", paramLabel = "N,P", defaultValue = "1048576,4096",
+            description = "psrs's arguments: keys, partition length (default: ${DEFAULT-VALUE}).")
+    List<String> psrsArgs;
 
     @Option(names = "--cg", paramLabel = "CLASS", defaultValue = "S", description = "cg's NPB class, S, W or A (default: ${DEFAULT-VALUE}).")
     String cgClass;
@@ -131,6 +136,7 @@ final class ScopesCommand implements Callable<Integer> {
             luArgs = List.of("64", "16");
             mm2Args = List.of("48", "16");
             fftArgs = List.of("32", "8");
+            psrsArgs = List.of("20000", "512");
             cgClass = "S";
             shapes = List.of("2x1");
             peer.reps = 1;
@@ -194,6 +200,11 @@ final class ScopesCommand implements Callable<Integer> {
                 yield new Example(name, Fft2d::new, Fft2d.Scoped::new, fftArgs, Pattern.compile("forward ([0-9.]+) s"), 1,
                         () -> LuFftCommand.FftBench.sequentialFft(n), "fft_mpi.c", List.of(Integer.toString(n), Integer.toString(peer.reps)));
             }
+            case "psrs" -> {
+                int n = intArg("--psrs", psrsArgs, 0, 2);
+                yield new Example(name, Psrs::new, Psrs.Scoped::new, psrsArgs, Pattern.compile("compute ([0-9.]+) ms"), 1e-3,
+                        () -> sequentialSort(n), null, List.of());
+            }
             default -> {
                 NpbCg.Size size;
                 try {
@@ -239,6 +250,15 @@ final class ScopesCommand implements Callable<Integer> {
             }
         }
         return timed(() -> Mm2.multiply(q, Mm2.multiply(q, r, n), n));
+    }
+
+    /** PSRS's baseline: {@code Arrays.sort} of the example's keys (seed 1), verified sorted. */
+    private static double sequentialSort(int n) {
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) keys[i] = Psrs.key(1, i);
+        double s = timed(() -> java.util.Arrays.sort(keys));
+        for (int i = 1; i < n; i++) if (keys[i - 1] > keys[i]) throw new IllegalStateException("sequential sort: key " + i + " out of order");
+        return s;
     }
 
     /** @return the median of {@code --runs} sequential runs after one warm-up run */
@@ -336,9 +356,9 @@ final class ScopesCommand implements Callable<Integer> {
                 + " node, node 0 in the bench JVM, each run passing the example's own check; the example's own compute timer"
                 + " (verification excluded). Sequential Java in the bench JVM after a warm-up run (jacobi: `Jacobi.sequential`;"
                 + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
-                + " the sequential 2-D FFT of `dsa bench fft`, forward transform). MPI + C over loopback TCP where a peer exists"
-                + " (lu_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s). Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s.%s",
-                label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
+                + " the sequential 2-D FFT of `dsa bench fft`, forward transform; psrs: `Arrays.sort` of the same keys). MPI + C over loopback TCP where a peer exists"
+                + " (lu_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s). Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
+                label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, psrsArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
                         + " sweep / update; data `scopes-kernels.csv`.");
         BenchOut.markdown(common.out, "scopes", "Scopes: the examples with and without scopes (issue 13)", BenchCommand.typed(spec),
                 notes, table.toString(), targets);
@@ -356,7 +376,7 @@ final class ScopesCommand implements Callable<Integer> {
                 if (plain == null || scoped == null) continue;
                 lines.add(String.format(Locale.ROOT, "%s, DSA %s scoped vs plain (no target): %.1f / %.1f ms = %.2fx", e, shape,
                         scoped.seconds() * 1e3, plain.seconds() * 1e3, scoped.seconds() / plain.seconds()));
-                if (s[0] == 2 && s[1] == 1 && !e.equals("jacobi") && !e.equals("lu")) {
+                if (s[0] == 2 && s[1] == 1 && List.of("mm2", "cg", "psrs").contains(e)) {
                     lines.add(BenchOut.ratio(e + ", DSA 2x1 scoped vs sequential Java (faster than it)", scoped.seconds() * 1e3,
                             seq.seconds() * 1e3, 1.0, "ms"));
                 }

@@ -102,10 +102,13 @@ public class Cg implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        ProgramArgs.atMost(programName(), args, 2, programName() + USAGE.substring(NAME.length()));
         size = NpbCg.Size.parse(args.isEmpty() ? "S" : args.get(0));
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {

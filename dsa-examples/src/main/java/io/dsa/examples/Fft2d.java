@@ -110,11 +110,14 @@ public class Fft2d implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 2, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 1024, 1, 1 << 14);
-        if (!Fft.isPowerOfTwo(n)) throw new IllegalArgumentException(NAME + ": n " + n + " is not a power of two");
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(64, n), 1, n);
+        ProgramArgs.atMost(programName(), args, 2, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 1024, 1, 1 << 14);
+        if (!Fft.isPowerOfTwo(n)) throw new IllegalArgumentException(programName() + ": n " + n + " is not a power of two");
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(64, n), 1, n);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {

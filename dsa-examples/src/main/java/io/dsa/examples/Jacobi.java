@@ -116,11 +116,14 @@ public class Jacobi implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 3, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 512, 3, 1 << 14);
-        iterations = ProgramArgs.intArg(NAME, args, 1, "iterations", 100, 0, 1 << 20);
-        partitionRows = ProgramArgs.intArg(NAME, args, 2, "partitionRows", Math.min(16, n), 1, n);
+        ProgramArgs.atMost(programName(), args, 3, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 512, 3, 1 << 14);
+        iterations = ProgramArgs.intArg(programName(), args, 1, "iterations", 100, 0, 1 << 20);
+        partitionRows = ProgramArgs.intArg(programName(), args, 2, "partitionRows", Math.min(16, n), 1, n);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {

@@ -113,11 +113,14 @@ public class Lu implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 2, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 1024, 1, 8192);
-        blockSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(64, n), Math.min(8, n),
+        ProgramArgs.atMost(programName(), args, 2, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 1024, 1, 8192);
+        blockSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(64, n), Math.min(8, n),
                 Math.min(128, n));
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {

@@ -79,11 +79,14 @@ public class Mm2 implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 3, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 512, 1, 4096);
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(32, n), 1, n);
-        seed = ProgramArgs.intArg(NAME, args, 2, "seed", 1, 0, Integer.MAX_VALUE);
+        ProgramArgs.atMost(programName(), args, 3, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 512, 1, 4096);
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(32, n), 1, n);
+        seed = ProgramArgs.intArg(programName(), args, 2, "seed", 1, 0, Integer.MAX_VALUE);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {

@@ -103,6 +103,6 @@ class ExamplesOnSimulatedVmTest {
             assertTrue(bad.getMessage().contains(" 0 out of range ["), name + ": " + bad.getMessage());
             programs++;
         }
-        assertEquals(15, programs, "the examples registered in META-INF/services");
+        assertEquals(16, programs, "the examples registered in META-INF/services");
     }
 }

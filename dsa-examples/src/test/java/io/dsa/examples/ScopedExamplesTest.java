@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The examples' scoped versions ({@code jacobi-scoped}, {@code lu-scoped}, {@code mm2-scoped},
- * {@code cg-scoped}, {@code fft-scoped}) on the real runtime at small sizes: each passes its own
+ * {@code cg-scoped}, {@code fft-scoped}, {@code psrs-scoped}) on the real runtime at small sizes: each passes its own
  * self-check (bitwise against sequential, the LU residual, exact integers, NPB's zeta, the FFT
- * against sequential, the DFT and its inverse) on VMs with several threads
+ * against sequential, the DFT and its inverse, PSRS against a sequential sort) on VMs with several threads
  * per node and with ragged partitions, and a corrupted result still fails it.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -139,5 +139,23 @@ class ScopedExamplesTest {
     void fftScopedInverseCheckCatchesAWrongElement() {
         DsaException e = assertThrows(DsaException.class, () -> run(2, 2, new Fft2d.Scoped().corruptBeforeInverse(5, 9, 1.0), "32", "8"));
         assertTrue(String.valueOf(e.getMessage()).contains("fft: inverse of the forward result vs input: element ["), String.valueOf(e));
+    }
+
+    @Test
+    void psrsScopedSortsAPermutationOfTheInput() {
+        String line = only(run(2, 2, new Psrs.Scoped(), "20000", "512", "3"));
+        assertTrue(line.matches("node 0: psrs: sorted 20000 keys on 4 workers, scoped \\(owner-computes sort, read-cache gather\\)"
+                + " \\(verified: sorted and a permutation of the input, equal to a sequential sort\\), compute [0-9.]+ ms"), line);
+        // partitions of 333 keys, cyclic over three nodes, the last one ragged: every block is several partitions
+        assertTrue(only(run(3, 1, new Psrs.Scoped(), "9999", "333")).contains("(verified: sorted"));
+    }
+
+    @Test
+    void psrsScopedCheckCatchesSwappedKeys() {
+        Psrs program = new Psrs.Scoped();
+        program.corruptBeforeCheck = true;
+        DsaException e = assertThrows(DsaException.class, () -> run(2, 2, program, "1000", "100"));
+        assertTrue(String.valueOf(e.getMessage()).contains("psrs: output[499] = "), String.valueOf(e));
+        assertTrue(String.valueOf(e.getMessage()).contains("expected sorted"), String.valueOf(e));
     }
 }
