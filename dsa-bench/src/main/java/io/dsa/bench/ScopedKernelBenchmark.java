@@ -78,7 +78,6 @@ public class ScopedKernelBenchmark {
     private double[][] below;
     private int[] firstRow;
     private int[] rowsOf;
-    private final double[][] three = new double[1][];
     private double[] plainCur;
     private double[] plainNext;
 
@@ -150,7 +149,6 @@ public class ScopedKernelBenchmark {
         below = new double[parts][n];
         firstRow = new int[parts];
         rowsOf = new int[parts];
-        three[0] = new double[3 * n];
         plainCur = new double[n * n];
         plainNext = new double[n * n];
         for (int i = 0; i < n; i++) {
@@ -206,7 +204,7 @@ public class ScopedKernelBenchmark {
     @Benchmark
     public double jacobiSweepScoped() {
         for (int p = 0; p < jacobiSrc.length; p++) {
-            Jacobi.sweepPartition(jacobiSrc[p], jacobiDst[p], above[p], below[p], three[0], firstRow[p], rowsOf[p], n);
+            Jacobi.sweepPartition(jacobiSrc[p], jacobiDst[p], above[p], below[p], firstRow[p], rowsOf[p], n);
         }
         return jacobiDst[jacobiDst.length / 2][n + 1];
     }

@@ -52,7 +52,7 @@ import picocli.CommandLine.Spec;
                 + " owner-computes kernels against plain arrays (JMH).")
 final class ScopesCommand implements Callable<Integer> {
     static final String CSV_HEADER = "example,kind,nodes,threads,seconds,vs_sequential,load";
-    static final String KERNELS_HEADER = "kernel,scoped_us,plain_us,ratio";
+    static final String KERNELS_HEADER = "kernel,scoped_us,scoped_error_us,plain_us,plain_error_us,ratio";
     /** The examples with a scoped version, in the order they run. */
     static final List<String> EXAMPLES = List.of("jacobi", "lu", "mm2", "cg", "fft", "psrs");
 
@@ -304,7 +304,8 @@ final class ScopesCommand implements Callable<Integer> {
     /**
      * Runs {@link ScopedKernelBenchmark} (short settings; tiny sizes under {@code --smoke}).
      *
-     * @return per kernel (jacobi sweep, LU update) {scoped, plain} in microseconds per operation
+     * @return per kernel (jacobi sweep, LU update) {scoped, plain, scoped error, plain error} in microseconds per
+     *         operation (the errors are JMH's 99.9% intervals)
      */
     private Map<String, double[]> kernels() throws Exception {
         OptionsBuilder opts = new OptionsBuilder();
@@ -321,7 +322,9 @@ final class ScopesCommand implements Callable<Integer> {
             String method = r.getParams().getBenchmark().substring(r.getParams().getBenchmark().lastIndexOf('.') + 1);
             boolean scoped = method.endsWith("Scoped");
             String kernel = method.replaceFirst("(Scoped|Plain)$", "");
-            kernels.computeIfAbsent(kernel, k -> new double[] {Double.NaN, Double.NaN})[scoped ? 0 : 1] = r.getPrimaryResult().getScore();
+            double[] v = kernels.computeIfAbsent(kernel, k -> new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN});
+            v[scoped ? 0 : 1] = r.getPrimaryResult().getScore();
+            v[scoped ? 2 : 3] = r.getPrimaryResult().getScoreError();
         }
         return kernels;
     }
@@ -343,14 +346,15 @@ final class ScopesCommand implements Callable<Integer> {
         List<String> kernelCsv = new ArrayList<>();
         for (Map.Entry<String, double[]> k : kernels.entrySet()) {
             double[] v = k.getValue();
-            kernelCsv.add(String.format(Locale.ROOT, "%s,%.3f,%.3f,%.3f", k.getKey(), v[0], v[1], v[0] / v[1]));
+            kernelCsv.add(String.format(Locale.ROOT, "%s,%.3f,%.3f,%.3f,%.3f,%.3f", k.getKey(), v[0], v[2], v[1], v[3], v[0] / v[1]));
         }
         if (!kernels.isEmpty()) BenchOut.csv(common.out, "scopes-kernels", KERNELS_HEADER, kernelCsv);
 
         List<String> targets = new ArrayList<>(targets(rows));
         for (Map.Entry<String, double[]> k : kernels.entrySet()) {
+            double[] v = k.getValue();
             targets.add(BenchOut.ratio("kernel " + k.getKey() + " on a scope's arrays vs the same loop on plain double[]s (JMH)",
-                    k.getValue()[0], k.getValue()[1], 1.10, "µs"));
+                    v[0], v[1], 1.10, "µs") + String.format(Locale.ROOT, " (errors ± %.1f and ± %.1f µs)", v[2], v[3]));
         }
         String notes = String.format(Locale.ROOT, "- %sDSA: the example (`NAME`) and its scoped version (`NAME-scoped`), one JVM per"
                 + " node, node 0 in the bench JVM, each run passing the example's own check; the example's own compute timer"

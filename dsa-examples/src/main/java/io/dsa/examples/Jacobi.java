@@ -198,7 +198,6 @@ public class Jacobi implements DsaProgram {
         long lastProgress = start;
         double[][] above = new double[mine.length][n];
         double[][] below = new double[mine.length][n];
-        double[] three = new double[3 * n];
         for (int t = 0; t < iterations; t++) {
             SharedDoubleArray src = grids[t % 2];
             SharedDoubleArray dst = grids[(t + 1) % 2];
@@ -211,7 +210,7 @@ public class Jacobi implements DsaProgram {
             }
             try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(src), ArrayUse.ownerComputes(dst))) {
                 for (int k = 0; k < mine.length; k++) {
-                    sweepPartition(scope.local(src, mine[k]), scope.local(dst, mine[k]), above[k], below[k], three,
+                    sweepPartition(scope.local(src, mine[k]), scope.local(dst, mine[k]), above[k], below[k],
                             layout.partitionFirstRow(mine[k]), layout.partitionRows(mine[k]), n);
                 }
             }
@@ -226,22 +225,16 @@ public class Jacobi implements DsaProgram {
     /**
      * One sweep of a partition of {@code rows} full rows from {@code first}: {@code cur} and
      * {@code out} hold the partition row-major, {@code above} and {@code below} the rows just
-     * outside it (unused at the grid's edge). Interior rows are swept in place on {@code cur};
-     * the partition's first and last rows from the three rows copied into {@code three}. The
+     * outside it (unused at the grid's edge). Every row is swept in place from {@code cur}, the
+     * first and last ones with their outside neighbour from {@code above} or {@code below}; the
      * arithmetic is {@link #sweepRow}'s, so the result is bitwise the plain version's.
      */
-    public static void sweepPartition(double[] cur, double[] out, double[] above, double[] below, double[] three, int first,
-                                      int rows, int n) {
+    public static void sweepPartition(double[] cur, double[] out, double[] above, double[] below, int first, int rows, int n) {
         for (int r = 0; r < rows; r++) {
-            int i = first + r;
-            if ((r > 0 && r < rows - 1) || i == 0 || i == n - 1) {
-                sweepRow(cur, r * n, out, r * n, i, n);
-            } else {
-                System.arraycopy(r == 0 ? above : cur, r == 0 ? 0 : (r - 1) * n, three, 0, n);
-                System.arraycopy(cur, r * n, three, n, n);
-                System.arraycopy(r == rows - 1 ? below : cur, r == rows - 1 ? 0 : (r + 1) * n, three, 2 * n, n);
-                sweepRow(three, n, out, r * n, i, n);
-            }
+            boolean top = r == 0;
+            boolean bottom = r == rows - 1;
+            sweepRow(top ? above : cur, top ? 0 : (r - 1) * n, cur, r * n, bottom ? below : cur, bottom ? 0 : (r + 1) * n,
+                    out, r * n, first + r, n);
         }
     }
 
@@ -295,6 +288,16 @@ public class Jacobi implements DsaProgram {
      * Both the parallel and the sequential code use this method, so they are bitwise equal.
      */
     public static void sweepRow(double[] cur, int curRow, double[] out, int outRow, int i, int n) {
+        sweepRow(cur, curRow - n, cur, curRow, cur, curRow + n, out, outRow, i, n);
+    }
+
+    /**
+     * {@link #sweepRow(double[], int, double[], int, int, int)} with the rows above and below
+     * row {@code i} in arrays of their own: {@code up} at {@code upRow}, {@code down} at
+     * {@code downRow} (not read for a boundary row). The same arithmetic in the same order.
+     */
+    public static void sweepRow(double[] up, int upRow, double[] cur, int curRow, double[] down, int downRow, double[] out,
+                                int outRow, int i, int n) {
         if (i == 0 || i == n - 1) {
             System.arraycopy(cur, curRow, out, outRow, n);
             return;
@@ -302,7 +305,7 @@ public class Jacobi implements DsaProgram {
         out[outRow] = cur[curRow];
         for (int j = 1; j < n - 1; j++) {
             int c = curRow + j;
-            out[outRow + j] = 0.25 * (((cur[c - n] + cur[c + n]) + cur[c - 1]) + cur[c + 1]);
+            out[outRow + j] = 0.25 * (((up[upRow + j] + down[downRow + j]) + cur[c - 1]) + cur[c + 1]);
         }
         out[outRow + n - 1] = cur[curRow + n - 1];
     }

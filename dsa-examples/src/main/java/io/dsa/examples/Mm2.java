@@ -169,15 +169,15 @@ public class Mm2 implements DsaProgram {
     /**
      * {@code out = left x right} for this worker's blocks {@code mine} of {@code out}, in a scope
      * where {@code left} and {@code right} are read caches and {@code out} is owner-computes. The
-     * worker copies {@code right} whole and {@code left} a block row at a time (local hits), then
-     * multiplies on plain arrays into the result's partition.
+     * worker copies {@code right} a block column and {@code left} a block row at a time (local
+     * hits), then multiplies on plain arrays into the result's partition.
      */
     private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
         ArrayLayout layout = out.layout();
         try (DsaScope scope = worker.scope(ArrayUse.readCache(left), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
             if (mine.length == 0) return;
-            long[] rightAll = new long[n * n];
-            right.read(0, 0, n, n, rightAll);
+            // right's column blocks, each n x w contiguous: the kernel then walks it with stride w, not n
+            long[][] rightBlocks = new long[layout.partitionGridCols()][];
             long[] leftRows = new long[layout.spec().partitionRows() * n];
             int leftFirst = -1;
             for (int part : mine) {
@@ -189,15 +189,21 @@ public class Mm2 implements DsaProgram {
                     left.read(r0, 0, h, n, leftRows);
                     leftFirst = r0;
                 }
+                int gridCol = part % layout.partitionGridCols();
+                if (rightBlocks[gridCol] == null) {
+                    rightBlocks[gridCol] = new long[n * w];
+                    right.read(0, c0, n, w, rightBlocks[gridCol]);
+                }
+                long[] rb = rightBlocks[gridCol];
                 long[] o = scope.local(out, part);
                 java.util.Arrays.fill(o, 0);
                 for (int i = 0; i < h; i++) {
                     for (int k = 0; k < n; k++) {
                         long a = leftRows[i * n + k];
                         if (a == 0) continue;
-                        int rk = k * n + c0;
+                        int rk = k * w;
                         int oi = i * w;
-                        for (int j = 0; j < w; j++) o[oi + j] += a * rightAll[rk + j];
+                        for (int j = 0; j < w; j++) o[oi + j] += a * rb[rk + j];
                     }
                 }
             }
