@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
         description = "Macro benchmarks (paper Figs. 8-14): agents as separate processes; CSV, PNG and Markdown per experiment.",
-        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, CgCommand.class, StreamCommand.class, DelegateCommands.Barrier.class, CheckpointCommand.class,
+        subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, CgCommand.class, ScopesCommand.class, StreamCommand.class, DelegateCommands.Barrier.class, CheckpointCommand.class,
             DelegateCommands.Jmh.class, FuzzCommand.class, ReportCommand.class},
         synopsisSubcommandLabel = "EXPERIMENT",
         footer = {"", "Run 'dsa bench EXPERIMENT --help' for an experiment's options."})
@@ -63,10 +63,13 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** @return the command line as typed, for the Markdown ("dsa bench miss --sizes 8,16") */
+    /** @return the command line as typed, for the Markdown ("dsa bench miss --sizes 8,16"; arguments with spaces quoted) */
     static String typed(CommandSpec spec) {
         CommandLine.ParseResult root = spec.root().commandLine().getParseResult();
-        return root == null ? "dsa " + spec.qualifiedName() : "dsa " + String.join(" ", root.originalArgs());
+        if (root == null) return "dsa " + spec.qualifiedName();
+        // an argument with a space is quoted, so the line can be pasted back into a shell
+        return "dsa " + root.originalArgs().stream().map(a -> a.contains(" ") ? "\"" + a + "\"" : a)
+                .collect(java.util.stream.Collectors.joining(" "));
     }
 
     /**

@@ -133,13 +133,7 @@ final class CgCommand implements Callable<Integer> {
 
     /** @return the MPI + C CG's median seconds over {@code --reps} runs inside one mpirun */
     private double mpi(Path exe, int np, NpbCg.Size size) throws Exception {
-        List<String> cmd = MpiPeer.mpirun(np, true);
-        cmd.addAll(List.of(exe.toString(), size.name(), Integer.toString(peer.reps)));
-        MpiPeer.Exec e = MpiPeer.exec(cmd);
-        double s = Double.NaN;
-        for (String line : e.output().split("\n")) if (line.startsWith("time ")) s = Double.parseDouble(line.substring(5).trim());
-        if (e.exit() != 0 || Double.isNaN(s)) throw new IOException("MPI CG class " + size + " np=" + np + " failed:\n" + e.output());
-        return s;
+        return MpiPeer.time(exe, np, List.of(size.name(), Integer.toString(peer.reps)), "CG class " + size);
     }
 
     private void write(List<Row> rows, List<NpbCg.Size> sizes, List<WaitStrategy> strategies) throws IOException {

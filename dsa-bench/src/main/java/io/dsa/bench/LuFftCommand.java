@@ -118,13 +118,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         if (exe == null) return rows;
         for (int np : peer.mpiNp) {
             for (int b : mpiUsesBlock() ? blocks : List.of(blocks.get(0))) {
-                List<String> cmd = MpiPeer.mpirun(np, true);
-                cmd.add(exe.toString());
-                cmd.addAll(mpiArgs(b));
-                MpiPeer.Exec e = MpiPeer.exec(cmd);
-                double s = Double.NaN;
-                for (String line : e.output().split("\n")) if (line.startsWith("time ")) s = Double.parseDouble(line.substring(5).trim());
-                if (e.exit() != 0 || Double.isNaN(s)) throw new IOException("MPI " + name() + " np=" + np + " failed:\n" + e.output());
+                double s = MpiPeer.time(exe, np, mpiArgs(b), name());
                 int rowBlock = mpiUsesBlock() ? b : 0;
                 double base = seq.get(mpiUsesBlock() ? b : blocks.get(0));
                 rows.add(new Row("mpi", np, 1, rowBlock, s, base / s, BarrierBench.loadAverage()));
@@ -207,7 +201,10 @@ abstract class LuFftCommand implements Callable<Integer> {
         @Override List<String> targetLines(List<Row> rows) { return target(rows, 1.2, "LU"); }
 
         @Override
-        double sequential(int block) {
+        double sequential(int block) { return sequentialLu(n, block); }
+
+        /** @return the seconds of one sequential blocked LU of the {@code n x n} test matrix with {@code block x block} blocks, verified */
+        static double sequentialLu(int n, int block) {
             double[] a = Sequential.luMatrix(n);
             long t0 = System.nanoTime();
             Sequential.lu(a, n, block);
@@ -231,7 +228,10 @@ abstract class LuFftCommand implements Callable<Integer> {
         @Override List<String> targetLines(List<Row> rows) { return target(rows, 2.0, "FFT"); }
 
         @Override
-        double sequential(int block) {
+        double sequential(int block) { return sequentialFft(n); }
+
+        /** @return the seconds of one sequential forward 2-D FFT of an {@code n x n} array, verified by its inverse */
+        static double sequentialFft(int n) {
             double[] re = new double[n * n], im = new double[n * n];
             for (int i = 0; i < n * n; i++) { re[i] = (i % 1000) / 500.0 - 1; im[i] = (i % 777) / 388.5 - 1; }
             double[] re0 = re.clone(), im0 = im.clone();

@@ -23,7 +23,8 @@ final class MpiPeer {
 
     /** The options of the experiments that run a program several times beside an MPI + C peer. */
     static final class Options {
-        @Option(names = "--reps", defaultValue = "3", description = "Runs per configuration; the median is kept (default: ${DEFAULT-VALUE}).")
+        @Option(names = {"--reps", "--runs"}, defaultValue = "3",
+                description = "Runs per configuration; the median is kept (default: ${DEFAULT-VALUE}).")
         int reps;
 
         @Option(names = "--mpi-np", split = ",", defaultValue = "2,4", description = "MPI rank counts (default: ${DEFAULT-VALUE}).")
@@ -73,6 +74,24 @@ final class MpiPeer {
         Exec cc = exec(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString(), "-lm"));
         if (cc.exit() != 0) throw new IOException("mpicc failed on " + src + ":\n" + cc.output());
         return exe;
+    }
+
+    /**
+     * Runs {@code exe args} on {@code np} ranks over loopback TCP ({@link #mpirun}).
+     *
+     * @param what names the run in the error, e.g. "CG class S"
+     * @return the seconds of the program's {@code time S} line
+     * @throws IOException with the program's output if it failed or printed no time
+     */
+    static double time(Path exe, int np, List<String> args, String what) throws IOException, InterruptedException {
+        List<String> cmd = mpirun(np, true);
+        cmd.add(exe.toString());
+        cmd.addAll(args);
+        Exec e = exec(cmd);
+        double s = Double.NaN;
+        for (String line : e.output().split("\n")) if (line.startsWith("time ")) s = Double.parseDouble(line.substring(5).trim());
+        if (e.exit() != 0 || Double.isNaN(s)) throw new IOException("MPI " + what + " np=" + np + " failed:\n" + e.output());
+        return s;
     }
 
     /**

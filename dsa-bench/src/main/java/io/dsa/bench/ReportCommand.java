@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
         description = "Writes BENCHMARKS.md from the experiments' Markdown in --out (tables, target ratios, machine, commands).")
 final class ReportCommand implements Callable<Integer> {
     /** The experiments, in the order of the paper's figures. */
-    static final List<String> ORDER = List.of("startup", "miss", "stream", "write-cost", "barrier", "lu", "fft", "cg", "jmh");
+    static final List<String> ORDER = List.of("startup", "miss", "stream", "write-cost", "barrier", "lu", "fft", "cg", "scopes", "checkpoint", "jmh");
 
     @Spec
     CommandSpec spec;

@@ -1,8 +1,10 @@
 package io.dsa.examples;
 
 import io.dsa.ArrayLayout;
+import io.dsa.ArrayUse;
 import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
+import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
@@ -32,11 +34,13 @@ import java.util.List;
  * failed check fails the job. The report gives zeta, the error, the verdict and the time of the
  * {@code niter} timed iterations (NPB's benchmark time: after one untimed iteration).
  *
+ * <p>{@link Scoped} ({@code cg-scoped}) is the same CG with scopes.
+ *
  * <p>Arguments: {@code [class=S] [partitionSize=ceil(na/threads)]}; the default partition size
  * makes each worker's block of rows exactly one partition, homed at its node.
  */
 @ProgramName("cg")
-public final class Cg implements DsaProgram {
+public class Cg implements DsaProgram {
     static final String NAME = "cg";
     static final String USAGE = "cg [class=S|W|A] [partitionSize=ceil(na/threads)]";
     /** The report-line marker before the timed iterations' seconds. */
@@ -51,8 +55,33 @@ public final class Cg implements DsaProgram {
     private SharedDoubleArray q;
     private SharedDoubleArray r;
 
+    /** Whether this is {@link Scoped}: the vectors are used through scopes. */
+    private final boolean scoped;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
-    public Cg() {}
+    public Cg() { this(false); }
+
+    private Cg(boolean scoped) { this.scoped = scoped; }
+
+    /**
+     * {@code cg-scoped}: the same CG with scopes. A worker's rows are those of its partitions
+     * ({@link ArrayLayout#partitionsOfThread}). The whole run is one owner-computes scope over
+     * {@code x}, {@code z}, {@code q} and {@code r}, which only their owners touch: every
+     * update of them runs on the plain arrays {@link DsaScope#local} gives. {@code p}, the one
+     * vector every worker reads, is written by its owners with plain region writes and read, in
+     * every CG step, through a nested read-cache scope that brings all of it to every node at
+     * entry (all requests in flight together); the worker copies it into a plain array with
+     * local hits and closes the scope, so the product runs on plain arrays too. For the final
+     * {@code A z}, the owners write {@code z} into {@code p}'s storage, read the same way. A
+     * step costs four global rounds (the read cache's opening and closing, {@code p.q} and
+     * {@code r.r}) where the plain version has three. Same arguments and the same check against
+     * NPB's zeta as {@code cg}.
+     */
+    @ProgramName("cg-scoped")
+    public static final class Scoped extends Cg {
+        /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+        public Scoped() { super(true); }
+    }
 
     @Override
     public void setup(DsaNode node) {
@@ -73,13 +102,27 @@ public final class Cg implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 2, USAGE);
+        ProgramArgs.atMost(programName(), args, 2, programName() + USAGE.substring(NAME.length()));
         size = NpbCg.Size.parse(args.isEmpty() ? "S" : args.get(0));
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", (size.na + threads - 1) / threads, 1, size.na);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {
+        NpbCg.Result result = scoped ? runScoped(worker) : runPlain(worker);
+        if (worker.threadId() == 0) {
+            result.check();
+            var net = worker.node().network();
+            worker.node().report(result.describe() + ", " + net.nodeCount() + " nodes x " + net.getLocalThreadCount()
+                    + " threads, partitions of " + partitionSize + (scoped ? ", scoped (owner computes, read cache of p)" : ""));
+        }
+    }
+
+    /** The plain run: every vector read and written through the shared arrays. @return zeta, rnorm and the time */
+    private NpbCg.Result runPlain(DsaWorker worker) {
         ArrayLayout layout = x.layout();
         int lo = layout.startingIndexAtThread(worker.threadId());
         int hi = layout.maxIndexAtThread(worker.threadId());
@@ -106,13 +149,150 @@ public final class Cg implements DsaProgram {
             double norm = 1.0 / Math.sqrt(sums[2]);
             for (int j = lo; j < hi; j++) x.write(j, norm * z.read(j));
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        NpbCg.Result result = new NpbCg.Result(size, zeta, rnorm, seconds);
-        if (worker.threadId() == 0) {
-            result.check();
-            var net = worker.node().network();
-            worker.node().report(result.describe() + ", " + net.nodeCount() + " nodes x " + net.getLocalThreadCount()
-                    + " threads, partitions of " + partitionSize);
+        return new NpbCg.Result(size, zeta, rnorm, (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * {@link Scoped}'s run: {@code x, z, q, r} owner-computes for the whole run, {@code p} through
+     * read caches. @return zeta, rnorm and the time
+     */
+    private NpbCg.Result runScoped(DsaWorker worker) {
+        ArrayLayout layout = p.layout();
+        int[] mine = layout.partitionsOfThread(worker.threadId());
+        int[] first = new int[mine.length];
+        NpbCg.Matrix[] rows = new NpbCg.Matrix[mine.length];
+        for (int k = 0; k < mine.length; k++) {
+            first[k] = layout.partitionFirstCol(mine[k]);
+            rows[k] = matrix.rows(first[k], first[k] + layout.partitionCols(mine[k]));
+        }
+        double zeta = 0;
+        double rnorm = 0;
+        long start = 0;
+        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(x), ArrayUse.ownerComputes(z), ArrayUse.ownerComputes(q),
+                ArrayUse.ownerComputes(r))) {
+            Vectors v = new Vectors(mine.length, size.na);
+            for (int k = 0; k < mine.length; k++) {
+                v.x[k] = scope.local(x, mine[k]);
+                v.z[k] = scope.local(z, mine[k]);
+                v.q[k] = scope.local(q, mine[k]);
+                v.r[k] = scope.local(r, mine[k]);
+                v.p[k] = new double[v.x[k].length];
+            }
+            for (int it = 0; it <= size.niter; it++) {
+                if (it <= 1) {
+                    for (double[] xk : v.x) java.util.Arrays.fill(xk, 1.0);
+                    start = System.nanoTime();
+                }
+                double residual = conjGradScoped(worker, rows, first, v);
+                double xz = 0;
+                double zz = 0;
+                for (int k = 0; k < mine.length; k++) {
+                    for (int j = 0; j < v.x[k].length; j++) {
+                        double zj = v.z[k][j];
+                        xz += v.x[k][j] * zj;
+                        zz += zj * zj;
+                    }
+                }
+                double[] sums = worker.allReduce(new double[] {residual, xz, zz}, ReduceOp.SUM);
+                rnorm = Math.sqrt(sums[0]);
+                zeta = size.shift + 1.0 / sums[1];
+                double norm = 1.0 / Math.sqrt(sums[2]);
+                for (int k = 0; k < mine.length; k++) {
+                    for (int j = 0; j < v.x[k].length; j++) v.x[k][j] = norm * v.z[k][j];
+                }
+            }
+        }
+        return new NpbCg.Result(size, zeta, rnorm, (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * A worker's vectors in {@link Scoped}: per partition {@code k} of its own, the plain arrays of
+     * {@code x, z, q, r} (the scope's), its part of {@code p} (private, written to the shared
+     * {@code p}), and {@code pAll}, the copy of the whole of {@code p} read in each step.
+     */
+    private static final class Vectors {
+        final double[][] x;
+        final double[][] z;
+        final double[][] q;
+        final double[][] r;
+        final double[][] p;
+        final double[] pAll;
+
+        Vectors(int partitions, int na) {
+            x = new double[partitions][];
+            z = new double[partitions][];
+            q = new double[partitions][];
+            r = new double[partitions][];
+            p = new double[partitions][];
+            pAll = new double[na];
+        }
+    }
+
+    /**
+     * NPB's {@code conj_grad} in {@link Scoped}: 25 CG steps for {@code A z = x} on this worker's
+     * partitions. @return this worker's part of {@code ||x - A z||^2}
+     */
+    private double conjGradScoped(DsaWorker worker, NpbCg.Matrix[] rows, int[] first, Vectors v) {
+        double rho = 0;
+        for (int k = 0; k < rows.length; k++) {
+            for (int j = 0; j < v.x[k].length; j++) {
+                double xj = v.x[k][j];
+                v.q[k][j] = 0;
+                v.z[k][j] = 0;
+                v.r[k][j] = xj;
+                v.p[k][j] = xj;
+                rho += xj * xj;
+            }
+            p.write(0, first[k], 1, v.p[k].length, v.p[k]);
+        }
+        rho = worker.allReduce(rho, ReduceOp.SUM);
+        for (int step = 0; step < NpbCg.CG_STEPS; step++) {
+            readWholeP(worker, v.pAll);
+            double d = 0;
+            for (int k = 0; k < rows.length; k++) {
+                NpbCg.multiply(rows[k], v.pAll, v.q[k]);
+                for (int j = 0; j < v.q[k].length; j++) d += v.pAll[first[k] + j] * v.q[k][j];
+            }
+            d = worker.allReduce(d, ReduceOp.SUM);
+            double alpha = rho / d;
+            double rho0 = rho;
+            rho = 0;
+            for (int k = 0; k < rows.length; k++) {
+                for (int j = 0; j < v.r[k].length; j++) {
+                    v.z[k][j] += alpha * v.pAll[first[k] + j];
+                    double rj = v.r[k][j] - alpha * v.q[k][j];
+                    v.r[k][j] = rj;
+                    rho += rj * rj;
+                }
+            }
+            rho = worker.allReduce(rho, ReduceOp.SUM);
+            double beta = rho / rho0;
+            // the last step's p is never read again: p's storage carries z for the final product instead
+            for (int k = 0; k < rows.length; k++) {
+                double[] next = step < NpbCg.CG_STEPS - 1 ? v.p[k] : v.z[k];
+                if (step < NpbCg.CG_STEPS - 1) {
+                    for (int j = 0; j < next.length; j++) next[j] = v.r[k][j] + beta * v.pAll[first[k] + j];
+                }
+                p.write(0, first[k], 1, next.length, next);
+            }
+            // no barrier: the next read cache's opening orders these writes before every read
+        }
+        readWholeP(worker, v.pAll);   // z, whole
+        double sum = 0;
+        for (int k = 0; k < rows.length; k++) {
+            NpbCg.multiply(rows[k], v.pAll, v.r[k]);
+            for (int j = 0; j < v.r[k].length; j++) {
+                double d = v.x[k][j] - v.r[k][j];
+                sum += d * d;
+            }
+        }
+        return sum;
+    }
+
+    /** Copies the whole of {@code p} into {@code into} inside a read-cache scope: every read is a local hit. */
+    private void readWholeP(DsaWorker worker, double[] into) {
+        try (DsaScope ignored = worker.scope(ArrayUse.readCache(p))) {
+            p.read(0, 0, 1, into.length, into);
         }
     }
 

@@ -1,10 +1,15 @@
 package io.dsa.examples;
 
 import io.dsa.ArrayLayout;
+import io.dsa.ArraySpec;
+import io.dsa.ArrayUse;
+import io.dsa.Distribution;
 import io.dsa.DsaException;
 import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
+import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
+import io.dsa.ElementType;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
@@ -23,10 +28,12 @@ import java.util.List;
  * parallel inverse and compares its rows with the input. Errors are max abs differences relative
  * to the largest magnitude of the reference, and must be below {@code 1e-9}.
  *
+ * <p>{@link Scoped} ({@code fft-scoped}) makes the transpose a read cache.
+ *
  * <p>Arguments: {@code [n=1024] [partitionSize=64]} ({@code n} a power of two).
  */
 @ProgramName("fft")
-public final class Fft2d implements DsaProgram {
+public class Fft2d implements DsaProgram {
     static final String NAME = "fft";
     static final String USAGE = "fft [n=1024] [partitionSize=64]";
     /** Largest accepted relative error. */
@@ -44,8 +51,33 @@ public final class Fft2d implements DsaProgram {
     private int[] corruptAt;
     private double corruptDelta;
 
+    /** Whether this is {@link Scoped}: each pass reads its source through a read cache. */
+    private final boolean scoped;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
-    public Fft2d() {}
+    public Fft2d() { this(false); }
+
+    private Fft2d(boolean scoped) { this.scoped = scoped; }
+
+    /**
+     * {@code fft-scoped}: the same 2-D FFT with the transpose done by reading, not by writing.
+     * The arrays are in bands of {@code partitionSize} full rows ({@link Distribution#BLOCK}). A
+     * pass runs in one scope in which the source pair is a read cache (every partition brought to
+     * every node at entry, all requests in flight together) and the destination pair is
+     * owner-computes: each worker fills each of its destination partitions
+     * ({@link ArrayLayout#partitionsOfThread}), rows {@code [r0, r0+h)}, with columns
+     * {@code [r0, r0+h)} of the source (a region read of local hits), transposed, and transforms
+     * its rows in place in the plain arrays {@link DsaScope#local} gives. A pass is thus
+     * "transpose, then row FFTs", where {@code fft}'s is "row FFTs, then transpose by writing":
+     * two passes make the same 2-D transform in the normal orientation. The scope's closing is
+     * the pass's barrier. Same arguments (the partition is {@code partitionSize x n}) and the
+     * same checks as {@code fft}.
+     */
+    @ProgramName("fft-scoped")
+    public static final class Scoped extends Fft2d {
+        /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+        public Scoped() { super(true); }
+    }
 
     /** Test hook: the inverse check must then fail naming element {@code (row, col)}. */
     Fft2d corruptBeforeInverse(int row, int col, double delta) {
@@ -57,10 +89,17 @@ public final class Fft2d implements DsaProgram {
     @Override
     public void setup(DsaNode node) {
         parseArgs(node.args(), node.network().getGlobalThreadCount());
-        re = node.createSharedDoubleArray("fft.re", n, n, partitionSize);
-        im = node.createSharedDoubleArray("fft.im", n, n, partitionSize);
-        transposedRe = node.createSharedDoubleArray("fft.transposed.re", n, n, partitionSize);
-        transposedIm = node.createSharedDoubleArray("fft.transposed.im", n, n, partitionSize);
+        re = create(node, "fft.re");
+        im = create(node, "fft.im");
+        transposedRe = create(node, "fft.transposed.re");
+        transposedIm = create(node, "fft.transposed.im");
+    }
+
+    // square partitions for fft, bands of full rows for fft-scoped (its owners transform whole rows in place)
+    private SharedDoubleArray create(DsaNode node, String name) {
+        return scoped ? (SharedDoubleArray) node.createSharedArray(
+                ArraySpec.of(name, ElementType.DOUBLE, n, n, partitionSize, n, Distribution.BLOCK))
+                : node.createSharedDoubleArray(name, n, n, partitionSize);
     }
 
     /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
@@ -71,11 +110,14 @@ public final class Fft2d implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 2, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 1024, 1, 1 << 14);
-        if (!Fft.isPowerOfTwo(n)) throw new IllegalArgumentException(NAME + ": n " + n + " is not a power of two");
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(64, n), 1, n);
+        ProgramArgs.atMost(programName(), args, 2, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 1024, 1, 1 << 14);
+        if (!Fft.isPowerOfTwo(n)) throw new IllegalArgumentException(programName() + ": n " + n + " is not a power of two");
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(64, n), 1, n);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {
@@ -103,9 +145,9 @@ public final class Fft2d implements DsaProgram {
         worker.barrier();
 
         long start = System.nanoTime();
-        pass(re, im, transposedRe, transposedIm, from, rows, false, bandRe, bandIm, columnsRe, columnsIm);
+        pass(worker, re, im, transposedRe, transposedIm, from, rows, false, bandRe, bandIm, columnsRe, columnsIm);
         worker.barrier();
-        pass(transposedRe, transposedIm, re, im, from, rows, false, bandRe, bandIm, columnsRe, columnsIm);
+        pass(worker, transposedRe, transposedIm, re, im, from, rows, false, bandRe, bandIm, columnsRe, columnsIm);
         worker.barrier();
         double forwardSeconds = (System.nanoTime() - start) / 1e9;
 
@@ -134,9 +176,9 @@ public final class Fft2d implements DsaProgram {
         worker.barrier();
 
         start = System.nanoTime();
-        pass(re, im, transposedRe, transposedIm, from, rows, true, bandRe, bandIm, columnsRe, columnsIm);
+        pass(worker, re, im, transposedRe, transposedIm, from, rows, true, bandRe, bandIm, columnsRe, columnsIm);
         worker.barrier();
-        pass(transposedRe, transposedIm, re, im, from, rows, true, bandRe, bandIm, columnsRe, columnsIm);
+        pass(worker, transposedRe, transposedIm, re, im, from, rows, true, bandRe, bandIm, columnsRe, columnsIm);
         worker.barrier();
         double inverseSeconds = (System.nanoTime() - start) / 1e9;
 
@@ -170,17 +212,25 @@ public final class Fft2d implements DsaProgram {
 
         if (threadId == 0) {
             String direct = n <= DIRECT_DFT_MAX_N ? String.format(", vs DFT by definition %.3e", directError) : "";
-            worker.node().report(String.format("fft %dx%d, partitions %dx%d: max relative error vs sequential FFT %.3e%s,"
+            worker.node().report(String.format("fft %dx%d, partitions %dx%d%s: max relative error vs sequential FFT %.3e%s,"
                             + " inverse vs input %.3e (verified, < %.0e), forward %.3f s, inverse %.3f s",
-                    n, n, partitionSize, partitionSize, forwardError, direct, inverseError, TOLERANCE,
+                    n, n, partitionSize, scoped ? n : partitionSize, scoped ? ", scoped (read-cache transpose, owner computes)" : "",
+                    forwardError, direct, inverseError, TOLERANCE,
                     forwardSeconds, inverseSeconds));
         }
     }
 
-    /** One pass: read rows {@code [from, from+rows)} of {@code src}, transform them, write them transposed into {@code dst}. */
-    private void pass(SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe, SharedDoubleArray dstIm,
-                      int from, int rows, boolean inverse, double[] bandRe, double[] bandIm, double[] columnsRe,
-                      double[] columnsIm) {
+    /**
+     * One pass: read rows {@code [from, from+rows)} of {@code src}, transform them, write them
+     * transposed into {@code dst}; or in {@link Scoped}, {@link #passScoped}.
+     */
+    private void pass(DsaWorker worker, SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe,
+                      SharedDoubleArray dstIm, int from, int rows, boolean inverse, double[] bandRe, double[] bandIm,
+                      double[] columnsRe, double[] columnsIm) {
+        if (scoped) {
+            passScoped(worker, srcRe, srcIm, dstRe, dstIm, inverse);
+            return;
+        }
         if (rows == 0) return;
         srcRe.read(from, 0, rows, n, bandRe);
         srcIm.read(from, 0, rows, n, bandIm);
@@ -189,6 +239,32 @@ public final class Fft2d implements DsaProgram {
         Fft.transpose(bandIm, rows, n, columnsIm);
         dstRe.write(0, from, n, rows, columnsRe);
         dstIm.write(0, from, n, rows, columnsIm);
+    }
+
+    /**
+     * {@link Scoped}'s pass: in a scope with {@code src} a read cache and {@code dst}
+     * owner-computes, each of this worker's partitions of {@code dst} gets the matching columns of
+     * {@code src}, transposed, then its rows transformed in place.
+     */
+    private void passScoped(DsaWorker worker, SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe,
+                            SharedDoubleArray dstIm, boolean inverse) {
+        ArrayLayout layout = dstRe.layout();
+        int[] mine = layout.partitionsOfThread(worker.threadId());
+        try (DsaScope scope = worker.scope(ArrayUse.readCache(srcRe), ArrayUse.readCache(srcIm), ArrayUse.ownerComputes(dstRe),
+                ArrayUse.ownerComputes(dstIm))) {
+            double[] columns = new double[n * partitionSize];
+            for (int part : mine) {
+                int r0 = layout.partitionFirstRow(part);
+                int h = layout.partitionRows(part);
+                double[] localRe = scope.local(dstRe, part);
+                double[] localIm = scope.local(dstIm, part);
+                srcRe.read(0, r0, n, h, columns);
+                Fft.transpose(columns, n, h, localRe);
+                srcIm.read(0, r0, n, h, columns);
+                Fft.transpose(columns, n, h, localIm);
+                Fft.rows(localRe, localIm, h, n, inverse);
+            }
+        }
     }
 
     /** Real part of input element {@code (r, c)}: deterministic, in [-1, 1). */

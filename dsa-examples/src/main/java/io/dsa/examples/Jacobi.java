@@ -1,10 +1,13 @@
 package io.dsa.examples;
 
+import io.dsa.ArrayLayout;
+import io.dsa.ArrayUse;
 import io.dsa.ArraySpec;
 import io.dsa.Distribution;
 import io.dsa.DsaException;
 import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
+import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.ElementType;
 import io.dsa.ProgramName;
@@ -27,10 +30,12 @@ import java.util.List;
  * same order), and the results must be bitwise equal. The report gives the final residual
  * {@code max |u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1) - 4 u(i,j)|} over the interior.
  *
+ * <p>{@link Scoped} ({@code jacobi-scoped}) is the same iteration with scopes: owner computes.
+ *
  * <p>Arguments: {@code [n=512] [iterations=100] [partitionRows=16]}.
  */
 @ProgramName("jacobi")
-public final class Jacobi implements DsaProgram {
+public class Jacobi implements DsaProgram {
     static final String NAME = "jacobi";
     static final String USAGE = "jacobi [n=512] [iterations=100] [partitionRows=16]";
 
@@ -47,15 +52,38 @@ public final class Jacobi implements DsaProgram {
     /** Test hook: thread 0 completes it with the final grid. */
     private java.util.concurrent.CompletableFuture<double[]> capture;
 
+    /** Whether this is {@link Scoped}: the sweep runs in owner-computes scopes. */
+    private final boolean scoped;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
-    public Jacobi() {}
+    public Jacobi() { this(false); }
+
+    private Jacobi(boolean scoped) { this.scoped = scoped; }
 
     /**
-     * Resumable: the state between iterations lives in the shared grids, and iteration {@code t}
-     * starts at epoch {@code t + 1}, so a migrated node's workers re-enter {@link #work} there.
+     * {@code jacobi-scoped}: the same iteration, each sweep in a scope that makes both grids
+     * owner-computes. A worker sweeps the rows of its partitions ({@link ArrayLayout#partitionsOfThread})
+     * from and into the plain arrays {@link DsaScope#local} gives; the two rows just outside each
+     * partition (its halo) are read by plain reads before the scope opens (a read cache of a
+     * region of the array is not built, and a read cache of the whole grid would bring every
+     * row to every node). Opening and closing the scope are the iteration's synchronisation:
+     * two global rounds per iteration where the plain version has one barrier. Same arguments
+     * and the same bitwise check as {@code jacobi}. Not resumable: a scope's epochs would need
+     * re-entering inside the scope.
+     */
+    @ProgramName("jacobi-scoped")
+    public static final class Scoped extends Jacobi {
+        /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+        public Scoped() { super(true); }
+    }
+
+    /**
+     * Resumable (the plain version only): the state between iterations lives in the shared grids,
+     * and iteration {@code t} starts at epoch {@code t + 1}, so a migrated node's workers re-enter
+     * {@link #work} there.
      */
     @Override
-    public boolean resumable() { return true; }
+    public boolean resumable() { return !scoped; }
 
     /** Test hook: thread 0 hands the final grid to {@code sink} (the given instance runs on node 0). */
     Jacobi captureResult(java.util.concurrent.CompletableFuture<double[]> sink) {
@@ -88,21 +116,30 @@ public final class Jacobi implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 3, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 512, 3, 1 << 14);
-        iterations = ProgramArgs.intArg(NAME, args, 1, "iterations", 100, 0, 1 << 20);
-        partitionRows = ProgramArgs.intArg(NAME, args, 2, "partitionRows", Math.min(16, n), 1, n);
+        ProgramArgs.atMost(programName(), args, 3, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 512, 3, 1 << 14);
+        iterations = ProgramArgs.intArg(programName(), args, 1, "iterations", 100, 0, 1 << 20);
+        partitionRows = ProgramArgs.intArg(programName(), args, 2, "partitionRows", Math.min(16, n), 1, n);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {
+        double seconds = scoped ? sweepScoped(worker) : sweepPlain(worker);
+        finish(worker, seconds);
+    }
+
+    /** The plain iterations: each worker reads its band with halos and writes its rows. @return their seconds */
+    private double sweepPlain(DsaWorker worker) {
         int threadId = worker.threadId();
-        int from = grids[0].layout().startingIndexAtThread(threadId);
-        int to = grids[0].layout().maxIndexAtThread(threadId);
+        Band mineBand = Band.of(grids[0].layout(), threadId, n);
+        int from = mineBand.from();
+        int to = mineBand.to();
         int rows = to - from;
-        // the band with a halo row on each side (where they exist)
-        int haloFrom = Math.max(0, from - 1);
-        int haloTo = Math.min(n, to + 1);
+        int haloFrom = mineBand.haloFrom();
+        int haloTo = mineBand.haloTo();
         double[] band = new double[(haloTo - haloFrom) * n];
         double[] next = new double[rows * n];
 
@@ -136,13 +173,81 @@ public final class Jacobi implements DsaProgram {
                 worker.node().progress("iteration " + (t + 1) + " of " + iterations);
             }
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        return (System.nanoTime() - start) / 1e9;
+    }
 
+    /**
+     * The iterations of {@link Scoped}: the sweep of each partition of this worker runs on the
+     * plain arrays of an owner-computes scope over both grids. @return their seconds
+     */
+    private double sweepScoped(DsaWorker worker) {
+        ArrayLayout layout = grids[0].layout();
+        int[] mine = layout.partitionsOfThread(worker.threadId());
+        for (int p : mine) {
+            int first = layout.partitionFirstRow(p);
+            double[] block = new double[layout.partitionElements(p)];
+            for (int r = 0; r < layout.partitionRows(p); r++) {
+                for (int c = 0; c < n; c++) block[r * n + c] = initial(first + r, c, n);
+            }
+            grids[0].writePartition(p, block);
+            grids[1].writePartition(p, block);
+        }
+        worker.barrier();
+
+        long start = System.nanoTime();
+        long lastProgress = start;
+        double[][] above = new double[mine.length][n];
+        double[][] below = new double[mine.length][n];
+        for (int t = 0; t < iterations; t++) {
+            SharedDoubleArray src = grids[t % 2];
+            SharedDoubleArray dst = grids[(t + 1) % 2];
+            // the halo rows, by plain reads while the grid is coherent: the previous scope's close ordered them
+            for (int k = 0; k < mine.length; k++) {
+                int first = layout.partitionFirstRow(mine[k]);
+                int last = first + layout.partitionRows(mine[k]) - 1;
+                if (first > 0) src.read(first - 1, 0, 1, n, above[k]);
+                if (last < n - 1) src.read(last + 1, 0, 1, n, below[k]);
+            }
+            try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(src), ArrayUse.ownerComputes(dst))) {
+                for (int k = 0; k < mine.length; k++) {
+                    sweepPartition(scope.local(src, mine[k]), scope.local(dst, mine[k]), above[k], below[k],
+                            layout.partitionFirstRow(mine[k]), layout.partitionRows(mine[k]), n);
+                }
+            }
+            if (worker.threadId() == 0 && System.nanoTime() - lastProgress >= PROGRESS_NANOS) {
+                lastProgress = System.nanoTime();
+                worker.node().progress("iteration " + (t + 1) + " of " + iterations);
+            }
+        }
+        return (System.nanoTime() - start) / 1e9;
+    }
+
+    /**
+     * One sweep of a partition of {@code rows} full rows from {@code first}: {@code cur} and
+     * {@code out} hold the partition row-major, {@code above} and {@code below} the rows just
+     * outside it (unused at the grid's edge). Every row is swept in place from {@code cur}, the
+     * first and last ones with their outside neighbour from {@code above} or {@code below}; the
+     * arithmetic is {@link #sweepRow}'s, so the result is bitwise the plain version's.
+     */
+    public static void sweepPartition(double[] cur, double[] out, double[] above, double[] below, int first, int rows, int n) {
+        for (int r = 0; r < rows; r++) {
+            boolean top = r == 0;
+            boolean bottom = r == rows - 1;
+            sweepRow(top ? above : cur, top ? 0 : (r - 1) * n, cur, r * n, bottom ? below : cur, bottom ? 0 : (r + 1) * n,
+                    out, r * n, first + r, n);
+        }
+    }
+
+    /** The residual and, on thread 0, the bitwise check against the sequential iteration and the report. */
+    private void finish(DsaWorker worker, double seconds) {
+        int threadId = worker.threadId();
         SharedDoubleArray result = grids[iterations % 2];
+        Band mine = Band.of(grids[0].layout(), threadId, n);
         double localResidual = 0;
-        if (rows > 0) {
-            result.read(haloFrom, 0, haloTo - haloFrom, n, band);
-            localResidual = residual(band, haloFrom, from, to, n);
+        if (mine.to() > mine.from()) {
+            double[] band = new double[(mine.haloTo() - mine.haloFrom()) * n];
+            result.read(mine.haloFrom(), 0, mine.haloTo() - mine.haloFrom(), n, band);
+            localResidual = residual(band, mine.haloFrom(), mine.from(), mine.to(), n);
         }
         double residual = worker.allReduce(localResidual, ReduceOp.MAX);
 
@@ -154,9 +259,18 @@ public final class Jacobi implements DsaProgram {
             result.read(0, 0, n, n, u);
             if (capture != null) capture.complete(u.clone());
             check(u, sequential(n, iterations), n);
-            worker.node().report(String.format("jacobi %dx%d, %d iterations, partitions %dx%d: bitwise equal to sequential"
+            worker.node().report(String.format("jacobi %dx%d, %d iterations, partitions %dx%d%s: bitwise equal to sequential"
                     + " (verified, max difference 0), residual %.6e, iterations %.3f s", n, n, iterations, partitionRows, n,
-                    residual, seconds));
+                    scoped ? ", scoped (owner computes, halo rows by plain reads)" : "", residual, seconds));
+        }
+    }
+
+    /** A worker's block of rows {@code [from, to)} and, with a halo row on each side where they exist, {@code [haloFrom, haloTo)}. */
+    private record Band(int from, int to, int haloFrom, int haloTo) {
+        static Band of(ArrayLayout layout, int threadId, int n) {
+            int from = layout.startingIndexAtThread(threadId);
+            int to = layout.maxIndexAtThread(threadId);
+            return new Band(from, to, Math.max(0, from - 1), Math.min(n, to + 1));
         }
     }
 
@@ -173,7 +287,17 @@ public final class Jacobi implements DsaProgram {
      * {@code curRow} with its neighbours {@code n} before and after; boundary values are copied.
      * Both the parallel and the sequential code use this method, so they are bitwise equal.
      */
-    static void sweepRow(double[] cur, int curRow, double[] out, int outRow, int i, int n) {
+    public static void sweepRow(double[] cur, int curRow, double[] out, int outRow, int i, int n) {
+        sweepRow(cur, curRow - n, cur, curRow, cur, curRow + n, out, outRow, i, n);
+    }
+
+    /**
+     * {@link #sweepRow(double[], int, double[], int, int, int)} with the rows above and below
+     * row {@code i} in arrays of their own: {@code up} at {@code upRow}, {@code down} at
+     * {@code downRow} (not read for a boundary row). The same arithmetic in the same order.
+     */
+    public static void sweepRow(double[] up, int upRow, double[] cur, int curRow, double[] down, int downRow, double[] out,
+                                int outRow, int i, int n) {
         if (i == 0 || i == n - 1) {
             System.arraycopy(cur, curRow, out, outRow, n);
             return;
@@ -181,7 +305,7 @@ public final class Jacobi implements DsaProgram {
         out[outRow] = cur[curRow];
         for (int j = 1; j < n - 1; j++) {
             int c = curRow + j;
-            out[outRow + j] = 0.25 * (((cur[c - n] + cur[c + n]) + cur[c - 1]) + cur[c + 1]);
+            out[outRow + j] = 0.25 * (((up[upRow + j] + down[downRow + j]) + cur[c - 1]) + cur[c + 1]);
         }
         out[outRow + n - 1] = cur[curRow + n - 1];
     }
@@ -202,7 +326,7 @@ public final class Jacobi implements DsaProgram {
     }
 
     /** The grid after {@code iterations} sequential Jacobi iterations, row-major. */
-    static double[] sequential(int n, int iterations) {
+    public static double[] sequential(int n, int iterations) {
         double[] cur = new double[n * n];
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) cur[i * n + j] = initial(i, j, n);

@@ -1,8 +1,11 @@
 package io.dsa.examples;
 
+import io.dsa.ArrayLayout;
+import io.dsa.ArrayUse;
 import io.dsa.DsaException;
 import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
+import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.SharedLongArray;
@@ -15,10 +18,12 @@ import java.util.List;
  * from region reads of its rows of the left operand and of panels of the right operand. Thread 0
  * checks both products element by element against a sequential computation.
  *
+ * <p>{@link Scoped} ({@code mm2-scoped}) is MM2 with scopes as in the Aurora paper.
+ *
  * <p>Arguments: {@code [n=512] [partitionSize=32] [seed=1]}.
  */
 @ProgramName("mm2")
-public final class Mm2 implements DsaProgram {
+public class Mm2 implements DsaProgram {
     static final String NAME = "mm2";
     static final String USAGE = "mm2 [n=512] [partitionSize=32] [seed=1]";
     /** Matrix entries are in {@code [-MAX_VALUE, MAX_VALUE]}. */
@@ -35,8 +40,28 @@ public final class Mm2 implements DsaProgram {
 
     private int partitionSize;
 
+    /** Whether this is {@link Scoped}: the products run in scopes. */
+    private final boolean scoped;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
-    public Mm2() {}
+    public Mm2() { this(false); }
+
+    private Mm2(boolean scoped) { this.scoped = scoped; }
+
+    /**
+     * {@code mm2-scoped}: MM2 as the Aurora paper writes it with scopes. Each product runs in one
+     * scope in which both operands are read caches (every partition brought to every node at
+     * entry, all requests in flight together) and the result is owner-computes: each worker
+     * computes the blocks of the result it owns ({@link ArrayLayout#partitionsOfThread}) into the
+     * plain arrays {@link DsaScope#local} gives, from copies of the operands read with local hits.
+     * The scope's closing is the barrier between the products. The operands are filled in an
+     * owner-computes scope too. Same arguments and the same exact check as {@code mm2}.
+     */
+    @ProgramName("mm2-scoped")
+    public static final class Scoped extends Mm2 {
+        /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+        public Scoped() { super(true); }
+    }
 
     @Override
     public void setup(DsaNode node) {
@@ -54,14 +79,34 @@ public final class Mm2 implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 3, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 512, 1, 4096);
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(32, n), 1, n);
-        seed = ProgramArgs.intArg(NAME, args, 2, "seed", 1, 0, Integer.MAX_VALUE);
+        ProgramArgs.atMost(programName(), args, 3, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 512, 1, 4096);
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(32, n), 1, n);
+        seed = ProgramArgs.intArg(programName(), args, 2, "seed", 1, 0, Integer.MAX_VALUE);
     }
+
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
 
     @Override
     public void work(DsaWorker worker) {
+        int threadId = worker.threadId();
+        long computeNanos = scoped ? computeScoped(worker) : computePlain(worker);
+
+        if (threadId == 0) {
+            long[] pAll = new long[n * n];
+            long[] rAll = new long[n * n];
+            p.read(0, 0, n, n, pAll);
+            r.read(0, 0, n, n, rAll);
+            if (corruptBeforeCheck) rAll[rAll.length / 2] += 1;
+            long checksum = check(n, seed, pAll, rAll);
+            worker.node().report(String.format("mm2 %dx%d%s: P = Q*R, R = Q*P, sum of R = %d (verified against sequential),"
+                    + " compute %.1f ms", n, n, scoped ? " scoped (read caches, owner computes)" : "", checksum, computeNanos / 1e6));
+        }
+    }
+
+    /** Fills Q and R, then computes both products by rows with region reads. @return the products' nanoseconds */
+    private long computePlain(DsaWorker worker) {
         int threadId = worker.threadId();
         int from = q.layout().startingIndexAtThread(threadId);
         int to = q.layout().maxIndexAtThread(threadId);
@@ -89,22 +134,85 @@ public final class Mm2 implements DsaProgram {
             r.write(from, 0, rows, n, out);
         }
         worker.barrier();
-        long computeNanos = System.nanoTime() - start;
+        return System.nanoTime() - start;
+    }
 
-        if (threadId == 0) {
-            long[] pAll = new long[n * n];
-            long[] rAll = new long[n * n];
-            p.read(0, 0, n, n, pAll);
-            r.read(0, 0, n, n, rAll);
-            if (corruptBeforeCheck) rAll[rAll.length / 2] += 1;
-            long checksum = check(n, seed, pAll, rAll);
-            worker.node().report(String.format("mm2 %dx%d: P = Q*R, R = Q*P, sum of R = %d (verified against sequential),"
-                    + " compute %.1f ms", n, n, checksum, computeNanos / 1e6));
+    /**
+     * {@link Scoped}: fills this worker's blocks of Q and R in an owner-computes scope, then
+     * {@code P = Q x R} and {@code R = Q x P}, each in a scope of two read caches and an
+     * owner-computes result. @return the products' nanoseconds
+     */
+    private long computeScoped(DsaWorker worker) {
+        ArrayLayout layout = p.layout();
+        int[] mine = layout.partitionsOfThread(worker.threadId());
+        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(q), ArrayUse.ownerComputes(r))) {
+            for (int part : mine) {
+                fillPartition(scope.local(q, part), layout, part, 0);
+                fillPartition(scope.local(r, part), layout, part, 1);
+            }
+        }
+        long start = System.nanoTime();
+        multiplyScoped(worker, q, r, p, mine);
+        multiplyScoped(worker, q, p, r, mine);
+        return System.nanoTime() - start;
+    }
+
+    private void fillPartition(long[] block, ArrayLayout layout, int part, int which) {
+        int r0 = layout.partitionFirstRow(part);
+        int c0 = layout.partitionFirstCol(part);
+        int w = layout.partitionCols(part);
+        for (int i = 0; i < layout.partitionRows(part); i++) {
+            for (int j = 0; j < w; j++) block[i * w + j] = initial(seed, which, r0 + i, c0 + j, n);
         }
     }
 
+    /**
+     * {@code out = left x right} for this worker's blocks {@code mine} of {@code out}, in a scope
+     * where {@code left} and {@code right} are read caches and {@code out} is owner-computes. The
+     * worker copies {@code right} a block column and {@code left} a block row at a time (local
+     * hits), then multiplies on plain arrays into the result's partition.
+     */
+    private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
+        ArrayLayout layout = out.layout();
+        try (DsaScope scope = worker.scope(ArrayUse.readCache(left), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
+            if (mine.length == 0) return;
+            // right's column blocks, each n x w contiguous: the kernel then walks it with stride w, not n
+            long[][] rightBlocks = new long[layout.partitionGridCols()][];
+            long[] leftRows = new long[layout.spec().partitionRows() * n];
+            int leftFirst = -1;
+            for (int part : mine) {
+                int r0 = layout.partitionFirstRow(part);
+                int c0 = layout.partitionFirstCol(part);
+                int h = layout.partitionRows(part);
+                int w = layout.partitionCols(part);
+                if (r0 != leftFirst) {
+                    left.read(r0, 0, h, n, leftRows);
+                    leftFirst = r0;
+                }
+                int gridCol = part % layout.partitionGridCols();
+                if (rightBlocks[gridCol] == null) {
+                    rightBlocks[gridCol] = new long[n * w];
+                    right.read(0, c0, n, w, rightBlocks[gridCol]);
+                }
+                long[] rb = rightBlocks[gridCol];
+                long[] o = scope.local(out, part);
+                java.util.Arrays.fill(o, 0);
+                for (int i = 0; i < h; i++) {
+                    for (int k = 0; k < n; k++) {
+                        long a = leftRows[i * n + k];
+                        if (a == 0) continue;
+                        int rk = k * w;
+                        int oi = i * w;
+                        for (int j = 0; j < w; j++) o[oi + j] += a * rb[rk + j];
+                    }
+                }
+            }
+        }
+    }
+
+
     /** Element {@code (i, j)} of the initial matrix {@code which} (0 = Q, 1 = R). */
-    static long initial(long seed, int which, int i, int j, int n) {
+    public static long initial(long seed, int which, int i, int j, int n) {
         return Seeded.between(seed, which, (long) i * n + j, -MAX_VALUE, MAX_VALUE);
     }
 
@@ -136,7 +244,7 @@ public final class Mm2 implements DsaProgram {
     }
 
     /** Sequential {@code left x right} of row-major {@code n x n} matrices. */
-    static long[] multiply(long[] left, long[] right, int n) {
+    public static long[] multiply(long[] left, long[] right, int n) {
         long[] out = new long[n * n];
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < n; k++) {

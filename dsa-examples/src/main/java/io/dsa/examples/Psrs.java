@@ -1,8 +1,11 @@
 package io.dsa.examples;
 
+import io.dsa.ArrayLayout;
+import io.dsa.ArrayUse;
 import io.dsa.DsaException;
 import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
+import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.ReduceOp;
@@ -20,10 +23,12 @@ import java.util.Arrays;
  * a region read, merges the {@code p} sorted pieces and writes them to the shared output. Thread
  * 0 checks the output against a sequentially sorted copy of the input (sorted and a permutation).
  *
+ * <p>{@link Scoped} ({@code psrs-scoped}) is PSRS with scopes as in the Aurora paper.
+ *
  * <p>Arguments: {@code [n=1048576] [partitionSize=4096] [seed=1]}.
  */
 @ProgramName("psrs")
-public final class Psrs implements DsaProgram {
+public class Psrs implements DsaProgram {
     static final String NAME = "psrs";
     static final String USAGE = "psrs [n=1048576] [partitionSize=4096] [seed=1]";
 
@@ -40,8 +45,30 @@ public final class Psrs implements DsaProgram {
 
     private int partitionSize;
 
+    /** Whether this is {@link Scoped}: the input is sorted in place and gathered through scopes. */
+    private final boolean scoped;
+
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
-    public Psrs() {}
+    public Psrs() { this(false); }
+
+    private Psrs(boolean scoped) { this.scoped = scoped; }
+
+    /**
+     * {@code psrs-scoped}: PSRS with scopes, as in the Aurora paper. A worker's block is the
+     * concatenation of its partitions of the input ({@link ArrayLayout#partitionsOfThread}), not
+     * a range of indices. The input is filled and, in phase 1, sorted in an owner-computes scope
+     * (the block is gathered from the plain arrays {@link DsaScope#local} gives, sorted, and put
+     * back); in phase 4 the input is a read cache (every partition brought to every node at entry,
+     * all requests in flight together), from which each worker reads piece {@code t} of every
+     * block with local hits, merges them and writes them to the output with plain writes (a
+     * release scope for the output is not built). The scopes' closings are the barriers after
+     * phases 1 and 4. Same arguments and the same check as {@code psrs}.
+     */
+    @ProgramName("psrs-scoped")
+    public static final class Scoped extends Psrs {
+        /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
+        public Scoped() { super(true); }
+    }
 
     @Override
     public void setup(DsaNode node) {
@@ -61,17 +88,38 @@ public final class Psrs implements DsaProgram {
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
     private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(NAME, args, 3, USAGE);
-        n = ProgramArgs.intArg(NAME, args, 0, "n", 1 << 20, 1, 1 << 27);
-        partitionSize = ProgramArgs.intArg(NAME, args, 1, "partitionSize", Math.min(4096, n), 1, n);
-        seed = ProgramArgs.intArg(NAME, args, 2, "seed", 1, 0, Integer.MAX_VALUE);
+        ProgramArgs.atMost(programName(), args, 3, programName() + USAGE.substring(NAME.length()));
+        n = ProgramArgs.intArg(programName(), args, 0, "n", 1 << 20, 1, 1 << 27);
+        partitionSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(4096, n), 1, n);
+        seed = ProgramArgs.intArg(programName(), args, 2, "seed", 1, 0, Integer.MAX_VALUE);
     }
 
-    /** Key {@code i} of the input. */
-    static long key(long seed, int i) { return Seeded.mix(seed, 42, i); }
+    /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
+    private String programName() { return scoped ? NAME + "-scoped" : NAME; }
+
+    /** Key {@code i} of the input (public for the benchmarks' sequential sort). */
+    public static long key(long seed, int i) { return Seeded.mix(seed, 42, i); }
 
     @Override
     public void work(DsaWorker worker) {
+        long computeNanos = scoped ? sortScoped(worker) : sortPlain(worker);
+        if (worker.threadId() == 0) {
+            long[] result = new long[n];
+            output.read(0, 0, 1, n, result);
+            if (corruptBeforeCheck && n > 1) {
+                long x = result[n / 2];
+                result[n / 2] = result[n / 2 - 1];
+                result[n / 2 - 1] = x;
+            }
+            check(n, seed, result);
+            worker.node().report(String.format("psrs: sorted %d keys on %d workers%s (verified: sorted and a permutation"
+                    + " of the input, equal to a sequential sort), compute %.1f ms", n, p,
+                    scoped ? ", scoped (owner-computes sort, read-cache gather)" : "", computeNanos / 1e6));
+        }
+    }
+
+    /** The plain PSRS: blocks of indices, region reads and writes. @return the sort's nanoseconds */
+    private long sortPlain(DsaWorker worker) {
         int t = worker.threadId();
         int from = input.layout().startingIndexAtThread(t);
         int to = input.layout().maxIndexAtThread(t);
@@ -86,62 +134,155 @@ public final class Psrs implements DsaProgram {
         if (len > 0) input.read(0, from, 1, len, block);
         Arrays.sort(block);
         if (len > 0) input.write(0, from, 1, len, block);
-        long[] mySamples = new long[p];
-        for (int k = 0; k < p; k++) {
-            mySamples[k] = len == 0 ? Long.MAX_VALUE : block[(int) ((long) k * len / p)];
-        }
-        samples.write(0, t * p, 1, p, mySamples);
+        writeSamples(t, block);
         worker.barrier();
 
-        // Phase 2: every worker sorts the samples and picks the same p-1 pivots.
+        // Phases 2 and 3: pivots from the samples, the block's pieces counted.
+        writeCounts(t, block);
+        worker.barrier();
+
+        // Phase 4: gather piece t of every block, merge, and write at the scanned offset.
+        Gather g = gather(worker);
+        long[][] pieces = new long[p][];
+        for (int s = 0; s < p; s++) {
+            long start0 = input.layout().startingIndexAtThread(s) + g.before(s, t);
+            int size = (int) g.counts()[s * p + t];
+            pieces[s] = new long[size];
+            if (size > 0) input.read(0, (int) start0, 1, size, pieces[s]);
+        }
+        long[] merged = merge(pieces, (int) g.mine());
+        if (g.mine() > 0) output.write(0, (int) g.offset(), 1, (int) g.mine(), merged);
+        worker.barrier();
+        return System.nanoTime() - start;
+    }
+
+    /** {@link Scoped}'s PSRS: blocks of partitions, sorted in place in scopes, gathered from a read cache. @return nanoseconds */
+    private long sortScoped(DsaWorker worker) {
+        int t = worker.threadId();
+        ArrayLayout layout = input.layout();
+        int[][] partsOf = new int[p][];
+        for (int s = 0; s < p; s++) partsOf[s] = layout.partitionsOfThread(s);
+        int len = 0;
+        for (int part : partsOf[t]) len += layout.partitionElements(part);
+        long[] block = new long[len];
+        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(input))) {
+            for (int part : partsOf[t]) {
+                long[] local = scope.local(input, part);
+                int first = layout.partitionFirstCol(part);
+                for (int i = 0; i < local.length; i++) local[i] = key(seed, first + i);
+            }
+        }
+        long start = System.nanoTime();
+
+        // Phase 1: the block sorted in place in its partitions, and its regular samples.
+        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(input))) {
+            int at = 0;
+            for (int part : partsOf[t]) {
+                long[] local = scope.local(input, part);
+                System.arraycopy(local, 0, block, at, local.length);
+                at += local.length;
+            }
+            Arrays.sort(block);
+            at = 0;
+            for (int part : partsOf[t]) {
+                long[] local = scope.local(input, part);
+                System.arraycopy(block, at, local, 0, local.length);
+                at += local.length;
+            }
+            writeSamples(t, block);
+        }
+
+        // Phases 2 and 3 as in the plain version.
+        writeCounts(t, block);
+        worker.barrier();
+
+        // Phase 4: piece t of every block from the read cache, merged, written at the scanned offset.
+        Gather g = gather(worker);
+        try (DsaScope ignored = worker.scope(ArrayUse.readCache(input))) {
+            long[][] pieces = new long[p][];
+            long[] chunk = new long[layout.spec().partitionCols()];
+            for (int s = 0; s < p; s++) {
+                pieces[s] = new long[(int) g.counts()[s * p + t]];
+                readOfBlock(partsOf[s], g.before(s, t), pieces[s], chunk);
+            }
+            long[] merged = merge(pieces, (int) g.mine());
+            if (g.mine() > 0) output.write(0, (int) g.offset(), 1, (int) g.mine(), merged);
+        }
+        return System.nanoTime() - start;
+    }
+
+    /**
+     * Reads {@code dst.length} keys from offset {@code from} of the block made of {@code parts}
+     * (their elements one after another), a region read per partition through {@code chunk}.
+     */
+    private void readOfBlock(int[] parts, long from, long[] dst, long[] chunk) {
+        ArrayLayout layout = input.layout();
+        long blockAt = 0;
+        int done = 0;
+        for (int k = 0; k < parts.length && done < dst.length; k++) {
+            int size = layout.partitionElements(parts[k]);
+            long lo = Math.max(from + done, blockAt);
+            if (lo < blockAt + size) {
+                int count = (int) Math.min(blockAt + size - lo, dst.length - done);
+                input.read(0, layout.partitionFirstCol(parts[k]) + (int) (lo - blockAt), 1, count, chunk);
+                System.arraycopy(chunk, 0, dst, done, count);
+                done += count;
+            }
+            blockAt += size;
+        }
+    }
+
+    /** Writes {@code p} regular samples of the sorted {@code block} to this worker's slots of {@code samples}. */
+    private void writeSamples(int t, long[] block) {
+        long[] mySamples = new long[p];
+        for (int k = 0; k < p; k++) {
+            mySamples[k] = block.length == 0 ? Long.MAX_VALUE : block[(int) ((long) k * block.length / p)];
+        }
+        samples.write(0, t * p, 1, p, mySamples);
+    }
+
+    /**
+     * Phases 2 and 3: sorts every worker's samples (each worker identically), picks {@code p-1}
+     * pivots, and writes the sizes of the sorted {@code block}'s pieces (piece j holds keys in
+     * {@code (pivot[j-1], pivot[j]]}) to this worker's slots of {@code counts}.
+     */
+    private void writeCounts(int t, long[] block) {
         long[] all = new long[p * p];
         samples.read(0, 0, 1, p * p, all);
         Arrays.sort(all);
         long[] pivots = new long[p - 1];
         for (int k = 1; k < p; k++) pivots[k - 1] = all[k * p + p / 2 - 1];
-
-        // Phase 3: partition the block by the pivots (piece j holds keys in (pivot[j-1], pivot[j]]).
         long[] myCounts = new long[p];
         int lo = 0;
         for (int j = 0; j < p; j++) {
-            int hi = j == p - 1 ? len : upperBound(block, lo, len, pivots[j]);
+            int hi = j == p - 1 ? block.length : upperBound(block, lo, block.length, pivots[j]);
             myCounts[j] = hi - lo;
             lo = hi;
         }
         counts.write(0, t * p, 1, p, myCounts);
-        worker.barrier();
+    }
 
-        // Phase 4: gather piece t of every block, merge, and write at the scanned offset.
+    /**
+     * What phase 4 needs: every block's piece sizes ({@code counts[s * p + j]}), this worker's
+     * output size and its offset in the output.
+     */
+    private record Gather(long[] counts, long mine, long offset, int p) {
+        /** @return where piece {@code t} starts in block {@code s} */
+        long before(int s, int t) {
+            long at = 0;
+            for (int j = 0; j < t; j++) at += counts[s * p + j];
+            return at;
+        }
+    }
+
+    /** Reads every block's piece sizes; this worker's output size and, by a scan, its offset (one collective). */
+    private Gather gather(DsaWorker worker) {
         long[] allCounts = new long[p * p];
         counts.read(0, 0, 1, p * p, allCounts);
         long mine = 0;
-        for (int s = 0; s < p; s++) mine += allCounts[s * p + t];
+        for (int s = 0; s < p; s++) mine += allCounts[s * p + worker.threadId()];
         long offset = worker.scan(mine, ReduceOp.SUM) - mine;
-        long[][] pieces = new long[p][];
-        for (int s = 0; s < p; s++) {
-            long start0 = input.layout().startingIndexAtThread(s);
-            for (int j = 0; j < t; j++) start0 += allCounts[s * p + j];
-            int size = (int) allCounts[s * p + t];
-            pieces[s] = new long[size];
-            if (size > 0) input.read(0, (int) start0, 1, size, pieces[s]);
-        }
-        long[] merged = merge(pieces, (int) mine);
-        if (mine > 0) output.write(0, (int) offset, 1, (int) mine, merged);
-        worker.barrier();
-        long computeNanos = System.nanoTime() - start;
-
-        if (t == 0) {
-            long[] result = new long[n];
-            output.read(0, 0, 1, n, result);
-            if (corruptBeforeCheck && n > 1) {
-                long x = result[n / 2];
-                result[n / 2] = result[n / 2 - 1];
-                result[n / 2 - 1] = x;
-            }
-            check(n, seed, result);
-            worker.node().report(String.format("psrs: sorted %d keys on %d workers (verified: sorted and a permutation"
-                    + " of the input, equal to a sequential sort), compute %.1f ms", n, p, computeNanos / 1e6));
-        }
+        return new Gather(allCounts, mine, offset, p);
     }
 
     /** @return the first index in {@code [lo, hi)} whose key is greater than {@code key} */

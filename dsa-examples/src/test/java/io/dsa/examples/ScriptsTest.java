@@ -58,7 +58,8 @@ class ScriptsTest {
     void programsAreRegisteredForServiceLoader() throws IOException {
         Path services = ROOT.resolve("dsa-examples/src/main/resources/META-INF/services/io.dsa.DsaProgram");
         assertEquals(List.of(InnerProduct.class, MatMul.class, Lu.class, Fft2d.class, Jacobi.class, Mm2.class, Psrs.class, Tsp.class, Cg.class,
-                        Histogram.class)
+                        Histogram.class, Jacobi.Scoped.class, Lu.Scoped.class, Mm2.Scoped.class, Cg.Scoped.class,
+                        Fft2d.Scoped.class, Psrs.Scoped.class)
                         .stream().map(Class::getName).toList(),
                 Files.readAllLines(services));
     }
