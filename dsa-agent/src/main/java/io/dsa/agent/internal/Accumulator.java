@@ -19,9 +19,24 @@ import java.util.concurrent.CompletableFuture;
  * partition is applied by that one thread, one after another in arrival order, so concurrent
  * accumulates of any nodes combine without losing any; the data never travels to the updater.
  * Thread-safe: workers call {@link #accumulate}, the I/O thread {@link #onAccumulate}.
+ * {@code AccumulateSimulationTest} checks accumulates racing plain coherence traffic, and finds
+ * each {@link Fault}.
  */
 final class Accumulator {
     private static final ReduceOp[] OPS = ReduceOp.values();
+
+    /** Known bugs the home can be made to commit, so a test can show its check finds each; package-private. */
+    enum Fault {
+        /** the home applies an update as soon as it can read the partition, before invalidating the other copies */
+        APPLIED_BEFORE_INVALIDATION,
+        /** the home applies an update twice */
+        APPLIED_TWICE,
+        /** the home answers an update without applying it */
+        LOST
+    }
+
+    /** A known bug to commit (tests only), or null. */
+    volatile Fault fault;
 
     private final int nodeId;
     private final ArrayDirectory arrays;
@@ -48,12 +63,22 @@ final class Accumulator {
      * @throws DsaException if a home refuses the update or the job fails first
      */
     void accumulate(ArrayState a, int row, int col, int rows, int cols, Object src, ReduceOp op) {
-        if (rows == 0 || cols == 0) return;
+        List<CompletableFuture<Object>> replies = send(a, row, col, rows, cols, src, op);
+        String what = "accumulate into array '" + a.spec.name() + "'";
+        for (CompletableFuture<Object> reply : replies) {
+            AccumulatedMessage done = (AccumulatedMessage) job.await(reply, what);
+            if (!done.error().isEmpty()) throw new DsaException(done.error());
+        }
+    }
+
+    /** @return the answers to the parts of an accumulate, sent now without waiting (see {@link #accumulate}) */
+    List<CompletableFuture<Object>> send(ArrayState a, int row, int col, int rows, int cols, Object src, ReduceOp op) {
+        List<CompletableFuture<Object>> replies = new ArrayList<>();
+        if (rows == 0 || cols == 0) return replies;
         ArrayLayout layout = a.layout;
         ElementType type = a.spec.elementType();
         int pr = a.spec.partitionRows();
         int pc = a.spec.partitionCols();
-        List<CompletableFuture<Object>> replies = new ArrayList<>();
         for (int r0 = row; r0 < row + rows; r0 = (r0 / pr + 1) * pr) {
             int r1 = Math.min(row + rows, (r0 / pr + 1) * pr);
             for (int c0 = col; c0 < col + cols; c0 = (c0 / pc + 1) * pc) {
@@ -67,11 +92,7 @@ final class Accumulator {
                 homes.send(layout.homeOf(p), m, () -> onAccumulate(nodeId, m));
             }
         }
-        String what = "accumulate into array '" + a.spec.name() + "'";
-        for (CompletableFuture<Object> reply : replies) {
-            AccumulatedMessage done = (AccumulatedMessage) job.await(reply, what);
-            if (!done.error().isEmpty()) throw new DsaException(done.error());
-        }
+        return replies;
     }
 
     // ---- the home: the I/O thread ------------------------------------------------------------------------
@@ -88,9 +109,13 @@ final class Accumulator {
                 homes.answer(from, m.requestId(), new AccumulatedMessage(m.requestId(), error));
                 return;
             }
-            arrays.whenAccessible(a, m.partition(), Access.READ_WRITE, () -> {
-                Accumulations.apply(a.spec.elementType(), OPS[m.op()], a.slots[m.partition()].data, m.base(),
-                        a.layout.partitionCols(m.partition()), m.rows(), m.cols(), m.values());
+            Fault f = fault;
+            Access needed = f == Fault.APPLIED_BEFORE_INVALIDATION ? Access.READ : Access.READ_WRITE;
+            arrays.whenAccessible(a, m.partition(), needed, () -> {
+                for (int times = f == Fault.LOST ? 0 : f == Fault.APPLIED_TWICE ? 2 : 1; times > 0; times--) {
+                    Accumulations.apply(a.spec.elementType(), OPS[m.op()], a.slots[m.partition()].data, m.base(),
+                            a.layout.partitionCols(m.partition()), m.rows(), m.cols(), m.values());
+                }
                 homes.answer(from, m.requestId(), new AccumulatedMessage(m.requestId(), ""));
             });
         });
