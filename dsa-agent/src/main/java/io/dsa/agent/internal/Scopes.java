@@ -3,15 +3,12 @@ package io.dsa.agent.internal;
 import io.dsa.ArrayUse;
 import io.dsa.DsaException;
 import io.dsa.DsaScope;
-import io.dsa.ElementType;
 import io.dsa.SharedArray;
 import io.dsa.SharedDoubleArray;
 import io.dsa.SharedFloatArray;
 import io.dsa.SharedIntArray;
 import io.dsa.SharedLongArray;
 import io.dsa.coherence.Access;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,16 +33,20 @@ import java.util.concurrent.CompletableFuture;
  * ({@link Diffs}), copies the plain arrays back and lifts the caps before it joins the closing
  * barrier, so no other node can see the array before it is back. Node 0's gate holds no
  * barrier release while a scope is open here ({@link #open()}), so a node moves only between scopes.
- * Thread-safe.
+ * The directory operations of entry and exit are {@link ScopeDirectory}'s, which
+ * {@code ScopeSimulationTest} drives racing plain coherence traffic. Thread-safe.
  */
 final class Scopes {
     private final NodeRuntime rt;
     /** The node's open scopes by sequence number (the epoch at which every worker opens it); guarded by this. */
     private final Map<Long, NodeScope> bySequence = new HashMap<>();
     private volatile int open;
+    /** The directory operations of entry and exit. */
+    final ScopeDirectory directory;
 
     Scopes(NodeRuntime rt) {
         this.rt = rt;
+        this.directory = new ScopeDirectory(rt.nodeId, rt.arrays);
     }
 
     /** @return how many scopes are open at this node (set up and not yet torn down) */
@@ -161,31 +162,23 @@ final class Scopes {
         // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
         // write request sent before the scope, is asked for again by the read that misses it)
         List<CompletableFuture<Void>> copies = new ArrayList<>();
-        for (ArrayUse u : uses) {
-            if (u.behaviour() != ArrayUse.Behaviour.READ_CACHE) continue;
-            ArrayState a = state(u.array());
-            for (int p = 0; p < a.slots.length; p++) copies.add(rt.arrays.whenGranted(a, p, Access.READ));
-        }
+        for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array())));
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
+        directory.cap(states(uses, ArrayUse.Behaviour.READ_CACHE), Access.READ);
         // a release scope: capped at NONE, so every access misses and the miss path buffers the writes
-        rt.arrays.onIoThread(() -> {
-            for (ArrayUse u : uses) {
-                if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) for (Slot s : state(u.array()).slots) s.cap(Access.READ);
-                if (u.behaviour() == ArrayUse.Behaviour.RELEASE) for (Slot s : state(u.array()).slots) s.cap(Access.NONE);
-            }
-            return null;
-        });
+        directory.cap(states(uses, ArrayUse.Behaviour.RELEASE), Access.NONE);
         // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
-        for (ArrayUse u : uses) {
-            if (u.behaviour() != ArrayUse.Behaviour.OWNER_COMPUTES) continue;
-            ArrayState a = state(u.array());
+        for (ArrayState a : states(uses, ArrayUse.Behaviour.OWNER_COMPUTES)) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
-            withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = copyIn(a, p, a.locals[p]));
-            rt.arrays.onIoThread(() -> {
-                for (Slot s : a.slots) s.cap(Access.NONE);
-                return null;
-            });
+            withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]));
+            directory.cap(List.of(a), Access.NONE);
         }
+    }
+
+    private static List<ArrayState> states(List<ArrayUse> uses, ArrayUse.Behaviour behaviour) {
+        List<ArrayState> states = new ArrayList<>();
+        for (ArrayUse u : uses) if (u.behaviour() == behaviour) states.add(state(u.array()));
+        return states;
     }
 
     // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
@@ -193,19 +186,17 @@ final class Scopes {
     private void tearDown(List<ArrayUse> uses) {
         try {
             // release scopes: every diff written at its home and answered before the closing barrier
-            List<ArrayState> buffered = new ArrayList<>();
-            for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.RELEASE) buffered.add(state(u.array()));
+            List<ArrayState> buffered = states(uses, ArrayUse.Behaviour.RELEASE);
             if (!buffered.isEmpty()) rt.diffs.apply(buffered, "closing a scope over " + uses);
-            rt.arrays.onIoThread(() -> {
-                for (ArrayUse u : uses) for (Slot s : state(u.array()).slots) s.cap(Access.READ_WRITE);
-                return null;
-            });
+            List<ArrayState> all = new ArrayList<>();
+            for (ArrayUse u : uses) all.add(state(u.array()));
+            directory.cap(all, Access.READ_WRITE);
             for (ArrayUse u : uses) {
                 ArrayState a = state(u.array());
                 // a read request sent before the scope may have taken a copy of the old data meanwhile:
                 // owning the partition again invalidates it before the new data goes back
                 if (u.behaviour() == ArrayUse.Behaviour.OWNER_COMPUTES) {
-                    withHomesOwned(a, "closing a scope over " + uses, p -> copyOut(a, p, a.locals[p]));
+                    withHomesOwned(a, "closing a scope over " + uses, p -> ScopeDirectory.copyOut(a, p, a.locals[p]));
                 }
                 a.scopeUse = null;
                 a.closeRelease();
@@ -223,63 +214,9 @@ final class Scopes {
      * request that was on its way took one meanwhile.
      */
     private void withHomesOwned(ArrayState a, String what, java.util.function.IntConsumer copy) {
-        while (true) {
-            List<CompletableFuture<Void>> owned = new ArrayList<>();
-            for (int p = 0; p < a.slots.length; p++) {
-                if (a.layout.homeOf(p) == rt.nodeId) owned.add(rt.arrays.whenGranted(a, p, Access.READ_WRITE));
-            }
-            for (CompletableFuture<Void> o : owned) rt.job.await(o, what);
-            boolean done = rt.arrays.onIoThread(() -> {
-                for (int p = 0; p < a.slots.length; p++) {
-                    if (a.layout.homeOf(p) == rt.nodeId && (!a.slots[p].granted().allows(Access.READ_WRITE) || !a.slots[p].allocated())) {
-                        return false;
-                    }
-                }
-                for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == rt.nodeId) copy.accept(p);
-                return true;
-            });
-            if (done) return;
-        }
-    }
-
-    // Partition bytes (little-endian) into the plain array, reusing `into` when it fits.
-    private static Object copyIn(ArrayState a, int p, Object into) {
-        int n = a.layout.partitionElements(p);
-        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
-        ElementType type = a.spec.elementType();
-        switch (type) {
-            case DOUBLE -> {
-                double[] d = into instanceof double[] x && x.length == n ? x : new double[n];
-                b.asDoubleBuffer().get(d);
-                return d;
-            }
-            case FLOAT -> {
-                float[] d = into instanceof float[] x && x.length == n ? x : new float[n];
-                b.asFloatBuffer().get(d);
-                return d;
-            }
-            case INT -> {
-                int[] d = into instanceof int[] x && x.length == n ? x : new int[n];
-                b.asIntBuffer().get(d);
-                return d;
-            }
-            case LONG -> {
-                long[] d = into instanceof long[] x && x.length == n ? x : new long[n];
-                b.asLongBuffer().get(d);
-                return d;
-            }
-            default -> throw new AssertionError(type);
-        }
-    }
-
-    private static void copyOut(ArrayState a, int p, Object from) {
-        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
-        switch (a.spec.elementType()) {
-            case DOUBLE -> b.asDoubleBuffer().put((double[]) from);
-            case FLOAT -> b.asFloatBuffer().put((float[]) from);
-            case INT -> b.asIntBuffer().put((int[]) from);
-            case LONG -> b.asLongBuffer().put((long[]) from);
-        }
+        do {
+            for (CompletableFuture<Void> o : directory.requestHomes(a)) rt.job.await(o, what);
+        } while (!directory.copyIfHomesOwned(a, copy));
     }
 
     /** One worker's handle on an open scope. */

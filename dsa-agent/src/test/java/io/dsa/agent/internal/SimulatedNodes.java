@@ -108,6 +108,16 @@ abstract class SimulatedNodes {
         runUntil(this::allWorkersIdle, "final reads");
     }
 
+    /** Runs until no worker has anything to do, no I/O thread has a task and no message is on its way. */
+    final void quiesce(String phase) {
+        runUntil(() -> {
+            if (!allWorkersIdle()) return false;
+            for (ArrayDirectoryTest.QueuedIoThread t : io) if (!t.tasks.isEmpty()) return false;
+            for (ArrayDeque<Object> q : queues) if (!q.isEmpty()) return false;
+            return true;
+        }, phase);
+    }
+
     /** @return a plain read (two in three) or write of a random element of array {@code id} */
     Op plainOp(int id) {
         return new Op(id, rnd.nextInt(ELEMENTS), rnd.nextInt(3) == 0 ? OpKind.WRITE : OpKind.READ);
@@ -166,7 +176,7 @@ abstract class SimulatedNodes {
 
     // ---- workers -----------------------------------------------------------------------------------------
 
-    enum OpKind { READ, WRITE, BUFFER_WRITE, READ_INSIDE, ACCUMULATE }
+    enum OpKind { READ, WRITE, BUFFER_WRITE, READ_INSIDE, ACCUMULATE, WRITE_LOCAL }
 
     record Op(int array, int element, OpKind kind) {}
 

@@ -1,0 +1,124 @@
+package io.dsa.agent.internal;
+
+import io.dsa.ElementType;
+import io.dsa.coherence.Access;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntConsumer;
+
+/**
+ * The directory operations with which a node enters and leaves a scope ({@link Scopes}), none of
+ * which waits, so a deterministic simulation can drive them step by step as {@link Scopes} drives
+ * them with its workers: a read cache's fill ({@link #requestCopies}), owner computes' taking of
+ * the home partitions ({@link #requestHomes}, then {@link #copyIfHomesOwned}, again until it
+ * copies), the caps ({@link #cap}) and the copies between a partition and a plain array.
+ * {@code ScopeSimulationTest} checks them racing plain coherence traffic, and finds each
+ * {@link Fault}. Thread-safe.
+ */
+final class ScopeDirectory {
+    /** Known bugs a scope can be made to commit, so a test can show its check finds each; package-private. */
+    enum Fault {
+        /** a read cache asks for its copies but its node does not wait for them before the scope opens */
+        FILL_NOT_AWAITED,
+        /** owner computes copies the home partitions in and out holding a read copy, without recalling the others */
+        HOMES_READ_NOT_OWNED
+    }
+
+    private final int nodeId;
+    private final ArrayDirectory arrays;
+    /** A known bug to commit (tests only), or null. */
+    volatile Fault fault;
+
+    ScopeDirectory(int nodeId, ArrayDirectory arrays) {
+        this.nodeId = nodeId;
+        this.arrays = arrays;
+    }
+
+    /** @return a read cache's fill: a read copy of every partition of {@code a}, all asked for now; done when every copy is here */
+    List<CompletableFuture<Void>> requestCopies(ArrayState a) {
+        List<CompletableFuture<Void>> copies = new ArrayList<>();
+        for (int p = 0; p < a.slots.length; p++) copies.add(arrays.whenGranted(a, p, Access.READ));
+        if (fault == Fault.FILL_NOT_AWAITED) copies.clear();
+        return copies;
+    }
+
+    /** @return ownership of every partition of {@code a} homed at this node, all asked for now; done when each was granted */
+    List<CompletableFuture<Void>> requestHomes(ArrayState a) {
+        List<CompletableFuture<Void>> owned = new ArrayList<>();
+        for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == nodeId) owned.add(arrays.whenGranted(a, p, homeAccess()));
+        return owned;
+    }
+
+    /**
+     * Runs {@code copy} for every partition of {@code a} homed here, on the I/O thread, if this node
+     * still owns them all (a request that was on its way may have taken one since
+     * {@link #requestHomes} was done: then nothing is copied, and the caller asks again).
+     *
+     * @return whether it copied
+     */
+    boolean copyIfHomesOwned(ArrayState a, IntConsumer copy) {
+        Access needed = homeAccess();
+        return arrays.onIoThread(() -> {
+            for (int p = 0; p < a.slots.length; p++) {
+                if (a.layout.homeOf(p) == nodeId && (!a.slots[p].granted().allows(needed) || !a.slots[p].allocated())) return false;
+            }
+            for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == nodeId) copy.accept(p);
+            return true;
+        });
+    }
+
+    private Access homeAccess() { return fault == Fault.HOMES_READ_NOT_OWNED ? Access.READ : Access.READ_WRITE; }
+
+    /** Caps what this node's workers get of every partition of {@code arrays} at {@code cap} ({@link Slot#cap}), on the I/O thread. */
+    void cap(List<ArrayState> capped, Access cap) {
+        if (capped.isEmpty()) return;
+        arrays.onIoThread(() -> {
+            for (ArrayState a : capped) for (Slot s : a.slots) s.cap(cap);
+            return null;
+        });
+    }
+
+    /** @return partition {@code p}'s bytes (little-endian) in a plain array, {@code into} if it fits; on the I/O thread */
+    static Object copyIn(ArrayState a, int p, Object into) {
+        int n = a.layout.partitionElements(p);
+        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
+        ElementType type = a.spec.elementType();
+        switch (type) {
+            case DOUBLE -> {
+                double[] d = into instanceof double[] x && x.length == n ? x : new double[n];
+                b.asDoubleBuffer().get(d);
+                return d;
+            }
+            case FLOAT -> {
+                float[] d = into instanceof float[] x && x.length == n ? x : new float[n];
+                b.asFloatBuffer().get(d);
+                return d;
+            }
+            case INT -> {
+                int[] d = into instanceof int[] x && x.length == n ? x : new int[n];
+                b.asIntBuffer().get(d);
+                return d;
+            }
+            case LONG -> {
+                long[] d = into instanceof long[] x && x.length == n ? x : new long[n];
+                b.asLongBuffer().get(d);
+                return d;
+            }
+            default -> throw new AssertionError(type);
+        }
+    }
+
+    /** Writes the plain array {@code from} into partition {@code p}'s bytes (little-endian); on the I/O thread. */
+    static void copyOut(ArrayState a, int p, Object from) {
+        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
+        switch (a.spec.elementType()) {
+            case DOUBLE -> b.asDoubleBuffer().put((double[]) from);
+            case FLOAT -> b.asFloatBuffer().put((float[]) from);
+            case INT -> b.asIntBuffer().put((int[]) from);
+            case LONG -> b.asLongBuffer().put((long[]) from);
+        }
+    }
+}
