@@ -1,12 +1,10 @@
 package io.dsa.agent.internal;
 
-import io.dsa.CacheState;
 import io.dsa.DsaException;
 import io.dsa.agent.AgentState;
 import io.dsa.coherence.Access;
 import io.dsa.coherence.CoherenceEngine;
 import io.dsa.coherence.CoherenceMessage;
-import io.dsa.coherence.DirectoryState;
 import io.dsa.coherence.PartitionStore;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -14,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -34,6 +31,8 @@ import java.util.function.Supplier;
  * tasks their caller waits for. The engine's store is the slots ({@link Slot} is the one place
  * that turns the engine's word into worker access). Coherence messages for an array not defined
  * here yet (its definition travels from node 0 on another connection) wait here until it is.
+ * Waits for a slot's access that no thread blocks in are {@link GrantWaits}'; the arrays' images
+ * at a safe point are {@link ArrayImages}'.
  */
 final class ArrayDirectory {
     /** How long a caller waits for the I/O thread to run its task before it gives up. */
@@ -59,8 +58,10 @@ final class ArrayDirectory {
     private final Map<Integer, List<CoherenceMessage>> earlyCoherence = new HashMap<>();
     /** The I/O thread's: tasks of {@link #whenDefined} for arrays not defined yet. */
     private final Map<Integer, List<Consumer<ArrayState>>> earlyTasks = new HashMap<>();
-    /** The I/O thread's: futures of {@link #whenGranted} not completed yet, by slot. */
-    private final Map<Slot, List<Grant>> grants = new HashMap<>();
+    /** Futures and tasks waiting for a slot's access (the I/O thread's). */
+    private final GrantWaits grantWaits;
+    /** Images of the arrays at a safe point (on the I/O thread). */
+    private final ArrayImages arrayImages;
     /** The I/O thread's: the waits of {@link #awaitQuiescent}. */
     private final List<CompletableFuture<Void>> quiescence = new ArrayList<>();
     private volatile String failure;
@@ -81,6 +82,8 @@ final class ArrayDirectory {
             if (m.destination() != nodeId) NodeCounters.sent(array(m.arrayId()), m);
             network.send(m.destination(), m);
         });
+        this.grantWaits = new GrantWaits(nodeId, io, () -> failure, this::request);
+        this.arrayImages = new ArrayImages(nodeId, nodes, threadsPerNode, engine, arrays, this::array);
     }
 
     /** @throws IllegalStateException if the array is not known here */
@@ -146,25 +149,9 @@ final class ArrayDirectory {
         else earlyTasks.computeIfAbsent(arrayId, k -> new ArrayList<>()).add(task);
     }
 
-    /**
-     * Runs {@code task} on the I/O thread as soon as this node has {@code needed} on
-     * {@code partition} ({@link Slot#usable}: a scope's cap on the workers does not count): now if
-     * it has, else right when the engine grants it (asking for it if need be), before the I/O
-     * thread handles anything else, so the access is still there. Tasks
-     * waiting for one slot run in the order they were given. Dropped if the job fails first.
-     */
+    /** Runs {@code task} on the I/O thread once this node has {@code needed} on {@code partition}: {@link GrantWaits#whenAccessible}. */
     void whenAccessible(ArrayState a, int partition, Access needed, Runnable task) {
-        assert io.isCurrent() : "whenAccessible off the I/O thread";
-        Slot s = a.slots[partition];
-        if (s.usable().allows(needed)) {
-            task.run();
-            return;
-        }
-        if (failure != null) return;
-        CompletableFuture<Void> granted = new CompletableFuture<>();
-        granted.thenRun(task); // runs in the thread that completes it: the I/O thread, in granted()
-        grants.computeIfAbsent(s, k -> new ArrayList<>()).add(new Grant(granted, needed));
-        request(a, partition, needed);
+        grantWaits.whenAccessible(a, partition, needed, task);
     }
 
     /**
@@ -278,57 +265,13 @@ final class ArrayDirectory {
     private void request(ArrayState a, int partition, Access needed) {
         if (engine.request(a.id, partition, needed)) {
             // granted already: a partition homed here and never touched gets its bytes now
-            if (a.slots[partition].materialize(a.layout.partitionBytes(partition))) granted(a.slots[partition]);
+            if (a.slots[partition].materialize(a.layout.partitionBytes(partition))) grantWaits.granted(a.slots[partition]);
         }
     }
 
-    /**
-     * @return a future completed (on the I/O thread) once this node has {@code needed} on
-     *         {@code partition} ({@link Slot#usable}), asking the engine for it if need be; no
-     *         thread waits meanwhile.
-     *         Completed exceptionally if the job fails first.
-     */
+    /** @return a future completed once this node has {@code needed} on {@code partition}: {@link GrantWaits#whenGranted} */
     CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        Slot s = a.slots[partition];
-        if (s.usable().allows(needed)) {
-            f.complete(null);
-            return f;
-        }
-        try {
-            io.execute(() -> {
-                if (s.usable().allows(needed)) {
-                    f.complete(null);
-                    return;
-                }
-                String failed = failure;
-                if (failed != null) {
-                    f.completeExceptionally(new DsaException("job failed: " + failed));
-                    return;
-                }
-                grants.computeIfAbsent(s, k -> new ArrayList<>()).add(new Grant(f, needed));
-                request(a, partition, needed);
-            });
-        } catch (RejectedExecutionException e) {
-            f.completeExceptionally(new DsaException("node " + nodeId + " is closed"));
-        }
-        return f;
-    }
-
-    private record Grant(CompletableFuture<Void> future, Access needed) {}
-
-    /** A slot's access changed: completes the futures it now satisfies; on the I/O thread. */
-    private void granted(Slot s) {
-        if (grants.isEmpty()) return;
-        List<Grant> waiting = grants.get(s);
-        if (waiting == null) return;
-        Access now = s.usable();
-        waiting.removeIf(g -> {
-            if (!now.allows(g.needed())) return false;
-            g.future().complete(null);
-            return true;
-        });
-        if (waiting.isEmpty()) grants.remove(s);
+        return grantWaits.whenGranted(a, partition, needed);
     }
 
     /**
@@ -382,10 +325,7 @@ final class ArrayDirectory {
         if (failure == null) failure = text;
         for (ArrayState a : arrays.values()) for (Slot s : a.slots) s.wake();
         Runnable failGrants = () -> {
-            for (List<Grant> waiting : grants.values()) {
-                for (Grant g : waiting) g.future().completeExceptionally(new DsaException("job failed: " + failure));
-            }
-            grants.clear();
+            grantWaits.fail(failure);
             for (CompletableFuture<Void> f : quiescence) f.completeExceptionally(new DsaException("job failed: " + failure));
             quiescence.clear();
         };
@@ -425,108 +365,43 @@ final class ArrayDirectory {
 
     /**
      * Registers {@code cloneId} as a sharer of those of {@code held} (array id to partitions) that
-     * are homed here. Only at a safe point.
+     * are homed here ({@link ArrayImages#addSharers}). Only at a safe point.
      *
      * @throws DsaException if an entry cannot take a sharer (exclusive elsewhere or busy)
      */
     void addSharers(int cloneId, Map<Integer, int[]> held) {
         onIoThread(() -> {
-            for (Map.Entry<Integer, int[]> a : held.entrySet()) {
-                ArrayState known = arrays.get(a.getKey());
-                if (known == null) continue;
-                for (int p : a.getValue()) {
-                    if (known.layout.homeOf(p) != nodeId) continue;
-                    if (!engine.addSharer(a.getKey(), p, cloneId)) {
-                        throw new DsaException("node " + nodeId + " cannot register clone " + cloneId + " as a sharer of "
-                                + "partition " + p + " of array '" + known.spec.name() + "': " + engine.describe(a.getKey(), p));
-                    }
-                }
-            }
+            arrayImages.addSharers(cloneId, held);
             return null;
         });
     }
 
     /**
-     * Every array's directory entries, cached copies and data, by array id.
+     * Every array's directory entries, cached copies and data, by array id ({@link ArrayImages#images}).
      *
-     * @throws DsaException if a coherence transaction is under way (not a safe point)
+     * @throws DsaException if a coherence transaction is under way, or a release scope holds
+     *         buffered writes (not a safe point)
      */
     List<AgentState.ArrayImage> images() {
         return onIoThread(() -> {
             if (!quiescent()) {
                 throw new DsaException("node " + nodeId + " is not at a safe point: a coherence transaction is under way");
             }
-            for (ArrayState a : arrays.values()) {
-                if (a.release != null) {
-                    throw new DsaException("node " + nodeId + " is not at a safe point: a release scope holds buffered writes of array '"
-                            + a.spec.name() + "'");
-                }
-            }
-            Map<Integer, Map<Integer, AgentState.PartitionImage>> parts = new TreeMap<>();
-            engine.forEachHomeEntry((a, p, state, sharers, owner) -> parts.computeIfAbsent(a, k -> new TreeMap<>())
-                    .put(p, new AgentState.PartitionImage(p, AgentState.ROLE_HOME, state.ordinal(), owner, sharers, slotData(a, p))));
-            engine.forEachCacheEntry((a, p, state) -> parts.computeIfAbsent(a, k -> new TreeMap<>())
-                    .put(p, new AgentState.PartitionImage(p, AgentState.ROLE_CACHE, state.ordinal(), -1, new int[0],
-                            state == CacheState.INVALID ? null : slotData(a, p))));
-            List<AgentState.ArrayImage> images = new ArrayList<>();
-            for (ArrayState a : new TreeMap<>(arrays).values()) {
-                Map<Integer, AgentState.PartitionImage> mine = parts.computeIfAbsent(a.id, k -> new TreeMap<>());
-                // untouched home partitions: state HOME, the data written by the home's own workers
-                for (int p = 0; p < a.slots.length; p++) {
-                    if (a.layout.homeOf(p) == nodeId && !mine.containsKey(p)) {
-                        mine.put(p, new AgentState.PartitionImage(p, AgentState.ROLE_HOME, DirectoryState.HOME.ordinal(), -1,
-                                new int[0], slotData(a.id, p)));
-                    }
-                }
-                images.add(new AgentState.ArrayImage(a.id, a.spec.name(), Specs.toParams(a.spec), new ArrayList<>(mine.values())));
-            }
-            return images;
+            return arrayImages.images();
         });
     }
 
-    private byte[] slotData(int arrayId, int partition) {
-        ArrayState a = array(arrayId);
-        return a.slots[partition].snapshot(a.layout.partitionBytes(partition));
-    }
-
     /**
-     * Installs arrays moved or cloned from another agent: directory entries, cache states and slot
-     * data. Before any worker runs here.
+     * Installs arrays moved or cloned from another agent ({@link ArrayImages#install}). Before any
+     * worker runs here.
      *
      * @throws DsaException if an image does not fit its array
      */
     void install(List<AgentState.ArrayImage> images) {
         onIoThread(() -> {
-            for (AgentState.ArrayImage ai : images) {
-                ArrayState a = new ArrayState(ai.id(), Specs.fromParams(ai.name(), ai.params()), nodes, threadsPerNode, nodeId);
-                arrays.put(ai.id(), a);
-                for (AgentState.PartitionImage p : ai.partitions()) installPartition(a, ai.name(), p);
-            }
+            arrayImages.install(images);
             return null;
         });
-    }
-
-    private void installPartition(ArrayState a, String name, AgentState.PartitionImage p) {
-        if (p.partition() < 0 || p.partition() >= a.slots.length) {
-            throw new DsaException("agent state: partition " + p.partition() + " of array '" + name + "' out of range [0, "
-                    + a.slots.length + ")");
-        }
-        int expected = a.layout.partitionBytes(p.partition());
-        if (p.data() != null && p.data().length != expected) {
-            throw new DsaException("agent state: partition " + p.partition() + " of array '" + name + "' has "
-                    + p.data().length + " bytes, expected " + expected);
-        }
-        if (p.role() == AgentState.ROLE_HOME) {
-            engine.restoreHome(a.id, p.partition(), DirectoryState.values()[p.state()], p.sharers(), p.owner());
-        } else {
-            engine.restoreCache(a.id, p.partition(), CacheState.values()[p.state()]);
-        }
-        Access access = engine.access(a.id, p.partition());
-        if (p.data() == null && access != Access.NONE) {
-            throw new DsaException("agent state: partition " + p.partition() + " of array '" + name
-                    + "' is valid (" + access + ") but carries no data");
-        }
-        a.slots[p.partition()].install(p.data() == null ? new byte[expected] : p.data(), access);
     }
 
     /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
@@ -564,8 +439,8 @@ final class ArrayDirectory {
             s.grant(access);
             // a future (no worker) waits for this slot: a home partition never touched here gets its bytes now, as a
             // worker's retried request would give them (a remote read of it leaves the home's slot without bytes)
-            if (grants.containsKey(s)) s.materialize(a.layout.partitionBytes(partition));
-            granted(s);
+            if (grantWaits.waitsOn(s)) s.materialize(a.layout.partitionBytes(partition));
+            grantWaits.granted(s);
         }
 
         @Override
@@ -587,7 +462,7 @@ final class ArrayDirectory {
             }
             Slot s = a.slots[partition];
             s.install(data, access);
-            granted(s);
+            grantWaits.granted(s);
         }
     }
 }

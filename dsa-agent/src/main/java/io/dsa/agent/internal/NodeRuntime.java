@@ -6,23 +6,7 @@ import io.dsa.agent.AgentState;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.transport.Connection;
-import io.dsa.agent.wire.AccumulateMessage;
-import io.dsa.agent.wire.AccumulatedMessage;
-import io.dsa.agent.wire.DiffAppliedMessage;
-import io.dsa.agent.wire.DiffMessage;
-import io.dsa.agent.wire.BarrierArriveMessage;
-import io.dsa.agent.wire.BarrierReleaseMessage;
-import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.JoinMessage;
-import io.dsa.agent.wire.LockMessage;
-import io.dsa.agent.wire.RegisterMessage;
-import io.dsa.agent.wire.RegisteredMessage;
-import io.dsa.agent.wire.ReportMessage;
-import io.dsa.agent.wire.StatusMessage;
-import io.dsa.agent.wire.VarOpMessage;
-import io.dsa.agent.wire.VarResultMessage;
-import io.dsa.agent.wire.ViewMessage;
-import io.dsa.coherence.CoherenceMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +22,7 @@ import java.util.concurrent.TimeoutException;
  * {@link RegistryClient}, {@link BarrierClient}, {@link Membership}, {@link MigrationGate},
  * {@link NodeSnapshots}, {@link MoveSwitch}, {@link Cloning}, {@link ConnectionEvents}, and on
  * node 0 the {@link MonitorRole}. Inbound messages are handled on the transport's I/O thread and
- * never block. The transport comes from a {@link NodeTransport.Factory}: Netty for real agents,
+ * never block; {@link NodeRoutes} says which piece handles which. The transport comes from a {@link NodeTransport.Factory}: Netty for real agents,
  * an in-memory one in tests.
  */
 public final class NodeRuntime implements AutoCloseable {
@@ -121,7 +105,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.checkpoints = config.checkpointEvery() > 0 && nodeId < nodes
                 ? new Checkpoints(this, config.checkpointDir(), config.checkpointEvery()) : null;
         if (checkpoints != null && monitor != null) gate.takeCheckpoints(checkpoints);
-        routeMessages();
+        NodeRoutes.register(this, router, calls, transport, monitor);
         try {
             transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
                     arrays::receiveBuffer, this::viewAddress, node -> LostNode.homedClause(arrays.homedBy(node))));
@@ -131,48 +115,6 @@ public final class NodeRuntime implements AutoCloseable {
             throw e;
         }
         if (monitor != null) monitor.bound(address());
-    }
-
-    // One handler per message type; a type whose messages go to different roles by content decides here.
-    private void routeMessages() {
-        router.on(CoherenceMessage.class, (from, m) -> arrays.onCoherence(m));
-        router.on(BarrierReleaseMessage.class, (from, m) -> barriers.onRelease(m));
-        router.on(RegisteredMessage.class, (from, m) -> calls.complete(m.requestId(), m));
-        router.on(VarResultMessage.class, (from, m) -> calls.complete(m.requestId(), m));
-        router.on(VarOpMessage.class, variables::onVarOp);
-        router.on(AccumulateMessage.class, accumulator::onAccumulate);
-        router.on(AccumulatedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
-        router.on(DiffMessage.class, diffs::onDiff);
-        router.on(DiffAppliedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
-        router.on(DefineMessage.class, (from, m) -> registry.onDefine(m));
-        router.on(ViewMessage.class, (from, m) -> membership.onView(m, transport));
-        router.on(LockMessage.class, (from, m) -> {
-            if (LockClient.isAnswer(m)) calls.complete(m.requestId(), m);
-            else if (monitor != null) monitor.onLock(from, m);
-            else router.unexpected(from, m);
-        });
-        router.on(BarrierArriveMessage.class, (from, m) -> {
-            if (barriers.handlesArrive(m)) barriers.onArrive(from, m);
-            else if (monitor != null) monitor.onArrive(from, m);
-            else router.unexpected(from, m);
-        });
-        router.on(StatusMessage.class, (from, m) -> {
-            if (m.code() == StatusMessage.WORKERS_QUERY) workers.onQuery(m);
-            else if (m.code() == StatusMessage.WORKERS && monitor != null) workers.onAnswer(m);
-            else if (JobLifecycle.isNodeStatus(m)) job.onStatus(m);
-            else if (isCheckpointRequest(m) && checkpoints != null) checkpoints.onRequest(m);
-            else if (m.code() == StatusMessage.CHECKPOINTED && checkpoints != null && monitor != null) checkpoints.onAnswer(m);
-            else if (monitor != null) monitor.onStatus(from, m);
-            else router.unexpected(from, m);
-        });
-        if (monitor != null) {
-            router.on(RegisterMessage.class, monitor::onRegister);
-            router.on(ReportMessage.class, (from, m) -> monitor.onReport(m));
-        }
-    }
-
-    private static boolean isCheckpointRequest(StatusMessage m) {
-        return m.code() == StatusMessage.CHECKPOINT_QUIESCE || m.code() == StatusMessage.CHECKPOINT_WRITE;
     }
 
     // A message that could not be sent fails the job (the job lifecycle exists by the time anything is sent).
