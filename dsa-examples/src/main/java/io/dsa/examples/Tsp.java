@@ -181,6 +181,10 @@ public final class Tsp implements DsaProgram {
         while (true) {
             rounds++;
             processRound(System.nanoTime() + roundMillis * 1_000_000L, expanded);
+            // Every worker of the node has left the round before its leader counts the fragment: a
+            // worker still expanding would take items after the count, and the export would find
+            // fewer than it planned (a null item; TspTest once).
+            worker.node().localBarrier().await();
             if (leader) {
                 int size;
                 synchronized (fragment) { size = fragment.size(); }
