@@ -59,6 +59,9 @@ public final class DsaConfig {
     /** Largest failure timeout accepted, in milliseconds: one hour. */
     public static final long MAX_FAILURE_TIMEOUT_MS = TransportConfig.MAX_FAILURE_TIMEOUT_MS;
 
+    /** Largest {@link Builder#machineThreads} hint. */
+    public static final int MAX_MACHINE_THREADS = 1 << 20;
+
     /** Largest checkpoint interval, in global barriers. */
     public static final long MAX_CHECKPOINT_EVERY = 1L << 30;
 
@@ -77,6 +80,7 @@ public final class DsaConfig {
     private final int barrierFanout;
     private final ProxyMode proxy;
     private final WaitStrategy waitStrategy;
+    private final int machineThreads;
     private final int prefetchWindow;
     private final TransportSecurity transportSecurity;
     private final ProgressListener progress;
@@ -99,6 +103,7 @@ public final class DsaConfig {
         this.barrierFanout = b.barrierFanout;
         this.proxy = b.proxy;
         this.waitStrategy = b.waitStrategy;
+        this.machineThreads = b.machineThreads;
         this.prefetchWindow = b.prefetchWindow;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
@@ -127,6 +132,7 @@ public final class DsaConfig {
         b.barrierFanout = barrierFanout;
         b.proxy = proxy;
         b.waitStrategy = waitStrategy;
+        b.machineThreads = machineThreads;
         b.prefetchWindow = prefetchWindow;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
@@ -188,6 +194,13 @@ public final class DsaConfig {
     public WaitStrategy waitStrategy() { return waitStrategy; }
 
     /**
+     * @return the node threads (workers and I/O threads, of every node of every VM) that the
+     *         launcher runs on this node's machine, which {@link WaitStrategy#ADAPTIVE} compares with
+     *         the machine's cores; 0 (the default) counts only the nodes of this JVM
+     */
+    public int machineThreads() { return machineThreads; }
+
+    /**
      * @return partitions a node requests ahead when a thread reads partitions one after another
      *         ({@code readPartition(p)} after {@code readPartition(p - 1)}), so that several transfers
      *         are in flight; 0 turns it off; default {@value #DEFAULT_PREFETCH_WINDOW}
@@ -212,7 +225,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + ", wait=" + waitStrategy + ", prefetchWindow=" + prefetchWindow
+                + ", proxy=" + proxy + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -233,6 +246,7 @@ public final class DsaConfig {
         private int barrierFanout = DEFAULT_BARRIER_FANOUT;
         private ProxyMode proxy = ProxyMode.FLOAT;
         private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
+        private int machineThreads;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
@@ -259,6 +273,17 @@ public final class DsaConfig {
             this.waitStrategy = java.util.Objects.requireNonNull(strategy, "wait strategy");
             return this;
         }
+
+        /**
+         * Tells {@link WaitStrategy#ADAPTIVE} how many node threads share this node's machine, so that
+         * nodes started as separate processes on one machine (as {@code dsa run} does) do not each
+         * spin as if they had the cores to themselves: a thread spinning on a core that another
+         * node's thread needs delays that thread by a scheduler time slice.
+         *
+         * @param threads workers plus one I/O thread per node, over every node the machine runs, in
+         *        {@code [0, MAX_MACHINE_THREADS]}; 0 counts the nodes of this JVM only
+         */
+        public Builder machineThreads(int threads) { this.machineThreads = threads; return this; }
 
         /** @param partitions partitions requested ahead of a sequential partition read, in {@code [0, MAX_PREFETCH_WINDOW]} */
         public Builder prefetchWindow(int partitions) { this.prefetchWindow = partitions; return this; }
@@ -383,6 +408,7 @@ public final class DsaConfig {
             range("failure timeout ms", failureTimeoutMs, MIN_FAILURE_TIMEOUT_MS, MAX_FAILURE_TIMEOUT_MS);
             range("barrier fanout", barrierFanout, 2, 64);
             range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
+            range("machine threads", machineThreads, 0, MAX_MACHINE_THREADS);
             if (checkpointEvery != 0) range("checkpoint interval (global barriers)", checkpointEvery, 1, MAX_CHECKPOINT_EVERY);
             if (checkpointEvery > 0 && checkpointDir == null) {
                 throw new IllegalArgumentException("checkpoints every " + checkpointEvery + " global barriers need a directory");

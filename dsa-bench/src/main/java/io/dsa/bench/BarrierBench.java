@@ -199,7 +199,7 @@ public final class BarrierBench {
         new SecureRandom().nextBytes(bytes);
         Files.writeString(secret, HexFormat.of().formatHex(bytes));
         List<Process> children = new ArrayList<>();
-        DsaAgent agent = DsaAgent.start(config(kind, proxy, wait, n, t).nodeId(0).port(0)
+        DsaAgent agent = DsaAgent.start(config(kind, proxy, wait, n, t).machineThreads(n * (t + 1)).nodeId(0).port(0)
                 .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).build());
         try {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -211,7 +211,7 @@ public final class BarrierBench {
                 List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, KIND_LOG_LEVEL, "io.dsa.agent.cli.DsaCli", "node",
                         "--node", Integer.toString(node), "--nodes", Integer.toString(n), "--threads", Integer.toString(t),
                         "--barrier", kind.name(), "--proxy", proxy.name(), "--wait", wait.name(),
-                        "--monitor", agent.address(), "--secret-file", secret.toString(), BarrierProgram.class.getName()));
+                        "--machine-threads", Integer.toString(n * (t + 1)), "--monitor", agent.address(), "--secret-file", secret.toString(), BarrierProgram.class.getName()));
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());

@@ -61,7 +61,8 @@ final class ProcessVm {
         Files.writeString(secret, HexFormat.of().formatHex(bytes));
         List<Process> children = new ArrayList<>();
         DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
-                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).prefetchWindow(prefetchWindow).build());
+                .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).machineThreads(nodes * (threads + 1))
+                .prefetchWindow(prefetchWindow).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
@@ -69,7 +70,7 @@ final class ProcessVm {
                         "--node", Integer.toString(node), "--nodes", Integer.toString(nodes),
                         "--threads", Integer.toString(threads), "--monitor", agent.address(),
                         "--secret-file", secret.toString(), "--transport-security", security.name(), "--wait", wait.name(),
-                        "--prefetch-window", Integer.toString(prefetchWindow), program.getClass().getName()));
+                        "--machine-threads", Integer.toString(nodes * (threads + 1)), "--prefetch-window", Integer.toString(prefetchWindow), program.getClass().getName()));
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());

@@ -55,8 +55,14 @@ final class JobOptions {
 
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
-                    + " adaptive (spin briefly, then park; spins only while the JVM's threads fit its cores) (default: adaptive).")
+                    + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
     WaitStrategy waitStrategy;
+
+    @Option(names = "--machine-threads", paramLabel = "N", defaultValue = "0",
+            description = "Node threads (workers plus one I/O thread per node) that share each machine, which --wait adaptive"
+                    + " compares with its cores; 0: 'dsa run' counts the nodes it starts on this machine, a node started"
+                    + " otherwise counts those of its JVM; from 0 to " + DsaConfig.MAX_MACHINE_THREADS + " (default: 0).")
+    int machineThreads;
 
     @Option(names = "--prefetch-window", paramLabel = "P", defaultValue = "" + DsaConfig.DEFAULT_PREFETCH_WINDOW,
             description = "Partitions a node requests ahead of a loop reading partitions in order; 0: none (default: ${DEFAULT-VALUE}).")
@@ -100,6 +106,7 @@ final class JobOptions {
         Checks.range(spec, "--fanout", barrierFanout, MIN_FANOUT, MAX_FANOUT);
         Checks.range(spec, "--max-frame-bytes", maxFrameBytes, DsaConfig.MIN_MAX_FRAME_BYTES, DsaConfig.MAX_MAX_FRAME_BYTES);
         Checks.range(spec, "--prefetch-window", prefetchWindow, 0, DsaConfig.MAX_PREFETCH_WINDOW);
+        Checks.range(spec, "--machine-threads", machineThreads, 0, DsaConfig.MAX_MACHINE_THREADS);
         Checks.range(spec, "--checkpoint-every", checkpointEvery, 0, DsaConfig.MAX_CHECKPOINT_EVERY);
         if (program == null) throw Checks.usage(spec, "Missing required parameter: 'PROGRAM'");
         if (vmName == null || !vmName.matches(DsaConfig.VM_NAME_PATTERN)) {
@@ -110,7 +117,7 @@ final class JobOptions {
     /** @return the base config: shape, VM name and transport security */
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
-                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy)
+                .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
                 .prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null);
     }
@@ -119,7 +126,7 @@ final class JobOptions {
     List<String> vmArguments() {
         List<String> arguments = new ArrayList<>(List.of("--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--vm", vmName, "--barrier", barrier.name(), "--fanout", Integer.toString(barrierFanout), "--proxy", proxy.name(),
-                "--wait", waitStrategy.name(), "--prefetch-window", Integer.toString(prefetchWindow),
+                "--wait", waitStrategy.name(), "--machine-threads", Integer.toString(machineThreads), "--prefetch-window", Integer.toString(prefetchWindow),
                 "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes),
                 "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
         arguments.addAll(security.arguments());
@@ -127,6 +134,14 @@ final class JobOptions {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));
         }
         return arguments;
+    }
+
+    /**
+     * Every node of the VM runs on this machine (as separate processes): unless {@code --machine-threads}
+     * said otherwise, {@code --wait adaptive} counts all their threads, not only those of one JVM.
+     */
+    void allNodesOnThisMachine() {
+        if (machineThreads == 0) machineThreads = (int) Math.min(DsaConfig.MAX_MACHINE_THREADS, (long) nodes * (threads + 1));
     }
 
     /** @return the timeout in milliseconds */

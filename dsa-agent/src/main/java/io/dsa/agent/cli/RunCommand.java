@@ -267,6 +267,7 @@ final class RunCommand implements Callable<Integer> {
             PrintWriter err) throws InterruptedException, IOException {
         long startMs = System.currentTimeMillis();
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
+        job.allNodesOnThisMachine();
         // The secret as hex: what the children read from their stdin, so both sides hold the same bytes.
         byte[] random = new byte[SECRET_BYTES];
         new SecureRandom().nextBytes(random);

@@ -24,21 +24,26 @@ final class JobLifecycle {
     private final PeerNetwork network;
     private final Consumer<String> onAbort;
     private final WaitStrategy waitStrategy;
+    private final int machineThreads;
     private final CompletableFuture<String> finished = new CompletableFuture<>();
     private volatile String failure;
     private volatile boolean movedAway;
 
     /** @param onAbort wakes every blocked worker (calls, slots, barriers); gets the abort's text */
     JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort) {
-        this(nodeId, network, onAbort, WaitStrategy.PARK);
+        this(nodeId, network, onAbort, WaitStrategy.PARK, 0);
     }
 
-    /** @param waitStrategy how {@link #await} waits for a reply */
-    JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort, WaitStrategy waitStrategy) {
+    /**
+     * @param waitStrategy how {@link #await} waits for a reply
+     * @param machineThreads the node threads on this machine, for {@link WaitStrategy#ADAPTIVE} ({@link Waiting#spinNs})
+     */
+    JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort, WaitStrategy waitStrategy, int machineThreads) {
         this.nodeId = nodeId;
         this.network = network;
         this.onAbort = onAbort;
         this.waitStrategy = waitStrategy;
+        this.machineThreads = machineThreads;
     }
 
     /** Thrown in the workers of an agent whose node moved to another agent; ends them quietly. */
@@ -153,7 +158,7 @@ final class JobLifecycle {
      * until it completes), waking up to notice a failed job.
      */
     <T> T await(CompletableFuture<T> future, String what) {
-        long spinNs = Waiting.spinNs(waitStrategy);
+        long spinNs = Waiting.spinNs(waitStrategy, machineThreads);
         if (spinNs > 0 && !future.isDone()) {
             long start = System.nanoTime();
             for (int turn = 1; !future.isDone(); turn++) {

@@ -84,8 +84,8 @@ public final class NodeRuntime implements AutoCloseable {
         this.counters = new NodeCounters(config.vmName(), nodeId, transport::bytesIn, transport::bytesOut);
         this.router = new MessageRouter(nodeId);
         this.peers = new Peers(nodeId, capacity, router::route, io, this::sendFailed);
-        this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy());
-        this.waiting = new Waiting(config.waitStrategy(), job, io);
+        this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy(), config.machineThreads());
+        this.waiting = new Waiting(config.waitStrategy(), config.machineThreads(), job, io);
         this.calls = new PendingCalls(peers, job);
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
         this.variables = new VariableHomes(peers, calls);

@@ -59,7 +59,7 @@ interface NodeTransport extends AutoCloseable {
      * the VM's wait strategy ({@link Waiting#spinNs}).
      */
     Factory NETTY = (config, nodeId) -> {
-        IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true, () -> Waiting.spinNs(config.waitStrategy()));
+        IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true, () -> Waiting.spinNs(config.waitStrategy(), config.machineThreads()));
         IoThread io = new IoThread() {
             @Override public void execute(Runnable task) { loop.execute(task); }
 

@@ -31,17 +31,28 @@ class Waiting {
     private static final AtomicInteger NODE_THREADS = new AtomicInteger();
 
     private final WaitStrategy strategy;
+    /** The node threads its launcher runs on this machine ({@link io.dsa.agent.DsaConfig#machineThreads}), 0 if not said. */
+    private final int machineThreads;
     private final JobLifecycle job;
     private final IoThread io;
     /** Longest park; 0 parks until woken (model checking: a lost wake-up then hangs instead of polling). */
     private final long parkNs;
 
     Waiting(WaitStrategy strategy, JobLifecycle job, IoThread io) {
-        this(strategy, job, io, POLL_NS);
+        this(strategy, 0, job, io, POLL_NS);
+    }
+
+    Waiting(WaitStrategy strategy, int machineThreads, JobLifecycle job, IoThread io) {
+        this(strategy, machineThreads, job, io, POLL_NS);
     }
 
     Waiting(WaitStrategy strategy, JobLifecycle job, IoThread io, long parkNs) {
+        this(strategy, 0, job, io, parkNs);
+    }
+
+    private Waiting(WaitStrategy strategy, int machineThreads, JobLifecycle job, IoThread io, long parkNs) {
         this.strategy = strategy;
+        this.machineThreads = machineThreads;
         this.job = job;
         this.io = io;
         this.parkNs = parkNs;
@@ -60,14 +71,17 @@ class Waiting {
     static void nodeClosed(int threads) { NODE_THREADS.addAndGet(-threads); }
 
     /**
+     * @param machineThreads the node threads the launcher runs on this machine, 0 if it did not say
+     *        ({@link io.dsa.agent.DsaConfig#machineThreads})
      * @return how long a thread of this JVM spins under {@code strategy} before it parks:
-     *         0 (PARK), forever (SPIN), or ADAPTIVE's bound for the JVM's node threads and cores
+     *         0 (PARK), forever (SPIN), or ADAPTIVE's bound for the machine's node threads (those of
+     *         this JVM, or {@code machineThreads} if more) and cores
      */
-    static long spinNs(WaitStrategy strategy) {
+    static long spinNs(WaitStrategy strategy, int machineThreads) {
         return switch (strategy) {
             case PARK -> 0;
             case SPIN -> Long.MAX_VALUE;
-            case ADAPTIVE -> spinNs(NODE_THREADS.get(), CORES);
+            case ADAPTIVE -> spinNs(Math.max(NODE_THREADS.get(), machineThreads), CORES);
         };
     }
 
@@ -89,7 +103,7 @@ class Waiting {
             throw new DsaException("a blocking DSA operation was called on the node's I/O thread (in a dependent action of"
                     + " a future the runtime completes?): run it with an executor of its own, e.g. thenRunAsync");
         }
-        long spinNs = spinNs(strategy);
+        long spinNs = spinNs(strategy, machineThreads);
         if (spinNs > 0) {
             long start = System.nanoTime();
             for (int turn = 1; ; turn++) {

@@ -28,6 +28,8 @@ class RunCommandTest {
                 "idle-test", "a", "--b");
         assertEquals(8192, run.job.config().build().maxFrameBytes());
         assertEquals(1500, run.job.config().build().failureTimeoutMs());
+        run.job.allNodesOnThisMachine(); // what a local multi-process run does: 3 nodes x (5 workers + 1 I/O thread)
+        assertEquals(18, run.job.config().build().machineThreads());
         List<String> command = run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class, "/opt/my programs", 1234);
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
@@ -39,11 +41,22 @@ class RunCommandTest {
         List<String> tail = command.subList(cp + 2, command.size());
         assertEquals(List.of(DsaCli.class.getName(), "node", "--node", "2", "--nodes", "3", "--threads", "5",
                 "--vm", "vm-1", "--barrier", "KARY", "--fanout", "3", "--proxy", "FLOAT", "--wait", "SPIN",
-                "--prefetch-window", "4", "--timeout", "9", "--max-frame-bytes", "8192", "--failure-timeout-ms", "1500",
+                "--machine-threads", "18", "--prefetch-window", "4", "--timeout", "9", "--max-frame-bytes", "8192", "--failure-timeout-ms", "1500",
                 "--transport-security", "MAC", "--monitor", "127.0.0.1:4567", "--secret-stdin",
                 "--job-start-ms", "1234", TestPrograms.Idle.class.getName(), "a", "--b"), tail);
         assertFalse(String.join(" ", command).contains("--secret "), command.toString());
         assertFalse(String.join(" ", command).contains("--secret-file"), command.toString());
+    }
+
+    @Test
+    void machineThreadsGivenByTheUserAreKeptAndCheckedAgainstTheirRange() {
+        RunCommand run = new RunCommand();
+        new CommandLine(run).setStopAtPositional(true).parseArgs("--nodes", "4", "--machine-threads", "3", "idle-test");
+        run.job.allNodesOnThisMachine();
+        assertEquals(3, run.job.config().build().machineThreads());
+        Cli cli = Cli.execute("run", "--machine-threads", "-1", TestPrograms.Idle.class.getName());
+        assertEquals(2, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--machine-threads") && cli.err().contains("-1"), cli.toString());
     }
 
     @Test
