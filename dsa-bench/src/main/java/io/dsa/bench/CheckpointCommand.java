@@ -1,5 +1,6 @@
 package io.dsa.bench;
 
+import io.dsa.agent.checkpoint.CheckpointStore;
 import io.dsa.agent.cli.DsaCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -32,6 +34,9 @@ import picocli.CommandLine.Spec;
 final class CheckpointCommand implements Callable<Integer> {
     private static final Pattern RUN = Pattern.compile("(?m)^run: ([0-9.]+) ms$");
     private static final Pattern CHECKPOINT = Pattern.compile("checkpoint at epoch \\d+: (\\d+) bytes in \\S+, ([0-9.]+) ms");
+    private static final Pattern RECOVERED = Pattern.compile("recovered: the VM formed again and resumes at epoch (\\d+), ([0-9.]+) ms");
+    /** Longest wait for the first complete checkpoint of a run whose node is to be killed. */
+    private static final long FIRST_CHECKPOINT_TIMEOUT_MS = 600_000;
 
     @Spec
     CommandSpec spec;
@@ -57,40 +62,86 @@ final class CheckpointCommand implements Callable<Integer> {
     @Option(names = "--reps", defaultValue = "3", description = "Runs of each kind, alternating (default: ${DEFAULT-VALUE}).")
     int reps;
 
-    /** One run: with or without checkpoints, its run time, and its checkpoints' pauses and bytes. */
-    record Row(int rep, boolean checkpoints, double runMs, int count, double medianPauseMs, long bytes) {}
+    @Option(names = "--kill-node", paramLabel = "K", defaultValue = "0",
+            description = "Also run, each rep, a third kind: with checkpoints, and node K's process killed (SIGKILL, by PID) right"
+                    + " after the first complete checkpoint; the run must restart from it and end verified; from 1 to nodes - 1;"
+                    + " 0: no such run (default: ${DEFAULT-VALUE}).")
+    int killNode;
+
+    /** How a run went: plain, with checkpoints, or with checkpoints and a node killed after the first one. */
+    enum Kind {
+        NONE, CHECKPOINTS, KILLED;
+
+        String describe(long every, int node) {
+            return switch (this) {
+                case NONE -> "none";
+                case CHECKPOINTS -> "every " + every;
+                case KILLED -> "every " + every + ", node " + node + " killed";
+            };
+        }
+    }
+
+    /**
+     * One run: its kind, its run time, its checkpoints' pauses and bytes, and for a killed node the
+     * time from the failure's verdict until the VM had formed again from the checkpoint (NaN otherwise).
+     */
+    record Row(int rep, Kind kind, double runMs, int count, double medianPauseMs, long bytes, double recoveryMs) {
+        boolean checkpoints() { return kind != Kind.NONE; }
+    }
 
     @Override
     public Integer call() throws Exception {
-        if (common.smoke) { nodes = 2; threads = 1; n = 64; iterations = 60; every = 20; reps = 1; }
+        if (common.smoke) {
+            nodes = 2; threads = 1; n = 64; every = 20; reps = 1;
+            iterations = killNode > 0 ? 300 : 60;   // a killed run must still be running after its first checkpoint
+        }
         if (reps < 1 || every < 1 || iterations < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--reps " + reps + ", --every " + every + ", --iterations "
                     + iterations + ": each must be at least 1");
         }
+        if (killNode != 0 && (killNode < 1 || killNode >= nodes)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--kill-node " + killNode + " out of range [1, " + (nodes - 1)
+                    + "] (node 0 is this process), or 0 for none");
+        }
         Files.createDirectories(common.out);
         List<Row> rows = new ArrayList<>();
         for (int rep = 0; rep < reps; rep++) {
-            for (boolean with : rep % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) rows.add(run(rep, with));
+            List<Kind> kinds = new ArrayList<>(rep % 2 == 0 ? List.of(Kind.NONE, Kind.CHECKPOINTS) : List.of(Kind.CHECKPOINTS, Kind.NONE));
+            if (killNode > 0) kinds.add(Kind.KILLED);
+            for (Kind kind : kinds) rows.add(run(rep, kind));
         }
         write(rows);
         return 0;
     }
 
-    private Row run(int rep, boolean withCheckpoints) throws Exception {
-        Path dir = common.out.resolve("checkpoints-" + rep);
+    private Row run(int rep, Kind kind) throws Exception {
+        Path dir = common.out.resolve((kind == Kind.KILLED ? "killed-" : "checkpoints-") + rep);
         List<String> args = new ArrayList<>(List.of("run", "--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--timeout", "86400"));
-        if (withCheckpoints) args.addAll(List.of("--checkpoint-every", Long.toString(every), "--checkpoint-dir", dir.toString()));
+        if (kind != Kind.NONE) args.addAll(List.of("--checkpoint-every", Long.toString(every), "--checkpoint-dir", dir.toString()));
         args.addAll(List.of("jacobi", Integer.toString(n), Integer.toString(iterations)));
         StringWriter out = new StringWriter();
         CommandLine cli = DsaCli.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(out, true));
-        int code = cli.execute(args.toArray(new String[0]));
+        int code;
+        if (kind == Kind.KILLED) {
+            CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> cli.execute(args.toArray(new String[0])));
+            killAfterFirstCheckpoint(dir, running, args);
+            code = running.get();
+        } else {
+            code = cli.execute(args.toArray(new String[0]));
+        }
         String text = out.toString();
         Matcher run = RUN.matcher(text);
         if (code != 0 || !text.contains("result: OK") || !run.find()) {
             throw new IllegalStateException("dsa " + String.join(" ", args) + " failed (exit " + code + "):\n" + text);
+        }
+        double recovery = Double.NaN;
+        if (kind == Kind.KILLED) {
+            Matcher recovered = RECOVERED.matcher(text);
+            if (!recovered.find()) throw new IllegalStateException("dsa " + String.join(" ", args) + " did not restart:\n" + text);
+            recovery = Double.parseDouble(recovered.group(2));
         }
         List<Double> pauses = new ArrayList<>();
         long bytes = 0;
@@ -99,36 +150,79 @@ final class CheckpointCommand implements Callable<Integer> {
             pauses.add(Double.parseDouble(m.group(2)));
         }
         double pause = pauses.isEmpty() ? Double.NaN : BenchOut.median(pauses.stream().mapToDouble(Double::doubleValue).toArray());
-        Row row = new Row(rep, withCheckpoints, Double.parseDouble(run.group(1)), pauses.size(), pause, bytes);
-        System.out.printf(Locale.ROOT, "checkpoint rep %d %s: run %.1f ms, %d checkpoints, median pause %s ms, %d bytes each%n", rep,
-                withCheckpoints ? "with" : "without", row.runMs(), row.count(), BenchOut.f(pause), bytes);
+        Row row = new Row(rep, kind, Double.parseDouble(run.group(1)), pauses.size(), pause, bytes, recovery);
+        System.out.printf(Locale.ROOT, "checkpoint rep %d %s: run %.1f ms, %d checkpoints, median pause %s ms, %d bytes each%s%n", rep,
+                kind.describe(every, killNode), row.runMs(), row.count(), BenchOut.f(pause), bytes,
+                kind == Kind.KILLED ? ", recovered " + BenchOut.f(recovery) + " ms after the verdict" : "");
         return row;
+    }
+
+    /** Waits for the first complete checkpoint in {@code dir}, then kills node {@link #killNode}'s process by its PID. */
+    private void killAfterFirstCheckpoint(Path dir, CompletableFuture<Integer> running, List<String> args) throws InterruptedException {
+        long deadline = System.nanoTime() + FIRST_CHECKPOINT_TIMEOUT_MS * 1_000_000;
+        while (!running.isDone() && !anyComplete(dir)) {
+            if (System.nanoTime() > deadline) throw new IllegalStateException("no complete checkpoint in " + dir + " within "
+                    + FIRST_CHECKPOINT_TIMEOUT_MS + " ms");
+            Thread.sleep(5); // polls the file system: nothing to wait on
+        }
+        if (running.isDone()) {
+            throw new IllegalStateException("dsa " + String.join(" ", args) + " ended before its first checkpoint: use more --iterations");
+        }
+        ProcessHandle node = ProcessHandle.current().children().filter(p -> isNode(p, killNode)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no process of node " + killNode + " among this process's children"));
+        node.destroyForcibly();
+        System.out.printf(Locale.ROOT, "checkpoint: killed node %d (pid %d) after the first checkpoint%n", killNode, node.pid());
+    }
+
+    private static boolean anyComplete(Path dir) {
+        return CheckpointStore.epochs(dir).stream()
+                .anyMatch(e -> Files.exists(CheckpointStore.epochDir(dir, e).resolve(CheckpointStore.MANIFEST)));
+    }
+
+    /** @return whether {@code p} is the {@code dsa node --node K} process of node {@code k}, by its command line in /proc */
+    private static boolean isNode(ProcessHandle p, int k) {
+        try {
+            List<String> cmd = List.of(Files.readString(Path.of("/proc", Long.toString(p.pid()), "cmdline")).split("\0"));
+            int at = cmd.indexOf("--node");
+            return p.isAlive() && cmd.contains("node") && at >= 0 && at + 1 < cmd.size() && cmd.get(at + 1).equals(Integer.toString(k));
+        } catch (java.io.IOException e) {
+            return false; // it ended meanwhile
+        }
     }
 
     private void write(List<Row> rows) throws Exception {
         List<String> csv = new ArrayList<>();
-        StringBuilder table = new StringBuilder("| rep | checkpoints | run ms | checkpoints taken | median pause ms | bytes per checkpoint |\n")
-                .append("|---:|---|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| rep | checkpoints | run ms | checkpoints taken | median pause ms | bytes per checkpoint"
+                + " | recovery ms |\n").append("|---:|---|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%d,%s,%.3f,%d,%s,%d", r.rep(), r.checkpoints(), r.runMs(), r.count(), BenchOut.f(r.medianPauseMs()),
-                    r.bytes()));
-            table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %d | %s | %d |%n", r.rep(), r.checkpoints() ? "every " + every : "none",
-                    r.runMs(), r.count(), BenchOut.f(r.medianPauseMs()), r.bytes()));
+            csv.add(String.format(Locale.ROOT, "%d,%s,%.3f,%d,%s,%d,%s,%s", r.rep(), r.checkpoints(), r.runMs(), r.count(),
+                    BenchOut.f(r.medianPauseMs()), r.bytes(), r.kind() == Kind.KILLED, BenchOut.f(r.recoveryMs())));
+            table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %d | %s | %d | %s |%n", r.rep(), r.kind().describe(every, killNode),
+                    r.runMs(), r.count(), BenchOut.f(r.medianPauseMs()), r.bytes(), BenchOut.f(r.recoveryMs())));
         }
-        BenchOut.csv(common.out, "checkpoint", "rep,checkpoints,run_ms,count,median_pause_ms,bytes", csv);
-        double without = BenchOut.median(rows.stream().filter(r -> !r.checkpoints()).mapToDouble(Row::runMs).toArray());
-        double with = BenchOut.median(rows.stream().filter(Row::checkpoints).mapToDouble(Row::runMs).toArray());
+        BenchOut.csv(common.out, "checkpoint", "rep,checkpoints,run_ms,count,median_pause_ms,bytes,killed,recovery_ms", csv);
+        double without = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.NONE).mapToDouble(Row::runMs).toArray());
+        double with = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS).mapToDouble(Row::runMs).toArray());
         Map<String, double[][]> series = new LinkedHashMap<>();
-        for (boolean c : new boolean[] {false, true}) {
-            List<Row> kind = rows.stream().filter(r -> r.checkpoints() == c).toList();
-            series.put(c ? "checkpoints every " + every : "no checkpoints", new double[][] {
+        for (Kind k : Kind.values()) {
+            List<Row> kind = rows.stream().filter(r -> r.kind() == k).toList();
+            if (kind.isEmpty()) continue;
+            series.put(k == Kind.NONE ? "no checkpoints" : "checkpoints " + k.describe(every, killNode), new double[][] {
                 kind.stream().mapToDouble(Row::rep).toArray(), kind.stream().mapToDouble(Row::runMs).toArray()});
         }
         BenchOut.plot(common.out, "checkpoint", "Jacobi run time with and without checkpoints", "rep", "run ms", false, series);
         String notes = String.format(Locale.ROOT, "- Jacobi %dx%d, %d iterations, %d nodes x %d threads, one process per node (`dsa run`);"
                 + " runs with and without `--checkpoint-every %d` alternate; run ms is node 0's `run:` line; the pause of a checkpoint is"
                 + " from its safe point to the release (its progress line), every file forced to disk", n, n, iterations, nodes, threads, every);
-        List<String> targets = List.of(BenchOut.ratio("median run with checkpoints vs without (overhead)", with, without, 1.10, "ms"));
+        List<String> targets = new ArrayList<>(List.of(BenchOut.ratio("median run with checkpoints vs without (overhead)", with, without, 1.10,
+                "ms")));
+        if (killNode > 0) {
+            double killed = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.KILLED).mapToDouble(Row::runMs).toArray());
+            double recovery = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.KILLED).mapToDouble(Row::recoveryMs).toArray());
+            targets.add(String.format(Locale.ROOT, "node %d killed after the first checkpoint: every such run restarted from it and ended"
+                    + " verified bitwise against the sequential iteration; median run %.1f ms (%.2fx the run with checkpoints), median"
+                    + " recovery %.1f ms from the failure's verdict to the VM formed again", killNode, killed, killed / with, recovery));
+        }
         BenchOut.markdown(common.out, "checkpoint", "Checkpoint overhead (issue 14)", BenchCommand.typed(spec), notes, table.toString(),
                 targets);
     }

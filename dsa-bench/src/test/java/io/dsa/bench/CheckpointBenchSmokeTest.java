@@ -15,26 +15,41 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** The smoke run of {@code dsa bench checkpoint}: Jacobi without and with checkpoints, both verified, and its files. */
+/** The smoke run of {@code dsa bench checkpoint}: Jacobi without and with checkpoints and with a node killed, all verified, and its files. */
 class CheckpointBenchSmokeTest {
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
-    void checkpointSmokeRunsJacobiWithAndWithoutCheckpointsAndWritesItsTable(@TempDir Path out) throws Exception {
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void checkpointSmokeRunsJacobiWithAndWithoutCheckpointsAndWithANodeKilledAndWritesItsTable(@TempDir Path out) throws Exception {
         CommandLine cli = DsaCli.commandLine();
         StringWriter err = new StringWriter();
         cli.setErr(new PrintWriter(err, true));
-        assertEquals(0, cli.execute("bench", "checkpoint", "--smoke", "--out", out.toString()), err.toString());
+        assertEquals(0, cli.execute("bench", "checkpoint", "--smoke", "--kill-node", "1", "--out", out.toString()), err.toString());
         List<String> lines = Files.readAllLines(out.resolve("checkpoint.csv"));
-        assertEquals("rep,checkpoints,run_ms,count,median_pause_ms,bytes", lines.get(0));
-        assertEquals(3, lines.size(), lines.toString());
+        assertEquals("rep,checkpoints,run_ms,count,median_pause_ms,bytes,killed,recovery_ms", lines.get(0));
+        assertEquals(4, lines.size(), lines.toString());
         String[] without = lines.get(1).split(",", -1);
         String[] with = lines.get(2).split(",", -1);
-        assertEquals(List.of("0", "false", "0"), List.of(without[0], without[1], without[3]));
-        // 61 global barriers (an initial one and 60 iterations), every 20: epochs 20, 40 and 60
-        assertEquals(List.of("0", "true", "3"), List.of(with[0], with[1], with[3]));
+        String[] killed = lines.get(3).split(",", -1);
+        assertEquals(List.of("0", "false", "0", "false", ""), List.of(without[0], without[1], without[3], without[6], without[7]));
+        // 301 global barriers (an initial one and 300 iterations), every 20: epochs 20, 40, .., 300
+        assertEquals(List.of("0", "true", "15", "false"), List.of(with[0], with[1], with[3], with[6]));
         assertTrue(Long.parseLong(with[5]) > 2 * 64 * 64 * 8, "a checkpoint holds both 64x64 grids: " + with[5] + " bytes");
-        assertTrue(Files.readString(out.resolve("checkpoint.md")).contains("Checkpoint overhead"));
+        // the killed run restarted from a checkpoint (the restarted VM checkpoints from there on) and ended verified
+        assertEquals(List.of("0", "true", "true"), List.of(killed[0], killed[1], killed[6]));
+        assertTrue(Double.parseDouble(killed[7]) > 0, "recovery time " + killed[7]);
+        String table = Files.readString(out.resolve("checkpoint.md"));
+        assertTrue(table.contains("Checkpoint overhead") && table.contains("node 1 killed"), table);
         assertTrue(Files.exists(out.resolve("checkpoint.png")));
-        assertTrue(Files.exists(out.resolve("checkpoints-0").resolve("epoch-60").resolve("manifest")));
+        assertTrue(Files.exists(out.resolve("checkpoints-0").resolve("epoch-300").resolve("manifest")));
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aKillNodeOutOfRangeIsRefusedWithTheRange(@TempDir Path out) {
+        CommandLine cli = DsaCli.commandLine();
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err, true));
+        assertEquals(2, cli.execute("bench", "checkpoint", "--nodes", "3", "--kill-node", "3", "--out", out.toString()));
+        assertTrue(err.toString().contains("--kill-node 3 out of range [1, 2]"), err.toString());
     }
 }

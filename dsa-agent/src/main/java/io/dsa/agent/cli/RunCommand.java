@@ -20,6 +20,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -382,7 +383,13 @@ final class RunCommand implements Callable<Integer> {
             }
             return new Verdict(children.firstFailure().getNow("a node failed"), false);
         }
-        RunReport report = run.join();
+        RunReport report;
+        try {
+            report = run.join();
+        } catch (CompletionException e) {
+            // A child's exit completed `first`, and node 0's run failed just after it, before the look above.
+            return Verdict.failed(Jobs.describe(e));
+        }
         String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
         children.drainOutput();
         Jobs.printReport(out, report);
