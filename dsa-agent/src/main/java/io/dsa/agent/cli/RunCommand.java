@@ -350,7 +350,7 @@ final class RunCommand implements Callable<Integer> {
      * when only the launcher saw a child die); {@code nodeLost} whether a node was lost (a restart
      * may follow), {@code atNs} when the launcher had the verdict (the start of a recovery).
      */
-    private record Verdict(String failure, boolean nodesKnow, boolean nodeLost, long atNs) {
+    record Verdict(String failure, boolean nodesKnow, boolean nodeLost, long atNs) {
         static final Verdict OK = new Verdict(null, true);
 
         Verdict(String failure, boolean nodesKnow) { this(failure, nodesKnow, false, 0); }
@@ -371,29 +371,42 @@ final class RunCommand implements Callable<Integer> {
         } catch (ExecutionException e) {
             return Verdict.failed(Jobs.describe(e));   // node 0's run threw: the job's first failure
         }
+        Verdict failed = failureAfterFirstEnd(run, children.firstFailure(), Math.min(job.failureTimeoutMs, remainingMs(deadlineNs)));
+        if (failed != null) return failed;
+        RunReport report = run.join();
+        String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
+        children.drainOutput();
+        Jobs.printReport(out, report);
+        return exit == null ? Verdict.OK : Verdict.failed(exit);
+    }
+
+    /**
+     * After node 0's run or a child's failure completed first: the failure, or null when node 0's
+     * run completed normally. A child that died first is followed a moment later by node 0's run
+     * failing with the real reason (the monitor lost a connection to it), so that reason is waited
+     * for, at most {@code runWaitMs}; when the child died before it connected, nobody but the
+     * launcher knows, and the child's exit is the reason. Node 0's run may also fail just after the
+     * child's exit completed the first wait and before this looks: that is a failure too, never an
+     * exception (it once escaped here, past the restart after a lost node).
+     */
+    static Verdict failureAfterFirstEnd(CompletableFuture<RunReport> run, CompletableFuture<String> childFailure, long runWaitMs)
+            throws InterruptedException {
         if (!run.isDone()) {
-            // A child died first. Node 0's run fails a moment later with the real reason when the monitor
-            // lost a connection to it; when the child died before it connected, nobody but us knows.
             try {
-                run.get(Math.min(job.failureTimeoutMs, remainingMs(deadlineNs)), TimeUnit.MILLISECONDS);
+                run.get(runWaitMs, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 return Verdict.failed(Jobs.describe(e));
             } catch (TimeoutException e) {
                 // no better reason than the child's exit
             }
-            return new Verdict(children.firstFailure().getNow("a node failed"), false);
+            return new Verdict(childFailure.getNow("a node failed"), false);
         }
-        RunReport report;
         try {
-            report = run.join();
-        } catch (CompletionException e) {
-            // A child's exit completed `first`, and node 0's run failed just after it, before the look above.
+            run.join();
+            return null;
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
             return Verdict.failed(Jobs.describe(e));
         }
-        String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
-        children.drainOutput();
-        Jobs.printReport(out, report);
-        return exit == null ? Verdict.OK : Verdict.failed(exit);
     }
 
     /**

@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dsa.DsaException;
+import io.dsa.agent.RunReport;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,6 +60,26 @@ class RunCommandTest {
         Cli cli = Cli.execute("run", "--machine-threads", "-1", TestPrograms.Idle.class.getName());
         assertEquals(2, cli.exitCode(), cli.toString());
         assertTrue(cli.err().contains("--machine-threads") && cli.err().contains("-1"), cli.toString());
+    }
+
+    @Test
+    void nodeZerosRunFailingJustAfterAChildsExitIsAFailureVerdictNotAnException() throws Exception {
+        // the race seen in a bench run: the killed child's exit completed the first wait, node 0's run
+        // failed before the launcher looked at it, and run.join() threw past the restart logic
+        String lost = "job failed: lost node 1 at 127.0.0.1:4567 (it homed array 'u' partitions [2, 3] of 4): Connection reset by peer";
+        CompletableFuture<RunReport> run = CompletableFuture.failedFuture(new DsaException(lost));
+        RunCommand.Verdict verdict = RunCommand.failureAfterFirstEnd(run, CompletableFuture.completedFuture("node 1 (pid 5) ended with code 137"), 1000);
+        assertEquals(lost, verdict.failure());
+        assertTrue(Restarts.namesLostNode(verdict.failure()), "a restart may follow: " + verdict);
+    }
+
+    @Test
+    void aChildsExitIsTheReasonWhenNodeZerosRunDoesNotFailWithABetterOne() throws Exception {
+        RunCommand.Verdict verdict = RunCommand.failureAfterFirstEnd(new CompletableFuture<>(),
+                CompletableFuture.completedFuture("node 2 (pid 9) ended with code 1"), 10);
+        assertEquals("node 2 (pid 9) ended with code 1", verdict.failure());
+        assertFalse(verdict.nodesKnow());
+        assertEquals(null, RunCommand.failureAfterFirstEnd(CompletableFuture.completedFuture(null), new CompletableFuture<>(), 10));
     }
 
     @Test
