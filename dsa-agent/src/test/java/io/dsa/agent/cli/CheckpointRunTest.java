@@ -33,10 +33,15 @@ class CheckpointRunTest {
         return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
     }
 
+    /** Result lines of uninterrupted runs by iteration count: the tests share them (each run costs seconds in CI). */
+    private static final java.util.Map<String, String> REFERENCES = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static String reference(String iterations) {
-        Cli cli = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "1", RELAX, iterations);
-        assertEquals(0, cli.exitCode(), cli.toString());
-        return result(cli);
+        return REFERENCES.computeIfAbsent(iterations, n -> {
+            Cli cli = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "1", RELAX, n);
+            assertEquals(0, cli.exitCode(), cli.toString());
+            return result(cli);
+        });
     }
 
     private boolean anyComplete() {
@@ -46,7 +51,8 @@ class CheckpointRunTest {
     /** Starts {@code dsa run} of the relaxation on 3 node processes, checkpoints every 10, and waits for the first complete one. */
     private CompletableFuture<Cli> startAndAwaitACheckpoint(String iterations) throws InterruptedException {
         CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
-                "--timeout", "200", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(), RELAX, iterations));
+                "--timeout", "200", "--failure-timeout-ms", "1500", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(), RELAX,
+                iterations));
         Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
         assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
         return run;
