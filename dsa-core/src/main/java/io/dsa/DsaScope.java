@@ -28,6 +28,36 @@ public interface DsaScope extends AutoCloseable {
     long[] local(SharedLongArray array, int partition);
 
     /**
+     * Closes this scope and opens the next one, over {@code uses}, at one synchronisation point:
+     * one global round where {@link #close} and {@link DsaWorker#scope} would cost two (it counts
+     * as one barrier in {@link DsaWorker#epoch}). Everything {@link #close} guarantees holds when
+     * the next scope opens (buffered writes applied, owner-computes arrays written back), and the
+     * next scope opens as {@link DsaWorker#scope} would. Every worker calls it on the same scope
+     * with the same uses; the node moves or is cloned neither before nor after it while the
+     * scopes last. This scope must be the worker's innermost; the returned scope takes its place
+     * (close it, or call {@code next} on it, as usual).
+     *
+     * @return the next scope, open
+     * @throws IllegalStateException if this scope is closed, not the innermost, or not this thread's
+     * @throws IllegalArgumentException as {@link DsaWorker#scope} for the next uses
+     * @throws DsaException if the workers named different next scopes, or the job fails
+     */
+    DsaScope next(ArrayUse... uses);
+
+    /**
+     * {@link #next(ArrayUse...)} whose round also all-reduces {@code values}, as
+     * {@link DsaWorker#allReduce(double[], ReduceOp)} would (element-wise, every worker's values
+     * folded with {@code op} in thread-id order, the same bits at every worker): a program that
+     * needs a reduction where a scope ends pays one round for both. The reduced values replace
+     * {@code values} in place when the call returns. Every worker passes the same length.
+     *
+     * @return the next scope, open
+     * @throws IllegalArgumentException if {@code op} does not apply to doubles (a bitwise op), or
+     *         as {@link #next(ArrayUse...)}
+     */
+    DsaScope next(double[] values, ReduceOp op, ArrayUse... uses);
+
+    /**
      * Closes the scope: the owner-computes arrays go back to the partitions, the release arrays'
      * buffered writes are written at their homes ({@link ArrayUse#release}), every array behaves
      * as before, and the worker waits for every worker of the VM to close it too; when it returns,

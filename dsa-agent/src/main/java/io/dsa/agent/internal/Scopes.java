@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import io.dsa.ArrayUse;
 import io.dsa.DsaException;
 import io.dsa.DsaScope;
+import io.dsa.ReduceOp;
 import io.dsa.SharedArray;
 import io.dsa.SharedDoubleArray;
 import io.dsa.SharedFloatArray;
@@ -12,10 +13,12 @@ import io.dsa.coherence.Access;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -55,7 +58,11 @@ final class Scopes {
     /** One scope as this node sees it: set up by the first worker, torn down by the last. */
     private static final class NodeScope {
         final List<ArrayUse> uses;
+        /** Per read-cache array, the partitions its fill brings in: the union of the node's workers' regions. */
+        final Map<ArrayState, BitSet> fills = new HashMap<>();
         final CompletableFuture<Void> ready = new CompletableFuture<>();
+        /** Whether a worker took the setup; guarded by the {@link Scopes}. */
+        boolean claimed;
         int closed;
 
         NodeScope(List<ArrayUse> uses) { this.uses = uses; }
@@ -73,31 +80,51 @@ final class Scopes {
      * @throws DsaException if the workers named different scopes, or the job fails
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
-        List<ArrayUse> uses = check(mine, given);
+        return open(w, mine, check(mine, given), null, null, false);
+    }
+
+    /**
+     * Opens a scope over the checked {@code uses} in one collective round that also all-reduces
+     * {@code values} in place (when not null). {@code continuing}: the round also closes the
+     * worker's previous scope ({@link ScopeImpl#next}), whose teardown left the node's count of
+     * open scopes up, so the gate holds no release in between; this scope's setup takes it over.
+     */
+    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, boolean continuing) {
         // the epoch names the scope: every worker opens it at the same epoch, and a node that moved resumes at the
         // epoch of its safe point (a count of the worker's own scopes would start again from 0 there)
         long sequence = w.epoch();
         long signature = signature(sequence, uses);
-        long[] all = w.gather(new long[] {signature});
-        for (int t = 0; t < all.length; t++) {
-            if (all[t] != signature) {
+        NodeScope node;
+        synchronized (this) {
+            node = bySequence.computeIfAbsent(sequence, k -> new NodeScope(uses));
+            // before the round: after it, every worker of the node has named its regions
+            for (ArrayUse u : uses) {
+                if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) {
+                    BitSet parts = node.fills.computeIfAbsent(state(u.array()), k -> new BitSet());
+                    for (int p : u.partitions()) parts.set(p);
+                }
+            }
+        }
+        int width = values == null ? 0 : values.length;
+        long[] bits = new long[1 + width];
+        bits[0] = signature;
+        for (int j = 0; j < width; j++) bits[1 + j] = Double.doubleToRawLongBits(values[j]);
+        long[] all = w.gather(bits);
+        for (int t = 0; t < all.length / bits.length; t++) {
+            if (all[t * bits.length] != signature) {
                 throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
                         + " differs from that of worker " + w.threadId() + ", which is " + uses);
             }
         }
-        NodeScope node;
+        if (width > 0) reduce(all, bits.length, values, op);
         boolean first;
         synchronized (this) {
-            node = bySequence.get(sequence);
-            first = node == null;
-            if (first) {
-                node = new NodeScope(uses);
-                bySequence.put(sequence, node);
-            }
+            first = !node.claimed;
+            node.claimed = true;
         }
         if (first) {
             try {
-                setUp(uses);
+                setUp(node, !continuing);
                 node.ready.complete(null);
             } catch (RuntimeException e) {
                 node.ready.completeExceptionally(e);
@@ -109,6 +136,15 @@ final class Scopes {
         ScopeImpl scope = new ScopeImpl(w, mine, sequence, node);
         mine.stack.addLast(scope);
         return scope;
+    }
+
+    // Folds the gathered values (after each worker's signature, stride apart) in thread-id order, as allReduce does.
+    private static void reduce(long[] all, int stride, double[] values, ReduceOp op) {
+        for (int j = 0; j < values.length; j++) {
+            double acc = Double.longBitsToDouble(all[1 + j]);
+            for (int base = stride; base < all.length; base += stride) acc = op.apply(acc, Double.longBitsToDouble(all[base + 1 + j]));
+            values[j] = acc;
+        }
     }
 
     /** @return the uses, checked: arrays of this runtime, each once, none in an enclosing scope of this worker */
@@ -150,9 +186,12 @@ final class Scopes {
     private static ArrayState state(SharedArray a) { return ((AbstractSharedArray) a).state; }
 
     // Runs on the first worker of the node to open the scope; the node's other workers wait for it.
-    private void setUp(List<ArrayUse> uses) {
-        synchronized (this) {
-            open++;
+    private void setUp(NodeScope node, boolean counted) {
+        List<ArrayUse> uses = node.uses;
+        if (counted) {
+            synchronized (this) {
+                open++;
+            }
         }
         for (ArrayUse u : uses) {
             ArrayState a = state(u.array());
@@ -162,7 +201,7 @@ final class Scopes {
         // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
         // write request sent before the scope, is asked for again by the read that misses it)
         List<CompletableFuture<Void>> copies = new ArrayList<>();
-        for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array())));
+        for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
         directory.cap(states(uses, ArrayUse.Behaviour.READ_CACHE), Access.READ);
         // a release scope: capped at NONE, so every access misses and the miss path buffers the writes
@@ -183,7 +222,8 @@ final class Scopes {
 
     // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
-    private void tearDown(List<ArrayUse> uses) {
+    // {@code uncount}: whether the node's count of open scopes goes down (not when a next scope takes it over).
+    private void tearDown(List<ArrayUse> uses, boolean uncount) {
         try {
             // release scopes: every diff written at its home and answered before the closing barrier
             List<ArrayState> buffered = states(uses, ArrayUse.Behaviour.RELEASE);
@@ -202,8 +242,10 @@ final class Scopes {
                 a.closeRelease();
             }
         } finally {
-            synchronized (this) {
-                open--;
+            if (uncount) {
+                synchronized (this) {
+                    open--;
+                }
             }
         }
     }
@@ -276,6 +318,36 @@ final class Scopes {
         @Override
         public void close() {
             if (closed) return;
+            checkInnermost();
+            leave(true);
+            worker.barrier();
+        }
+
+        @Override
+        public DsaScope next(ArrayUse... uses) {
+            return next(null, null, uses);
+        }
+
+        @Override
+        public DsaScope next(double[] values, ReduceOp op, ArrayUse... uses) {
+            if (values != null) Objects.requireNonNull(op, "op").apply(0.0, 0.0); // a bitwise op fails before anyone waits
+            if (closed) throw new IllegalStateException("scope " + node.uses + " is closed");
+            checkInnermost();
+            // the next uses are checked against the enclosing scopes, not against this one, which they replace
+            mine.stack.removeLast();
+            List<ArrayUse> checked;
+            try {
+                checked = check(mine, uses);
+            } catch (RuntimeException e) {
+                mine.stack.addLast(this);
+                throw e;
+            }
+            mine.stack.addLast(this);
+            leave(false);
+            return open(worker, mine, checked, values, op, true);
+        }
+
+        private void checkInnermost() {
             if (Thread.currentThread() != owner) {
                 throw new IllegalStateException("scope " + node.uses + " belongs to worker " + worker.threadId() + "'s thread");
             }
@@ -283,6 +355,10 @@ final class Scopes {
                 throw new IllegalStateException("scope " + node.uses + " closed before the scope nested in it, "
                         + mine.stack.peekLast().node.uses + ": close the inner one first");
             }
+        }
+
+        // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round.
+        private void leave(boolean uncount) {
             closed = true;
             mine.stack.removeLast();
             boolean last;
@@ -290,8 +366,7 @@ final class Scopes {
                 last = ++node.closed == rt.threadsPerNode;
                 if (last) bySequence.remove(sequence);
             }
-            if (last) tearDown(node.uses);
-            worker.barrier();
+            if (last) tearDown(node.uses, uncount);
         }
     }
 }
