@@ -34,7 +34,10 @@ import java.util.concurrent.CompletableFuture;
  * or reads the buffer and the node's copy; hits are unchanged. The last of the node's workers to
  * close the scope sends the release buffers' diffs to the homes and waits until all are written
  * ({@link Diffs}), copies the plain arrays back and lifts the caps before it joins the closing
- * barrier, so no other node can see the array before it is back. Node 0's gate holds no
+ * barrier, so no other node can see the array before it is back. A switch ({@link DsaScope#next}) is a close whose
+ * barrier is the next scope's opening round; a read cache of a region fills the partitions of the
+ * regions the node's workers name (each names its own before the round, so after it the first
+ * worker sees them all). Node 0's gate holds no
  * barrier release while a scope is open here ({@link #open()}), so a node moves only between scopes.
  * The directory operations of entry and exit are {@link ScopeDirectory}'s, which
  * {@code ScopeSimulationTest} drives racing plain coherence traffic. Thread-safe.
@@ -80,16 +83,16 @@ final class Scopes {
      * @throws DsaException if the workers named different scopes, or the job fails
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
-        return open(w, mine, check(mine, given), null, null, false);
+        return open(w, mine, check(mine, given), null, null);
     }
 
     /**
      * Opens a scope over the checked {@code uses} in one collective round that also all-reduces
-     * {@code values} in place (when not null). {@code continuing}: the round also closes the
-     * worker's previous scope ({@link ScopeImpl#next}), whose teardown left the node's count of
-     * open scopes up, so the gate holds no release in between; this scope's setup takes it over.
+     * {@code values} in place (when not null). The round carries values, so node 0's gate never
+     * holds its release ({@link MigrationGate}): a scope switch ({@link ScopeImpl#next}), whose
+     * previous scope is torn down before this round, is no safe point either.
      */
-    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, boolean continuing) {
+    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op) {
         // the epoch names the scope: every worker opens it at the same epoch, and a node that moved resumes at the
         // epoch of its safe point (a count of the worker's own scopes would start again from 0 there)
         long sequence = w.epoch();
@@ -124,7 +127,7 @@ final class Scopes {
         }
         if (first) {
             try {
-                setUp(node, !continuing);
+                setUp(node);
                 node.ready.complete(null);
             } catch (RuntimeException e) {
                 node.ready.completeExceptionally(e);
@@ -186,12 +189,10 @@ final class Scopes {
     private static ArrayState state(SharedArray a) { return ((AbstractSharedArray) a).state; }
 
     // Runs on the first worker of the node to open the scope; the node's other workers wait for it.
-    private void setUp(NodeScope node, boolean counted) {
+    private void setUp(NodeScope node) {
         List<ArrayUse> uses = node.uses;
-        if (counted) {
-            synchronized (this) {
-                open++;
-            }
+        synchronized (this) {
+            open++;
         }
         for (ArrayUse u : uses) {
             ArrayState a = state(u.array());
@@ -222,8 +223,7 @@ final class Scopes {
 
     // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
-    // {@code uncount}: whether the node's count of open scopes goes down (not when a next scope takes it over).
-    private void tearDown(List<ArrayUse> uses, boolean uncount) {
+    private void tearDown(List<ArrayUse> uses) {
         try {
             // release scopes: every diff written at its home and answered before the closing barrier
             List<ArrayState> buffered = states(uses, ArrayUse.Behaviour.RELEASE);
@@ -242,10 +242,8 @@ final class Scopes {
                 a.closeRelease();
             }
         } finally {
-            if (uncount) {
-                synchronized (this) {
-                    open--;
-                }
+            synchronized (this) {
+                open--;
             }
         }
     }
@@ -319,7 +317,7 @@ final class Scopes {
         public void close() {
             if (closed) return;
             checkInnermost();
-            leave(true);
+            leave();
             worker.barrier();
         }
 
@@ -343,8 +341,8 @@ final class Scopes {
                 throw e;
             }
             mine.stack.addLast(this);
-            leave(false);
-            return open(worker, mine, checked, values, op, true);
+            leave();
+            return open(worker, mine, checked, values, op);
         }
 
         private void checkInnermost() {
@@ -358,7 +356,7 @@ final class Scopes {
         }
 
         // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round.
-        private void leave(boolean uncount) {
+        private void leave() {
             closed = true;
             mine.stack.removeLast();
             boolean last;
@@ -366,7 +364,7 @@ final class Scopes {
                 last = ++node.closed == rt.threadsPerNode;
                 if (last) bySequence.remove(sequence);
             }
-            if (last) tearDown(node.uses, uncount);
+            if (last) tearDown(node.uses);
         }
     }
 }

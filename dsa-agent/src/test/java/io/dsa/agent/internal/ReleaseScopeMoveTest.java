@@ -104,4 +104,84 @@ class ReleaseScopeMoveTest {
         Workers.result(runs.get(1), 30);
         Workers.result(resumed, 30);
     }
+
+    /**
+     * A chain of scopes switched by {@link DsaScope#next}: after the set-up (epoch 1) one release
+     * scope opens (epoch 2) and becomes a read cache and a release scope again {@code ROUNDS}
+     * times (one round each), then closes: every round from the opening to the closing is inside
+     * a scope, so a node may move only at the closing one, whose release brings epoch
+     * {@code 3 + 2 ROUNDS}. Each round every worker rewrites its interleaved elements from the
+     * read cache's values. Thread 0 reports the bits.
+     */
+    static final class NextRounds implements DsaProgram {
+        static final int ROUNDS = 3;
+        static final long CLOSED = 3 + 2 * ROUNDS;
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void work(DsaWorker w) {
+            int threads = w.node().network().getGlobalThreadCount();
+            int length = threads * 4;
+            SharedDoubleArray a = w.node().createSharedDoubleArray("a", length, 4);
+            int tid = w.threadId();
+            if (w.epoch() == 0) {
+                for (int i = tid; i < length; i += threads) a.write(i, i + 0.5);
+                w.barrier();
+            }
+            if (w.epoch() != 1 && w.epoch() != CLOSED) throw new IllegalStateException("resumed inside a scope, at epoch " + w.epoch());
+            if (w.epoch() == 1) {
+                DsaScope scope = w.scope(ArrayUse.release(a));
+                for (int round = 0; round < ROUNDS; round++) {
+                    scope = scope.next(ArrayUse.readCache(a));
+                    double[] next = new double[4];
+                    for (int k = 0; k < 4; k++) {
+                        int i = tid + k * threads;
+                        next[k] = 0.5 * a.read(i) + 0.25 * a.read((i + length - 1) % length) + round;
+                    }
+                    scope = scope.next(ArrayUse.release(a));
+                    for (int k = 0; k < 4; k++) a.write(tid + k * threads, next[k]);
+                }
+                scope.close();
+            }
+            if (tid == 0) {
+                long hash = 17;
+                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
+                w.node().report("next rounds " + Long.toHexString(hash));
+            }
+        }
+    }
+
+    /**
+     * No switch's round is a safe point (a switch's round carries the scopes' signatures, and the
+     * gate holds only plain releases): the move waits for the chain's closing barrier, and the
+     * result is the one without the move.
+     */
+    @Test
+    void aMoveAskedForInAChainOfScopeSwitchesWaitsForTheChainsClosing() throws Exception {
+        DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT);
+        vm.start(base);
+        List<CompletableFuture<RunReport>> unmoved = vm.run(new NextRounds());
+        List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
+        for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
+        vm.close();
+        vm.nodes.clear();
+
+        vm.start(base);
+        NodeRuntime monitor = vm.nodes.get(0);
+        // epoch 2 is the chain's opening: every release after it but the closing one is a switch, inside the scopes
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(2);
+        List<CompletableFuture<RunReport>> runs = vm.run(new NextRounds());
+        assertEquals(NextRounds.CLOSED - 1, safePoint.get(30, TimeUnit.SECONDS), "the chain's closing barrier");
+        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), vm.nodes.get(1).expectMove(2));
+        AgentState state = AgentState.decode(vm.nodes.get(2).snapshot().encode());
+        assertEquals(NextRounds.CLOSED, state.epoch());
+        NodeRuntime target = vm.moveNode2(base, state, held, runs.get(2));
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new NextRounds(), List.of(),
+                state.epoch())).get(0);
+        assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
+        Workers.result(runs.get(1), 30);
+        Workers.result(resumed, 30);
+    }
 }
