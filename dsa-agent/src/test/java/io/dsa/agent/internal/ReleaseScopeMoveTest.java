@@ -70,19 +70,33 @@ class ReleaseScopeMoveTest {
                     for (int k = 0; k < 4; k++) a.write(tid + k * threads, next[k]);
                 }
             }
-            if (tid == 0) {
-                long hash = 17;
-                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
-                w.node().report("rounds " + Long.toHexString(hash));
-            }
+            reportBits(w, a);
         }
+    }
+
+    /** Thread 0 reports a hash of the bits of every element of {@code a}. */
+    static void reportBits(DsaWorker w, SharedDoubleArray a) {
+        if (w.threadId() != 0) return;
+        long hash = 17;
+        for (int i = 0; i < a.layout().length(); i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
+        w.node().report("bits " + Long.toHexString(hash));
     }
 
     @Test
     void aMoveInsideAReleaseScopeWaitsForItsClosingBarrierAndTheMovedNodeOpensTheNextScopesInStep() throws Exception {
+        // epoch 3 is reached by the barrier inside round 0's scope: the gate lets it pass and holds the closing one
+        moveNode2(ReleaseRounds::new, 3, 3);
+    }
+
+    /**
+     * Runs {@code program} unmoved, then again with node 2 moved at the first release the gate may
+     * hold from epoch {@code holdFrom} on, which must be generation {@code expected}; the result is
+     * the unmoved one.
+     */
+    private void moveNode2(java.util.function.Supplier<DsaProgram> program, long holdFrom, long expected) throws Exception {
         DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT);
         vm.start(base);
-        List<CompletableFuture<RunReport>> unmoved = vm.run(new ReleaseRounds());
+        List<CompletableFuture<RunReport>> unmoved = vm.run(program.get());
         List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
         for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
         vm.close();
@@ -90,15 +104,14 @@ class ReleaseScopeMoveTest {
 
         vm.start(base);
         NodeRuntime monitor = vm.nodes.get(0);
-        // epoch 3 is reached by the barrier inside round 0's scope: the gate lets it pass and holds the closing one
-        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(3);
-        List<CompletableFuture<RunReport>> runs = vm.run(new ReleaseRounds());
-        assertEquals(3L, safePoint.get(30, TimeUnit.SECONDS), "the closing barrier of round 0, whose release brings epoch 4");
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(holdFrom);
+        List<CompletableFuture<RunReport>> runs = vm.run(program.get());
+        assertEquals(expected, safePoint.get(30, TimeUnit.SECONDS), "the generation of the held release");
         List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), vm.nodes.get(1).expectMove(2));
         AgentState state = AgentState.decode(vm.nodes.get(2).snapshot().encode());
-        assertEquals(4, state.epoch());
+        assertEquals(expected + 1, state.epoch());
         NodeRuntime target = vm.moveNode2(base, state, held, runs.get(2));
-        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new ReleaseRounds(), List.of(),
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, program.get(), List.of(),
                 state.epoch())).get(0);
         assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
         Workers.result(runs.get(1), 30);
@@ -145,11 +158,7 @@ class ReleaseScopeMoveTest {
                 }
                 scope.close();
             }
-            if (tid == 0) {
-                long hash = 17;
-                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
-                w.node().report("next rounds " + Long.toHexString(hash));
-            }
+            reportBits(w, a);
         }
     }
 
@@ -160,28 +169,7 @@ class ReleaseScopeMoveTest {
      */
     @Test
     void aMoveAskedForInAChainOfScopeSwitchesWaitsForTheChainsClosing() throws Exception {
-        DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT);
-        vm.start(base);
-        List<CompletableFuture<RunReport>> unmoved = vm.run(new NextRounds());
-        List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
-        for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
-        vm.close();
-        vm.nodes.clear();
-
-        vm.start(base);
-        NodeRuntime monitor = vm.nodes.get(0);
         // epoch 2 is the chain's opening: every release after it but the closing one is a switch, inside the scopes
-        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(2);
-        List<CompletableFuture<RunReport>> runs = vm.run(new NextRounds());
-        assertEquals(NextRounds.CLOSED - 1, safePoint.get(30, TimeUnit.SECONDS), "the chain's closing barrier");
-        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), vm.nodes.get(1).expectMove(2));
-        AgentState state = AgentState.decode(vm.nodes.get(2).snapshot().encode());
-        assertEquals(NextRounds.CLOSED, state.epoch());
-        NodeRuntime target = vm.moveNode2(base, state, held, runs.get(2));
-        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new NextRounds(), List.of(),
-                state.epoch())).get(0);
-        assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
-        Workers.result(runs.get(1), 30);
-        Workers.result(resumed, 30);
+        moveNode2(NextRounds::new, 2, NextRounds.CLOSED - 1);
     }
 }
