@@ -52,8 +52,9 @@ public interface DsaScope extends AutoCloseable {
      * {@code values} in place when the call returns. Every worker passes the same length.
      *
      * @return the next scope, open
-     * @throws IllegalArgumentException if {@code op} does not apply to doubles (a bitwise op), or
-     *         as {@link #next(ArrayUse...)}
+     * @throws DsaException if {@code op} does not apply to doubles (a bitwise op; before any
+     *         worker waits), or as {@link #next(ArrayUse...)}
+     * @throws IllegalStateException or IllegalArgumentException as {@link #next(ArrayUse...)}
      */
     DsaScope next(double[] values, ReduceOp op, ArrayUse... uses);
 
