@@ -37,15 +37,23 @@ import java.util.concurrent.CompletableFuture;
  * barrier, so no other node can see the array before it is back. A switch ({@link DsaScope#next}) is a close whose
  * barrier is the next scope's opening round; a read cache of a region fills the partitions of the
  * regions the node's workers name (each names its own before the round, so after it the first
- * worker sees them all). Node 0's gate holds no
+ * worker sees them all). A group scope ({@link ScopeGroup}) is the same with its rounds a group
+ * barrier of its nodes' workers; a global round is refused while one is open at the worker
+ * ({@link WorkerScopes#checkGlobalRound}). Node 0's gate holds no
  * barrier release while a scope is open here ({@link #open()}), so a node moves only between scopes.
  * The directory operations of entry and exit are {@link ScopeDirectory}'s, which
  * {@code ScopeSimulationTest} drives racing plain coherence traffic. Thread-safe.
  */
 final class Scopes {
     private final NodeRuntime rt;
-    /** The node's open scopes by sequence number (the epoch at which every worker opens it); guarded by this. */
-    private final Map<Long, NodeScope> bySequence = new HashMap<>();
+    /**
+     * The node's open scopes by name: a global scope's is the epoch at which every worker opens it
+     * (a Long), a group scope's the group and how many scopes of the group the worker opened
+     * before (a String); guarded by this.
+     */
+    private final Map<Object, NodeScope> bySequence = new HashMap<>();
+    /** The groups this node's workers named, by their nodes; guarded by itself. */
+    private final Map<String, ScopeGroup> groups = new HashMap<>();
     private volatile int open;
     /** The directory operations of entry and exit. */
     final ScopeDirectory directory;
@@ -74,6 +82,22 @@ final class Scopes {
     /** Per worker: the scopes it opened and has not closed, innermost last. */
     static final class WorkerScopes {
         final Deque<ScopeImpl> stack = new ArrayDeque<>();
+        /** How many of {@link #stack} are group scopes: a global round inside one is refused. */
+        int inGroups;
+        /** Per group (its name), how many scopes of it this worker opened: names the next one. */
+        final Map<String, Long> groupOpens = new HashMap<>();
+
+        /**
+         * @throws IllegalStateException if a group scope is open at this worker: a global round
+         *         in it would wait for workers the group does not synchronise, and would be a
+         *         safe point for a move while the group's scope is open
+         */
+        void checkGlobalRound(String what) {
+            if (inGroups > 0) {
+                throw new IllegalStateException(what + " inside a group scope (" + stack.peekLast().node.uses + "): close the"
+                        + " group scope first, or synchronise its workers with it");
+            }
+        }
     }
 
     /**
@@ -83,23 +107,45 @@ final class Scopes {
      * @throws DsaException if the workers named different scopes, or the job fails
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
-        return open(w, mine, check(mine, given), null, null);
+        return open(w, mine, check(mine, given), null, null, null);
+    }
+
+    /**
+     * Opens a group scope for worker {@code w} ({@link io.dsa.DsaWorker#groupScope}).
+     *
+     * @throws IllegalArgumentException for a bad group or a use this worker cannot make
+     */
+    DsaScope openGroup(WorkerImpl w, WorkerScopes mine, int[] nodes, ArrayUse[] given) {
+        ScopeGroup group;
+        String key = Arrays.toString(nodes);
+        synchronized (groups) {
+            group = groups.get(key);
+            if (group == null) {
+                group = ScopeGroup.of(rt, nodes);
+                groups.put(key, group);
+            }
+        }
+        return open(w, mine, check(mine, given), null, null, group);
     }
 
     /**
      * Opens a scope over the checked {@code uses} in one collective round that also all-reduces
      * {@code values} in place (when not null). The round carries values, so node 0's gate never
      * holds its release ({@link MigrationGate}): a scope switch ({@link ScopeImpl#next}), whose
-     * previous scope is torn down before this round, is no safe point either.
+     * previous scope is torn down before this round, is no safe point either. A group scope's
+     * round ({@code group} not null) is its group barrier, which carries no values: its workers'
+     * uses are not compared, and {@code values} is null.
      */
-    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op) {
-        // the epoch names the scope: every worker opens it at the same epoch, and a node that moved resumes at the
-        // epoch of its safe point (a count of the worker's own scopes would start again from 0 there)
+    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, ScopeGroup group) {
+        // the epoch names a global scope: every worker opens it at the same epoch, and a node that moved resumes at the
+        // epoch of its safe point (a count of the worker's own scopes would start again from 0 there); a group's
+        // workers count their scopes of the group (no node moves while one is open: no global round passes in it)
+        if (group == null) mine.checkGlobalRound("opening a global scope");   // before it names its regions
         long sequence = w.epoch();
-        long signature = signature(sequence, uses);
+        Object key = group == null ? (Object) sequence : group.name + "#" + mine.groupOpens.merge(group.name, 1L, Long::sum);
         NodeScope node;
         synchronized (this) {
-            node = bySequence.computeIfAbsent(sequence, k -> new NodeScope(uses));
+            node = bySequence.computeIfAbsent(key, k -> new NodeScope(uses));
             // before the round: after it, every worker of the node has named its regions
             for (ArrayUse u : uses) {
                 if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) {
@@ -108,18 +154,11 @@ final class Scopes {
                 }
             }
         }
-        int width = values == null ? 0 : values.length;
-        long[] bits = new long[1 + width];
-        bits[0] = signature;
-        for (int j = 0; j < width; j++) bits[1 + j] = Double.doubleToRawLongBits(values[j]);
-        long[] all = w.gather(bits);
-        for (int t = 0; t < all.length / bits.length; t++) {
-            if (all[t * bits.length] != signature) {
-                throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
-                        + " differs from that of worker " + w.threadId() + ", which is " + uses);
-            }
+        if (group == null) {
+            globalRound(w, sequence, uses, values, op);
+        } else {
+            group.round(rt);
         }
-        if (width > 0) reduce(all, bits.length, values, op);
         boolean first;
         synchronized (this) {
             first = !node.claimed;
@@ -136,9 +175,27 @@ final class Scopes {
         } else {
             rt.job.await(node.ready, "opening a scope over " + uses);
         }
-        ScopeImpl scope = new ScopeImpl(w, mine, sequence, node);
+        ScopeImpl scope = new ScopeImpl(w, mine, key, node, group);
         mine.stack.addLast(scope);
+        if (group != null) mine.inGroups++;
         return scope;
+    }
+
+    // A global scope's opening round: checks every worker named the same uses, and all-reduces the values (if any).
+    private static void globalRound(WorkerImpl w, long sequence, List<ArrayUse> uses, double[] values, ReduceOp op) {
+        long signature = signature(sequence, uses);
+        int width = values == null ? 0 : values.length;
+        long[] bits = new long[1 + width];
+        bits[0] = signature;
+        for (int j = 0; j < width; j++) bits[1 + j] = Double.doubleToRawLongBits(values[j]);
+        long[] all = w.gather(bits);
+        for (int t = 0; t < all.length / bits.length; t++) {
+            if (all[t * bits.length] != signature) {
+                throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
+                        + " differs from that of worker " + w.threadId() + ", which is " + uses);
+            }
+        }
+        if (width > 0) reduce(all, bits.length, values, op);
     }
 
     // Folds the gathered values (after each worker's signature, stride apart) in thread-id order, as allReduce does.
@@ -263,15 +320,18 @@ final class Scopes {
     final class ScopeImpl implements DsaScope {
         private final WorkerImpl worker;
         private final WorkerScopes mine;
-        private final long sequence;
+        private final Object key;
+        /** The group whose workers the scope synchronises, or null for every worker of the VM. */
+        private final ScopeGroup group;
         final NodeScope node;
         private final Thread owner = Thread.currentThread();
         private boolean closed;
 
-        ScopeImpl(WorkerImpl worker, WorkerScopes mine, long sequence, NodeScope node) {
+        ScopeImpl(WorkerImpl worker, WorkerScopes mine, Object key, NodeScope node, ScopeGroup group) {
             this.worker = worker;
             this.mine = mine;
-            this.sequence = sequence;
+            this.key = key;
+            this.group = group;
             this.node = node;
         }
 
@@ -318,7 +378,7 @@ final class Scopes {
             if (closed) return;
             checkInnermost();
             leave();
-            worker.barrier();
+            round();
         }
 
         @Override
@@ -329,6 +389,10 @@ final class Scopes {
         @Override
         public DsaScope next(double[] values, ReduceOp op, ArrayUse... uses) {
             if (values != null) Objects.requireNonNull(op, "op").apply(0.0, 0.0); // a bitwise op fails before anyone waits
+            if (values != null && group != null) {
+                throw new IllegalArgumentException("scope " + node.uses + " of the group of " + group + " cannot carry a reduction:"
+                        + " a group scope's round is a group barrier, which carries no values");
+            }
             if (closed) throw new IllegalStateException("scope " + node.uses + " is closed");
             checkInnermost();
             // the next uses are checked against the enclosing scopes, not against this one, which they replace
@@ -342,7 +406,16 @@ final class Scopes {
             }
             mine.stack.addLast(this);
             leave();
-            return open(worker, mine, checked, values, op);
+            return open(worker, mine, checked, values, op, group);
+        }
+
+        // The closing round: a global barrier, or the group's barrier.
+        private void round() {
+            if (group == null) {
+                worker.barrier();
+            } else {
+                group.round(rt);
+            }
         }
 
         private void checkInnermost() {
@@ -359,10 +432,11 @@ final class Scopes {
         private void leave() {
             closed = true;
             mine.stack.removeLast();
+            if (group != null) mine.inGroups--;
             boolean last;
             synchronized (Scopes.this) {
                 last = ++node.closed == rt.threadsPerNode;
-                if (last) bySequence.remove(sequence);
+                if (last) bySequence.remove(key);
             }
             if (last) tearDown(node.uses);
         }
