@@ -10,8 +10,8 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #ownerComputes}: each node works on plain Java arrays that are its home partitions
  *       ({@link DsaScope#local}); any other access to the array inside the scope fails.</li>
- *   <li>{@link #readCache}: at entry every partition is brought to every node, all requests in
- *       flight together; reads inside are local hits, a write fails.</li>
+ *   <li>{@link #readCache}: at entry every partition (or those of a region) is brought to every
+ *       node, all requests in flight together; reads inside are local hits, a write fails.</li>
  *   <li>{@link #release}: writes go to a buffer of the writer's node, never demanding the data in;
  *       several nodes may write disjoint elements of one partition; at exit the changes travel to
  *       the homes as diffs, applied before the scope's closing synchronisation completes.</li>
@@ -30,10 +30,17 @@ public final class ArrayUse {
 
     private final SharedArray array;
     private final Behaviour behaviour;
+    /** A read cache's region {@code {row, col, rows, cols}}, or null for the whole array. */
+    private final int[] region;
 
-    private ArrayUse(SharedArray array, Behaviour behaviour) {
+    private ArrayUse(SharedArray array, Behaviour behaviour, int[] region) {
         this.array = Objects.requireNonNull(array, "array");
         this.behaviour = behaviour;
+        this.region = region;
+    }
+
+    private ArrayUse(SharedArray array, Behaviour behaviour) {
+        this(array, behaviour, null);
     }
 
     /**
@@ -53,6 +60,29 @@ public final class ArrayUse {
      */
     public static ArrayUse readCache(SharedArray array) {
         return new ArrayUse(array, Behaviour.READ_CACHE);
+    }
+
+    /**
+     * Read cache of a region: like {@link #readCache(SharedArray)}, but at entry the node gets a
+     * read copy of only the partitions that hold an element of the region of {@code rows x cols}
+     * elements from {@code (row, col)} (all requested at once). Each worker may name its own
+     * region (a stencil's rows and their halo): a node fetches the partitions of every region its
+     * workers name. A read of an element outside those partitions inside the scope is a plain
+     * coherent read (a miss fetches that partition's copy, one at a time); a write or accumulate
+     * of {@code array} anywhere inside the scope fails with an {@link IllegalStateException}.
+     * Workers name the same behaviour for the array, and may name different regions.
+     *
+     * @throws IllegalArgumentException if the region is empty or not inside the array (the
+     *         message names the bad value and the array's shape)
+     */
+    public static ArrayUse readCache(SharedArray array, int row, int col, int rows, int cols) {
+        ArrayLayout layout = Objects.requireNonNull(array, "array").layout();
+        if (rows < 1 || cols < 1 || row < 0 || col < 0 || row > layout.rows() - rows || col > layout.cols() - cols) {
+            throw new IllegalArgumentException("read cache region of " + rows + "x" + cols + " elements at (" + row + ", " + col
+                    + ") is not a non-empty region inside array '" + array.name() + "' of " + layout.rows() + "x" + layout.cols()
+                    + " elements (rows in [0, " + layout.rows() + "), cols in [0, " + layout.cols() + "))");
+        }
+        return new ArrayUse(array, Behaviour.READ_CACHE, new int[] {row, col, rows, cols});
     }
 
     /**
@@ -83,6 +113,31 @@ public final class ArrayUse {
     /** @return how the scope uses it */
     public Behaviour behaviour() { return behaviour; }
 
+    /**
+     * @return the partitions this use brings in at entry, ascending: for a read cache of a
+     *         region the partitions holding one of its elements; otherwise every partition
+     */
+    public int[] partitions() {
+        ArrayLayout layout = array.layout();
+        if (region == null) {
+            int[] all = new int[layout.partitionCount()];
+            for (int p = 0; p < all.length; p++) all[p] = p;
+            return all;
+        }
+        int first = layout.partitionOf(region[0], region[1]);
+        int last = layout.partitionOf(region[0] + region[2] - 1, region[1] + region[3] - 1);
+        int gridCols = layout.partitionGridCols();
+        int[] parts = new int[(last / gridCols - first / gridCols + 1) * (last % gridCols - first % gridCols + 1)];
+        int k = 0;
+        for (int gr = first / gridCols; gr <= last / gridCols; gr++) {
+            for (int gc = first % gridCols; gc <= last % gridCols; gc++) parts[k++] = gr * gridCols + gc;
+        }
+        return parts;
+    }
+
+    /** @return whether this is a read cache of a region, not of the whole array */
+    public boolean hasRegion() { return region != null; }
+
     @Override
     public String toString() {
         String use = switch (behaviour) {
@@ -90,6 +145,7 @@ public final class ArrayUse {
             case READ_CACHE -> "readCache";
             case RELEASE -> "release";
         };
-        return use + "('" + array.name() + "')";
+        String where = region == null ? "" : ", " + region[0] + ", " + region[1] + ", " + region[2] + ", " + region[3];
+        return use + "('" + array.name() + "'" + where + ")";
     }
 }

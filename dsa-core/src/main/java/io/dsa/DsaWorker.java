@@ -45,6 +45,23 @@ public interface DsaWorker {
      */
     DsaScope scope(ArrayUse... uses);
 
+    /**
+     * Opens a group scope: as {@link #scope}, but its opening and closing (and each
+     * {@link DsaScope#next} on it) synchronise only the workers of {@code nodes}, every worker of
+     * each, through a group barrier; the other workers go on meanwhile and must not touch the
+     * scope's arrays until it closes (a race, as any data race). The group's workers open the same
+     * group scopes in the same order; their uses are not compared (a group barrier carries no
+     * values), and a {@link DsaScope#next} on a group scope cannot carry a reduction. While a
+     * group scope is open at a worker, its global barrier and every global collective (and a
+     * global scope) throw {@link IllegalStateException}: no global round, so no migration or
+     * cloning, passes while a group scope is open. Semantics in docs/consistency.md ("Group scopes").
+     *
+     * @param nodes the group's node ids, ascending and distinct, including this worker's node
+     * @throws IllegalArgumentException for a bad {@code nodes} (the message names them and the
+     *         valid range), or as {@link #scope}
+     */
+    DsaScope groupScope(int[] nodes, ArrayUse... uses);
+
     /** Combines every worker's {@code value} with {@code op} (in thread-id order) and returns it to all. */
     double allReduce(double value, ReduceOp op);
 

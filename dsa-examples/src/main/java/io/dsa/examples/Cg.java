@@ -55,6 +55,9 @@ public class Cg implements DsaProgram {
     private SharedDoubleArray q;
     private SharedDoubleArray r;
 
+    /** Test hook: the global rounds of the first outer iteration, as thread 0 counted them. */
+    volatile long roundsOfFirstIteration;
+
     /** Whether this is {@link Scoped}: the vectors are used through scopes. */
     private final boolean scoped;
 
@@ -68,14 +71,16 @@ public class Cg implements DsaProgram {
      * ({@link ArrayLayout#partitionsOfThread}). The whole run is one owner-computes scope over
      * {@code x}, {@code z}, {@code q} and {@code r}, which only their owners touch: every
      * update of them runs on the plain arrays {@link DsaScope#local} gives. {@code p}, the one
-     * vector every worker reads, is written by its owners with plain region writes and read, in
-     * every CG step, through a nested read-cache scope that brings all of it to every node at
-     * entry (all requests in flight together); the worker copies it into a plain array with
-     * local hits and closes the scope, so the product runs on plain arrays too. For the final
-     * {@code A z}, the owners write {@code z} into {@code p}'s storage, read the same way. A
-     * step costs four global rounds (the read cache's opening and closing, {@code p.q} and
-     * {@code r.r}) where the plain version has three. Same arguments and the same check against
-     * NPB's zeta as {@code cg}.
+     * vector every worker reads, is in a nested scope that alternates: a release scope while its
+     * owners write it (the writes are buffered and reach the homes as diffs, never demanding the
+     * data in), then a read cache that brings all of it to every node at entry (all requests in
+     * flight together), from which the worker copies it into a plain array with local hits, so
+     * the product runs on plain arrays too. For the final {@code A z}, the owners write {@code z}
+     * into {@code p}'s storage, read the same way. Each switch is {@link DsaScope#next}, made in
+     * the round of a reduction the algorithm does anyway where there is one ({@code rho}, {@code
+     * p.q}, the final sums): a step costs three global rounds ({@code p.q}, {@code r.r} and the
+     * switch back to the read cache, where {@code cg} has a barrier), and an outer iteration 76,
+     * as in {@code cg}. Same arguments and the same check against NPB's zeta as {@code cg}.
      */
     @ProgramName("cg-scoped")
     public static final class Scoped extends Cg {
@@ -117,7 +122,7 @@ public class Cg implements DsaProgram {
             result.check();
             var net = worker.node().network();
             worker.node().report(result.describe() + ", " + net.nodeCount() + " nodes x " + net.getLocalThreadCount()
-                    + " threads, partitions of " + partitionSize + (scoped ? ", scoped (owner computes, read cache of p)" : ""));
+                    + " threads, partitions of " + partitionSize + (scoped ? ", scoped (owner computes, release and read cache of p)" : ""));
         }
     }
 
@@ -135,6 +140,7 @@ public class Cg implements DsaProgram {
                 for (int j = lo; j < hi; j++) x.write(j, 1.0); // it = 0 is NPB's untimed iteration; both start from ones
                 start = System.nanoTime();
             }
+            long epoch = worker.epoch();
             double residual = conjGrad(worker, mine, lo, hi);
             double xz = 0;
             double zz = 0;
@@ -144,6 +150,7 @@ public class Cg implements DsaProgram {
                 zz += zj * zj;
             }
             double[] sums = worker.allReduce(new double[] {residual, xz, zz}, ReduceOp.SUM);
+            countRounds(worker, it, epoch);
             rnorm = Math.sqrt(sums[0]);
             zeta = size.shift + 1.0 / sums[1];
             double norm = 1.0 / Math.sqrt(sums[2]);
@@ -153,8 +160,10 @@ public class Cg implements DsaProgram {
     }
 
     /**
-     * {@link Scoped}'s run: {@code x, z, q, r} owner-computes for the whole run, {@code p} through
-     * read caches. @return zeta, rnorm and the time
+     * {@link Scoped}'s run: {@code x, z, q, r} owner-computes for the whole run, {@code p} in a
+     * nested scope that is a release scope while its owners write it and a read cache while every
+     * worker reads it, switched by {@link DsaScope#next} in the rounds of the reductions. @return
+     * zeta, rnorm and the time
      */
     private NpbCg.Result runScoped(DsaWorker worker) {
         ArrayLayout layout = p.layout();
@@ -178,12 +187,14 @@ public class Cg implements DsaProgram {
                 v.r[k] = scope.local(r, mine[k]);
                 v.p[k] = new double[v.x[k].length];
             }
+            DsaScope pScope = worker.scope(ArrayUse.release(p));
             for (int it = 0; it <= size.niter; it++) {
                 if (it <= 1) {
                     for (double[] xk : v.x) java.util.Arrays.fill(xk, 1.0);
                     start = System.nanoTime();
                 }
-                double residual = conjGradScoped(worker, rows, first, v);
+                long epoch = worker.epoch();
+                pScope = conjGradScoped(worker, rows, first, v, pScope);
                 double xz = 0;
                 double zz = 0;
                 for (int k = 0; k < mine.length; k++) {
@@ -193,7 +204,10 @@ public class Cg implements DsaProgram {
                         zz += zj * zj;
                     }
                 }
-                double[] sums = worker.allReduce(new double[] {residual, xz, zz}, ReduceOp.SUM);
+                double[] sums = {v.residual, xz, zz};
+                // the reduction's round is also where p stops being read and is written again
+                pScope = pScope.next(sums, ReduceOp.SUM, ArrayUse.release(p));
+                countRounds(worker, it, epoch);
                 rnorm = Math.sqrt(sums[0]);
                 zeta = size.shift + 1.0 / sums[1];
                 double norm = 1.0 / Math.sqrt(sums[2]);
@@ -201,14 +215,21 @@ public class Cg implements DsaProgram {
                     for (int j = 0; j < v.x[k].length; j++) v.x[k][j] = norm * v.z[k][j];
                 }
             }
+            pScope.close();
         }
         return new NpbCg.Result(size, zeta, rnorm, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Test hook: thread 0 records the global rounds ({@link DsaWorker#epoch}) of the first outer iteration. */
+    private void countRounds(DsaWorker worker, int it, long epochBefore) {
+        if (it == 0 && worker.threadId() == 0) roundsOfFirstIteration = worker.epoch() - epochBefore;
     }
 
     /**
      * A worker's vectors in {@link Scoped}: per partition {@code k} of its own, the plain arrays of
      * {@code x, z, q, r} (the scope's), its part of {@code p} (private, written to the shared
-     * {@code p}), and {@code pAll}, the copy of the whole of {@code p} read in each step.
+     * {@code p}), {@code pAll}, the copy of the whole of {@code p} read in each step, and the
+     * worker's part of the last {@code ||x - A z||^2}.
      */
     private static final class Vectors {
         final double[][] x;
@@ -217,6 +238,7 @@ public class Cg implements DsaProgram {
         final double[][] r;
         final double[][] p;
         final double[] pAll;
+        double residual;
 
         Vectors(int partitions, int na) {
             x = new double[partitions][];
@@ -230,10 +252,16 @@ public class Cg implements DsaProgram {
 
     /**
      * NPB's {@code conj_grad} in {@link Scoped}: 25 CG steps for {@code A z = x} on this worker's
-     * partitions. @return this worker's part of {@code ||x - A z||^2}
+     * partitions; sets {@code v.residual} to this worker's part of {@code ||x - A z||^2}.
+     * {@code pScope} is {@code p}'s scope, a release scope on entry: each worker writes its part
+     * of {@code p} into it (buffered, sent to the homes as diffs at the switch), then switches it
+     * to a read cache in the round of a reduction the step needs anyway ({@code rho} at the
+     * start, {@code p.q} after the product) or in the one round that replaces the plain
+     * version's barrier; so a step costs three rounds, as in {@code cg}. @return {@code p}'s
+     * scope, a read cache (of {@code z}, carried in {@code p}'s storage for the last product)
      */
-    private double conjGradScoped(DsaWorker worker, NpbCg.Matrix[] rows, int[] first, Vectors v) {
-        double rho = 0;
+    private DsaScope conjGradScoped(DsaWorker worker, NpbCg.Matrix[] rows, int[] first, Vectors v, DsaScope pScope) {
+        double[] rho = {0};
         for (int k = 0; k < rows.length; k++) {
             for (int j = 0; j < v.x[k].length; j++) {
                 double xj = v.x[k][j];
@@ -241,43 +269,46 @@ public class Cg implements DsaProgram {
                 v.z[k][j] = 0;
                 v.r[k][j] = xj;
                 v.p[k][j] = xj;
-                rho += xj * xj;
+                rho[0] += xj * xj;
             }
             p.write(0, first[k], 1, v.p[k].length, v.p[k]);
         }
-        rho = worker.allReduce(rho, ReduceOp.SUM);
+        DsaScope s = pScope.next(rho, ReduceOp.SUM, ArrayUse.readCache(p));
         for (int step = 0; step < NpbCg.CG_STEPS; step++) {
-            readWholeP(worker, v.pAll);
-            double d = 0;
+            p.read(0, 0, 1, v.pAll.length, v.pAll);   // local hits: the read cache brought every partition at entry
+            double[] d = {0};
             for (int k = 0; k < rows.length; k++) {
                 NpbCg.multiply(rows[k], v.pAll, v.q[k]);
-                for (int j = 0; j < v.q[k].length; j++) d += v.pAll[first[k] + j] * v.q[k][j];
+                for (int j = 0; j < v.q[k].length; j++) d[0] += v.pAll[first[k] + j] * v.q[k][j];
             }
-            d = worker.allReduce(d, ReduceOp.SUM);
-            double alpha = rho / d;
-            double rho0 = rho;
-            rho = 0;
+            s = s.next(d, ReduceOp.SUM, ArrayUse.release(p));
+            double alpha = rho[0] / d[0];
+            double rho0 = rho[0];
+            rho[0] = 0;
             for (int k = 0; k < rows.length; k++) {
                 for (int j = 0; j < v.r[k].length; j++) {
                     v.z[k][j] += alpha * v.pAll[first[k] + j];
                     double rj = v.r[k][j] - alpha * v.q[k][j];
                     v.r[k][j] = rj;
-                    rho += rj * rj;
+                    rho[0] += rj * rj;
                 }
             }
-            rho = worker.allReduce(rho, ReduceOp.SUM);
-            double beta = rho / rho0;
-            // the last step's p is never read again: p's storage carries z for the final product instead
-            for (int k = 0; k < rows.length; k++) {
-                double[] next = step < NpbCg.CG_STEPS - 1 ? v.p[k] : v.z[k];
-                if (step < NpbCg.CG_STEPS - 1) {
-                    for (int j = 0; j < next.length; j++) next[j] = v.r[k][j] + beta * v.pAll[first[k] + j];
+            if (step < NpbCg.CG_STEPS - 1) {
+                rho[0] = worker.allReduce(rho[0], ReduceOp.SUM);
+                double beta = rho[0] / rho0;
+                for (int k = 0; k < rows.length; k++) {
+                    for (int j = 0; j < v.p[k].length; j++) v.p[k][j] = v.r[k][j] + beta * v.pAll[first[k] + j];
+                    p.write(0, first[k], 1, v.p[k].length, v.p[k]);
                 }
-                p.write(0, first[k], 1, next.length, next);
+                s = s.next(ArrayUse.readCache(p));
+            } else {
+                // the last step's p is never read again: p's storage carries z for the final product, switched
+                // to a read cache in the round of the last rho (which only the plain version's recurrence uses)
+                for (int k = 0; k < rows.length; k++) p.write(0, first[k], 1, v.z[k].length, v.z[k]);
+                s = s.next(rho, ReduceOp.SUM, ArrayUse.readCache(p));
             }
-            // no barrier: the next read cache's opening orders these writes before every read
         }
-        readWholeP(worker, v.pAll);   // z, whole
+        p.read(0, 0, 1, v.pAll.length, v.pAll);   // z, whole
         double sum = 0;
         for (int k = 0; k < rows.length; k++) {
             NpbCg.multiply(rows[k], v.pAll, v.r[k]);
@@ -286,14 +317,8 @@ public class Cg implements DsaProgram {
                 sum += d * d;
             }
         }
-        return sum;
-    }
-
-    /** Copies the whole of {@code p} into {@code into} inside a read-cache scope: every read is a local hit. */
-    private void readWholeP(DsaWorker worker, double[] into) {
-        try (DsaScope ignored = worker.scope(ArrayUse.readCache(p))) {
-            p.read(0, 0, 1, into.length, into);
-        }
+        v.residual = sum;
+        return s;
     }
 
     /**

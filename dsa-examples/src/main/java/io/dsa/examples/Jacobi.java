@@ -61,15 +61,15 @@ public class Jacobi implements DsaProgram {
     private Jacobi(boolean scoped) { this.scoped = scoped; }
 
     /**
-     * {@code jacobi-scoped}: the same iteration, each sweep in a scope that makes both grids
-     * owner-computes. A worker sweeps the rows of its partitions ({@link ArrayLayout#partitionsOfThread})
-     * from and into the plain arrays {@link DsaScope#local} gives; the two rows just outside each
-     * partition (its halo) are read by plain reads before the scope opens (a read cache of a
-     * region of the array is not built, and a read cache of the whole grid would bring every
-     * row to every node). Opening and closing the scope are the iteration's synchronisation:
-     * two global rounds per iteration where the plain version has one barrier. Same arguments
-     * and the same bitwise check as {@code jacobi}. Not resumable: a scope's epochs would need
-     * re-entering inside the scope.
+     * {@code jacobi-scoped}: the same iteration, each sweep in a scope where the source grid is a
+     * read cache of a region (the rows of the worker's partitions and the halo row on each side:
+     * at entry its node gets those partitions, all requests in flight together, and no others)
+     * and the destination grid is owner-computes. A worker sweeps the rows of its partitions
+     * ({@link ArrayLayout#partitionsOfThread}) from copies read with local hits into the plain
+     * arrays {@link DsaScope#local} gives. One sweep's scope becomes the next one's, with the grids'
+     * roles swapped, by {@link DsaScope#next}: one global round per iteration, as the plain
+     * version's barrier. Same arguments and the same bitwise check as {@code jacobi}. Not
+     * resumable: a scope's epochs would need re-entering inside the scope.
      */
     @ProgramName("jacobi-scoped")
     public static final class Scoped extends Jacobi {
@@ -84,6 +84,9 @@ public class Jacobi implements DsaProgram {
      */
     @Override
     public boolean resumable() { return !scoped; }
+
+    /** Test hook: the global rounds ({@link DsaWorker#epoch}) thread 0 passed from the start to the end of the iterations. */
+    volatile long rounds;
 
     /** Test hook: thread 0 hands the final grid to {@code sink} (the given instance runs on node 0). */
     Jacobi captureResult(java.util.concurrent.CompletableFuture<double[]> sink) {
@@ -128,6 +131,7 @@ public class Jacobi implements DsaProgram {
     @Override
     public void work(DsaWorker worker) {
         double seconds = scoped ? sweepScoped(worker) : sweepPlain(worker);
+        if (worker.threadId() == 0) rounds = worker.epoch();
         finish(worker, seconds);
     }
 
@@ -177,8 +181,9 @@ public class Jacobi implements DsaProgram {
     }
 
     /**
-     * The iterations of {@link Scoped}: the sweep of each partition of this worker runs on the
-     * plain arrays of an owner-computes scope over both grids. @return their seconds
+     * The iterations of {@link Scoped}: the sweep of each partition of this worker reads the
+     * source grid from a read cache of its rows and halo and writes the plain arrays of the
+     * destination grid's owner-computes partitions. @return their seconds
      */
     private double sweepScoped(DsaWorker worker) {
         ArrayLayout layout = grids[0].layout();
@@ -192,33 +197,46 @@ public class Jacobi implements DsaProgram {
             grids[0].writePartition(p, block);
             grids[1].writePartition(p, block);
         }
-        worker.barrier();
+        // no barrier: the scope's opening round orders these writes before every read
 
         long start = System.nanoTime();
         long lastProgress = start;
+        double[][] cur = new double[mine.length][];
         double[][] above = new double[mine.length][n];
         double[][] below = new double[mine.length][n];
+        int lo = n;
+        int hi = 0;
+        for (int k = 0; k < mine.length; k++) {
+            cur[k] = new double[layout.partitionElements(mine[k])];
+            lo = Math.min(lo, layout.partitionFirstRow(mine[k]));
+            hi = Math.max(hi, layout.partitionFirstRow(mine[k]) + layout.partitionRows(mine[k]));
+        }
+        // the region this worker reads: its rows and a halo row on each side (a worker without rows names row 0)
+        int regionFrom = Math.max(0, Math.min(lo, n - 1) - 1);
+        int regionTo = Math.min(n, Math.max(hi, regionFrom + 1) + 1);
+        DsaScope scope = worker.scope(ArrayUse.readCache(grids[0], regionFrom, 0, regionTo - regionFrom, n),
+                ArrayUse.ownerComputes(grids[1]));
         for (int t = 0; t < iterations; t++) {
             SharedDoubleArray src = grids[t % 2];
             SharedDoubleArray dst = grids[(t + 1) % 2];
-            // the halo rows, by plain reads while the grid is coherent: the previous scope's close ordered them
             for (int k = 0; k < mine.length; k++) {
                 int first = layout.partitionFirstRow(mine[k]);
                 int last = first + layout.partitionRows(mine[k]) - 1;
+                src.readPartition(mine[k], cur[k]);
                 if (first > 0) src.read(first - 1, 0, 1, n, above[k]);
                 if (last < n - 1) src.read(last + 1, 0, 1, n, below[k]);
-            }
-            try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(src), ArrayUse.ownerComputes(dst))) {
-                for (int k = 0; k < mine.length; k++) {
-                    sweepPartition(scope.local(src, mine[k]), scope.local(dst, mine[k]), above[k], below[k],
-                            layout.partitionFirstRow(mine[k]), layout.partitionRows(mine[k]), n);
-                }
+                sweepPartition(cur[k], scope.local(dst, mine[k]), above[k], below[k], first, layout.partitionRows(mine[k]), n);
             }
             if (worker.threadId() == 0 && System.nanoTime() - lastProgress >= PROGRESS_NANOS) {
                 lastProgress = System.nanoTime();
                 worker.node().progress("iteration " + (t + 1) + " of " + iterations);
             }
+            // one round: dst written back and made the next sweep's read cache, src taken back for owner computes
+            if (t < iterations - 1) {
+                scope = scope.next(ArrayUse.readCache(dst, regionFrom, 0, regionTo - regionFrom, n), ArrayUse.ownerComputes(src));
+            }
         }
+        scope.close();
         return (System.nanoTime() - start) / 1e9;
     }
 
@@ -261,7 +279,7 @@ public class Jacobi implements DsaProgram {
             check(u, sequential(n, iterations), n);
             worker.node().report(String.format("jacobi %dx%d, %d iterations, partitions %dx%d%s: bitwise equal to sequential"
                     + " (verified, max difference 0), residual %.6e, iterations %.3f s", n, n, iterations, partitionRows, n,
-                    scoped ? ", scoped (owner computes, halo rows by plain reads)" : "", residual, seconds));
+                    scoped ? ", scoped (owner computes, read cache of rows and halo)" : "", residual, seconds));
         }
     }
 

@@ -32,6 +32,9 @@ public class Psrs implements DsaProgram {
     static final String NAME = "psrs";
     static final String USAGE = "psrs [n=1048576] [partitionSize=4096] [seed=1]";
 
+    /** Test hook: the global rounds ({@link DsaWorker#epoch}) thread 0 passed by the end of the sort. */
+    volatile long rounds;
+
     /** Test hook: when set on node 0's instance, thread 0 swaps two output keys before the check. */
     boolean corruptBeforeCheck;
 
@@ -60,9 +63,12 @@ public class Psrs implements DsaProgram {
      * (the block is gathered from the plain arrays {@link DsaScope#local} gives, sorted, and put
      * back); in phase 4 the input is a read cache (every partition brought to every node at entry,
      * all requests in flight together), from which each worker reads piece {@code t} of every
-     * block with local hits, merges them and writes them to the output with plain writes (a
-     * release scope for the output is not built). The scopes' closings are the barriers after
-     * phases 1 and 4. Same arguments and the same check as {@code psrs}.
+     * block with local hits, merges them and writes them to the output in a release scope (the
+     * writes are buffered at the writer's node and reach the homes as diffs when the scope
+     * closes: several nodes write one partition of the output without taking ownership). The
+     * switch from phase 1's scope to phase 4's ({@link DsaScope#next}) is the barrier after phase
+     * 1, and closing phase 4's is the final barrier: five global rounds, as in {@code psrs}.
+     * Same arguments and the same check as {@code psrs}.
      */
     @ProgramName("psrs-scoped")
     public static final class Scoped extends Psrs {
@@ -103,6 +109,7 @@ public class Psrs implements DsaProgram {
     @Override
     public void work(DsaWorker worker) {
         long computeNanos = scoped ? sortScoped(worker) : sortPlain(worker);
+        if (worker.threadId() == 0) rounds = worker.epoch();
         if (worker.threadId() == 0) {
             long[] result = new long[n];
             output.read(0, 0, 1, n, result);
@@ -114,7 +121,7 @@ public class Psrs implements DsaProgram {
             check(n, seed, result);
             worker.node().report(String.format("psrs: sorted %d keys on %d workers%s (verified: sorted and a permutation"
                     + " of the input, equal to a sequential sort), compute %.1f ms", n, p,
-                    scoped ? ", scoped (owner-computes sort, read-cache gather)" : "", computeNanos / 1e6));
+                    scoped ? ", scoped (owner-computes sort, read-cache gather, release output)" : "", computeNanos / 1e6));
         }
     }
 
@@ -156,7 +163,7 @@ public class Psrs implements DsaProgram {
         return System.nanoTime() - start;
     }
 
-    /** {@link Scoped}'s PSRS: blocks of partitions, sorted in place in scopes, gathered from a read cache. @return nanoseconds */
+    /** {@link Scoped}'s PSRS: blocks of partitions sorted in place, gathered from a read cache into a release scope. @return nanoseconds */
     private long sortScoped(DsaWorker worker) {
         int t = worker.threadId();
         ArrayLayout layout = input.layout();
@@ -165,49 +172,48 @@ public class Psrs implements DsaProgram {
         int len = 0;
         for (int part : partsOf[t]) len += layout.partitionElements(part);
         long[] block = new long[len];
-        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(input))) {
-            for (int part : partsOf[t]) {
-                long[] local = scope.local(input, part);
-                int first = layout.partitionFirstCol(part);
-                for (int i = 0; i < local.length; i++) local[i] = key(seed, first + i);
-            }
+        // Phase 1: the block filled and sorted in place in its partitions, and its regular samples.
+        DsaScope scope = worker.scope(ArrayUse.ownerComputes(input));
+        for (int part : partsOf[t]) {
+            long[] local = scope.local(input, part);
+            int first = layout.partitionFirstCol(part);
+            for (int i = 0; i < local.length; i++) local[i] = key(seed, first + i);
         }
         long start = System.nanoTime();
-
-        // Phase 1: the block sorted in place in its partitions, and its regular samples.
-        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(input))) {
-            int at = 0;
-            for (int part : partsOf[t]) {
-                long[] local = scope.local(input, part);
-                System.arraycopy(local, 0, block, at, local.length);
-                at += local.length;
-            }
-            Arrays.sort(block);
-            at = 0;
-            for (int part : partsOf[t]) {
-                long[] local = scope.local(input, part);
-                System.arraycopy(block, at, local, 0, local.length);
-                at += local.length;
-            }
-            writeSamples(t, block);
+        int at = 0;
+        for (int part : partsOf[t]) {
+            long[] local = scope.local(input, part);
+            System.arraycopy(local, 0, block, at, local.length);
+            at += local.length;
         }
+        Arrays.sort(block);
+        at = 0;
+        for (int part : partsOf[t]) {
+            long[] local = scope.local(input, part);
+            System.arraycopy(block, at, local, 0, local.length);
+            at += local.length;
+        }
+        writeSamples(t, block);
+        // one round: the sorted input back in its partitions, the samples published, and phase 4's scope open
+        // (the input a read cache, the output a release scope)
+        scope = scope.next(ArrayUse.readCache(input), ArrayUse.release(output));
 
         // Phases 2 and 3 as in the plain version.
         writeCounts(t, block);
         worker.barrier();
 
-        // Phase 4: piece t of every block from the read cache, merged, written at the scanned offset.
+        // Phase 4: piece t of every block from the read cache, merged, written at the scanned offset through
+        // the release scope (buffered at this node, sent to the homes as diffs when the scope closes).
         Gather g = gather(worker);
-        try (DsaScope ignored = worker.scope(ArrayUse.readCache(input))) {
-            long[][] pieces = new long[p][];
-            long[] chunk = new long[layout.spec().partitionCols()];
-            for (int s = 0; s < p; s++) {
-                pieces[s] = new long[(int) g.counts()[s * p + t]];
-                readOfBlock(partsOf[s], g.before(s, t), pieces[s], chunk);
-            }
-            long[] merged = merge(pieces, (int) g.mine());
-            if (g.mine() > 0) output.write(0, (int) g.offset(), 1, (int) g.mine(), merged);
+        long[][] pieces = new long[p][];
+        long[] chunk = new long[layout.spec().partitionCols()];
+        for (int s = 0; s < p; s++) {
+            pieces[s] = new long[(int) g.counts()[s * p + t]];
+            readOfBlock(partsOf[s], g.before(s, t), pieces[s], chunk);
         }
+        long[] merged = merge(pieces, (int) g.mine());
+        if (g.mine() > 0) output.write(0, (int) g.offset(), 1, (int) g.mine(), merged);
+        scope.close();
         return System.nanoTime() - start;
     }
 

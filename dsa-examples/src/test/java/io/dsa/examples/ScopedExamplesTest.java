@@ -38,8 +38,8 @@ class ScopedExamplesTest {
     @Test
     void jacobiScopedIsBitwiseTheSequentialIteration() {
         String line = only(run(2, 2, new Jacobi.Scoped(), "64", "30", "8"));
-        assertTrue(line.matches("node 0: jacobi 64x64, 30 iterations, partitions 8x64, scoped \\(owner computes, halo rows by plain"
-                + " reads\\): bitwise equal to sequential \\(verified, max difference 0\\), residual [0-9.e+-]+, iterations [0-9.]+ s"),
+        assertTrue(line.matches("node 0: jacobi 64x64, 30 iterations, partitions 8x64, scoped \\(owner computes, read cache of rows and halo"
+                + "\\): bitwise equal to sequential \\(verified, max difference 0\\), residual [0-9.e+-]+, iterations [0-9.]+ s"),
                 line);
     }
 
@@ -57,6 +57,17 @@ class ScopedExamplesTest {
         run(2, 2, new Jacobi().captureResult(plain), "40", "12", "4");
         run(2, 2, new Jacobi.Scoped().captureResult(scoped), "40", "12", "4");
         assertTrue(java.util.Arrays.equals(plain.get(), scoped.get()), "scoped and plain grids differ");
+    }
+
+    /** The scope switches ride on rounds the program needs anyway: one round per sweep, as the plain version's barrier. */
+    @Test
+    void jacobiScopedCostsTheGlobalRoundsOfThePlainVersion() {
+        Jacobi plain = new Jacobi();
+        Jacobi scoped = new Jacobi.Scoped();
+        run(2, 2, plain, "40", "12", "4");
+        run(2, 2, scoped, "40", "12", "4");
+        assertEquals(13, plain.rounds, "plain: the first barrier and one per sweep");
+        assertEquals(plain.rounds, scoped.rounds, "scoped: the opening, a switch per sweep but the last, the closing");
     }
 
     @Test
@@ -116,12 +127,23 @@ class ScopedExamplesTest {
         String line = only(run(2, 1, new Cg.Scoped()));
         assertTrue(line.matches("node 0: NPB CG class S \\(na=1400, nonzer=7, niter=15\\): zeta = 8\\.59717750786[0-9]+,"
                 + " expected 8\\.5971775078648, relative error [0-9.e-]+ <= 1e-10 \\(verified\\), rnorm [0-9.e-]+,"
-                + " 15 iterations [0-9.]+ s, 2 nodes x 1 threads, partitions of 700, scoped \\(owner computes, read cache of p\\)"),
+                + " 15 iterations [0-9.]+ s, 2 nodes x 1 threads, partitions of 700, scoped \\(owner computes, release and read cache of p\\)"),
                 line);
         // several partitions per worker, homed round the nodes, and a ragged last one
         String ragged = only(run(2, 2, new Cg.Scoped(), "S", "150"));
         assertTrue(ragged.contains("(verified)") && ragged.contains("partitions of 150"), ragged);
         assertFalse(ragged.contains("NOT verified"), ragged);
+    }
+
+    /** A CG step's scope switches ride on its reductions: 76 global rounds per outer iteration, as in the plain version. */
+    @Test
+    void cgScopedCostsTheGlobalRoundsOfThePlainVersion() {
+        Cg plain = new Cg();
+        Cg scoped = new Cg.Scoped();
+        run(2, 1, plain);
+        run(2, 1, scoped);
+        assertEquals(76, plain.roundsOfFirstIteration, "plain: rho, 25 steps of 3 rounds but the last one's barrier, the sums");
+        assertEquals(plain.roundsOfFirstIteration, scoped.roundsOfFirstIteration, "scoped");
     }
 
     @Test
@@ -144,10 +166,21 @@ class ScopedExamplesTest {
     @Test
     void psrsScopedSortsAPermutationOfTheInput() {
         String line = only(run(2, 2, new Psrs.Scoped(), "20000", "512", "3"));
-        assertTrue(line.matches("node 0: psrs: sorted 20000 keys on 4 workers, scoped \\(owner-computes sort, read-cache gather\\)"
+        assertTrue(line.matches("node 0: psrs: sorted 20000 keys on 4 workers, scoped \\(owner-computes sort, read-cache gather, release output\\)"
                 + " \\(verified: sorted and a permutation of the input, equal to a sequential sort\\), compute [0-9.]+ ms"), line);
         // partitions of 333 keys, cyclic over three nodes, the last one ragged: every block is several partitions
         assertTrue(only(run(3, 1, new Psrs.Scoped(), "9999", "333")).contains("(verified: sorted"));
+    }
+
+    /** PSRS with scopes: the switch to phase 4's scope is phase 1's barrier and its closing the last one: five rounds, as plain. */
+    @Test
+    void psrsScopedCostsTheGlobalRoundsOfThePlainVersion() {
+        Psrs plain = new Psrs();
+        Psrs scoped = new Psrs.Scoped();
+        run(2, 2, plain, "5000", "128");
+        run(2, 2, scoped, "5000", "128");
+        assertEquals(5, plain.rounds, "plain");
+        assertEquals(5, scoped.rounds, "scoped");
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.dsa.coherence.Access;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
@@ -24,7 +25,9 @@ final class ScopeDirectory {
         /** a read cache asks for its copies but its node does not wait for them before the scope opens */
         FILL_NOT_AWAITED,
         /** owner computes copies the home partitions in and out holding a read copy, without recalling the others */
-        HOMES_READ_NOT_OWNED
+        HOMES_READ_NOT_OWNED,
+        /** a read cache of a region asks for a copy of every partition of the region but its last */
+        REGION_FILL_SHORT
     }
 
     private final int nodeId;
@@ -39,8 +42,17 @@ final class ScopeDirectory {
 
     /** @return a read cache's fill: a read copy of every partition of {@code a}, all asked for now; done when every copy is here */
     List<CompletableFuture<Void>> requestCopies(ArrayState a) {
+        BitSet all = new BitSet();
+        all.set(0, a.slots.length);
+        return requestCopies(a, all);
+    }
+
+    /** @return a read cache's fill of a region: a read copy of each of {@code partitions} of {@code a}, all asked for now */
+    List<CompletableFuture<Void>> requestCopies(ArrayState a, BitSet partitions) {
         List<CompletableFuture<Void>> copies = new ArrayList<>();
-        for (int p = 0; p < a.slots.length; p++) copies.add(arrays.whenGranted(a, p, Access.READ));
+        int end = partitions.length();
+        if (fault == Fault.REGION_FILL_SHORT && partitions.cardinality() < a.slots.length) end--;
+        for (int p = partitions.nextSetBit(0); p >= 0 && p < end; p = partitions.nextSetBit(p + 1)) copies.add(arrays.whenGranted(a, p, Access.READ));
         if (fault == Fault.FILL_NOT_AWAITED) copies.clear();
         return copies;
     }

@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import io.dsa.ArrayUse;
 import io.dsa.DsaException;
 import io.dsa.DsaScope;
+import io.dsa.ReduceOp;
 import io.dsa.SharedArray;
 import io.dsa.SharedDoubleArray;
 import io.dsa.SharedFloatArray;
@@ -12,10 +13,12 @@ import io.dsa.coherence.Access;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -31,15 +34,26 @@ import java.util.concurrent.CompletableFuture;
  * or reads the buffer and the node's copy; hits are unchanged. The last of the node's workers to
  * close the scope sends the release buffers' diffs to the homes and waits until all are written
  * ({@link Diffs}), copies the plain arrays back and lifts the caps before it joins the closing
- * barrier, so no other node can see the array before it is back. Node 0's gate holds no
+ * barrier, so no other node can see the array before it is back. A switch ({@link DsaScope#next}) is a close whose
+ * barrier is the next scope's opening round; a read cache of a region fills the partitions of the
+ * regions the node's workers name (each names its own before the round, so after it the first
+ * worker sees them all). A group scope ({@link ScopeGroup}) is the same with its rounds a group
+ * barrier of its nodes' workers; a global round is refused while one is open at the worker
+ * ({@link WorkerScopes#checkGlobalRound}). Node 0's gate holds no
  * barrier release while a scope is open here ({@link #open()}), so a node moves only between scopes.
  * The directory operations of entry and exit are {@link ScopeDirectory}'s, which
  * {@code ScopeSimulationTest} drives racing plain coherence traffic. Thread-safe.
  */
 final class Scopes {
     private final NodeRuntime rt;
-    /** The node's open scopes by sequence number (the epoch at which every worker opens it); guarded by this. */
-    private final Map<Long, NodeScope> bySequence = new HashMap<>();
+    /**
+     * The node's open scopes by name: a global scope's is the epoch at which every worker opens it
+     * (a Long), a group scope's the group and how many scopes of the group the worker opened
+     * before (a String); guarded by this.
+     */
+    private final Map<Object, NodeScope> bySequence = new HashMap<>();
+    /** The groups this node's workers named, by their nodes; guarded by itself. */
+    private final Map<String, ScopeGroup> groups = new HashMap<>();
     private volatile int open;
     /** The directory operations of entry and exit. */
     final ScopeDirectory directory;
@@ -55,7 +69,11 @@ final class Scopes {
     /** One scope as this node sees it: set up by the first worker, torn down by the last. */
     private static final class NodeScope {
         final List<ArrayUse> uses;
+        /** Per read-cache array, the partitions its fill brings in: the union of the node's workers' regions. */
+        final Map<ArrayState, BitSet> fills = new HashMap<>();
         final CompletableFuture<Void> ready = new CompletableFuture<>();
+        /** Whether a worker took the setup; guarded by the {@link Scopes}. */
+        boolean claimed;
         int closed;
 
         NodeScope(List<ArrayUse> uses) { this.uses = uses; }
@@ -64,6 +82,22 @@ final class Scopes {
     /** Per worker: the scopes it opened and has not closed, innermost last. */
     static final class WorkerScopes {
         final Deque<ScopeImpl> stack = new ArrayDeque<>();
+        /** How many of {@link #stack} are group scopes: a global round inside one is refused. */
+        int inGroups;
+        /** Per group (its name), how many scopes of it this worker opened: names the next one. */
+        final Map<String, Long> groupOpens = new HashMap<>();
+
+        /**
+         * @throws IllegalStateException if a group scope is open at this worker: a global round
+         *         in it would wait for workers the group does not synchronise, and would be a
+         *         safe point for a move while the group's scope is open
+         */
+        void checkGlobalRound(String what) {
+            if (inGroups > 0) {
+                throw new IllegalStateException(what + " inside a group scope (" + stack.peekLast().node.uses + "): close the"
+                        + " group scope first, or synchronise its workers with it");
+            }
+        }
     }
 
     /**
@@ -73,31 +107,66 @@ final class Scopes {
      * @throws DsaException if the workers named different scopes, or the job fails
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
-        List<ArrayUse> uses = check(mine, given);
-        // the epoch names the scope: every worker opens it at the same epoch, and a node that moved resumes at the
-        // epoch of its safe point (a count of the worker's own scopes would start again from 0 there)
-        long sequence = w.epoch();
-        long signature = signature(sequence, uses);
-        long[] all = w.gather(new long[] {signature});
-        for (int t = 0; t < all.length; t++) {
-            if (all[t] != signature) {
-                throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
-                        + " differs from that of worker " + w.threadId() + ", which is " + uses);
+        return open(w, mine, check(mine, given), null, null, null);
+    }
+
+    /**
+     * Opens a group scope for worker {@code w} ({@link io.dsa.DsaWorker#groupScope}).
+     *
+     * @throws IllegalArgumentException for a bad group or a use this worker cannot make
+     */
+    DsaScope openGroup(WorkerImpl w, WorkerScopes mine, int[] nodes, ArrayUse[] given) {
+        ScopeGroup group;
+        String key = Arrays.toString(nodes);
+        synchronized (groups) {
+            group = groups.get(key);
+            if (group == null) {
+                group = ScopeGroup.of(rt, nodes);
+                groups.put(key, group);
             }
         }
+        return open(w, mine, check(mine, given), null, null, group);
+    }
+
+    /**
+     * Opens a scope over the checked {@code uses} in one collective round that also all-reduces
+     * {@code values} in place (when not null). The round carries values, so node 0's gate never
+     * holds its release ({@link MigrationGate}): a scope switch ({@link ScopeImpl#next}), whose
+     * previous scope is torn down before this round, is no safe point either. A group scope's
+     * round ({@code group} not null) is its group barrier, which carries no values: its workers'
+     * uses are not compared, and {@code values} is null.
+     */
+    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, ScopeGroup group) {
+        // the epoch names a global scope: every worker opens it at the same epoch, and a node that moved resumes at the
+        // epoch of its safe point (a count of the worker's own scopes would start again from 0 there); a group's
+        // workers count their scopes of the group (no node moves while one is open: no global round passes in it)
+        if (group == null) mine.checkGlobalRound("opening a global scope");   // before it names its regions
+        long sequence = w.epoch();
+        Object key = group == null ? (Object) sequence : group.name + "#" + mine.groupOpens.merge(group.name, 1L, Long::sum);
         NodeScope node;
+        synchronized (this) {
+            node = bySequence.computeIfAbsent(key, k -> new NodeScope(uses));
+            // before the round: after it, every worker of the node has named its regions
+            for (ArrayUse u : uses) {
+                if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) {
+                    BitSet parts = node.fills.computeIfAbsent(state(u.array()), k -> new BitSet());
+                    for (int p : u.partitions()) parts.set(p);
+                }
+            }
+        }
+        if (group == null) {
+            globalRound(w, sequence, uses, values, op);
+        } else {
+            group.round(rt);
+        }
         boolean first;
         synchronized (this) {
-            node = bySequence.get(sequence);
-            first = node == null;
-            if (first) {
-                node = new NodeScope(uses);
-                bySequence.put(sequence, node);
-            }
+            first = !node.claimed;
+            node.claimed = true;
         }
         if (first) {
             try {
-                setUp(uses);
+                setUp(node);
                 node.ready.complete(null);
             } catch (RuntimeException e) {
                 node.ready.completeExceptionally(e);
@@ -106,9 +175,36 @@ final class Scopes {
         } else {
             rt.job.await(node.ready, "opening a scope over " + uses);
         }
-        ScopeImpl scope = new ScopeImpl(w, mine, sequence, node);
+        ScopeImpl scope = new ScopeImpl(w, mine, key, node, group);
         mine.stack.addLast(scope);
+        if (group != null) mine.inGroups++;
         return scope;
+    }
+
+    // A global scope's opening round: checks every worker named the same uses, and all-reduces the values (if any).
+    private static void globalRound(WorkerImpl w, long sequence, List<ArrayUse> uses, double[] values, ReduceOp op) {
+        long signature = signature(sequence, uses);
+        int width = values == null ? 0 : values.length;
+        long[] bits = new long[1 + width];
+        bits[0] = signature;
+        for (int j = 0; j < width; j++) bits[1 + j] = Double.doubleToRawLongBits(values[j]);
+        long[] all = w.gather(bits);
+        for (int t = 0; t < all.length / bits.length; t++) {
+            if (all[t * bits.length] != signature) {
+                throw new DsaException("workers opened different scopes: worker " + t + "'s scope opened at epoch " + sequence
+                        + " differs from that of worker " + w.threadId() + ", which is " + uses);
+            }
+        }
+        if (width > 0) reduce(all, bits.length, values, op);
+    }
+
+    // Folds the gathered values (after each worker's signature, stride apart) in thread-id order, as allReduce does.
+    private static void reduce(long[] all, int stride, double[] values, ReduceOp op) {
+        for (int j = 0; j < values.length; j++) {
+            double acc = Double.longBitsToDouble(all[1 + j]);
+            for (int base = stride; base < all.length; base += stride) acc = op.apply(acc, Double.longBitsToDouble(all[base + 1 + j]));
+            values[j] = acc;
+        }
     }
 
     /** @return the uses, checked: arrays of this runtime, each once, none in an enclosing scope of this worker */
@@ -150,7 +246,8 @@ final class Scopes {
     private static ArrayState state(SharedArray a) { return ((AbstractSharedArray) a).state; }
 
     // Runs on the first worker of the node to open the scope; the node's other workers wait for it.
-    private void setUp(List<ArrayUse> uses) {
+    private void setUp(NodeScope node) {
+        List<ArrayUse> uses = node.uses;
         synchronized (this) {
             open++;
         }
@@ -162,7 +259,7 @@ final class Scopes {
         // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
         // write request sent before the scope, is asked for again by the read that misses it)
         List<CompletableFuture<Void>> copies = new ArrayList<>();
-        for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array())));
+        for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
         directory.cap(states(uses, ArrayUse.Behaviour.READ_CACHE), Access.READ);
         // a release scope: capped at NONE, so every access misses and the miss path buffers the writes
@@ -223,15 +320,18 @@ final class Scopes {
     final class ScopeImpl implements DsaScope {
         private final WorkerImpl worker;
         private final WorkerScopes mine;
-        private final long sequence;
+        private final Object key;
+        /** The group whose workers the scope synchronises, or null for every worker of the VM. */
+        private final ScopeGroup group;
         final NodeScope node;
         private final Thread owner = Thread.currentThread();
         private boolean closed;
 
-        ScopeImpl(WorkerImpl worker, WorkerScopes mine, long sequence, NodeScope node) {
+        ScopeImpl(WorkerImpl worker, WorkerScopes mine, Object key, NodeScope node, ScopeGroup group) {
             this.worker = worker;
             this.mine = mine;
-            this.sequence = sequence;
+            this.key = key;
+            this.group = group;
             this.node = node;
         }
 
@@ -276,6 +376,49 @@ final class Scopes {
         @Override
         public void close() {
             if (closed) return;
+            checkInnermost();
+            leave();
+            round();
+        }
+
+        @Override
+        public DsaScope next(ArrayUse... uses) {
+            return next(null, null, uses);
+        }
+
+        @Override
+        public DsaScope next(double[] values, ReduceOp op, ArrayUse... uses) {
+            if (values != null) Objects.requireNonNull(op, "op").apply(0.0, 0.0); // a bitwise op fails before anyone waits
+            if (values != null && group != null) {
+                throw new IllegalArgumentException("scope " + node.uses + " of the group of " + group + " cannot carry a reduction:"
+                        + " a group scope's round is a group barrier, which carries no values");
+            }
+            if (closed) throw new IllegalStateException("scope " + node.uses + " is closed");
+            checkInnermost();
+            // the next uses are checked against the enclosing scopes, not against this one, which they replace
+            mine.stack.removeLast();
+            List<ArrayUse> checked;
+            try {
+                checked = check(mine, uses);
+            } catch (RuntimeException e) {
+                mine.stack.addLast(this);
+                throw e;
+            }
+            mine.stack.addLast(this);
+            leave();
+            return open(worker, mine, checked, values, op, group);
+        }
+
+        // The closing round: a global barrier, or the group's barrier.
+        private void round() {
+            if (group == null) {
+                worker.barrier();
+            } else {
+                group.round(rt);
+            }
+        }
+
+        private void checkInnermost() {
             if (Thread.currentThread() != owner) {
                 throw new IllegalStateException("scope " + node.uses + " belongs to worker " + worker.threadId() + "'s thread");
             }
@@ -283,15 +426,19 @@ final class Scopes {
                 throw new IllegalStateException("scope " + node.uses + " closed before the scope nested in it, "
                         + mine.stack.peekLast().node.uses + ": close the inner one first");
             }
+        }
+
+        // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round.
+        private void leave() {
             closed = true;
             mine.stack.removeLast();
+            if (group != null) mine.inGroups--;
             boolean last;
             synchronized (Scopes.this) {
                 last = ++node.closed == rt.threadsPerNode;
-                if (last) bySequence.remove(sequence);
+                if (last) bySequence.remove(key);
             }
             if (last) tearDown(node.uses);
-            worker.barrier();
         }
     }
 }

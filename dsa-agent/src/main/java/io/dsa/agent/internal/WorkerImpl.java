@@ -55,6 +55,7 @@ final class WorkerImpl implements DsaWorker {
 
     @Override
     public void barrier() {
+        scopes.checkGlobalRound("a global barrier");
         rt.barriers.global(-1, Contributions.NONE);
         epoch++;
     }
@@ -64,12 +65,18 @@ final class WorkerImpl implements DsaWorker {
         return rt.scopes.open(this, scopes, uses);
     }
 
+    @Override
+    public DsaScope groupScope(int[] nodes, ArrayUse... uses) {
+        return rt.scopes.openGroup(this, scopes, nodes, uses);
+    }
+
     private long[] gather(long bits) {
         return gather(new long[] {bits});
     }
 
     /** One global barrier round carrying {@code values}; @return every worker's, thread-major (shared: read only) */
     long[] gather(long[] values) {
+        scopes.checkGlobalRound("a global collective");
         long[] all = rt.barriers.global(localThreadId, values);
         epoch++;
         long expected = (long) rt.nodes * rt.threadsPerNode * values.length;

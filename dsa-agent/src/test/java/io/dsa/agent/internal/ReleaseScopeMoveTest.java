@@ -70,19 +70,33 @@ class ReleaseScopeMoveTest {
                     for (int k = 0; k < 4; k++) a.write(tid + k * threads, next[k]);
                 }
             }
-            if (tid == 0) {
-                long hash = 17;
-                for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
-                w.node().report("rounds " + Long.toHexString(hash));
-            }
+            reportBits(w, a);
         }
+    }
+
+    /** Thread 0 reports a hash of the bits of every element of {@code a}. */
+    static void reportBits(DsaWorker w, SharedDoubleArray a) {
+        if (w.threadId() != 0) return;
+        long hash = 17;
+        for (int i = 0; i < a.layout().length(); i++) hash = hash * 31 + Double.doubleToRawLongBits(a.read(i));
+        w.node().report("bits " + Long.toHexString(hash));
     }
 
     @Test
     void aMoveInsideAReleaseScopeWaitsForItsClosingBarrierAndTheMovedNodeOpensTheNextScopesInStep() throws Exception {
+        // epoch 3 is reached by the barrier inside round 0's scope: the gate lets it pass and holds the closing one
+        moveNode2(ReleaseRounds::new, 3, 3);
+    }
+
+    /**
+     * Runs {@code program} unmoved, then again with node 2 moved at the first release the gate may
+     * hold from epoch {@code holdFrom} on, which must be generation {@code expected}; the result is
+     * the unmoved one.
+     */
+    private void moveNode2(java.util.function.Supplier<DsaProgram> program, long holdFrom, long expected) throws Exception {
         DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT);
         vm.start(base);
-        List<CompletableFuture<RunReport>> unmoved = vm.run(new ReleaseRounds());
+        List<CompletableFuture<RunReport>> unmoved = vm.run(program.get());
         List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
         for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
         vm.close();
@@ -90,18 +104,72 @@ class ReleaseScopeMoveTest {
 
         vm.start(base);
         NodeRuntime monitor = vm.nodes.get(0);
-        // epoch 3 is reached by the barrier inside round 0's scope: the gate lets it pass and holds the closing one
-        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(3);
-        List<CompletableFuture<RunReport>> runs = vm.run(new ReleaseRounds());
-        assertEquals(3L, safePoint.get(30, TimeUnit.SECONDS), "the closing barrier of round 0, whose release brings epoch 4");
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(holdFrom);
+        List<CompletableFuture<RunReport>> runs = vm.run(program.get());
+        assertEquals(expected, safePoint.get(30, TimeUnit.SECONDS), "the generation of the held release");
         List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), vm.nodes.get(1).expectMove(2));
         AgentState state = AgentState.decode(vm.nodes.get(2).snapshot().encode());
-        assertEquals(4, state.epoch());
+        assertEquals(expected + 1, state.epoch());
         NodeRuntime target = vm.moveNode2(base, state, held, runs.get(2));
-        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new ReleaseRounds(), List.of(),
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, program.get(), List.of(),
                 state.epoch())).get(0);
         assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
         Workers.result(runs.get(1), 30);
         Workers.result(resumed, 30);
+    }
+
+    /**
+     * A chain of scopes switched by {@link DsaScope#next}: after the set-up (epoch 1) one release
+     * scope opens (epoch 2) and becomes a read cache and a release scope again {@code ROUNDS}
+     * times (one round each), then closes: every round from the opening to the closing is inside
+     * a scope, so a node may move only at the closing one, whose release brings epoch
+     * {@code 3 + 2 ROUNDS}. Each round every worker rewrites its interleaved elements from the
+     * read cache's values. Thread 0 reports the bits.
+     */
+    static final class NextRounds implements DsaProgram {
+        static final int ROUNDS = 3;
+        static final long CLOSED = 3 + 2 * ROUNDS;
+
+        @Override
+        public boolean resumable() { return true; }
+
+        @Override
+        public void work(DsaWorker w) {
+            int threads = w.node().network().getGlobalThreadCount();
+            int length = threads * 4;
+            SharedDoubleArray a = w.node().createSharedDoubleArray("a", length, 4);
+            int tid = w.threadId();
+            if (w.epoch() == 0) {
+                for (int i = tid; i < length; i += threads) a.write(i, i + 0.5);
+                w.barrier();
+            }
+            if (w.epoch() != 1 && w.epoch() != CLOSED) throw new IllegalStateException("resumed inside a scope, at epoch " + w.epoch());
+            if (w.epoch() == 1) {
+                DsaScope scope = w.scope(ArrayUse.release(a));
+                for (int round = 0; round < ROUNDS; round++) {
+                    scope = scope.next(ArrayUse.readCache(a));
+                    double[] next = new double[4];
+                    for (int k = 0; k < 4; k++) {
+                        int i = tid + k * threads;
+                        next[k] = 0.5 * a.read(i) + 0.25 * a.read((i + length - 1) % length) + round;
+                    }
+                    scope = scope.next(ArrayUse.release(a));
+                    for (int k = 0; k < 4; k++) a.write(tid + k * threads, next[k]);
+                }
+                scope.close();
+            }
+            reportBits(w, a);
+        }
+    }
+
+    /**
+     * No switch's round is a safe point (a switch's round carries the scopes' signatures, and the
+     * gate holds only plain releases): the move waits for the chain's closing barrier, and the
+     * result is the one without the move.
+     */
+    @Test
+    void aMoveAskedForInAChainOfScopeSwitchesWaitsForTheChainsClosing() throws Exception {
+        // epoch 2 is the chain's opening: every release after it but the closing one is a switch, inside the scopes
+        moveNode2(NextRounds::new, 2, NextRounds.CLOSED - 1);
     }
 }

@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import io.dsa.Distribution;
 import io.dsa.coherence.Access;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -30,8 +31,13 @@ import java.util.concurrent.CompletableFuture;
  * it lifts the caps and copies the plain arrays back while owning the partitions again. A final
  * plain phase reads every element of C and O at every node.
  *
- * <p>Checked: once a read cache is open at a node, every partition of C is readable there and
- * holds the values written before the scope, and every read inside hits and returns them; the
+ * <p>A node's read cache is of the whole of C or of a region (a random run of partitions, as the
+ * union of its workers' regions would be): it fills only those, and its workers' reads of C
+ * outside them are plain coherent reads.
+ *
+ * <p>Checked: once a read cache is open at a node, every partition of its region is readable
+ * there and holds the values written before the scope, and every read inside the region hits
+ * and returns them (a read outside it returns the last write, as every plain read); the
  * plain arrays of owner computes hold the values written before the scope; after owner computes
  * closes, every node reads the kernel's writes (the plain reads after the phase, checked against
  * the oracle); and the simulation never stalls.
@@ -51,6 +57,8 @@ final class ScopeSimulation extends SimulatedNodes {
     int readsInside;
     int homesRecalled;
     int kernelWrites;
+    int regionFills;
+    int readsOutside;
 
     ScopeSimulation(long seed, ScopeDirectory.Fault fault) {
         super(seed);
@@ -84,6 +92,8 @@ final class ScopeSimulation extends SimulatedNodes {
         final ArrayState a;
         Stage stage = Stage.ENTERING;
         List<CompletableFuture<Void>> waiting;
+        /** A read cache's partitions: its region's (all of them for the whole array). */
+        final BitSet region = new BitSet();
 
         NodeInScope(int node, int id) {
             this.node = node;
@@ -103,8 +113,14 @@ final class ScopeSimulation extends SimulatedNodes {
         NodeInScope[] nodes = new NodeInScope[NODES];
         for (int n = 0; n < NODES; n++) {
             nodes[n] = new NodeInScope(n, C_ID);
-            nodes[n].waiting = directories[n].requestCopies(nodes[n].a);
-            trace("node " + n + " asks for its read cache's copies");
+            // the whole array, or a region: a run of partitions (the union of its workers' regions)
+            int count = nodes[n].a.slots.length;
+            int lo = rnd.nextBoolean() ? 0 : rnd.nextInt(count);
+            int hi = lo == 0 && rnd.nextBoolean() ? count : lo + 1 + rnd.nextInt(count - lo);
+            nodes[n].region.set(lo, hi);
+            if (hi - lo < count) regionFills++;
+            nodes[n].waiting = directories[n].requestCopies(nodes[n].a, nodes[n].region);
+            trace("node " + n + " asks for its read cache's copies of partitions " + nodes[n].region);
         }
         runPhase(nodes, "read-cache phase", s -> {
             switch (s.stage) {
@@ -113,7 +129,7 @@ final class ScopeSimulation extends SimulatedNodes {
                     directories[s.node].cap(List.of(s.a), Access.READ);
                     checkFilled(s);
                     for (Worker w : workers[s.node]) {
-                        for (int k = 0; k < OPS; k++) w.todo.add(rnd.nextBoolean() ? new Op(C_ID, rnd.nextInt(ELEMENTS), OpKind.READ_INSIDE) : plainOp(M_ID));
+                        for (int k = 0; k < OPS; k++) w.todo.add(rnd.nextBoolean() ? readOfC(s) : plainOp(M_ID));
                     }
                     s.stage = Stage.INSIDE;
                     trace("node " + s.node + " opened its read cache");
@@ -129,10 +145,18 @@ final class ScopeSimulation extends SimulatedNodes {
         });
     }
 
-    // once a read cache is open at a node, every partition is readable there with the values written before
+    // a read of C inside: a hit in the region, a plain coherent read (which may miss) outside it
+    private Op readOfC(NodeInScope s) {
+        int e = rnd.nextInt(ELEMENTS);
+        if (s.region.get(e / PARTITION)) return new Op(C_ID, e, OpKind.READ_INSIDE);
+        readsOutside++;
+        return new Op(C_ID, e, OpKind.READ);
+    }
+
+    // once a read cache is open at a node, every partition of its region is readable there with the values written before
     private void checkFilled(NodeInScope s) {
         int[] oracle = oracle(C_ID);
-        for (int p = 0; p < s.a.slots.length; p++) {
+        for (int p = s.region.nextSetBit(0); p >= 0; p = s.region.nextSetBit(p + 1)) {
             Slot slot = s.a.slots[p];
             if (!Slot.accessOf(slot.stamp).allows(Access.READ)) {
                 fail("read cache open at node " + s.node + " but partition " + p + " of C is not readable there (" + slot.granted() + ")");

@@ -22,17 +22,23 @@ class ScopeSimulationTest {
         long reads = 0;
         long recalled = 0;
         long kernel = 0;
+        long regions = 0;
+        long outside = 0;
         for (long seed : SimulatedNodes.seeds(SEEDS)) {
             ScopeSimulation s = new ScopeSimulation(seed, null).run();
             filled += s.copiesFilled;
             reads += s.readsInside;
             recalled += s.homesRecalled;
             kernel += s.kernelWrites;
+            regions += s.regionFills;
+            outside += s.readsOutside;
         }
         System.out.println("ScopeSimulation: " + filled + " copies of C cached before a read cache, " + reads + " reads inside, "
-                + recalled + " copies of O elsewhere before owner computes, " + kernel + " kernel writes");
+                + recalled + " copies of O elsewhere before owner computes, " + kernel + " kernel writes, " + regions
+                + " read caches of a region, " + outside + " reads outside the region");
         // the races the check is about did happen: copies of O to recall at entry, kernels that wrote, reads in read caches
-        assertTrue(reads > 0 && recalled > 0 && kernel > 0, "coverage: " + reads + " reads, " + recalled + " recalled, " + kernel + " kernel writes");
+        assertTrue(reads > 0 && recalled > 0 && kernel > 0 && regions > 0 && outside > 0, "coverage: " + reads + " reads, " + recalled
+                + " recalled, " + kernel + " kernel writes, " + regions + " regions, " + outside + " reads outside");
     }
 
     @Test
@@ -40,6 +46,13 @@ class ScopeSimulationTest {
         String found = SimulatedNodes.firstFailure(SEEDS, "FILL_NOT_AWAITED",
                 seed -> new ScopeSimulation(seed, ScopeDirectory.Fault.FILL_NOT_AWAITED).run());
         assertTrue(found.contains("read cache open at node"), found);
+    }
+
+    @Test
+    void aRegionFillThatMissesTheRegionsLastPartitionIsFound() {
+        String found = SimulatedNodes.firstFailure(SEEDS, "REGION_FILL_SHORT",
+                seed -> new ScopeSimulation(seed, ScopeDirectory.Fault.REGION_FILL_SHORT).run());
+        assertTrue(found.contains("is not readable there") || found.contains("missed inside the read cache"), found);
     }
 
     @Test
