@@ -13,6 +13,10 @@ import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -125,9 +129,22 @@ public final class HostClient implements AutoCloseable {
         return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);
     }
 
-    /** @return the status rows (tab-separated, see {@link AgentHost#STATUS_COLUMNS}) of {@code host}'s agents of {@code vmName} (all VMs if null) */
-    public List<String> status(HostPort host, String vmName) {
-        return request(host, HostRequestMessage.STATUS, vmName, -1, null).rows();
+    /**
+     * @return the status rows (see {@link AgentHost#STATUS_COLUMNS}) of {@code host}'s agents of
+     *         {@code vmName} (all VMs if null), checked ({@link StatusRow#of})
+     * @throws DsaException when the host cannot be asked, refuses, or sends a bad row (naming it)
+     */
+    public List<StatusRow> status(HostPort host, String vmName) {
+        Connection c = connect(host);
+        long id = replies.open(c);
+        c.send(new HostRequestMessage(id, HostRequestMessage.STATUS, vmName, -1, null));
+        HostStatusMessage reply = replies.await(id, describe(HostRequestMessage.STATUS, vmName, -1) + " on host " + host,
+                timeoutMs, HostStatusMessage.class);
+        try {
+            return StatusRow.checkAll(reply.rows());
+        } catch (DsaException e) {
+            throw new DsaException("host " + host + " answered with a malformed " + e.getMessage());
+        }
     }
 
     /**
@@ -179,17 +196,20 @@ public final class HostClient implements AutoCloseable {
      * Reads {@code count} elements of array {@code name} from index {@code from} (flat, row-major)
      * through the agent of node {@code node} of {@code vmName} on {@code host} (a clone or a node).
      *
-     * @return one {@code index\tvalue} row per element
+     * @return one row per element, from index {@code from}
      */
-    public List<String> read(HostPort host, String vmName, int node, String name, long from, long count) {
-        return request(host, HostRequestMessage.READ_ARRAY, vmName, node, name + "\t" + from + "\t" + count).rows();
+    public List<ElementRow> read(HostPort host, String vmName, int node, String name, long from, long count) {
+        Connection c = connect(host);
+        long id = replies.open(c);
+        c.send(new NodeRequestMessage(vmName, node, new ReadArrayMessage(id, name, from, count)));
+        return ElementRow.of(replies.await(id, "read through node " + node + " of vm '" + vmName + "' on host " + host,
+                timeoutMs, ElementsMessage.class));
     }
 
     private static String describe(int op, String vmName, int nodeId) {
         return switch (op) {
             case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
             case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
-            case HostRequestMessage.READ_ARRAY -> "read through node " + nodeId + " of vm '" + vmName + "'";
             case HostRequestMessage.WORKERS -> "workers of vm '" + vmName + "'";
             case HostRequestMessage.COUNTERS -> "counts" + (vmName == null ? "" : " of vm '" + vmName + "'");
             default -> "request " + op;
@@ -207,6 +227,8 @@ public final class HostClient implements AutoCloseable {
         @Override
         public void onMessage(Connection connection, Object message) {
             if (message instanceof HostReplyMessage r) replies.onReply(r);
+            else if (message instanceof HostStatusMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof ElementsMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof HostJobEventMessage e) events.accept(e);
         }
 

@@ -30,6 +30,9 @@ import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostRequestMessage;
 import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
@@ -84,6 +87,9 @@ enum MessageType {
     HOST_REQUEST(66, HostRequestMessage.class, false),
     HOST_REPLY(67, HostReplyMessage.class, false),
     TRANSFER(68, TransferMessage.class, false),
+    NODE_REQUEST(69, NodeRequestMessage.class, false),
+    HOST_STATUS(88, HostStatusMessage.class, false),
+    ELEMENTS(89, ElementsMessage.class, false),
 
     // a host and the child JVM that runs one of its agents (supervision)
     AGENT_LAUNCH(70, AgentLaunchMessage.class, false),

@@ -191,7 +191,7 @@ class HostIsolationSystemTest {
 
             assertEquals("stopped 1 agent(s) of vm 'stoppable'",
                     other.request(host, HostRequestMessage.STOP_VM, "stoppable", -1, token).text());
-            assertTrue(other.status(host, "stoppable").stream().allMatch(r -> r.split("\t")[4].equals("STOPPED")),
+            assertTrue(other.status(host, "stoppable").stream().allMatch(r -> r.state().equals("STOPPED")),
                     "only remembered as stopped: " + other.status(host, "stoppable"));
         }
         awaitNoFilesOf("stoppable");
