@@ -17,8 +17,12 @@ import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.TransferMessage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -541,11 +545,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         public void onMessage(Connection connection, Object message) {
             // Starting an agent and running a transfer block: never on the I/O thread.
             if (message instanceof HostJobMessage m) control.execute(() -> startJob(connection, m));
-            else if (message instanceof HostRequestMessage r) control.execute(() -> requests.onRequest(connection, r));
+            else if (message instanceof HostStatusQueryMessage r) control.execute(() -> requests.onStatusQuery(connection, r));
+            else if (message instanceof StopVmMessage r) control.execute(() -> requests.onStopVm(connection, r));
+            else if (message instanceof WorkersQueryMessage r) control.execute(() -> requests.onWorkersQuery(connection, r));
+            else if (message instanceof CountersQueryMessage r) control.execute(() -> requests.onCountersQuery(connection, r));
             else if (message instanceof TransferMessage t) control.execute(() -> requests.onTransfer(connection, t));
             else if (message instanceof NodeRequestMessage r) control.execute(() -> requests.onNodeRequest(connection, r));
             else if (message instanceof HostReplyMessage r) replies.onReply(r);
             else if (message instanceof HostStatusMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof TransferReportMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof HostJobEventMessage e) source.relay(connection, e);
             else {
                 LOG.warn("host {}: unexpected {} from {}; closing that connection", address(),

@@ -12,8 +12,12 @@ import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.ReadArrayMessage;
@@ -108,25 +112,32 @@ public final class HostClient implements AutoCloseable {
     public void submit(HostPort host, HostJobMessage job) { connect(host).send(job); }
 
     /**
-     * Sends a request and waits for its reply.
+     * Sends {@code request} (made with a fresh request id) and waits for its answer.
      *
-     * @return the successful reply
+     * @param timeoutMs at most this long for the connection (if it must be dialled) and as long again for the answer
+     * @param what the request, for messages ("status of vm 'x'")
+     * @return the successful answer, a {@code type}
      * @throws DsaException when the host refuses (with its reason) or does not answer in time
      */
-    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target) {
-        return request(host, op, vmName, nodeId, target, timeoutMs);
+    private <T> T ask(HostPort host, java.util.function.LongFunction<Object> request, Class<T> type, String what, long timeoutMs) {
+        Connection c = connect(host, timeoutMs);
+        long id = replies.open(c);
+        c.send(request.apply(id));
+        return replies.await(id, what + " on host " + host, timeoutMs, type);
     }
 
     /**
-     * As {@link #request(HostPort, int, String, int, String)}, waiting at most {@code timeoutMs} for
-     * the connection (if it must be dialled) and as long again for the reply: for requests that must
-     * not hold their caller up for the client's whole timeout (stopping a VM after a failure).
+     * Stops {@code host}'s agents of {@code vmName}, waiting at most {@code timeoutMs} for the
+     * connection (if it must be dialled) and as long again for the reply, so that stopping a VM
+     * after a failure does not hold its caller up for the client's whole timeout.
+     *
+     * @param stopToken the token the host gave when it accepted the VM's job ({@code HostJobEventMessage.ACCEPTED})
+     * @return the host's summary ("stopped 2 agent(s) of vm 'x'")
+     * @throws DsaException when the host refuses (a wrong token, with its reason) or does not answer in time
      */
-    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target, long timeoutMs) {
-        Connection c = connect(host, timeoutMs);
-        long id = replies.open(c);
-        c.send(new HostRequestMessage(id, op, vmName, nodeId, target));
-        return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);
+    public String stopVm(HostPort host, String vmName, String stopToken, long timeoutMs) {
+        return ask(host, id -> new StopVmMessage(id, vmName, stopToken), HostReplyMessage.class, "stop of vm '" + vmName + "'",
+                timeoutMs).text();
     }
 
     /**
@@ -135,11 +146,8 @@ public final class HostClient implements AutoCloseable {
      * @throws DsaException when the host cannot be asked, refuses, or sends a bad row (naming it)
      */
     public List<StatusRow> status(HostPort host, String vmName) {
-        Connection c = connect(host);
-        long id = replies.open(c);
-        c.send(new HostRequestMessage(id, HostRequestMessage.STATUS, vmName, -1, null));
-        HostStatusMessage reply = replies.await(id, describe(HostRequestMessage.STATUS, vmName, -1) + " on host " + host,
-                timeoutMs, HostStatusMessage.class);
+        HostStatusMessage reply = ask(host, id -> new HostStatusQueryMessage(id, vmName), HostStatusMessage.class,
+                "status" + (vmName == null ? "" : " of vm '" + vmName + "'"), timeoutMs);
         try {
             return StatusRow.checkAll(reply.rows());
         } catch (DsaException e) {
@@ -152,12 +160,14 @@ public final class HostClient implements AutoCloseable {
      *         unfinished worker (see {@code DsaAgent.workerLines()}), node by node
      */
     public List<String> workers(HostPort host, String vmName) {
-        return request(host, HostRequestMessage.WORKERS, vmName, -1, null).rows();
+        return ask(host, id -> new WorkersQueryMessage(id, vmName), HostReplyMessage.class, "workers of vm '" + vmName + "'",
+                timeoutMs).rows();
     }
 
     /** @return the counts of {@code host}'s agents of {@code vmName} (all VMs if null), node by node */
     public List<io.dsa.agent.metrics.NodeCounts> counters(HostPort host, String vmName) {
-        return io.dsa.agent.metrics.CountsRows.parse(request(host, HostRequestMessage.COUNTERS, vmName, -1, null).rows());
+        return io.dsa.agent.metrics.CountsRows.parse(ask(host, id -> new CountersQueryMessage(id, vmName), HostReplyMessage.class,
+                "counts" + (vmName == null ? "" : " of vm '" + vmName + "'"), timeoutMs).rows());
     }
 
     /**
@@ -206,16 +216,6 @@ public final class HostClient implements AutoCloseable {
                 timeoutMs, ElementsMessage.class));
     }
 
-    private static String describe(int op, String vmName, int nodeId) {
-        return switch (op) {
-            case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
-            case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
-            case HostRequestMessage.WORKERS -> "workers of vm '" + vmName + "'";
-            case HostRequestMessage.COUNTERS -> "counts" + (vmName == null ? "" : " of vm '" + vmName + "'");
-            default -> "request " + op;
-        };
-    }
-
     /** Closes every connection. Idempotent. */
     @Override
     public void close() {
@@ -229,6 +229,7 @@ public final class HostClient implements AutoCloseable {
             if (message instanceof HostReplyMessage r) replies.onReply(r);
             else if (message instanceof HostStatusMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof ElementsMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof TransferReportMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof HostJobEventMessage e) events.accept(e);
         }
 

@@ -11,7 +11,10 @@ import io.dsa.agent.wire.CommitMoveMessage;
 import io.dsa.agent.wire.ExpectMoveMessage;
 import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.ElementsMessage;
@@ -27,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A host's answers to {@link HostRequestMessage}s, {@link NodeRequestMessage}s and
- * {@link TransferMessage}s from launchers and other hosts. The typed steps that concern an agent
+ * A host's answers to the requests of launchers and other hosts: one handler per request type
+ * ({@link HostStatusQueryMessage}, {@link StopVmMessage}, {@link WorkersQueryMessage},
+ * {@link CountersQueryMessage}, {@link NodeRequestMessage}, {@link TransferMessage}). The typed steps that concern an agent
  * (a safe point, a move's or a clone's step at another node, a read) go on to the agent's JVM
  * under the host's own request id, one handler per step type; their answers come back as the
  * reply. Runs on the host's control threads.
@@ -49,22 +53,36 @@ final class HostRequests {
 
     HostRequests(AgentHost host) { this.host = host; }
 
-    /** A request about this host's agents as a whole: status, stop, workers, counters. */
-    void onRequest(Connection from, HostRequestMessage r) {
+    /** Lists this host's agents (of one VM, or all). */
+    void onStatusQuery(Connection from, HostStatusQueryMessage r) {
+        answer(from, r.requestId(), () -> new HostStatusMessage(r.requestId(),
+                host.status(r.vmName()).stream().map(StatusRow::toWire).toList()));
+    }
+
+    /** Stops this host's agents of a VM, if the token is the VM's. */
+    void onStopVm(Connection from, StopVmMessage r) {
+        answer(from, r.requestId(), () -> ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.stopToken()), List.of()));
+    }
+
+    /** Where the workers of this host's agents are: lines for people. */
+    void onWorkersQuery(Connection from, WorkersQueryMessage r) {
+        answer(from, r.requestId(), () -> ok(r.requestId(), "", host.workers(r.vmName())));
+    }
+
+    /** The counts of this host's agents. */
+    void onCountersQuery(Connection from, CountersQueryMessage r) {
+        answer(from, r.requestId(), () -> ok(r.requestId(), "", host.counters(r.vmName())));
+    }
+
+    /** Sends what {@code handler} answers, or a refusal naming why it failed. */
+    private static void answer(Connection from, long requestId, java.util.function.Supplier<Object> handler) {
+        Object answer;
         try {
-            switch (r.op()) {
-                case HostRequestMessage.STATUS -> from.send(new HostStatusMessage(r.requestId(),
-                        host.status(r.vmName()).stream().map(StatusRow::toWire).toList()));
-                case HostRequestMessage.STOP_VM -> from.send(ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.target()), List.of()));
-                case HostRequestMessage.WORKERS -> from.send(ok(r.requestId(), "", host.workers(r.vmName())));
-                case HostRequestMessage.COUNTERS -> from.send(ok(r.requestId(), "", host.counters(r.vmName())));
-                default -> throw new DsaException("unknown host request op " + r.op() + ", expected one of "
-                        + HostRequestMessage.STATUS + ", " + HostRequestMessage.STOP_VM + ", " + HostRequestMessage.WORKERS + ", "
-                        + HostRequestMessage.COUNTERS);
-            }
+            answer = handler.get();
         } catch (RuntimeException e) {
-            from.send(refused(r.requestId(), e));
+            answer = refused(requestId, e);
         }
+        from.send(answer);
     }
 
     /** A typed step at one of this host's agents: one handler per step type; the answer goes back with the request's id. */
@@ -196,15 +214,15 @@ final class HostRequests {
 
     void onTransfer(Connection from, TransferMessage t) {
         try {
-            HostReplyMessage reply = switch (t.op()) {
-                case TransferMessage.REQUEST_TRANSFER -> ok(t.requestId(), "",
-                        RemoteAgentMonitor.rows(host.target.acquire(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))));
-                case TransferMessage.REQUEST_CLONE -> ok(t.requestId(), "",
-                        RemoteAgentMonitor.rows(host.target.cloneHere(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))));
+            Object reply = switch (t.op()) {
+                case TransferMessage.REQUEST_TRANSFER -> RemoteAgentMonitor.toWire(t.requestId(),
+                        host.target.acquire(t.agentId(), t.fromMonitor(), t.vmHosts()));
+                case TransferMessage.REQUEST_CLONE -> RemoteAgentMonitor.toWire(t.requestId(),
+                        host.target.cloneHere(t.agentId(), t.fromMonitor(), t.vmHosts()));
                 case TransferMessage.BEGIN_TRANSFER -> new HostReplyMessage(t.requestId(), true, "", List.of(),
-                        host.source.begin(t.agentId(), RemoteAgentMonitor.isCloning(t.payload()), from));
+                        host.source.begin(t.agentId(), t.cloning(), from));
                 case TransferMessage.TRANSFER_AGENT -> new HostReplyMessage(t.requestId(), true, "", List.of(),
-                        host.source.transfer(t.agentId(), RemoteAgentMonitor.cloneId(t.payload())));
+                        host.source.transfer(t.agentId(), t.cloneId()));
                 case TransferMessage.END_TRANSFER -> {
                     host.source.end(t.agentId());
                     yield ok(t.requestId(), "", List.of());
@@ -238,11 +256,6 @@ final class HostRequests {
             for (int p : a.getValue()) packed[i++] = RegisterCloneMessage.pack(a.getKey(), p);
         }
         return packed;
-    }
-
-    private static List<String> hostsOf(byte[] payload) {
-        if (payload == null || payload.length == 0) return List.of();
-        return List.of(new String(payload, java.nio.charset.StandardCharsets.UTF_8).split(","));
     }
 
     private static HostReplyMessage ok(long id, String text, List<String> rows) {

@@ -14,7 +14,7 @@ import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.ConnectPeersMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
 import io.dsa.agent.wire.AgentControlMessage;
@@ -350,7 +350,7 @@ final class TransferTarget {
     private List<StatusRow> status(String to, String vm) {
         Connection c = peer(to);
         long id = host.replies.open(c);
-        c.send(new HostRequestMessage(id, HostRequestMessage.STATUS, vm, -1, null));
+        c.send(new HostStatusQueryMessage(id, vm));
         return StatusRow.checkAll(host.replies.await(id, "status of vm '" + vm + "' on host " + to, TIMEOUT_MS + 10_000,
                 HostStatusMessage.class).rows());
     }

@@ -5,6 +5,7 @@ import static io.dsa.agent.transport.WireFields.readBytes;
 import static io.dsa.agent.transport.WireFields.readCount;
 import static io.dsa.agent.transport.WireFields.readLongs;
 import static io.dsa.agent.transport.WireFields.readPresentString;
+import static io.dsa.agent.transport.WireFields.readPresentStrings;
 import static io.dsa.agent.transport.WireFields.readString;
 import static io.dsa.agent.transport.WireFields.readStrings;
 import static io.dsa.agent.transport.WireFields.writeBytes;
@@ -19,18 +20,21 @@ import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.CorruptedFrameException;
 import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The codecs of the messages between launchers and hosts, and between hosts (codes 64..69, 88,
- * 89): jobs and their events, requests and replies, agent transfers; encode beside decode.
+ * The codecs of the messages between launchers and hosts, and between hosts (codes 64, 65, 67..69, 88..94): jobs and their events, requests and replies, agent transfers; encode beside decode.
  */
 final class HostCodecs {
     private HostCodecs() {}
@@ -70,14 +74,26 @@ final class HostCodecs {
     }, body -> new HostJobEventMessage(body.readLong(), body.readInt(), body.readInt(), readString(body, "text"),
             readStrings(body, "lines"), readLongs(body, "timings")));
 
-    static final MessageCodec<HostRequestMessage> HOST_REQUEST = MessageCodec.of((m, out) -> {
+    static final MessageCodec<HostStatusQueryMessage> HOST_STATUS_QUERY = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());
-        out.writeInt(m.op());
         writeString(m.vmName(), out);
-        out.writeInt(m.nodeId());
-        writeString(m.target(), out);
-    }, body -> new HostRequestMessage(body.readLong(), body.readInt(), readString(body, "vmName"), body.readInt(),
-            readString(body, "target")));
+    }, body -> new HostStatusQueryMessage(body.readLong(), readString(body, "vmName")));
+
+    static final MessageCodec<StopVmMessage> STOP_VM = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeString(m.vmName(), out);
+        writeString(m.stopToken(), out);
+    }, body -> new StopVmMessage(body.readLong(), readString(body, "vmName"), readString(body, "stopToken")));
+
+    static final MessageCodec<WorkersQueryMessage> WORKERS_QUERY = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeString(m.vmName(), out);
+    }, body -> new WorkersQueryMessage(body.readLong(), readString(body, "vmName")));
+
+    static final MessageCodec<CountersQueryMessage> COUNTERS_QUERY = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeString(m.vmName(), out);
+    }, body -> new CountersQueryMessage(body.readLong(), readString(body, "vmName")));
 
     static final MessageCodec<HostReplyMessage> HOST_REPLY = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());
@@ -93,9 +109,21 @@ final class HostCodecs {
         out.writeInt(m.op());
         writeString(m.agentId(), out);
         writeString(m.fromMonitor(), out);
-        writeBytes(m.payload(), out);
+        writeStrings(m.vmHosts(), out);
+        out.writeBoolean(m.cloning());
+        out.writeInt(m.cloneId());
     }, body -> new TransferMessage(body.readLong(), body.readInt(), readString(body, "agentId"),
-            readString(body, "fromMonitor"), readBytes(body, "payload")));
+            readString(body, "fromMonitor"), readPresentStrings(body, "vmHosts"), readBoolean(body, "cloning"), body.readInt()));
+
+    static final MessageCodec<TransferReportMessage> TRANSFER_REPORT = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeString(m.agentId(), out);
+        writeString(m.fromMonitor(), out);
+        writeString(m.toMonitor(), out);
+        out.writeLong(m.pauseNanos());
+        out.writeLong(m.bytes());
+    }, body -> new TransferReportMessage(body.readLong(), readString(body, "agentId"), readString(body, "fromMonitor"),
+            readString(body, "toMonitor"), body.readLong(), body.readLong()));
 
     /** vmName, nodeId, the step's type code, then the step's body as its own frame would carry it. */
     static final MessageCodec<NodeRequestMessage> NODE_REQUEST = new MessageCodec<>() {

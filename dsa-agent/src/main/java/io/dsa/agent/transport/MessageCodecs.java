@@ -36,12 +36,16 @@ final class MessageCodecs {
 
         put(MessageType.HOST_JOB, HostCodecs.HOST_JOB);
         put(MessageType.HOST_JOB_EVENT, HostCodecs.HOST_JOB_EVENT);
-        put(MessageType.HOST_REQUEST, HostCodecs.HOST_REQUEST);
         put(MessageType.HOST_REPLY, HostCodecs.HOST_REPLY);
         put(MessageType.TRANSFER, HostCodecs.TRANSFER);
         put(MessageType.NODE_REQUEST, HostCodecs.NODE_REQUEST);
         put(MessageType.HOST_STATUS, HostCodecs.HOST_STATUS);
         put(MessageType.ELEMENTS, HostCodecs.ELEMENTS);
+        put(MessageType.TRANSFER_REPORT, HostCodecs.TRANSFER_REPORT);
+        put(MessageType.HOST_STATUS_QUERY, HostCodecs.HOST_STATUS_QUERY);
+        put(MessageType.STOP_VM, HostCodecs.STOP_VM);
+        put(MessageType.WORKERS_QUERY, HostCodecs.WORKERS_QUERY);
+        put(MessageType.COUNTERS_QUERY, HostCodecs.COUNTERS_QUERY);
 
         put(MessageType.AGENT_LAUNCH, SupervisionCodecs.AGENT_LAUNCH);
         put(MessageType.AGENT_RESTORE, SupervisionCodecs.AGENT_RESTORE);

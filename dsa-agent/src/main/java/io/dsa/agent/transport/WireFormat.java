@@ -63,7 +63,10 @@ import io.netty.handler.codec.CorruptedFrameException;
  * carry it. A HOST_STATUS (88) is an int64 request id, an int32 row count and per row: vm,
  * int32 node, host, agent, state, program (strings, never absent), int32 homed, cached and
  * nodes. ELEMENTS (89) is an int64 request id, int64 first index, u8 element type
- * ({@code io.dsa.ElementType} ordinal) and a {@code long[]} of the elements' bits.
+ * ({@code io.dsa.ElementType} ordinal) and a {@code long[]} of the elements' bits. TRANSFER
+ * (68) is int64 request id, int32 op, agentId, fromMonitor, {@code List<String>} vmHosts (never
+ * absent), u8 cloning, int32 cloneId; TRANSFER_REPORT (90) is int64 request id, agentId,
+ * fromMonitor, toMonitor, int64 pauseNanos, int64 bytes.
  * Each type's body is written and read by one {@link MessageCodec} (encode beside decode), found
  * through {@link MessageCodecs}; the field primitives are {@link WireFields}.
  * Every count is checked against the bytes left in the frame before anything is allocated, and a

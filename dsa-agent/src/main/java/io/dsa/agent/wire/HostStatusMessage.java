@@ -3,7 +3,7 @@ package io.dsa.agent.wire;
 import java.util.List;
 
 /**
- * A host's answer to a {@link HostRequestMessage#STATUS} request: one row per agent it serves or
+ * A host's answer to a {@link HostStatusQueryMessage}: one row per agent it serves or
  * recently ended, as explicit fields (no text to re-parse). A refusal comes as a
  * {@link HostReplyMessage} instead.
  *

@@ -14,6 +14,7 @@ import io.dsa.agent.wire.AgentRow;
 import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.RegisterCloneMessage;
 import java.util.Arrays;
@@ -100,17 +101,17 @@ class HostInputChecksTest {
         assertEquals("\\u0001".repeat(17) + "...", StatusRow.shown("\u0001".repeat(200)));
     }
 
-    /** Before: a reply with fewer rows threw IndexOutOfBoundsException, a non-number NumberFormatException. */
+    /** Before: the report travelled as five text rows, parsed by the caller; a reply with fewer threw IndexOutOfBoundsException. */
     @Test
-    void aTransferReplyThatIsNoReportIsRefusedSayingWhatItExpects() {
+    void aTransferReportWithAnAbsentFieldOrANegativeCountIsRefusedSayingWhatItExpects() {
         TransferReport report = new TransferReport("jacobi/2", "127.0.0.1:7000", "127.0.0.1:7001", 1_000, 2_000);
-        assertEquals(report, RemoteAgentMonitor.report(RemoteAgentMonitor.rows(report)));
-        assertEquals("transfer reply has 2 rows (null rows count too), expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
-                refusal(() -> RemoteAgentMonitor.report(List.of("a", "b"))));
-        assertEquals("transfer reply has no rows (null rows count too), expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
+        assertEquals(report, RemoteAgentMonitor.report(RemoteAgentMonitor.toWire(3, report)));
+        assertEquals("transfer report lacks a field: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
+                refusal(() -> RemoteAgentMonitor.report(new TransferReportMessage(3, "a", null, "c", 0, 0))));
+        assertEquals("transfer report lacks a field: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
                 refusal(() -> RemoteAgentMonitor.report(null)));
-        assertEquals("transfer reply rows 'soon', '5' are not numbers >= 0: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
-                refusal(() -> RemoteAgentMonitor.report(List.of("a", "b", "c", "soon", "5"))));
+        assertEquals("transfer report of a has pauseNanos -1 and bytes 5: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
+                refusal(() -> RemoteAgentMonitor.report(new TransferReportMessage(3, "a", "b", "c", -1, 5))));
     }
 
     /** Before: the commit travelled as text {@code node@host:port}, split and parsed by the host. */

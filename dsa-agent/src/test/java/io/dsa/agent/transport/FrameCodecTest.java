@@ -30,11 +30,15 @@ import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.agent.wire.AgentRow;
 import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
@@ -117,12 +121,19 @@ class FrameCodecTest {
                 List.of("heap capped at 1 GiB"), new long[0]));
         all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.EXITED, "node 2 of vm 'jacobi' exited with code 3", List.of(),
                 new long[0]));
-        all.add(new HostRequestMessage(3, HostRequestMessage.STOP_VM, "jacobi", -1, null));
-        all.add(new HostRequestMessage(5, HostRequestMessage.STOP_VM, "jacobi", -1, "00112233445566778899aabbccddeeff"));
-        all.add(new HostRequestMessage(4, HostRequestMessage.STATUS, null, -1, null));
+        all.add(new StopVmMessage(3, "jacobi", null));
+        all.add(new StopVmMessage(5, "jacobi", "00112233445566778899aabbccddeeff"));
+        all.add(new HostStatusQueryMessage(4, null));
+        all.add(new HostStatusQueryMessage(6, "jacobi"));
+        all.add(new WorkersQueryMessage(7, "jacobi"));
+        all.add(new CountersQueryMessage(8, null));
         all.add(new HostReplyMessage(3, true, "moved", List.of("a\tb", "c\td"), new byte[] {9}));
         all.add(new HostReplyMessage(4, false, "refused", List.of(), new byte[0]));
-        all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", new byte[] {1, 2, 3}));
+        all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", List.of(), false, 5));
+        all.add(new TransferMessage(10, TransferMessage.REQUEST_CLONE, "jacobi/2", "127.0.0.2:7000",
+                List.of("127.0.0.2:7000", "127.0.0.3:7000"), false, -1));
+        all.add(new TransferMessage(11, TransferMessage.BEGIN_TRANSFER, "jacobi/2", "127.0.0.4:7000", List.of(), true, -1));
+        all.add(new TransferReportMessage(12, "jacobi/4", "127.0.0.2:7000", "127.0.0.3:7000", 12_345_678, 1L << 33));
         all.add(new AgentLaunchMessage(1, AgentLaunchMessage.RUN, "jacobi", 2, 4, 3, "127.0.0.2:4000", "127.0.0.3",
                 "io.dsa.examples.Jacobi", List.of("256", "π"), List.of("barrier=TREE"), "/tmp/dsa-host-x/host-1/job-1-jacobi-2.jar"));
         all.add(new AgentLaunchMessage(2, AgentLaunchMessage.CLONE_TARGET, "v", 0, 1, 1, null, "127.0.0.1", "P", List.of(),

@@ -4,7 +4,7 @@ import io.dsa.DsaException;
 import io.dsa.ElementType;
 import io.dsa.agent.transport.WireFuzzing;
 import io.dsa.agent.wire.ElementsMessage;
-import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.bench.fuzz.FuzzChecks;
 import java.util.ArrayList;
@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * Fuzz target: host answers, as their readers check them: the status rows that {@code dsa
  * status}, {@code dsa read} and a host locating a VM's nodes read (a HOST_STATUS body,
- * {@link StatusRow#checkAll}), the transfer report of a migration or clone (a HOST_REPLY body,
- * {@link RemoteAgentMonitor#report(List)}), and the elements of a read (an ELEMENTS body,
+ * {@link StatusRow#checkAll}), the transfer report of a migration or clone
+ * (a TRANSFER_REPORT body, {@link RemoteAgentMonitor#report(TransferReportMessage)}), and the elements of a read (an ELEMENTS body,
  * {@link ElementRow#of}). Input: byte 0 picks the reader (modulo 3), the rest is the body,
  * decoded as the frame decoder does.
  *
@@ -26,7 +26,7 @@ import java.util.List;
  */
 public final class HostReplyFuzzer {
     private static final String[] READERS = {"status rows", "transfer report", "read elements"};
-    private static final String[] TYPES = {"HOST_STATUS", "HOST_REPLY", "ELEMENTS"};
+    private static final String[] TYPES = {"HOST_STATUS", "TRANSFER_REPORT", "ELEMENTS"};
 
     private HostReplyFuzzer() {}
 
@@ -44,10 +44,10 @@ public final class HostReplyFuzzer {
                 for (StatusRow row : StatusRow.checkAll(status.rows())) {
                     if (!StatusRow.of(row.toWire()).equals(row)) throw new AssertionError(row + " does not travel back as itself");
                 }
-            } else if (m instanceof HostReplyMessage reply) {
-                var report = RemoteAgentMonitor.report(reply.rows());
-                if (!RemoteAgentMonitor.report(RemoteAgentMonitor.rows(report)).equals(report)) {
-                    throw new AssertionError(report + " does not parse back");
+            } else if (m instanceof TransferReportMessage wire) {
+                var report = RemoteAgentMonitor.report(wire);
+                if (!RemoteAgentMonitor.report(RemoteAgentMonitor.toWire(wire.requestId(), report)).equals(report)) {
+                    throw new AssertionError(report + " does not travel back as itself");
                 }
             } else if (m instanceof ElementsMessage elements) {
                 for (ElementRow row : ElementRow.of(elements)) {
@@ -65,13 +65,13 @@ public final class HostReplyFuzzer {
                 new StatusRow("jacobi", 0, "127.0.0.1:7000", "127.0.0.1:45677", "RUNNING", "io.dsa.examples.Jacobi", 12, 3).toWire(),
                 new StatusRow("jacobi", 4, "127.0.0.1:7001", StatusRow.NO_AGENT, "CLONE", "io.dsa.examples.Jacobi", 0, 7).toWire(),
                 new StatusRow("lu", 1, "[::1]:7002", "[::1]:45680", "SUSPENDED", "Lu", 0, 0).toWire()));
-        List<String> transfer = RemoteAgentMonitor.rows(new io.dsa.agent.TransferReport("jacobi/2", "127.0.0.1:7000",
+        TransferReportMessage transfer = RemoteAgentMonitor.toWire(3, new io.dsa.agent.TransferReport("jacobi/2", "127.0.0.1:7000",
                 "127.0.0.1:7001", 12_345_678, 1 << 20));
         List<byte[]> seeds = new ArrayList<>();
         seeds.add(WireFuzzing.prefixed(0, WireFuzzing.body(status)));
         seeds.add(WireFuzzing.prefixed(0, WireFuzzing.body(new HostStatusMessage(4, List.of()))));
-        seeds.add(WireFuzzing.prefixed(1, WireFuzzing.body(new HostReplyMessage(3, true, "", transfer, new byte[0]))));
-        seeds.add(WireFuzzing.prefixed(1, WireFuzzing.body(new HostReplyMessage(4, true, "", List.of(), null))));
+        seeds.add(WireFuzzing.prefixed(1, WireFuzzing.body(transfer)));
+        seeds.add(WireFuzzing.prefixed(1, WireFuzzing.body(new TransferReportMessage(4, null, null, null, -1, 0))));
         seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new ElementsMessage(3, 0, ElementType.DOUBLE.ordinal(),
                 new long[] {Double.doubleToRawLongBits(1.5), Double.doubleToRawLongBits(Double.NaN)}))));
         seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new ElementsMessage(4, 9, ElementType.LONG.ordinal(),
