@@ -7,7 +7,6 @@ import io.dsa.agent.RunReport;
 import io.dsa.agent.host.HostClient;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
-import io.dsa.agent.wire.HostRequestMessage;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -259,7 +258,7 @@ final class HostsRun {
         for (Map.Entry<Integer, String> t : stopTokens.entrySet()) {
             Stop stop = new Stop(host(t.getKey()), t.getValue());
             stops.computeIfAbsent(stop, k -> CompletableFuture.runAsync(
-                    () -> client.request(k.host(), HostRequestMessage.STOP_VM, job.vmName, -1, k.token(), STOP_VM_MS), STOPPERS));
+                    () -> client.stopVm(k.host(), job.vmName, k.token(), STOP_VM_MS), STOPPERS));
         }
         try {
             // connect and reply are bounded by STOP_VM_MS each

@@ -60,7 +60,7 @@ final class ReadCommand implements Callable<Integer> {
                 out.flush();
                 return DsaCli.EXIT_FAILED;
             }
-            for (ElementRow element : ElementRow.parseAll(client.read(host, node.vm(spec), node.nodeId, array, from, count))) {
+            for (ElementRow element : client.read(host, node.vm(spec), node.nodeId, array, from, count)) {
                 out.println(array + "[" + element.index() + "] = " + element.value());
             }
             out.flush();

@@ -106,7 +106,7 @@ final class StatusCommand implements Callable<Integer> {
             }
             for (HostPort h : hosts) {
                 try {
-                    rows.addAll(VmLookup.parse(h, client.status(h, vm)));
+                    rows.addAll(client.status(h, vm));
                 } catch (RuntimeException e) {
                     problems.add(Jobs.describe(e));
                 }
@@ -161,7 +161,7 @@ final class StatusCommand implements Callable<Integer> {
                 boolean live = false;
                 for (HostPort h : hosts) {
                     try {
-                        live |= VmLookup.parse(h, client.status(h, vm)).stream().anyMatch(r -> !VmLookup.ENDED.contains(r.state()));
+                        live |= client.status(h, vm).stream().anyMatch(r -> !VmLookup.ENDED.contains(r.state()));
                         nodes.addAll(client.counters(h, vm));
                     } catch (RuntimeException e) {
                         out.println("error: " + Jobs.describe(e));

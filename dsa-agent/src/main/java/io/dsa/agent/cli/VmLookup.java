@@ -32,8 +32,11 @@ final class VmLookup {
     /** Where the status rows come from: {@link HostClient#status}, or a test's script. */
     @FunctionalInterface
     interface StatusSource {
-        /** @return the status rows of {@code host}'s agents of {@code vm} @throws RuntimeException when the host cannot be asked */
-        List<String> status(HostPort host, String vm);
+        /**
+         * @return the status rows of {@code host}'s agents of {@code vm}, checked
+         * @throws RuntimeException when the host cannot be asked or answers with a bad row
+         */
+        List<StatusRow> status(HostPort host, String vm);
     }
 
     /** One status row and the host that sent it. */
@@ -62,21 +65,9 @@ final class VmLookup {
     static VmLookup query(StatusSource client, List<HostPort> hosts, String vm) {
         List<Row> rows = new ArrayList<>();
         for (HostPort h : hosts) {
-            for (StatusRow row : parse(h, client.status(h, vm))) rows.add(new Row(h, row));
+            for (StatusRow row : client.status(h, vm)) rows.add(new Row(h, row));
         }
         return new VmLookup(vm, hosts, rows);
-    }
-
-    /**
-     * @return {@code host}'s status rows, parsed and checked ({@link StatusRow#parse})
-     * @throws DsaException naming {@code host} and the first row that does not parse; none of its rows is used then
-     */
-    static List<StatusRow> parse(HostPort host, List<String> rows) {
-        try {
-            return StatusRow.parseAll(rows);
-        } catch (DsaException e) {
-            throw new DsaException("host " + host + " answered with a malformed " + e.getMessage());
-        }
     }
 
     /**

@@ -16,7 +16,13 @@ import io.dsa.agent.wire.AgentStatusQueryMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.TransferReportMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.TransferMessage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -164,20 +170,20 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public List<String> agentIds() { return List.copyOf(jobs.keySet()); }
 
     /**
-     * @return one tab-separated row per agent this host serves (columns {@link #STATUS_COLUMNS}),
+     * @return one row per agent this host serves (columns {@link #STATUS_COLUMNS}),
      *         of {@code vmName} or all if null; each agent's JVM is asked for its partition counts.
      *         Then the nodes that ended here in the last {@link FinishedJobs#KEEP_MS} ms, in state
      *         DONE, FAILED or STOPPED, with {@code -} for the address and the counts.
      */
-    public List<String> status(String vmName) {
-        List<String> rows = new ArrayList<>();
+    public List<StatusRow> status(String vmName) {
+        List<StatusRow> rows = new ArrayList<>();
         for (Map.Entry<HostedJob, AgentStatusMessage> e : ask(vmName, AgentStatusQueryMessage.COUNTS_ONLY).entrySet()) {
             HostedJob j = e.getKey();
             AgentStatusMessage c = e.getValue();
             rows.add(new StatusRow(j.job.vmName(), j.job.nodeId(), address(), j.agentAddress == null ? StatusRow.NO_AGENT : j.agentAddress,
-                    j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached(), j.job.nodes()).format());
+                    j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached(), j.job.nodes()));
         }
-        rows.sort(null);
+        rows.sort(java.util.Comparator.comparing(StatusRow::vm).thenComparingInt(StatusRow::node));
         rows.addAll(finished.rows(vmName));
         return rows;
     }
@@ -539,9 +545,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         public void onMessage(Connection connection, Object message) {
             // Starting an agent and running a transfer block: never on the I/O thread.
             if (message instanceof HostJobMessage m) control.execute(() -> startJob(connection, m));
-            else if (message instanceof HostRequestMessage r) control.execute(() -> requests.onRequest(connection, r));
+            else if (message instanceof HostStatusQueryMessage r) control.execute(() -> requests.onStatusQuery(connection, r));
+            else if (message instanceof StopVmMessage r) control.execute(() -> requests.onStopVm(connection, r));
+            else if (message instanceof WorkersQueryMessage r) control.execute(() -> requests.onWorkersQuery(connection, r));
+            else if (message instanceof CountersQueryMessage r) control.execute(() -> requests.onCountersQuery(connection, r));
             else if (message instanceof TransferMessage t) control.execute(() -> requests.onTransfer(connection, t));
+            else if (message instanceof NodeRequestMessage r) control.execute(() -> requests.onNodeRequest(connection, r));
             else if (message instanceof HostReplyMessage r) replies.onReply(r);
+            else if (message instanceof HostStatusMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof TransferReportMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof HostJobEventMessage e) source.relay(connection, e);
             else {
                 LOG.warn("host {}: unexpected {} from {}; closing that connection", address(),

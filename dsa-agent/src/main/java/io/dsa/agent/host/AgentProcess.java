@@ -11,6 +11,7 @@ import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.AgentStatusMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.ElementsMessage;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -349,7 +350,8 @@ final class AgentProcess {
             }
             long id = message instanceof HostReplyMessage r ? r.requestId()
                     : message instanceof AgentStartedMessage s ? s.requestId()
-                    : message instanceof AgentStatusMessage s ? s.requestId() : -1;
+                    : message instanceof AgentStatusMessage s ? s.requestId()
+                    : message instanceof ElementsMessage e ? e.requestId() : -1;
             if (id >= 0) {
                 CompletableFuture<Object> f = pending.get(id);
                 String invalid = message instanceof AgentStartedMessage s ? invalidStart(s) : null;

@@ -1,6 +1,7 @@
 package io.dsa.agent.host;
 
 import io.dsa.DsaException;
+import io.dsa.ElementType;
 import io.dsa.DsaProgram;
 import io.dsa.SharedArray;
 import io.dsa.SharedDoubleArray;
@@ -32,6 +33,7 @@ import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.RegisterCloneMessage;
 import io.dsa.agent.wire.ReleaseBarrierMessage;
 import io.dsa.agent.wire.RetireMessage;
@@ -177,7 +179,7 @@ final class ChildAgent {
         return new AgentStatusMessage(m.requestId(), a == null ? 0 : a.partitionsHomed(), a == null ? 0 : a.partitionsCached(), rows);
     }
 
-    /** One {@code index\tvalue} row per element, read through the coherence protocol. */
+    /** The elements, read through the coherence protocol, as their bits. */
     Object onRead(ReadArrayMessage m) {
         SharedArray a = running().array(m.name());
         long length = a.layout().length();
@@ -188,17 +190,21 @@ final class ChildAgent {
             throw new DsaException("count " + m.count() + " out of range [1, " + Math.min(AgentHost.MAX_READ, length - m.from())
                     + "] for array '" + m.name() + "' of " + length + " elements from index " + m.from());
         }
-        List<String> rows = new ArrayList<>((int) m.count());
-        for (int i = (int) m.from(); i < m.from() + m.count(); i++) {
-            String v;
-            if (a instanceof SharedDoubleArray d) v = Double.toString(d.read(i));
-            else if (a instanceof SharedFloatArray f) v = Float.toString(f.read(i));
-            else if (a instanceof SharedLongArray l) v = Long.toString(l.read(i));
-            else if (a instanceof SharedIntArray n) v = Integer.toString(n.read(i));
-            else throw new DsaException("array '" + m.name() + "' has an element type this host cannot print");
-            rows.add(new ElementRow(i, v).format());
+        long[] bits = new long[(int) m.count()];
+        ElementType type;
+        if (a instanceof SharedDoubleArray) type = ElementType.DOUBLE;
+        else if (a instanceof SharedFloatArray) type = ElementType.FLOAT;
+        else if (a instanceof SharedLongArray) type = ElementType.LONG;
+        else if (a instanceof SharedIntArray) type = ElementType.INT;
+        else throw new DsaException("array '" + m.name() + "' has an element type this host cannot read");
+        for (int k = 0; k < bits.length; k++) {
+            int i = (int) m.from() + k;
+            if (a instanceof SharedDoubleArray d) bits[k] = Double.doubleToRawLongBits(d.read(i));
+            else if (a instanceof SharedFloatArray f) bits[k] = Float.floatToRawIntBits(f.read(i));
+            else if (a instanceof SharedLongArray l) bits[k] = l.read(i);
+            else bits[k] = ((SharedIntArray) a).read(i);
         }
-        return new HostReplyMessage(m.requestId(), true, "", rows, new byte[0]);
+        return new ElementsMessage(m.requestId(), m.from(), type.ordinal(), bits);
     }
 
     // ---- the safe point (node 0) -----------------------------------------------------------------

@@ -19,7 +19,7 @@ final class FinishedJobs {
     /** The most ended nodes remembered. */
     static final int MAX_ROWS = 4096;
 
-    private record Ended(String vm, String row, long atMs) {}
+    private record Ended(String vm, StatusRow row, long atMs) {}
 
     private final Deque<Ended> ended = new ArrayDeque<>();
     private final LongSupplier clockMs;
@@ -32,17 +32,16 @@ final class FinishedJobs {
      * {@code program}, ended in {@code state} on {@code host}.
      */
     synchronized void add(String vm, int node, int nodes, String host, String state, String program) {
-        String row = new StatusRow(vm, node, host, StatusRow.NO_AGENT, state, program, StatusRow.UNKNOWN, StatusRow.UNKNOWN, nodes)
-                .format();
+        StatusRow row = new StatusRow(vm, node, host, StatusRow.NO_AGENT, state, program, StatusRow.UNKNOWN, StatusRow.UNKNOWN, nodes);
         ended.addLast(new Ended(vm, row, clockMs.getAsLong()));
         while (ended.size() > MAX_ROWS) ended.removeFirst();
     }
 
     /** @return the status rows of the ended nodes of {@code vm} (all if null), oldest first, less those past {@link #KEEP_MS} */
-    synchronized List<String> rows(String vm) {
+    synchronized List<StatusRow> rows(String vm) {
         long oldest = clockMs.getAsLong() - KEEP_MS;
         while (!ended.isEmpty() && ended.peekFirst().atMs() < oldest) ended.removeFirst();
-        List<String> rows = new ArrayList<>();
+        List<StatusRow> rows = new ArrayList<>();
         for (Ended e : ended) if (vm == null || vm.equals(e.vm())) rows.add(e.row());
         return rows;
     }

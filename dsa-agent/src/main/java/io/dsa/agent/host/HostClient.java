@@ -12,7 +12,15 @@ import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.TransferReportMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -104,30 +112,47 @@ public final class HostClient implements AutoCloseable {
     public void submit(HostPort host, HostJobMessage job) { connect(host).send(job); }
 
     /**
-     * Sends a request and waits for its reply.
+     * Sends {@code request} (made with a fresh request id) and waits for its answer.
      *
-     * @return the successful reply
+     * @param timeoutMs at most this long for the connection (if it must be dialled) and as long again for the answer
+     * @param what the request, for messages ("status of vm 'x'")
+     * @return the successful answer, a {@code type}
      * @throws DsaException when the host refuses (with its reason) or does not answer in time
      */
-    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target) {
-        return request(host, op, vmName, nodeId, target, timeoutMs);
+    private <T> T ask(HostPort host, java.util.function.LongFunction<Object> request, Class<T> type, String what, long timeoutMs) {
+        Connection c = connect(host, timeoutMs);
+        long id = replies.open(c);
+        c.send(request.apply(id));
+        return replies.await(id, what + " on host " + host, timeoutMs, type);
     }
 
     /**
-     * As {@link #request(HostPort, int, String, int, String)}, waiting at most {@code timeoutMs} for
-     * the connection (if it must be dialled) and as long again for the reply: for requests that must
-     * not hold their caller up for the client's whole timeout (stopping a VM after a failure).
+     * Stops {@code host}'s agents of {@code vmName}, waiting at most {@code timeoutMs} for the
+     * connection (if it must be dialled) and as long again for the reply, so that stopping a VM
+     * after a failure does not hold its caller up for the client's whole timeout.
+     *
+     * @param stopToken the token the host gave when it accepted the VM's job ({@code HostJobEventMessage.ACCEPTED})
+     * @return the host's summary ("stopped 2 agent(s) of vm 'x'")
+     * @throws DsaException when the host refuses (a wrong token, with its reason) or does not answer in time
      */
-    public HostReplyMessage request(HostPort host, int op, String vmName, int nodeId, String target, long timeoutMs) {
-        Connection c = connect(host, timeoutMs);
-        long id = replies.open(c);
-        c.send(new HostRequestMessage(id, op, vmName, nodeId, target));
-        return replies.await(id, describe(op, vmName, nodeId) + " on host " + host, timeoutMs);
+    public String stopVm(HostPort host, String vmName, String stopToken, long timeoutMs) {
+        return ask(host, id -> new StopVmMessage(id, vmName, stopToken), HostReplyMessage.class, "stop of vm '" + vmName + "'",
+                timeoutMs).text();
     }
 
-    /** @return the status rows (tab-separated, see {@link AgentHost#STATUS_COLUMNS}) of {@code host}'s agents of {@code vmName} (all VMs if null) */
-    public List<String> status(HostPort host, String vmName) {
-        return request(host, HostRequestMessage.STATUS, vmName, -1, null).rows();
+    /**
+     * @return the status rows (see {@link AgentHost#STATUS_COLUMNS}) of {@code host}'s agents of
+     *         {@code vmName} (all VMs if null), checked ({@link StatusRow#of})
+     * @throws DsaException when the host cannot be asked, refuses, or sends a bad row (naming it)
+     */
+    public List<StatusRow> status(HostPort host, String vmName) {
+        HostStatusMessage reply = ask(host, id -> new HostStatusQueryMessage(id, vmName), HostStatusMessage.class,
+                "status" + (vmName == null ? "" : " of vm '" + vmName + "'"), timeoutMs);
+        try {
+            return StatusRow.checkAll(reply.rows());
+        } catch (DsaException e) {
+            throw new DsaException("host " + host + " answered with a malformed " + e.getMessage());
+        }
     }
 
     /**
@@ -135,12 +160,14 @@ public final class HostClient implements AutoCloseable {
      *         unfinished worker (see {@code DsaAgent.workerLines()}), node by node
      */
     public List<String> workers(HostPort host, String vmName) {
-        return request(host, HostRequestMessage.WORKERS, vmName, -1, null).rows();
+        return ask(host, id -> new WorkersQueryMessage(id, vmName), HostReplyMessage.class, "workers of vm '" + vmName + "'",
+                timeoutMs).rows();
     }
 
     /** @return the counts of {@code host}'s agents of {@code vmName} (all VMs if null), node by node */
     public List<io.dsa.agent.metrics.NodeCounts> counters(HostPort host, String vmName) {
-        return io.dsa.agent.metrics.CountsRows.parse(request(host, HostRequestMessage.COUNTERS, vmName, -1, null).rows());
+        return io.dsa.agent.metrics.CountsRows.parse(ask(host, id -> new CountersQueryMessage(id, vmName), HostReplyMessage.class,
+                "counts" + (vmName == null ? "" : " of vm '" + vmName + "'"), timeoutMs).rows());
     }
 
     /**
@@ -179,21 +206,14 @@ public final class HostClient implements AutoCloseable {
      * Reads {@code count} elements of array {@code name} from index {@code from} (flat, row-major)
      * through the agent of node {@code node} of {@code vmName} on {@code host} (a clone or a node).
      *
-     * @return one {@code index\tvalue} row per element
+     * @return one row per element, from index {@code from}
      */
-    public List<String> read(HostPort host, String vmName, int node, String name, long from, long count) {
-        return request(host, HostRequestMessage.READ_ARRAY, vmName, node, name + "\t" + from + "\t" + count).rows();
-    }
-
-    private static String describe(int op, String vmName, int nodeId) {
-        return switch (op) {
-            case HostRequestMessage.STATUS -> "status" + (vmName == null ? "" : " of vm '" + vmName + "'");
-            case HostRequestMessage.STOP_VM -> "stop of vm '" + vmName + "'";
-            case HostRequestMessage.READ_ARRAY -> "read through node " + nodeId + " of vm '" + vmName + "'";
-            case HostRequestMessage.WORKERS -> "workers of vm '" + vmName + "'";
-            case HostRequestMessage.COUNTERS -> "counts" + (vmName == null ? "" : " of vm '" + vmName + "'");
-            default -> "request " + op;
-        };
+    public List<ElementRow> read(HostPort host, String vmName, int node, String name, long from, long count) {
+        Connection c = connect(host);
+        long id = replies.open(c);
+        c.send(new NodeRequestMessage(vmName, node, new ReadArrayMessage(id, name, from, count)));
+        return ElementRow.of(replies.await(id, "read through node " + node + " of vm '" + vmName + "' on host " + host,
+                timeoutMs, ElementsMessage.class));
     }
 
     /** Closes every connection. Idempotent. */
@@ -207,6 +227,9 @@ public final class HostClient implements AutoCloseable {
         @Override
         public void onMessage(Connection connection, Object message) {
             if (message instanceof HostReplyMessage r) replies.onReply(r);
+            else if (message instanceof HostStatusMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof ElementsMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof TransferReportMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof HostJobEventMessage e) events.accept(e);
         }
 

@@ -11,7 +11,13 @@ import io.dsa.agent.wire.CommitMoveMessage;
 import io.dsa.agent.wire.ExpectMoveMessage;
 import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.ReadArrayMessage;
 import io.dsa.agent.wire.RegisterCloneMessage;
 import io.dsa.agent.wire.ReleaseBarrierMessage;
@@ -24,10 +30,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A host's answers to {@link HostRequestMessage}s and {@link TransferMessage}s from launchers and
- * other hosts. The steps that concern an agent (a safe point, a move's or a clone's step at
- * another node, a read) go on to the agent's JVM as typed messages; their answers come back as
- * the reply. Runs on the host's control threads.
+ * A host's answers to the requests of launchers and other hosts: one handler per request type
+ * ({@link HostStatusQueryMessage}, {@link StopVmMessage}, {@link WorkersQueryMessage},
+ * {@link CountersQueryMessage}, {@link NodeRequestMessage}, {@link TransferMessage}). The typed steps that concern an agent
+ * (a safe point, a move's or a clone's step at another node, a read) go on to the agent's JVM
+ * under the host's own request id, one handler per step type; their answers come back as the
+ * reply. Runs on the host's control threads.
  */
 final class HostRequests {
     private static final Logger LOG = LoggerFactory.getLogger(HostRequests.class);
@@ -45,61 +53,114 @@ final class HostRequests {
 
     HostRequests(AgentHost host) { this.host = host; }
 
-    void onRequest(Connection from, HostRequestMessage r) {
+    /** Lists this host's agents (of one VM, or all). */
+    void onStatusQuery(Connection from, HostStatusQueryMessage r) {
+        answer(from, r.requestId(), () -> new HostStatusMessage(r.requestId(),
+                host.status(r.vmName()).stream().map(StatusRow::toWire).toList()));
+    }
+
+    /** Stops this host's agents of a VM, if the token is the VM's. */
+    void onStopVm(Connection from, StopVmMessage r) {
+        answer(from, r.requestId(), () -> ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.stopToken()), List.of()));
+    }
+
+    /** Where the workers of this host's agents are: lines for people. */
+    void onWorkersQuery(Connection from, WorkersQueryMessage r) {
+        answer(from, r.requestId(), () -> ok(r.requestId(), "", host.workers(r.vmName())));
+    }
+
+    /** The counts of this host's agents. */
+    void onCountersQuery(Connection from, CountersQueryMessage r) {
+        answer(from, r.requestId(), () -> ok(r.requestId(), "", host.counters(r.vmName())));
+    }
+
+    /** Sends what {@code handler} answers, or a refusal naming why it failed. */
+    private static void answer(Connection from, long requestId, java.util.function.Supplier<Object> handler) {
+        Object answer;
         try {
-            HostReplyMessage reply = switch (r.op()) {
-                case HostRequestMessage.STATUS -> ok(r.requestId(), "", host.status(r.vmName()));
-                case HostRequestMessage.STOP_VM -> ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.target()), List.of());
-                case HostRequestMessage.HOLD_BARRIER -> holdBarrier(from, r);
-                case HostRequestMessage.RELEASE_BARRIER -> {
-                    HostReplyMessage released = ask(r, ReleaseBarrierMessage::new);
-                    holds.remove(DsaAgent.agentId(r.vmName(), r.nodeId()));
-                    yield released;
-                }
-                case HostRequestMessage.EXPECT_MOVE -> {
-                    int moving = number(r.target(), "moving node");
-                    HostedJob j = host.part(r.vmName(), r.nodeId());
-                    HostReplyMessage armed = ask(r, id -> new ExpectMoveMessage(id, moving));
-                    expected.put(expectKey(r.vmName(), r.nodeId(), moving), new Expected(from, j, moving));
-                    yield armed;
-                }
-                case HostRequestMessage.AWAIT_MOVE -> {
-                    int moving = number(r.target(), "moving node");
-                    if (!expected.containsKey(expectKey(r.vmName(), r.nodeId(), moving))) {
-                        throw new DsaException("node " + r.nodeId() + " expects no move of node " + moving);
-                    }
-                    yield ask(r, id -> new AwaitMoveMessage(id, moving));
-                }
-                case HostRequestMessage.COMMIT_MOVE, HostRequestMessage.ABANDON_MOVE -> {
-                    Move move = move(r.target(), r.op() == HostRequestMessage.COMMIT_MOVE);
-                    expected.remove(expectKey(r.vmName(), r.nodeId(), move.moving()));
-                    if (r.op() == HostRequestMessage.ABANDON_MOVE) yield ask(r, id -> new AbandonMoveMessage(id, move.moving()));
-                    yield ask(r, id -> new CommitMoveMessage(id, move.moving(), move.address()));
-                }
-                case HostRequestMessage.ADMIT_CLONE -> {
-                    int cloneId = number(r.target(), "clone id");
-                    yield ask(r, id -> new AdmitCloneMessage(id, cloneId));
-                }
-                case HostRequestMessage.REGISTER_CLONE -> {
-                    RegisterCloneMessage registration = cloneRegistration(r.target(), 0);
-                    yield ask(r, id -> new RegisterCloneMessage(id, registration.cloneId(), registration.partitions()));
-                }
-                case HostRequestMessage.READ_ARRAY -> {
-                    ReadArrayMessage read = read(r.target(), 0);
-                    yield ask(r, id -> new ReadArrayMessage(id, read.name(), read.from(), read.count()));
-                }
-                case HostRequestMessage.WORKERS -> ok(r.requestId(), "", host.workers(r.vmName()));
-                case HostRequestMessage.COUNTERS -> ok(r.requestId(), "", host.counters(r.vmName()));
-                default -> throw new DsaException("unknown host request op " + r.op() + ", expected 1 to 13");
-            };
-            from.send(new HostReplyMessage(r.requestId(), true, reply.text(), reply.rows(), reply.payload()));
+            answer = handler.get();
+        } catch (RuntimeException e) {
+            answer = refused(requestId, e);
+        }
+        from.send(answer);
+    }
+
+    /** A typed step at one of this host's agents: one handler per step type; the answer goes back with the request's id. */
+    void onNodeRequest(Connection from, NodeRequestMessage r) {
+        try {
+            AgentControlMessage step = r.step();
+            Object answer;
+            if (step instanceof HoldBarrierMessage) answer = holdBarrier(from, r);
+            else if (step instanceof ReleaseBarrierMessage) answer = releaseBarrier(r);
+            else if (step instanceof ExpectMoveMessage x) answer = expectMove(from, r, x);
+            else if (step instanceof AwaitMoveMessage x) answer = awaitMove(r, x);
+            else if (step instanceof CommitMoveMessage x) answer = commitMove(r, x);
+            else if (step instanceof AbandonMoveMessage x) answer = abandonMove(r, x);
+            else if (step instanceof AdmitCloneMessage x) answer = ask(r, id -> new AdmitCloneMessage(id, x.cloneId()));
+            else if (step instanceof RegisterCloneMessage x) answer = ask(r, id -> new RegisterCloneMessage(id, x.cloneId(), x.partitions()));
+            else if (step instanceof ReadArrayMessage x) answer = read(r, x);
+            else throw new DsaException("no host handler for step " + step.getClass().getSimpleName());
+            if (answer instanceof HostReplyMessage h) answer = new HostReplyMessage(r.requestId(), true, h.text(), h.rows(), h.payload());
+            from.send(answer);
         } catch (RuntimeException e) {
             from.send(refused(r.requestId(), e));
         }
     }
 
+    private HostReplyMessage releaseBarrier(NodeRequestMessage r) {
+        HostReplyMessage released = ask(r, ReleaseBarrierMessage::new);
+        holds.remove(DsaAgent.agentId(r.vmName(), r.nodeId()));
+        return released;
+    }
+
+    private HostReplyMessage expectMove(Connection from, NodeRequestMessage r, ExpectMoveMessage x) {
+        HostedJob j = host.part(r.vmName(), r.nodeId());
+        HostReplyMessage armed = ask(r, id -> new ExpectMoveMessage(id, x.movingNode()));
+        expected.put(expectKey(r.vmName(), r.nodeId(), x.movingNode()), new Expected(from, j, x.movingNode()));
+        return armed;
+    }
+
+    private HostReplyMessage awaitMove(NodeRequestMessage r, AwaitMoveMessage x) {
+        if (!expected.containsKey(expectKey(r.vmName(), r.nodeId(), x.movingNode()))) {
+            throw new DsaException("node " + r.nodeId() + " expects no move of node " + x.movingNode());
+        }
+        return ask(r, id -> new AwaitMoveMessage(id, x.movingNode()));
+    }
+
+    /**
+     * @return the new address of a move's commit, normalised {@code host:port}
+     * @throws DsaException naming the moving node and the address when it is absent or not {@code host:port}
+     */
+    static String commitAddress(CommitMoveMessage x) {
+        if (x.address() == null) throw new DsaException("commit of the move of node " + x.movingNode() + " names no address");
+        try {
+            return StatusRow.address(x.address(), "address");
+        } catch (IllegalArgumentException e) {
+            throw new DsaException("commit of the move of node " + x.movingNode() + " to '" + StatusRow.shown(x.address()) + "': "
+                    + e.getMessage());
+        }
+    }
+
+    private HostReplyMessage commitMove(NodeRequestMessage r, CommitMoveMessage x) {
+        String address = commitAddress(x);
+        expected.remove(expectKey(r.vmName(), r.nodeId(), x.movingNode()));
+        return ask(r, id -> new CommitMoveMessage(id, x.movingNode(), address));
+    }
+
+    private HostReplyMessage abandonMove(NodeRequestMessage r, AbandonMoveMessage x) {
+        expected.remove(expectKey(r.vmName(), r.nodeId(), x.movingNode()));
+        return ask(r, id -> new AbandonMoveMessage(id, x.movingNode()));
+    }
+
+    // The agent's JVM answers with the elements; they go back under the caller's request id.
+    private ElementsMessage read(NodeRequestMessage r, ReadArrayMessage x) {
+        ElementsMessage m = host.part(r.vmName(), r.nodeId()).process.call(id -> new ReadArrayMessage(id, x.name(), x.from(), x.count()),
+                ElementsMessage.class, AgentHost.TRANSFER_STEP_TIMEOUT_MS + ROUND_TRIP_MS);
+        return new ElementsMessage(r.requestId(), m.from(), m.elementType(), m.bits());
+    }
+
     // Node 0's host: the agent holds the next global barrier's release and answers at the safe point.
-    private HostReplyMessage holdBarrier(Connection from, HostRequestMessage r) {
+    private HostReplyMessage holdBarrier(Connection from, NodeRequestMessage r) {
         String id = DsaAgent.agentId(r.vmName(), r.nodeId());
         HostedJob j = host.part(r.vmName(), r.nodeId());
         if (j.state != HostedJob.State.RUNNING) {
@@ -115,7 +176,7 @@ final class HostRequests {
     }
 
     /** Sends the step to the JVM of the request's node and returns its answer. */
-    private HostReplyMessage ask(HostRequestMessage r, LongFunction<AgentControlMessage> step) {
+    private HostReplyMessage ask(NodeRequestMessage r, LongFunction<AgentControlMessage> step) {
         return host.part(r.vmName(), r.nodeId()).process.call(step, HostReplyMessage.class,
                 AgentHost.TRANSFER_STEP_TIMEOUT_MS + ROUND_TRIP_MS);
     }
@@ -153,15 +214,15 @@ final class HostRequests {
 
     void onTransfer(Connection from, TransferMessage t) {
         try {
-            HostReplyMessage reply = switch (t.op()) {
-                case TransferMessage.REQUEST_TRANSFER -> ok(t.requestId(), "",
-                        RemoteAgentMonitor.rows(host.target.acquire(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))));
-                case TransferMessage.REQUEST_CLONE -> ok(t.requestId(), "",
-                        RemoteAgentMonitor.rows(host.target.cloneHere(t.agentId(), t.fromMonitor(), hostsOf(t.payload()))));
+            Object reply = switch (t.op()) {
+                case TransferMessage.REQUEST_TRANSFER -> RemoteAgentMonitor.toWire(t.requestId(),
+                        host.target.acquire(t.agentId(), t.fromMonitor(), t.vmHosts()));
+                case TransferMessage.REQUEST_CLONE -> RemoteAgentMonitor.toWire(t.requestId(),
+                        host.target.cloneHere(t.agentId(), t.fromMonitor(), t.vmHosts()));
                 case TransferMessage.BEGIN_TRANSFER -> new HostReplyMessage(t.requestId(), true, "", List.of(),
-                        host.source.begin(t.agentId(), RemoteAgentMonitor.isCloning(t.payload()), from));
+                        host.source.begin(t.agentId(), t.cloning(), from));
                 case TransferMessage.TRANSFER_AGENT -> new HostReplyMessage(t.requestId(), true, "", List.of(),
-                        host.source.transfer(t.agentId(), RemoteAgentMonitor.cloneId(t.payload())));
+                        host.source.transfer(t.agentId(), t.cloneId()));
                 case TransferMessage.END_TRANSFER -> {
                     host.source.end(t.agentId());
                     yield ok(t.requestId(), "", List.of());
@@ -195,68 +256,6 @@ final class HostRequests {
             for (int p : a.getValue()) packed[i++] = RegisterCloneMessage.pack(a.getKey(), p);
         }
         return packed;
-    }
-
-    /** A move's target: the moving node, and for a commit its new {@code host:port}. */
-    record Move(int moving, String address) {}
-
-    /**
-     * @return the target of a COMMIT_MOVE ({@code node@host:port}) or ABANDON_MOVE ({@code node},
-     *         anything after an {@code @} ignored)
-     * @throws DsaException naming the target when it is not of that form
-     */
-    static Move move(String target, boolean commit) {
-        String[] parts = target == null ? new String[] {null} : target.split("@", 2);
-        int moving = number(parts[0], "moving node");
-        if (!commit) return new Move(moving, null);
-        if (parts.length < 2) throw new DsaException("commit target '" + StatusRow.shown(target) + "' is not node@host:port");
-        try {
-            StatusRow.address(parts[1], "address");
-        } catch (IllegalArgumentException e) {
-            throw new DsaException("commit target '" + StatusRow.shown(target) + "': " + e.getMessage());
-        }
-        return new Move(moving, parts[1]);
-    }
-
-    /**
-     * @return the clone registration in a REGISTER_CLONE target ({@code cloneId|}{@link ClonePartitions}), as request {@code id}
-     * @throws DsaException naming the target when it is not of that form
-     */
-    static RegisterCloneMessage cloneRegistration(String target, long id) {
-        String[] parts = target == null ? new String[] {null} : target.split("\\|", 2);
-        int cloneId = number(parts[0], "clone id");
-        return new RegisterCloneMessage(id, cloneId, pack(ClonePartitions.decode(parts.length > 1 ? parts[1] : "")));
-    }
-
-    /**
-     * @return the read in a READ_ARRAY target ({@code name<TAB>from<TAB>count}), as request {@code id}
-     * @throws DsaException naming the target when it is not of that form (the agent checks the ranges)
-     */
-    static ReadArrayMessage read(String target, long id) {
-        String[] parts = target == null ? new String[0] : target.split("\t", -1);
-        if (parts.length != 3) throw new DsaException("read request '" + StatusRow.shown(String.valueOf(target)) + "' is not name<TAB>from<TAB>count");
-        return new ReadArrayMessage(id, parts[0], longNumber(parts[1], "index"), longNumber(parts[2], "count"));
-    }
-
-    private static int number(String text, String what) {
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new DsaException(what + " '" + (text == null ? null : StatusRow.shown(text)) + "' is not a number");
-        }
-    }
-
-    private static long longNumber(String text, String what) {
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw new DsaException(what + " '" + StatusRow.shown(text) + "' is not a number");
-        }
-    }
-
-    private static List<String> hostsOf(byte[] payload) {
-        if (payload == null || payload.length == 0) return List.of();
-        return List.of(new String(payload, java.nio.charset.StandardCharsets.UTF_8).split(","));
     }
 
     private static HostReplyMessage ok(long id, String text, List<String> rows) {

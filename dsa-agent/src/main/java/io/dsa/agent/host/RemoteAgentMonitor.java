@@ -5,10 +5,11 @@ import io.dsa.agent.TransferReport;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 
 /**
  * Another host's {@link AgentMonitor}, reached over an authenticated connection: each handler is
- * one {@link TransferMessage} and waits for its {@link HostReplyMessage}. A refusal, a lost
+ * one {@link TransferMessage} and waits for its answer ({@link TransferReportMessage} or {@link HostReplyMessage}). A refusal, a lost
  * connection or no answer in time surfaces as a {@link io.dsa.DsaException} naming the host and
  * the step.
  */
@@ -36,114 +37,86 @@ final class RemoteAgentMonitor implements AgentMonitor {
 
     @Override
     public TransferReport requestTransfer(String agentId, String fromMonitor) {
-        return report(call(TransferMessage.REQUEST_TRANSFER, agentId, fromMonitor));
+        return requestTransfer(agentId, fromMonitor, java.util.List.of());
     }
 
     /** {@link #requestTransfer} telling the new host where the VM's nodes may run ({@code host:port} each). */
     TransferReport requestTransfer(String agentId, String fromMonitor, java.util.List<String> vmHosts) {
-        return report(call(TransferMessage.REQUEST_TRANSFER, agentId, fromMonitor,
-                String.join(",", vmHosts).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return report(call(new TransferMessage(0, TransferMessage.REQUEST_TRANSFER, agentId, fromMonitor, vmHosts, false, -1),
+                TransferReportMessage.class));
     }
 
     @Override
     public TransferReport requestClone(String agentId, String fromMonitor) {
-        return report(call(TransferMessage.REQUEST_CLONE, agentId, fromMonitor));
+        return requestClone(agentId, fromMonitor, java.util.List.of());
     }
 
     /** {@link #requestClone} telling the new host where the VM's nodes may run ({@code host:port} each). */
     TransferReport requestClone(String agentId, String fromMonitor, java.util.List<String> vmHosts) {
-        return report(call(TransferMessage.REQUEST_CLONE, agentId, fromMonitor,
-                String.join(",", vmHosts).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return report(call(new TransferMessage(0, TransferMessage.REQUEST_CLONE, agentId, fromMonitor, vmHosts, false, -1),
+                TransferReportMessage.class));
     }
 
     /** {@link #beginTransfer} of a cloning: the agent stays where it is and runs on. */
     byte[] beginCloning(String agentId) {
-        return call(TransferMessage.BEGIN_TRANSFER, agentId, self, CLONING.clone()).payload();
+        return call(new TransferMessage(0, TransferMessage.BEGIN_TRANSFER, agentId, self, java.util.List.of(), true, -1),
+                HostReplyMessage.class).payload();
     }
 
     /** {@link #transferAgent} of a cloning: the clone's state, with node id {@code cloneId}. */
     byte[] transferClone(String agentId, int cloneId) {
-        return call(TransferMessage.TRANSFER_AGENT, agentId, self,
-                Integer.toString(cloneId).getBytes(java.nio.charset.StandardCharsets.UTF_8)).payload();
-    }
-
-    private static final byte[] CLONING = "clone".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-
-    /** @return whether a {@link TransferMessage#BEGIN_TRANSFER} payload begins a cloning */
-    static boolean isCloning(byte[] payload) { return java.util.Arrays.equals(payload, CLONING); }
-
-    /** @return the clone id in a {@link TransferMessage#TRANSFER_AGENT} payload, or -1 for a move */
-    static int cloneId(byte[] payload) {
-        if (payload == null || payload.length == 0) return -1;
-        String text = new String(payload, java.nio.charset.StandardCharsets.UTF_8);
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new io.dsa.DsaException("transferAgent payload '" + text + "' is not a clone id");
-        }
+        return call(new TransferMessage(0, TransferMessage.TRANSFER_AGENT, agentId, self, java.util.List.of(), false, cloneId),
+                HostReplyMessage.class).payload();
     }
 
     @Override
-    public byte[] beginTransfer(String agentId) { return call(TransferMessage.BEGIN_TRANSFER, agentId, self).payload(); }
+    public byte[] beginTransfer(String agentId) { return call(TransferMessage.BEGIN_TRANSFER, agentId).payload(); }
 
     @Override
-    public byte[] transferAgent(String agentId) { return call(TransferMessage.TRANSFER_AGENT, agentId, self).payload(); }
+    public byte[] transferAgent(String agentId) { return call(TransferMessage.TRANSFER_AGENT, agentId).payload(); }
 
     @Override
-    public void endTransfer(String agentId) { call(TransferMessage.END_TRANSFER, agentId, self); }
+    public void endTransfer(String agentId) { call(TransferMessage.END_TRANSFER, agentId); }
 
     @Override
-    public void endCloning(String agentId) { call(TransferMessage.END_CLONING, agentId, self); }
+    public void endCloning(String agentId) { call(TransferMessage.END_CLONING, agentId); }
 
     @Override
-    public void abortTransfer(String agentId) { call(TransferMessage.ABORT_TRANSFER, agentId, self); }
+    public void abortTransfer(String agentId) { call(TransferMessage.ABORT_TRANSFER, agentId); }
 
-    private HostReplyMessage call(int op, String agentId, String fromMonitor) {
-        return call(op, agentId, fromMonitor, new byte[0]);
+    private HostReplyMessage call(int op, String agentId) {
+        return call(new TransferMessage(0, op, agentId, self), HostReplyMessage.class);
     }
 
-    private HostReplyMessage call(int op, String agentId, String fromMonitor, byte[] payload) {
+    /** Sends {@code step} under a fresh request id and waits for its answer, a {@code type}. */
+    private <T> T call(TransferMessage step, Class<T> type) {
         long id = replies.open(connection);
         if (!connection.isOpen()) replies.failVia(connection, "connection to host " + address + " closed");
-        connection.send(new TransferMessage(id, op, agentId, fromMonitor, payload));
-        return replies.await(id, step(op) + " of " + agentId + " on host " + address, timeoutMs);
+        connection.send(new TransferMessage(id, step.op(), step.agentId(), step.fromMonitor(), step.vmHosts(), step.cloning(),
+                step.cloneId()));
+        return replies.await(id, step(step.op()) + " of " + step.agentId() + " on host " + address, timeoutMs, type);
     }
 
-    /** A transfer's reply rows: agentId, from, to, pauseNanos, bytes. */
-    static java.util.List<String> rows(TransferReport r) {
-        return java.util.List.of(r.agentId(), r.fromMonitor(), r.toMonitor(), Long.toString(r.pauseNanos()),
-                Long.toString(r.bytes()));
-    }
-
-    private static TransferReport report(HostReplyMessage reply) {
-        return report(reply.rows());
+    /** @return {@code r} as it travels, answering request {@code requestId} */
+    static TransferReportMessage toWire(long requestId, TransferReport r) {
+        return new TransferReportMessage(requestId, r.agentId(), r.fromMonitor(), r.toMonitor(), r.pauseNanos(), r.bytes());
     }
 
     /**
-     * The report in a transfer's reply rows (as {@link #rows} writes them), from another host.
+     * The report another host sent.
      *
-     * @throws io.dsa.DsaException when the rows are not agentId, from, to, pauseNanos >= 0, bytes >= 0
+     * @throws io.dsa.DsaException when a field is absent or pauseNanos or bytes is negative
      */
-    static TransferReport report(java.util.List<String> r) {
+    static TransferReport report(TransferReportMessage m) {
         String expected = "expected agentId, from, to, pauseNanos >= 0, bytes >= 0";
-        if (r == null || r.size() != 5 || r.stream().anyMatch(java.util.Objects::isNull)) {
-            throw new io.dsa.DsaException("transfer reply has " + (r == null ? "no" : r.size() + "") + " rows (null rows count too), "
-                    + expected);
+        if (m == null || m.agentId() == null || m.fromMonitor() == null || m.toMonitor() == null) {
+            throw new io.dsa.DsaException("transfer report lacks a field: " + expected);
         }
-        long pauseNanos;
-        long bytes;
-        try {
-            pauseNanos = Long.parseLong(r.get(3));
-            bytes = Long.parseLong(r.get(4));
-        } catch (NumberFormatException e) {
-            pauseNanos = -1;
-            bytes = -1;
+        if (m.pauseNanos() < 0 || m.bytes() < 0) {
+            throw new io.dsa.DsaException("transfer report of " + StatusRow.shown(m.agentId()) + " has pauseNanos " + m.pauseNanos()
+                    + " and bytes " + m.bytes() + ": " + expected);
         }
-        if (pauseNanos < 0 || bytes < 0) {
-            throw new io.dsa.DsaException("transfer reply rows '" + StatusRow.shown(r.get(3)) + "', '" + StatusRow.shown(r.get(4))
-                    + "' are not numbers >= 0: " + expected);
-        }
-        return new TransferReport(r.get(0), r.get(1), r.get(2), pauseNanos, bytes);
+        return new TransferReport(m.agentId(), m.fromMonitor(), m.toMonitor(), m.pauseNanos(), m.bytes());
     }
 
     static String step(int op) {

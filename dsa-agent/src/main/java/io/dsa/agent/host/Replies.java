@@ -10,10 +10,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Pending requests to hosts, by request id, completed by their {@link HostReplyMessage}. Thread-safe. */
+/**
+ * Pending requests to hosts, by request id, completed by their answer: a {@link HostReplyMessage}
+ * (ok or refused) or a typed answer ({@code HostStatusMessage}, {@code ElementsMessage}). Thread-safe.
+ */
 final class Replies {
     private final AtomicLong nextId = new AtomicLong(1);
-    private final Map<Long, CompletableFuture<HostReplyMessage>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
     private final Map<Long, Object> via = new ConcurrentHashMap<>();
 
     /** @return a fresh request id with a future waiting for its reply */
@@ -34,22 +37,25 @@ final class Replies {
     void failVia(Object connection, String why) {
         for (Map.Entry<Long, Object> e : via.entrySet()) {
             if (e.getValue() == connection) {
-                CompletableFuture<HostReplyMessage> f = pending.get(e.getKey());
+                CompletableFuture<Object> f = pending.get(e.getKey());
                 if (f != null) f.completeExceptionally(new DsaException(why));
             }
         }
     }
 
     /** Completes the request the reply answers; replies to unknown ids are dropped. */
-    void onReply(HostReplyMessage reply) {
-        CompletableFuture<HostReplyMessage> f = pending.get(reply.requestId());   // await removes it
-        if (f != null) f.complete(reply);
+    void onReply(HostReplyMessage reply) { onAnswer(reply.requestId(), reply); }
+
+    /** Completes request {@code requestId} with {@code answer}; answers to unknown ids are dropped. */
+    void onAnswer(long requestId, Object answer) {
+        CompletableFuture<Object> f = pending.get(requestId);   // await removes it
+        if (f != null) f.complete(answer);
     }
 
     /** Fails every pending request, e.g. because the connection closed. */
     void failAll(String why) {
         for (Long id : pending.keySet()) {
-            CompletableFuture<HostReplyMessage> f = pending.remove(id);
+            CompletableFuture<Object> f = pending.remove(id);
             if (f != null) f.completeExceptionally(new DsaException(why));
         }
     }
@@ -63,9 +69,19 @@ final class Replies {
      *         the wait timed out
      */
     HostReplyMessage await(long id, String what, long timeoutMs) {
-        CompletableFuture<HostReplyMessage> f = pending.get(id);
+        return await(id, what, timeoutMs, HostReplyMessage.class);
+    }
+
+    /**
+     * As {@link #await(long, String, long)}, for a request answered by a {@code type} on success
+     * (and by a refused {@link HostReplyMessage} on failure).
+     *
+     * @throws DsaException also when the answer is of another type (naming both)
+     */
+    <T> T await(long id, String what, long timeoutMs, Class<T> type) {
+        CompletableFuture<Object> f = pending.get(id);
         if (f == null) throw new DsaException("no pending request " + id + " (" + what + ")");
-        HostReplyMessage reply;
+        Object reply;
         try {
             reply = f.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -79,7 +95,11 @@ final class Replies {
             pending.remove(id);
             via.remove(id);
         }
-        if (!reply.ok()) throw new DsaException(what + " refused: " + reply.text());
-        return reply;
+        if (reply instanceof HostReplyMessage r && !r.ok()) throw new DsaException(what + " refused: " + r.text());
+        if (!type.isInstance(reply)) {
+            throw new DsaException(what + ": answered with a " + reply.getClass().getSimpleName() + ", expected a "
+                    + type.getSimpleName());
+        }
+        return type.cast(reply);
     }
 }

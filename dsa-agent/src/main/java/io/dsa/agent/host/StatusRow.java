@@ -2,13 +2,15 @@ package io.dsa.agent.host;
 
 import io.dsa.DsaException;
 import io.dsa.agent.HostPort;
+import io.dsa.agent.wire.AgentRow;
 import java.util.List;
 
 /**
  * One row of a host's status reply ({@link AgentHost#STATUS_COLUMNS}): an agent the host serves.
- * It travels as its columns joined by tabs ({@link #format}). The rows a command or another host
- * reads come over the network, so {@link #parse} checks every column before anything uses it:
- * a row that does not parse is refused with a {@link DsaException} naming the row and the column.
+ * It travels as explicit fields ({@link AgentRow} in a {@link io.dsa.agent.wire.HostStatusMessage},
+ * {@link #toWire}). The rows a command or another host reads come over the network, so {@link #of}
+ * checks every field before anything uses it: a bad row is refused with a {@link DsaException}
+ * naming the row and the column.
  *
  * @param vm the VM's name, at most {@value #MAX_TEXT_CHARS} characters
  * @param node the node's (or clone's) id, {@code >= 0}
@@ -20,7 +22,7 @@ import java.util.List;
  * @param homed partitions homed at the agent, {@code >= 0}, or {@link #UNKNOWN} (a finished node's row)
  * @param cached partitions cached at the agent, {@code >= 0}, or {@link #UNKNOWN}
  * @param nodes how many nodes the row's VM has, so that a client can wait for all of them; 0 where
- *        the host did not say (a host of an older build sends the first eight columns only)
+ *        the host did not say
  */
 public record StatusRow(String vm, int node, String host, String agent, String state, String program, int homed, int cached,
                         int nodes) {
@@ -37,47 +39,39 @@ public record StatusRow(String vm, int node, String host, String agent, String s
     public static final int MAX_TEXT_CHARS = 1024;
 
     /**
-     * Parses one row as a host wrote it.
+     * Checks one row as it came over the network.
      *
-     * @throws DsaException naming the row and what is wrong: not 8 or 9 tab-separated
-     *         columns, a number or address that does not parse, an unknown state, an empty or
-     *         overlong text, or a control character (a row never holds one, so it cannot forge lines
-     *         of the table {@code dsa status} prints)
+     * @throws DsaException naming the row and what is wrong: a count out of range, an address
+     *         that does not parse, an unknown state, an empty or overlong text, or a control
+     *         character (a row never holds one, so it cannot forge lines of the table
+     *         {@code dsa status} prints)
      */
-    public static StatusRow parse(String row) {
-        if (row == null) throw new DsaException("status row is missing");
-        String[] cells = row.split("\t", -1);
-        if (cells.length != COLUMNS && cells.length != COLUMNS + 1) {
-            throw new DsaException("status row '" + shown(row) + "' has " + cells.length + " columns, expected " + COLUMNS + ": "
-                    + AgentHost.STATUS_COLUMNS + ", and optionally the VM's node count");
-        }
+    public static StatusRow of(AgentRow r) {
+        if (r == null) throw new DsaException("status row is missing");
         try {
-            return new StatusRow(text(cells[0], "VM"), count(cells[1], "NODE"), address(cells[2], "HOST"),
-                    cells[3].equals(NO_AGENT) ? NO_AGENT : address(cells[3], "AGENT"), state(cells[4]), text(cells[5], "PROGRAM"),
-                    countOrUnknown(cells[6], "HOMED"), countOrUnknown(cells[7], "CACHED"),
-                    cells.length > COLUMNS ? count(cells[COLUMNS], "NODES") : 0);
+            return new StatusRow(text(r.vm(), "VM"), count(r.node(), "NODE"), address(r.host(), "HOST"),
+                    NO_AGENT.equals(r.agent()) ? NO_AGENT : address(r.agent(), "AGENT"), state(r.state()), text(r.program(), "PROGRAM"),
+                    countOrUnknown(r.homed(), "HOMED"), countOrUnknown(r.cached(), "CACHED"), count(r.nodes(), "NODES"));
         } catch (IllegalArgumentException e) {
-            throw new DsaException("status row '" + shown(row) + "': " + e.getMessage());
+            throw new DsaException("status row of vm '" + (r.vm() == null ? null : shown(r.vm())) + "' node " + r.node() + ": "
+                    + e.getMessage());
         }
     }
 
     /**
-     * Parses a status reply's rows.
+     * Checks a status reply's rows.
      *
-     * @throws DsaException when there are none (null: a reply without rows) or one does not parse ({@link #parse})
+     * @throws DsaException when there are none (null: a reply without rows) or one is bad ({@link #of})
      */
-    public static List<StatusRow> parseAll(List<String> rows) {
+    public static List<StatusRow> checkAll(List<AgentRow> rows) {
         if (rows == null) throw new DsaException("status reply without rows");
-        List<StatusRow> parsed = new java.util.ArrayList<>(rows.size());
-        for (String row : rows) parsed.add(parse(row));
-        return parsed;
+        List<StatusRow> checked = new java.util.ArrayList<>(rows.size());
+        for (AgentRow row : rows) checked.add(of(row));
+        return checked;
     }
 
-    /** @return the row as it travels: the columns, then the VM's node count, joined by tabs */
-    public String format() {
-        return String.join("\t", vm, Integer.toString(node), host, agent, state, program, count(homed), count(cached),
-                Integer.toString(nodes));
-    }
+    /** @return the row as it travels */
+    public AgentRow toWire() { return new AgentRow(vm, node, host, agent, state, program, homed, cached, nodes); }
 
     /** @return {@code n} as a status row shows it: the number, or {@code -} for {@link #UNKNOWN} */
     public static String count(int n) {
@@ -93,12 +87,12 @@ public record StatusRow(String vm, int node, String host, String agent, String s
     /** @return the program's class name without its package */
     public String programSimpleName() { return program.substring(program.lastIndexOf('.') + 1); }
 
-    private static final int COLUMNS = 8;
     private static final List<String> STATES = java.util.Arrays.stream(HostedJob.State.values()).map(Enum::name).toList();
 
     private static String text(String cell, String column) {
-        if (cell.isEmpty() || cell.length() > MAX_TEXT_CHARS) {
-            throw new IllegalArgumentException(column + " of " + cell.length() + " characters, expected 1 to " + MAX_TEXT_CHARS);
+        if (cell == null || cell.isEmpty() || cell.length() > MAX_TEXT_CHARS) {
+            throw new IllegalArgumentException(column + " of " + (cell == null ? 0 : cell.length()) + " characters, expected 1 to "
+                    + MAX_TEXT_CHARS);
         }
         for (int i = 0; i < cell.length(); i++) {
             if (Character.isISOControl(cell.charAt(i))) {
@@ -108,17 +102,11 @@ public record StatusRow(String vm, int node, String host, String agent, String s
         return cell;
     }
 
-    private static int countOrUnknown(String cell, String column) {
-        return cell.equals("-") ? UNKNOWN : count(cell, column);
+    private static int countOrUnknown(int value, String column) {
+        return value == UNKNOWN ? UNKNOWN : count(value, column);
     }
 
-    private static int count(String cell, String column) {
-        int value;
-        try {
-            value = Integer.parseInt(cell);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(column + " '" + shown(cell) + "' is not a number");
-        }
+    private static int count(int value, String column) {
         if (value < 0) throw new IllegalArgumentException(column + " " + value + " out of range [0, " + Integer.MAX_VALUE + "]");
         return value;
     }
@@ -129,7 +117,7 @@ public record StatusRow(String vm, int node, String host, String agent, String s
     }
 
     private static String state(String cell) {
-        if (!STATES.contains(cell)) throw new IllegalArgumentException("STATE '" + shown(cell) + "' is not one of " + STATES);
+        if (cell == null || !STATES.contains(cell)) throw new IllegalArgumentException("STATE '" + (cell == null ? null : shown(cell)) + "' is not one of " + STATES);
         return cell;
     }
 

@@ -14,10 +14,23 @@ import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.ConnectPeersMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AgentControlMessage;
+import io.dsa.agent.wire.AwaitMoveMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.LongFunction;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -102,7 +115,7 @@ final class TransferTarget {
                 throw new DsaException("vm '" + vm + "' has clone(s) " + clones + ": a node cannot move while clones share its"
                         + " partitions (they know only its old address); see docs/hosts.md");
             }
-            ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
+            ask(hostOf.get(0), vm, 0, HoldBarrierMessage::new);
             held = true;
             long pauseStart = System.nanoTime();
             // the other nodes first, one after the other: each answers once none of its coherence requests is under
@@ -110,7 +123,7 @@ final class TransferTarget {
             for (int j = 0; j < m.nodes(); j++) {
                 if (j == node) continue;
                 expecting.add(j);
-                ask(hostOf.get(j), HostRequestMessage.EXPECT_MOVE, vm, j, Integer.toString(node));
+                ask(hostOf.get(j), vm, j, id -> new ExpectMoveMessage(id, node));
             }
             byte[] bytes = source.transferAgent(agentId);
             blockIfTesting("transferAgent");
@@ -118,16 +131,17 @@ final class TransferTarget {
                     TIMEOUT_MS);
             job.agentAddress = restored.address();
             job.process.call(ConnectPeersMessage::new, HostReplyMessage.class, TIMEOUT_MS);
-            for (int j : expecting) ask(hostOf.get(j), HostRequestMessage.AWAIT_MOVE, vm, j, Integer.toString(node));
+            for (int j : expecting) ask(hostOf.get(j), vm, j, id -> new AwaitMoveMessage(id, node));
             // commit: from here the agent here is node `node`
-            for (int j : expecting) ask(hostOf.get(j), HostRequestMessage.COMMIT_MOVE, vm, j, node + "@" + job.agentAddress);
+            String newAddress = job.agentAddress;
+            for (int j : expecting) ask(hostOf.get(j), vm, j, id -> new CommitMoveMessage(id, node, newAddress));
             expecting.clear();
             job.setState(HostedJob.State.RUNNING);
             if (host.jobs.putIfAbsent(agentId, job) != null) {
                 throw new DsaException("host " + host.address() + " already serves agent " + agentId);
             }
             source.endTransfer(agentId);
-            ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+            ask(hostOf.get(0), vm, 0, ReleaseBarrierMessage::new);
             held = false;
             job.process.call(AgentResumeMessage::new, HostReplyMessage.class, TIMEOUT_MS);
             TransferReport report = new TransferReport(agentId, fromMonitor, host.address(), System.nanoTime() - pauseStart,
@@ -138,7 +152,7 @@ final class TransferTarget {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
             for (int j : expecting) {
                 try {
-                    ask(hostOf.get(j), HostRequestMessage.ABANDON_MOVE, vm, j, Integer.toString(node));
+                    ask(hostOf.get(j), vm, j, id -> new AbandonMoveMessage(id, node));
                 } catch (RuntimeException x) {
                     e.addSuppressed(x);
                 }
@@ -154,7 +168,7 @@ final class TransferTarget {
      * host sends a clone's state (the agent's valid partitions as shared copies), every node
      * admits the clone's id, the clone connects to them, and every home registers it as a sharer
      * of the partitions it holds. The clone gets the next free node id ({@code >=} the VM's node
-     * count), runs no workers, serves reads ({@link HostRequestMessage#READ_ARRAY}), and stops
+     * count), runs no workers, serves reads ({@link ReadArrayMessage}), and stops
      * when its VM's node 0 goes.
      *
      * @param vmHosts hosts where the VM's nodes may be; the job's own list and the source are added
@@ -187,23 +201,23 @@ final class TransferTarget {
             job = new HostedJob(new HostJobMessage(m.jobId(), vm, cloneId, m.nodes(), m.threadsPerNode(), m.monitorAddress(),
                     m.programClass(), m.args(), m.options(), new byte[0], m.heapBytes(), m.cpus()), null, described.stopToken());
             host.launch(job, AgentLaunchMessage.CLONE_TARGET, node, limits -> { });   // the JVM starts before the safe point
-            ask(hostOf.get(0), HostRequestMessage.HOLD_BARRIER, vm, 0, null);
+            ask(hostOf.get(0), vm, 0, HoldBarrierMessage::new);
             held = true;
             long pauseStart = System.nanoTime();
             byte[] bytes = source.transferClone(agentId, cloneId);
             AgentState state = AgentState.decode(bytes);
-            for (int j = 0; j < m.nodes(); j++) ask(hostOf.get(j), HostRequestMessage.ADMIT_CLONE, vm, j, Integer.toString(cloneId));
+            for (int j = 0; j < m.nodes(); j++) ask(hostOf.get(j), vm, j, id -> new AdmitCloneMessage(id, cloneId));
             job.agentAddress = job.process.call(id -> new AgentRestoreMessage(id, cloneId, bytes), AgentStartedMessage.class,
                     TIMEOUT_MS).address();
             job.process.call(ConnectPeersMessage::new, HostReplyMessage.class, TIMEOUT_MS);
-            String registration = cloneId + "|" + ClonePartitions.encode(DsaAgent.clonePartitions(state));
-            for (int j = 0; j < m.nodes(); j++) ask(hostOf.get(j), HostRequestMessage.REGISTER_CLONE, vm, j, registration);
+            long[] holds = HostRequests.pack(DsaAgent.clonePartitions(state));
+            for (int j = 0; j < m.nodes(); j++) ask(hostOf.get(j), vm, j, id -> new RegisterCloneMessage(id, cloneId, holds));
             job.setState(HostedJob.State.CLONE);
             if (host.jobs.putIfAbsent(cloneAgentId, job) != null) {
                 throw new DsaException("host " + host.address() + " already serves agent " + cloneAgentId);
             }
             source.endCloning(agentId);
-            ask(hostOf.get(0), HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+            ask(hostOf.get(0), vm, 0, ReleaseBarrierMessage::new);
             held = false;
             TransferReport report = new TransferReport(cloneAgentId, fromMonitor, host.address(), System.nanoTime() - pauseStart,
                     bytes.length);
@@ -231,7 +245,7 @@ final class TransferTarget {
         }
         if (holder != null) {
             try {
-                ask(holder, HostRequestMessage.RELEASE_BARRIER, vm, 0, null);
+                ask(holder, vm, 0, ReleaseBarrierMessage::new);
             } catch (RuntimeException x) {
                 e.addSuppressed(x);
             }
@@ -253,7 +267,7 @@ final class TransferTarget {
             if (h.isBlank()) continue;
             List<StatusRow> rows;
             try {
-                rows = StatusRow.parseAll(h.equals(host.address()) ? host.status(vm) : ask(h, HostRequestMessage.STATUS, vm, -1, null).rows());
+                rows = h.equals(host.address()) ? host.status(vm) : status(h, vm);
             } catch (RuntimeException e) {
                 unreachable.add(h + " (" + e.getMessage() + ")");
                 continue;
@@ -322,11 +336,22 @@ final class TransferTarget {
         return new RemoteAgentMonitor(address, host.address(), peer(address), host.replies, TIMEOUT_MS);
     }
 
-    private HostReplyMessage ask(String to, int op, String vm, int node, String target) {
+    /** Sends {@code step} for node {@code node} of {@code vm} to the host at {@code to} and waits for its answer. */
+    private HostReplyMessage ask(String to, String vm, int node, LongFunction<AgentControlMessage> step) {
         Connection c = peer(to);
         long id = host.replies.open(c);
-        c.send(new HostRequestMessage(id, op, vm, node, target));
-        return host.replies.await(id, "request " + op + " for node " + node + " of vm '" + vm + "' on host " + to,
-                TIMEOUT_MS + 10_000);
+        AgentControlMessage m = step.apply(id);
+        c.send(new NodeRequestMessage(vm, node, m));
+        return host.replies.await(id, m.getClass().getSimpleName().replace("Message", "") + " for node " + node + " of vm '" + vm
+                + "' on host " + to, TIMEOUT_MS + 10_000);
+    }
+
+    /** @return the host at {@code to}'s agents of {@code vm}, checked */
+    private List<StatusRow> status(String to, String vm) {
+        Connection c = peer(to);
+        long id = host.replies.open(c);
+        c.send(new HostStatusQueryMessage(id, vm));
+        return StatusRow.checkAll(host.replies.await(id, "status of vm '" + vm + "' on host " + to, TIMEOUT_MS + 10_000,
+                HostStatusMessage.class).rows());
     }
 }

@@ -28,8 +28,15 @@ import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
@@ -81,9 +88,17 @@ enum MessageType {
 
     HOST_JOB(64, HostJobMessage.class, false),
     HOST_JOB_EVENT(65, HostJobEventMessage.class, false),
-    HOST_REQUEST(66, HostRequestMessage.class, false),
+    // 66 was HOST_REQUEST (an op code and a text target): now one record per operation, 91..94
     HOST_REPLY(67, HostReplyMessage.class, false),
     TRANSFER(68, TransferMessage.class, false),
+    NODE_REQUEST(69, NodeRequestMessage.class, false),
+    HOST_STATUS(88, HostStatusMessage.class, false),
+    ELEMENTS(89, ElementsMessage.class, false),
+    TRANSFER_REPORT(90, TransferReportMessage.class, false),
+    HOST_STATUS_QUERY(91, HostStatusQueryMessage.class, false),
+    STOP_VM(92, StopVmMessage.class, false),
+    WORKERS_QUERY(93, WorkersQueryMessage.class, false),
+    COUNTERS_QUERY(94, CountersQueryMessage.class, false),
 
     // a host and the child JVM that runs one of its agents (supervision)
     AGENT_LAUNCH(70, AgentLaunchMessage.class, false),

@@ -1,53 +1,10 @@
 package io.dsa.agent.transport;
 
-import io.dsa.agent.wire.AbandonMoveMessage;
-import io.dsa.agent.wire.AccumulateMessage;
-import io.dsa.agent.wire.AccumulatedMessage;
-import io.dsa.agent.wire.AdmitCloneMessage;
-import io.dsa.agent.wire.AgentControlMessage;
-import io.dsa.agent.wire.AgentLaunchMessage;
-import io.dsa.agent.wire.AgentRestoreMessage;
-import io.dsa.agent.wire.AgentResumeMessage;
-import io.dsa.agent.wire.AgentStartedMessage;
-import io.dsa.agent.wire.AgentStatusMessage;
-import io.dsa.agent.wire.AgentStatusQueryMessage;
-import io.dsa.agent.wire.AwaitMoveMessage;
-import io.dsa.agent.wire.BarrierArriveMessage;
-import io.dsa.agent.wire.CommitMoveMessage;
-import io.dsa.agent.wire.ConnectPeersMessage;
-import io.dsa.agent.wire.ExpectMoveMessage;
-import io.dsa.agent.wire.HoldBarrierMessage;
-import io.dsa.agent.wire.ReadArrayMessage;
-import io.dsa.agent.wire.RegisterCloneMessage;
-import io.dsa.agent.wire.ReleaseBarrierMessage;
-import io.dsa.agent.wire.RetireMessage;
-import io.dsa.agent.wire.SnapshotMessage;
-import io.dsa.agent.wire.BarrierReleaseMessage;
-import io.dsa.agent.wire.DefineMessage;
-import io.dsa.agent.wire.DiffAppliedMessage;
-import io.dsa.agent.wire.DiffMessage;
-import io.dsa.agent.wire.HostJobEventMessage;
-import io.dsa.agent.wire.HostJobMessage;
-import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
-import io.dsa.agent.wire.TransferMessage;
-import io.dsa.agent.wire.JoinMessage;
-import io.dsa.agent.wire.LockMessage;
-import io.dsa.agent.wire.RegisterMessage;
-import io.dsa.agent.wire.RegisteredMessage;
-import io.dsa.agent.wire.ReportMessage;
-import io.dsa.agent.wire.StatusMessage;
-import io.dsa.agent.wire.VarOpMessage;
-import io.dsa.agent.wire.VarResultMessage;
-import io.dsa.agent.wire.ViewMessage;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.CorruptedFrameException;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * The one place that knows the byte layout of DSA frames and of the records that carry them.
@@ -101,6 +58,17 @@ import java.util.List;
  * The supervision messages between a host and its agents' JVMs (codes 70..87, records
  * implementing {@link AgentControlMessage} and their answers) follow the same rules; the ones that
  * carry only a request id are an int64.
+ * A NODE_REQUEST (69) is a VM name, an int32 node id, the u8 type code of its step (one of the
+ * supervision steps {@link HostCodecs#NODE_STEPS}) and that step's body as its own frame would
+ * carry it. A HOST_STATUS (88) is an int64 request id, an int32 row count and per row: vm,
+ * int32 node, host, agent, state, program (strings, never absent), int32 homed, cached and
+ * nodes. ELEMENTS (89) is an int64 request id, int64 first index, u8 element type
+ * ({@code io.dsa.ElementType} ordinal) and a {@code long[]} of the elements' bits. TRANSFER
+ * (68) is int64 request id, int32 op, agentId, fromMonitor, {@code List<String>} vmHosts (never
+ * absent), u8 cloning, int32 cloneId; TRANSFER_REPORT (90) is int64 request id, agentId,
+ * fromMonitor, toMonitor, int64 pauseNanos, int64 bytes.
+ * Each type's body is written and read by one {@link MessageCodec} (encode beside decode), found
+ * through {@link MessageCodecs}; the field primitives are {@link WireFields}.
  * Every count is checked against the bytes left in the frame before anything is allocated, and a
  * frame must be consumed exactly: trailing bytes are an error.
  *
@@ -211,258 +179,8 @@ final class WireFormat {
     }
 
     private static void writeBody(MessageType type, Object message, ByteBuf out) {
-        switch (type) {
-            case CHALLENGE -> {
-                ChallengeMessage m = (ChallengeMessage) message;
-                out.writeInt(m.version());
-                out.writeByte(m.security().code());
-                writeBytes(m.nonce(), out);
-            }
-            case HELLO -> {
-                HelloMessage m = (HelloMessage) message;
-                out.writeInt(m.version());
-                writeString(m.vmName(), out);
-                out.writeInt(m.nodeId());
-                out.writeByte(m.security().code());
-                writeBytes(m.nonce(), out);
-                writeBytes(m.keyShare(), out);
-                writeBytes(m.mac(), out);
-            }
-            case WELCOME -> {
-                WelcomeMessage m = (WelcomeMessage) message;
-                out.writeInt(m.nodeId());
-                writeBytes(m.keyShare(), out);
-                writeBytes(m.mac(), out);
-            }
-            case REFUSE -> writeString(((RefuseMessage) message).reason(), out);
-            case HEARTBEAT -> out.writeInt(((HeartbeatMessage) message).intervalMs());
-            case JOIN -> {
-                JoinMessage m = (JoinMessage) message;
-                out.writeInt(m.nodeId());
-                writeString(m.host(), out);
-                out.writeInt(m.port());
-            }
-            case VIEW -> {
-                ViewMessage m = (ViewMessage) message;
-                out.writeInt(m.threadsPerNode());
-                writeStrings(m.addresses(), out);
-            }
-            case REGISTER -> {
-                RegisterMessage m = (RegisterMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.kind());
-                writeString(m.name(), out);
-                writeLongs(m.params(), out);
-            }
-            case REGISTERED -> {
-                RegisteredMessage m = (RegisteredMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.objectId());
-                out.writeInt(m.home());
-                writeString(m.error(), out);
-            }
-            case DEFINE -> {
-                DefineMessage m = (DefineMessage) message;
-                out.writeInt(m.kind());
-                out.writeInt(m.objectId());
-                out.writeInt(m.home());
-                writeString(m.name(), out);
-                writeLongs(m.params(), out);
-            }
-            case VAR_OP -> {
-                VarOpMessage m = (VarOpMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.varId());
-                out.writeInt(m.op());
-                out.writeLong(m.a());
-                out.writeLong(m.b());
-            }
-            case VAR_RESULT -> {
-                VarResultMessage m = (VarResultMessage) message;
-                out.writeLong(m.requestId());
-                out.writeLong(m.value());
-                out.writeBoolean(m.success());
-            }
-            case ACCUMULATE -> {
-                AccumulateMessage m = (AccumulateMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.arrayId());
-                out.writeInt(m.partition());
-                out.writeInt(m.op());
-                out.writeInt(m.base());
-                out.writeInt(m.rows());
-                out.writeInt(m.cols());
-                writeBytes(m.values(), out);
-            }
-            case ACCUMULATED -> {
-                AccumulatedMessage m = (AccumulatedMessage) message;
-                out.writeLong(m.requestId());
-                writeString(m.error(), out);
-            }
-            case DIFF -> {
-                DiffMessage m = (DiffMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.arrayId());
-                out.writeInt(m.partition());
-                writeLongs(m.runs(), out);
-                writeBytes(m.values(), out);
-            }
-            case DIFF_APPLIED -> {
-                DiffAppliedMessage m = (DiffAppliedMessage) message;
-                out.writeLong(m.requestId());
-                writeString(m.error(), out);
-            }
-            case BARRIER_ARRIVE -> {
-                BarrierArriveMessage m = (BarrierArriveMessage) message;
-                out.writeInt(m.barrierId());
-                out.writeLong(m.generation());
-                out.writeInt(m.node());
-                out.writeInt(m.arrivals());
-                writeLongs(m.values(), out);
-            }
-            case BARRIER_RELEASE -> {
-                BarrierReleaseMessage m = (BarrierReleaseMessage) message;
-                out.writeInt(m.barrierId());
-                out.writeLong(m.generation());
-                writeLongs(m.values(), out);
-            }
-            case LOCK -> {
-                LockMessage m = (LockMessage) message;
-                out.writeInt(m.lockId());
-                out.writeInt(m.op());
-                out.writeInt(m.node());
-                out.writeLong(m.requestId());
-            }
-            case REPORT -> {
-                ReportMessage m = (ReportMessage) message;
-                out.writeInt(m.node());
-                writeString(m.text(), out);
-            }
-            case STATUS -> {
-                StatusMessage m = (StatusMessage) message;
-                out.writeInt(m.node());
-                out.writeInt(m.code());
-                writeString(m.text(), out);
-            }
-            case HOST_JOB -> {
-                HostJobMessage m = (HostJobMessage) message;
-                out.writeLong(m.jobId());
-                writeString(m.vmName(), out);
-                out.writeInt(m.nodeId());
-                out.writeInt(m.nodes());
-                out.writeInt(m.threadsPerNode());
-                writeString(m.monitorAddress(), out);
-                writeString(m.programClass(), out);
-                writeStrings(m.args(), out);
-                writeStrings(m.options(), out);
-                writeBytes(m.jar(), out);
-                out.writeLong(m.heapBytes());
-                out.writeInt(m.cpus());
-            }
-            case HOST_JOB_EVENT -> {
-                HostJobEventMessage m = (HostJobEventMessage) message;
-                out.writeLong(m.jobId());
-                out.writeInt(m.nodeId());
-                out.writeInt(m.event());
-                writeString(m.text(), out);
-                writeStrings(m.lines(), out);
-                writeLongs(m.timings(), out);
-            }
-            case HOST_REQUEST -> {
-                HostRequestMessage m = (HostRequestMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.op());
-                writeString(m.vmName(), out);
-                out.writeInt(m.nodeId());
-                writeString(m.target(), out);
-            }
-            case HOST_REPLY -> {
-                HostReplyMessage m = (HostReplyMessage) message;
-                out.writeLong(m.requestId());
-                out.writeBoolean(m.ok());
-                writeString(m.text(), out);
-                writeStrings(m.rows(), out);
-                writeBytes(m.payload(), out);
-            }
-            case TRANSFER -> {
-                TransferMessage m = (TransferMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.op());
-                writeString(m.agentId(), out);
-                writeString(m.fromMonitor(), out);
-                writeBytes(m.payload(), out);
-            }
-            // supervision: requests that carry only their id share one layout
-            case CONNECT_PEERS, AGENT_RESUME, HOLD_BARRIER, RELEASE_BARRIER, RETIRE ->
-                    out.writeLong(((AgentControlMessage) message).requestId());
-            case AGENT_LAUNCH -> {
-                AgentLaunchMessage m = (AgentLaunchMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.mode());
-                writeString(m.vmName(), out);
-                out.writeInt(m.nodeId());
-                out.writeInt(m.nodes());
-                out.writeInt(m.threadsPerNode());
-                writeString(m.monitorAddress(), out);
-                writeString(m.bindHost(), out);
-                writeString(m.programClass(), out);
-                writeStrings(m.args(), out);
-                writeStrings(m.options(), out);
-                writeString(m.jarPath(), out);
-            }
-            case AGENT_RESTORE -> {
-                AgentRestoreMessage m = (AgentRestoreMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.cloneId());
-                writeBytes(m.state(), out);
-            }
-            case AGENT_STARTED -> {
-                AgentStartedMessage m = (AgentStartedMessage) message;
-                out.writeLong(m.requestId());
-                writeString(m.address(), out);
-                out.writeBoolean(m.resumable());
-            }
-            case AGENT_STATUS -> {
-                AgentStatusMessage m = (AgentStatusMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.homed());
-                out.writeInt(m.cached());
-                writeStrings(m.rows(), out);
-            }
-            case AGENT_STATUS_QUERY -> {
-                AgentStatusQueryMessage m = (AgentStatusQueryMessage) message;
-                out.writeLong(m.requestId());
-                out.writeInt(m.detail());
-            }
-            case EXPECT_MOVE -> writeIdAndInt(((ExpectMoveMessage) message).requestId(), ((ExpectMoveMessage) message).movingNode(), out);
-            case AWAIT_MOVE -> writeIdAndInt(((AwaitMoveMessage) message).requestId(), ((AwaitMoveMessage) message).movingNode(), out);
-            case ABANDON_MOVE -> writeIdAndInt(((AbandonMoveMessage) message).requestId(), ((AbandonMoveMessage) message).movingNode(), out);
-            case ADMIT_CLONE -> writeIdAndInt(((AdmitCloneMessage) message).requestId(), ((AdmitCloneMessage) message).cloneId(), out);
-            case SNAPSHOT -> writeIdAndInt(((SnapshotMessage) message).requestId(), ((SnapshotMessage) message).cloneId(), out);
-            case COMMIT_MOVE -> {
-                CommitMoveMessage m = (CommitMoveMessage) message;
-                writeIdAndInt(m.requestId(), m.movingNode(), out);
-                writeString(m.address(), out);
-            }
-            case REGISTER_CLONE -> {
-                RegisterCloneMessage m = (RegisterCloneMessage) message;
-                writeIdAndInt(m.requestId(), m.cloneId(), out);
-                writeLongs(m.partitions(), out);
-            }
-            case READ_ARRAY -> {
-                ReadArrayMessage m = (ReadArrayMessage) message;
-                out.writeLong(m.requestId());
-                writeString(m.name(), out);
-                out.writeLong(m.from());
-                out.writeLong(m.count());
-            }
-            case COHERENCE -> {
-                CoherenceMessage m = (CoherenceMessage) message;
-                writeCoherenceHead(m, out);
-                if (m.data() != null) out.writeBytes(m.data()); // the payload's one copy
-            }
-            default -> throw new IllegalArgumentException("no body layout for " + type);
-        }
+        if (type == MessageType.CHUNK) throw new IllegalArgumentException("no body layout for " + type);
+        MessageCodecs.of(type).write(message, out);
     }
 
     /**
@@ -481,76 +199,22 @@ final class WireFormat {
      * into the array {@code buffers} names for it, if any.
      */
     static Object readBody(MessageType type, ByteBuf body, PartitionBuffers buffers) {
-        return switch (type) {
-            case CHALLENGE -> new ChallengeMessage(body.readInt(), readSecurity(body), readBytes(body, "nonce"));
-            case HELLO -> new HelloMessage(body.readInt(), readString(body, "vmName"), body.readInt(), readSecurity(body),
-                    readBytes(body, "nonce"), readBytes(body, "keyShare"), readBytes(body, "mac"));
-            case WELCOME -> new WelcomeMessage(body.readInt(), readBytes(body, "keyShare"), readBytes(body, "mac"));
-            case REFUSE -> new RefuseMessage(readString(body, "reason"));
-            case HEARTBEAT -> new HeartbeatMessage(readHeartbeatInterval(body));
-            case JOIN -> new JoinMessage(body.readInt(), readString(body, "host"), body.readInt());
-            case VIEW -> new ViewMessage(body.readInt(), readStrings(body, "addresses"));
-            case REGISTER -> new RegisterMessage(body.readLong(), body.readInt(), readString(body, "name"),
-                    readLongs(body, "params"));
-            case REGISTERED -> new RegisteredMessage(body.readLong(), body.readInt(), body.readInt(),
-                    readString(body, "error"));
-            case DEFINE -> new DefineMessage(body.readInt(), body.readInt(), body.readInt(),
-                    readString(body, "name"), readLongs(body, "params"));
-            case VAR_OP -> new VarOpMessage(body.readLong(), body.readInt(), body.readInt(), body.readLong(),
-                    body.readLong());
-            case VAR_RESULT -> new VarResultMessage(body.readLong(), body.readLong(), readBoolean(body, "success"));
-            case ACCUMULATE -> new AccumulateMessage(body.readLong(), body.readInt(), body.readInt(), body.readInt(),
-                    body.readInt(), body.readInt(), body.readInt(), readBytes(body, "values"));
-            case ACCUMULATED -> new AccumulatedMessage(body.readLong(), readString(body, "error"));
-            case DIFF -> new DiffMessage(body.readLong(), body.readInt(), body.readInt(), readLongs(body, "runs"),
-                    readBytes(body, "values"));
-            case DIFF_APPLIED -> new DiffAppliedMessage(body.readLong(), readString(body, "error"));
-            case BARRIER_ARRIVE -> new BarrierArriveMessage(body.readInt(), body.readLong(), body.readInt(),
-                    body.readInt(), readLongs(body, "values"));
-            case BARRIER_RELEASE -> new BarrierReleaseMessage(body.readInt(), body.readLong(),
-                    readLongs(body, "values"));
-            case LOCK -> new LockMessage(body.readInt(), body.readInt(), body.readInt(), body.readLong());
-            case REPORT -> new ReportMessage(body.readInt(), readString(body, "text"));
-            case STATUS -> new StatusMessage(body.readInt(), body.readInt(), readString(body, "text"));
-            case HOST_JOB -> new HostJobMessage(body.readLong(), readString(body, "vmName"), body.readInt(),
-                    body.readInt(), body.readInt(), readString(body, "monitorAddress"), readString(body, "programClass"),
-                    readStrings(body, "args"), readStrings(body, "options"), readBytes(body, "jar"), body.readLong(),
-                    body.readInt());
-            case HOST_JOB_EVENT -> new HostJobEventMessage(body.readLong(), body.readInt(), body.readInt(),
-                    readString(body, "text"), readStrings(body, "lines"), readLongs(body, "timings"));
-            case HOST_REQUEST -> new HostRequestMessage(body.readLong(), body.readInt(), readString(body, "vmName"),
-                    body.readInt(), readString(body, "target"));
-            case HOST_REPLY -> new HostReplyMessage(body.readLong(), readBoolean(body, "ok"), readString(body, "text"),
-                    readStrings(body, "rows"), readBytes(body, "payload"));
-            case TRANSFER -> new TransferMessage(body.readLong(), body.readInt(), readString(body, "agentId"),
-                    readString(body, "fromMonitor"), readBytes(body, "payload"));
-            case AGENT_LAUNCH -> new AgentLaunchMessage(body.readLong(), body.readInt(), readString(body, "vmName"),
-                    body.readInt(), body.readInt(), body.readInt(), readString(body, "monitorAddress"),
-                    readString(body, "bindHost"), readString(body, "programClass"), readStrings(body, "args"),
-                    readStrings(body, "options"), readString(body, "jarPath"));
-            case AGENT_RESTORE -> new AgentRestoreMessage(body.readLong(), body.readInt(), readBytes(body, "state"));
-            case CONNECT_PEERS -> new ConnectPeersMessage(body.readLong());
-            case AGENT_RESUME -> new AgentResumeMessage(body.readLong());
-            case AGENT_STARTED -> new AgentStartedMessage(body.readLong(), readString(body, "address"),
-                    readBoolean(body, "resumable"));
-            case AGENT_STATUS_QUERY -> new AgentStatusQueryMessage(body.readLong(), body.readInt());
-            case AGENT_STATUS -> new AgentStatusMessage(body.readLong(), body.readInt(), body.readInt(),
-                    readPresentStrings(body, "rows"));
-            case HOLD_BARRIER -> new HoldBarrierMessage(body.readLong());
-            case RELEASE_BARRIER -> new ReleaseBarrierMessage(body.readLong());
-            case EXPECT_MOVE -> new ExpectMoveMessage(body.readLong(), body.readInt());
-            case AWAIT_MOVE -> new AwaitMoveMessage(body.readLong(), body.readInt());
-            case COMMIT_MOVE -> new CommitMoveMessage(body.readLong(), body.readInt(), readString(body, "address"));
-            case ABANDON_MOVE -> new AbandonMoveMessage(body.readLong(), body.readInt());
-            case ADMIT_CLONE -> new AdmitCloneMessage(body.readLong(), body.readInt());
-            case REGISTER_CLONE -> new RegisterCloneMessage(body.readLong(), body.readInt(), readLongs(body, "partitions"));
-            case READ_ARRAY -> new ReadArrayMessage(body.readLong(), readString(body, "name"), body.readLong(), body.readLong());
-            case SNAPSHOT -> new SnapshotMessage(body.readLong(), body.readInt());
-            case RETIRE -> new RetireMessage(body.readLong());
-            case COHERENCE -> readCoherence(body, buffers);
-            case CHUNK -> throw new IllegalArgumentException("a CHUNK frame is one piece of a message: see ChunkAssembler");
-        };
+        return MessageCodecs.of(type).read(body, buffers);
     }
+
+    /** The COHERENCE codec: the head ({@link #writeCoherenceHead}), then the data bytes, copied once each way. */
+    static final MessageCodec<CoherenceMessage> COHERENCE = new MessageCodec<>() {
+        @Override
+        public void write(CoherenceMessage m, ByteBuf out) {
+            writeCoherenceHead(m, out);
+            if (m.data() != null) out.writeBytes(m.data()); // the payload's one copy
+        }
+
+        @Override
+        public CoherenceMessage read(ByteBuf body, PartitionBuffers buffers) {
+            return readCoherence(body, buffers);
+        }
+    };
 
     private static CoherenceMessage readCoherence(ByteBuf body, PartitionBuffers buffers) {
         CoherenceHead head = readCoherenceHead(body);
@@ -682,158 +346,5 @@ final class WireFormat {
                     + " bytes, expected [0, " + h.total() + ")");
         }
         return h;
-    }
-
-    // ---- field primitives
-
-    private static void writeIdAndInt(long requestId, int value, ByteBuf out) {
-        out.writeLong(requestId);
-        out.writeInt(value);
-    }
-
-    static void writeString(String s, ByteBuf out) {
-        if (s == null) {
-            out.writeInt(-1);
-            return;
-        }
-        int lengthIndex = out.writerIndex();
-        out.writeInt(0);
-        int bytes = out.writeCharSequence(s, StandardCharsets.UTF_8);
-        out.setInt(lengthIndex, bytes);
-    }
-
-    static String readString(ByteBuf in, String field) {
-        int bytes = readCount(in, field, 1);
-        if (bytes < 0) {
-            return null;
-        }
-        String s = in.toString(in.readerIndex(), bytes, StandardCharsets.UTF_8);
-        in.skipBytes(bytes);
-        return s;
-    }
-
-    static void writeStrings(List<String> list, ByteBuf out) {
-        if (list == null) {
-            out.writeInt(-1);
-            return;
-        }
-        out.writeInt(list.size());
-        for (int i = 0; i < list.size(); i++) {
-            writeString(list.get(i), out);
-        }
-    }
-
-    static List<String> readStrings(ByteBuf in, String field) {
-        int count = readCount(in, field, Integer.BYTES);
-        if (count < 0) {
-            return null;
-        }
-        String[] strings = new String[count];
-        for (int i = 0; i < count; i++) {
-            strings[i] = readString(in, field + "[" + i + "]");
-        }
-        return Arrays.asList(strings);
-    }
-
-    /**
-     * {@link #readStrings} for a list that is never absent and holds no absent string (a record
-     * that copies it refuses nulls).
-     *
-     * @throws CorruptedFrameException for a count or a string length of -1 (absent)
-     */
-    static List<String> readPresentStrings(ByteBuf in, String field) {
-        List<String> strings = readStrings(in, field);
-        if (strings == null) throw new CorruptedFrameException(field + " absent (count -1), expected a list");
-        for (int i = 0; i < strings.size(); i++) {
-            if (strings.get(i) == null) throw new CorruptedFrameException(field + "[" + i + "] absent (length -1), expected a string");
-        }
-        return strings;
-    }
-
-    static void writeLongs(long[] values, ByteBuf out) {
-        if (values == null) {
-            out.writeInt(-1);
-            return;
-        }
-        out.writeInt(values.length);
-        for (long v : values) {
-            out.writeLong(v);
-        }
-    }
-
-    static long[] readLongs(ByteBuf in, String field) {
-        int count = readCount(in, field, Long.BYTES);
-        if (count < 0) {
-            return null;
-        }
-        long[] values = new long[count];
-        for (int i = 0; i < count; i++) {
-            values[i] = in.readLong();
-        }
-        return values;
-    }
-
-    static void writeBytes(byte[] bytes, ByteBuf out) {
-        if (bytes == null) {
-            out.writeInt(-1);
-            return;
-        }
-        out.writeInt(bytes.length);
-        out.writeBytes(bytes);
-    }
-
-    static byte[] readBytes(ByteBuf in, String field) {
-        int count = readCount(in, field, 1);
-        if (count < 0) {
-            return null;
-        }
-        byte[] bytes = new byte[count];
-        in.readBytes(bytes);
-        return bytes;
-    }
-
-    static TransportSecurity readSecurity(ByteBuf in) {
-        int code = in.readUnsignedByte();
-        TransportSecurity security = TransportSecurity.fromCode(code);
-        if (security == null) {
-            throw new CorruptedFrameException("unknown transport security code " + code + ", expected one of "
-                    + Arrays.stream(TransportSecurity.values()).map(t -> t.code() + " (" + t + ")").toList());
-        }
-        return security;
-    }
-
-    static boolean readBoolean(ByteBuf in, String field) {
-        int b = in.readUnsignedByte();
-        if (b > 1) {
-            throw new CorruptedFrameException(field + " is " + b + ", expected 0 or 1");
-        }
-        return b == 1;
-    }
-
-    private static int readHeartbeatInterval(ByteBuf body) {
-        int ms = body.readInt();
-        if (ms < HeartbeatMessage.MIN_INTERVAL_MS || ms > HeartbeatMessage.MAX_INTERVAL_MS) {
-            throw new CorruptedFrameException("heartbeat interval " + ms + " ms out of range [" + HeartbeatMessage.MIN_INTERVAL_MS
-                    + ", " + HeartbeatMessage.MAX_INTERVAL_MS + "]");
-        }
-        return ms;
-    }
-
-    /**
-     * Reads an int32 count of elements of at least {@code minElementBytes} each and checks it
-     * against the bytes left, so a forged count cannot make us allocate.
-     *
-     * @return the count, or -1 for null
-     */
-    private static int readCount(ByteBuf in, String field, int minElementBytes) {
-        int count = in.readInt();
-        if (count < -1) {
-            throw new CorruptedFrameException(field + " count " + count + " negative, expected >= -1");
-        }
-        if (count > 0 && (long) count * minElementBytes > in.readableBytes()) {
-            throw new CorruptedFrameException(field + " count " + count + " needs at least "
-                    + (long) count * minElementBytes + " bytes, " + in.readableBytes() + " left in frame");
-        }
-        return count;
     }
 }

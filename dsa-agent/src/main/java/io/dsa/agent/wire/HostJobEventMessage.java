@@ -25,7 +25,7 @@ public record HostJobEventMessage(long jobId, int nodeId, int event, String text
     public static final int FAILED = 3;
     /**
      * The host took the job: text is its stop token (32 hex digits, 128 random bits), which a
-     * {@link HostRequestMessage#STOP_VM} for this VM must carry; lines are notes on the heap and
+     * {@link StopVmMessage} for this VM must carry; lines are notes on the heap and
      * processors the host granted when it capped the request (empty otherwise).
      */
     public static final int ACCEPTED = 4;

@@ -3,12 +3,13 @@ package io.dsa.agent.wire;
 import java.util.List;
 
 /**
- * A host's answer to a {@link HostRequestMessage} or {@link TransferMessage}.
+ * A host's answer to a request ({@link StopVmMessage}, {@link WorkersQueryMessage}, {@link CountersQueryMessage}, a
+ * {@link NodeRequestMessage} step, a {@link TransferMessage}): ok or refused with the reason.
  *
  * @param requestId the request's id
  * @param ok whether the request succeeded
  * @param text on failure, why; on success, a summary (may be empty)
- * @param rows result rows (for status: one tab-separated row per agent)
+ * @param rows result rows: the lines of a {@link WorkersQueryMessage}, the counts of a {@link CountersQueryMessage}
  * @param payload result bytes (for {@code beginTransfer}: the job; for {@code transferAgent}: the
  *        agent's state); empty otherwise
  */

@@ -10,7 +10,6 @@ import io.dsa.agent.host.HostClient;
 import io.dsa.agent.host.JobJar;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
-import io.dsa.agent.wire.HostRequestMessage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -179,19 +178,19 @@ class HostIsolationSystemTest {
             awaitRunningOn(host, "stoppable");
 
             DsaException none = assertThrows(DsaException.class,
-                    () -> other.request(host, HostRequestMessage.STOP_VM, "stoppable", -1, null));
+                    () -> other.stopVm(host, "stoppable", null, 10_000));
             assertTrue(none.getMessage().contains("stopping vm 'stoppable' on host " + host + " needs the stop token its launcher"
                     + " received when it submitted the job; none was given"), none.getMessage());
             String wrong = token.charAt(0) == '0' ? "1" + token.substring(1) : "0" + token.substring(1);
             DsaException refused = assertThrows(DsaException.class,
-                    () -> other.request(host, HostRequestMessage.STOP_VM, "stoppable", -1, wrong));
+                    () -> other.stopVm(host, "stoppable", wrong, 10_000));
             assertTrue(refused.getMessage().contains("wrong stop token for vm 'stoppable' on host " + host
                     + ": only the launcher that submitted it can stop it"), refused.getMessage());
             assertEquals(1, other.status(host, "stoppable").size(), "a refused stop stops nothing");
 
             assertEquals("stopped 1 agent(s) of vm 'stoppable'",
-                    other.request(host, HostRequestMessage.STOP_VM, "stoppable", -1, token).text());
-            assertTrue(other.status(host, "stoppable").stream().allMatch(r -> r.split("\t")[4].equals("STOPPED")),
+                    other.stopVm(host, "stoppable", token, 10_000));
+            assertTrue(other.status(host, "stoppable").stream().allMatch(r -> r.state().equals("STOPPED")),
                     "only remembered as stopped: " + other.status(host, "stoppable"));
         }
         awaitNoFilesOf("stoppable");

@@ -10,7 +10,7 @@ import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.Relay;
 import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.HostJobMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
@@ -216,7 +216,7 @@ class RelayAttackTest {
             assertEquals(List.of(), client.status(via, ATTACK_VM), "the relayed handshake and first record work");
             Connection c = client.connect(via);
             for (int i = 0; i < requests; i++) {
-                c.send(new HostRequestMessage(1_000 + i, HostRequestMessage.STATUS, ATTACK_VM, -1, null));
+                c.send(new HostStatusQueryMessage(1_000 + i, ATTACK_VM));
             }
             Poll.until("the relayed connection to close", c::isOpen, open -> !open, 20_000, 10);
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.HostPort;
+import io.dsa.agent.host.StatusRow;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -25,16 +26,16 @@ class VmLookupTest {
     private static final HostPort B = new HostPort("127.0.0.3", 7000);
     private static final List<HostPort> HOSTS = List.of(A, B);
 
-    /** A status row as a host sends it: the printed columns, then the VM's node count. */
-    private static String row(String vm, int node, HostPort host, String state, int nodes) {
+    /** A status row as a host sends it. */
+    private static StatusRow row(String vm, int node, HostPort host, String state, int nodes) {
         boolean ended = VmLookup.ENDED.contains(state);
-        return String.join("\t", vm, Integer.toString(node), host.toString(), ended ? "-" : host.host() + ":40000", state,
-                "my.Program", ended ? "-" : "2", ended ? "-" : "0", Integer.toString(nodes));
+        return new StatusRow(vm, node, host.toString(), ended ? StatusRow.NO_AGENT : host.host() + ":40000", state, "my.Program",
+                ended ? StatusRow.UNKNOWN : 2, ended ? StatusRow.UNKNOWN : 0, nodes);
     }
 
     /** Hosts that answer with fixed rows. */
-    private static VmLookup.StatusSource fixed(Map<HostPort, List<String>> rows) {
-        return (host, vm) -> rows.getOrDefault(host, List.of()).stream().filter(r -> r.startsWith(vm + "\t")).toList();
+    private static VmLookup.StatusSource fixed(Map<HostPort, List<StatusRow>> rows) {
+        return (host, vm) -> rows.getOrDefault(host, List.of()).stream().filter(r -> r.vm().equals(vm)).toList();
     }
 
     @Test
@@ -77,16 +78,16 @@ class VmLookupTest {
      */
     @Test
     void waitForVmReturnedWhenOnlyNodeZeroRan() throws InterruptedException {
-        List<String> nodeZero = List.of(row("demo", 0, A, "RUNNING", 3));
-        List<String> all = List.of(row("demo", 0, A, "RUNNING", 3), row("demo", 2, A, "RUNNING", 3));
-        Deque<Map<HostPort, List<String>>> script = new ConcurrentLinkedDeque<>(List.of(
+        List<StatusRow> nodeZero = List.of(row("demo", 0, A, "RUNNING", 3));
+        List<StatusRow> all = List.of(row("demo", 0, A, "RUNNING", 3), row("demo", 2, A, "RUNNING", 3));
+        Deque<Map<HostPort, List<StatusRow>>> script = new ConcurrentLinkedDeque<>(List.of(
                 Map.of(), Map.of(A, nodeZero), Map.of(A, nodeZero), Map.of(A, nodeZero), Map.of(A, nodeZero),
                 Map.of(A, nodeZero, B, List.of(row("demo", 1, B, "STARTING", 3))),
                 Map.of(A, all, B, List.of(row("demo", 1, B, "RUNNING", 3)))));
         AtomicInteger polls = new AtomicInteger();
         // each poll asks A then B; the script moves on after B answered
         VmLookup.StatusSource source = (host, vm) -> {
-            Map<HostPort, List<String>> now = script.size() > 1 && host.equals(B) ? script.poll() : script.peek();
+            Map<HostPort, List<StatusRow>> now = script.size() > 1 && host.equals(B) ? script.poll() : script.peek();
             if (host.equals(B)) polls.incrementAndGet();
             return now.getOrDefault(host, List.of());
         };
@@ -112,10 +113,10 @@ class VmLookupTest {
         assertEquals(List.of("waiting up to 120 s for the hosts to listen (host 127.0.0.3:7000: cannot connect)"), told);
     }
 
-    /** Hosts of an older build send no node count: then two equal answers in a row are enough. */
+    /** A row without the VM's node count (0: not said): then two equal answers in a row are enough. */
     @Test
     void withoutANodeCountTwoEqualAnswersAreEnough() throws InterruptedException {
-        String old = String.join("\t", "demo", "0", A.toString(), "127.0.0.2:40000", "RUNNING", "my.Program", "2", "0");
+        StatusRow old = new StatusRow("demo", 0, A.toString(), "127.0.0.2:40000", "RUNNING", "my.Program", 2, 0);
         VmLookup lookup = VmLookup.awaitVm(fixed(Map.of(A, List.of(old))), HOSTS, "demo", line -> { });
         assertEquals(1, lookup.rows().size());
         assertEquals(A, lookup.serving(0));

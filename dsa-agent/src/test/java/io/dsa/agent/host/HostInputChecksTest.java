@@ -1,6 +1,5 @@
 package io.dsa.agent.host;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,8 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dsa.DsaException;
 import io.dsa.agent.TransferReport;
 import io.dsa.agent.transport.TransportSecurity;
+import io.dsa.ElementType;
 import io.dsa.agent.wire.AgentLaunchMessage;
+import io.dsa.agent.wire.AgentRow;
+import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.AgentStartedMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.RegisterCloneMessage;
 import java.util.Arrays;
@@ -34,50 +38,57 @@ class HostInputChecksTest {
 
     @Test
     void aStatusRowRoundTripsAndItsReadersSeeItsColumns() {
-        assertEquals("jacobi\t2\t127.0.0.1:7000\t127.0.0.1:45677\tRUNNING\tio.dsa.examples.Jacobi\t12\t3\t4", ROW.format());
-        assertEquals(ROW, StatusRow.parse(ROW.format()));
+        assertEquals(new AgentRow("jacobi", 2, "127.0.0.1:7000", "127.0.0.1:45677", "RUNNING", "io.dsa.examples.Jacobi", 12, 3, 4),
+                ROW.toWire());
+        assertEquals(ROW, StatusRow.of(ROW.toWire()));
         assertEquals(4, ROW.nodes());
-        // a host of an older build sends eight columns: the VM's node count is then not known (0)
-        assertEquals(0, StatusRow.parse("jacobi\t2\t127.0.0.1:7000\t-\tRUNNING\tP\t12\t3").nodes());
         // a finished node's row: no agent, counts no longer known
         StatusRow ended = new StatusRow("jacobi", 2, "127.0.0.1:7000", StatusRow.NO_AGENT, "DONE", "P", StatusRow.UNKNOWN,
                 StatusRow.UNKNOWN, 4);
-        assertEquals("jacobi\t2\t127.0.0.1:7000\t-\tDONE\tP\t-\t-\t4", ended.format());
-        assertEquals(ended, StatusRow.parse(ended.format()));
+        assertEquals(ended, StatusRow.of(ended.toWire()));
+        assertEquals("-", StatusRow.count(ended.homed()));
         assertEquals("Jacobi", ROW.programSimpleName());
         assertTrue(ROW.serving());
-        assertEquals(List.of(ROW), StatusRow.parseAll(List.of(ROW.format())));
+        assertEquals(List.of(ROW), StatusRow.checkAll(List.of(ROW.toWire())));
+    }
+
+    private static AgentRow row(String vm, int node, String host, String agent, String state, int homed, int cached) {
+        return new AgentRow(vm, node, host, agent, state, "P", homed, cached, 2);
     }
 
     /** Before: split("\t")[1] and [4] threw ArrayIndexOutOfBoundsException in dsa status, dsa read and a moving host. */
     @Test
     void aMalformedStatusRowIsRefusedNamingTheRowAndTheColumn() {
-        assertEquals("status row 'jacobi\t2' has 2 columns, expected 8: [VM, NODE, HOST, AGENT, STATE, PROGRAM, HOMED, CACHED],"
-                        + " and optionally the VM's node count",
-                refusal(() -> StatusRow.parse("jacobi\t2")));
-        assertEquals("status row 'jacobi\tx\t127.0.0.1:7000\t-\tRUNNING\tP\t0\t0': NODE 'x' is not a number",
-                refusal(() -> StatusRow.parse("jacobi\tx\t127.0.0.1:7000\t-\tRUNNING\tP\t0\t0")));
-        assertEquals("status row 'jacobi\t1\t127.0.0.1:7000\t-\tHIJACKED\tP\t0\t0': STATE 'HIJACKED' is not one of "
+        assertEquals("status row of vm 'jacobi' node -1: NODE -1 out of range [0, 2147483647]",
+                refusal(() -> StatusRow.of(row("jacobi", -1, "127.0.0.1:7000", "-", "RUNNING", 0, 0))));
+        assertEquals("status row of vm 'jacobi' node 1: STATE 'HIJACKED' is not one of "
                         + "[STARTING, RUNNING, SUSPENDED, MOVED, DONE, FAILED, STOPPED, CLONE]",
-                refusal(() -> StatusRow.parse("jacobi\t1\t127.0.0.1:7000\t-\tHIJACKED\tP\t0\t0")));
-        assertEquals("status row 'jacobi\\u000afake line\t1\t127.0.0.1:7000\t-\tRUNNING\tP\t0\t0': VM holds control character 10 at 6",
-                refusal(() -> StatusRow.parse("jacobi\nfake line\t1\t127.0.0.1:7000\t-\tRUNNING\tP\t0\t0")));
-        assertEquals("status row 'v\t1\th\t-\tRUNNING\tP\t0\t0': address 'h' is not host:port",
-                refusal(() -> StatusRow.parse("v\t1\th\t-\tRUNNING\tP\t0\t0")));
-        assertEquals("status row 'v\t1\th:1\t-\tRUNNING\tP\t0\t-1': CACHED -1 out of range [0, 2147483647]",
-                refusal(() -> StatusRow.parse("v\t1\th:1\t-\tRUNNING\tP\t0\t-1")));
-        assertEquals("status reply without rows", refusal(() -> StatusRow.parseAll(null)));
+                refusal(() -> StatusRow.of(row("jacobi", 1, "127.0.0.1:7000", "-", "HIJACKED", 0, 0))));
+        assertEquals("status row of vm 'jacobi\\u000afake line' node 1: VM holds control character 10 at 6",
+                refusal(() -> StatusRow.of(row("jacobi\nfake line", 1, "127.0.0.1:7000", "-", "RUNNING", 0, 0))));
+        assertEquals("status row of vm 'v' node 1: address 'h' is not host:port",
+                refusal(() -> StatusRow.of(row("v", 1, "h", "-", "RUNNING", 0, 0))));
+        assertEquals("status row of vm 'v' node 1: CACHED -2 out of range [0, 2147483647]",
+                refusal(() -> StatusRow.of(row("v", 1, "h:1", "-", "RUNNING", 0, -2))));
+        assertEquals("status row of vm 'v' node 1: STATE 'null' is not one of "
+                        + "[STARTING, RUNNING, SUSPENDED, MOVED, DONE, FAILED, STOPPED, CLONE]",
+                refusal(() -> StatusRow.of(row("v", 1, "h:1", "-", null, 0, 0))));
+        assertEquals("status reply without rows", refusal(() -> StatusRow.checkAll(null)));
+        assertEquals("status row is missing", refusal(() -> StatusRow.of(null)));
     }
 
     @Test
-    void elementRowsRoundTripAndMalformedOnesAreRefused() {
-        assertEquals(new ElementRow(7, "-1.5E-3"), ElementRow.parse("7\t-1.5E-3"));
-        assertEquals("7\t-1.5E-3", new ElementRow(7, "-1.5E-3").format());
-        assertEquals("read row '7' is not index<TAB>value", refusal(() -> ElementRow.parse("7")));
-        assertEquals("read row 'x\t1': index is not a number", refusal(() -> ElementRow.parse("x\t1")));
-        assertEquals("read row '7\t1\\u001b[2J': expected an index >= 0 and a value of 1 to 64 characters without control characters",
-                refusal(() -> ElementRow.parse("7\t1\u001b[2J")));
-        assertEquals("read reply without rows", refusal(() -> ElementRow.parseAll(null)));
+    void elementsBecomeRowsOfTheirTypesText() {
+        ElementsMessage doubles = new ElementsMessage(1, 7, ElementType.DOUBLE.ordinal(),
+                new long[] {Double.doubleToRawLongBits(-1.5e-3), Double.doubleToRawLongBits(Double.NaN)});
+        assertEquals(List.of(new ElementRow(7, "-0.0015"), new ElementRow(8, "NaN")), ElementRow.of(doubles));
+        assertEquals(List.of(new ElementRow(0, "2.5")), ElementRow.of(new ElementsMessage(1, 0, ElementType.FLOAT.ordinal(),
+                new long[] {Float.floatToRawIntBits(2.5f)})));
+        assertEquals(List.of(new ElementRow(3, "9223372036854775807")), ElementRow.of(new ElementsMessage(1, 3,
+                ElementType.LONG.ordinal(), new long[] {Long.MAX_VALUE})));
+        assertEquals(List.of(new ElementRow(3, "-1")), ElementRow.of(new ElementsMessage(1, 3, ElementType.INT.ordinal(),
+                new long[] {-1})));
+        assertEquals("read answer is missing", refusal(() -> ElementRow.of(null)));
     }
 
     /**
@@ -85,41 +96,32 @@ class HostInputChecksTest {
      * for a 211-byte reply (found by the host-replies fuzz target; its input is a regression input).
      */
     @Test
-    void aRowOfControlCharactersIsShownEscapedAndCutInTheRefusal() {
-        assertEquals("read row '\\u0000\\u001f\\u007f\\u009f' is not index<TAB>value",
-                refusal(() -> ElementRow.parse("\u0000\u001f\u007f\u009f")));
-        assertEquals("read row '" + "\\u0001".repeat(17) + "...' is not index<TAB>value",
-                refusal(() -> ElementRow.parse("\u0001".repeat(200))));
+    void aTextOfControlCharactersIsShownEscapedAndCut() {
+        assertEquals("\\u0000\\u001f\\u007f\\u009f", StatusRow.shown("\u0000\u001f\u007f\u009f"));
+        assertEquals("\\u0001".repeat(17) + "...", StatusRow.shown("\u0001".repeat(200)));
     }
 
-    /** Before: a reply with fewer rows threw IndexOutOfBoundsException, a non-number NumberFormatException. */
+    /** Before: the report travelled as five text rows, parsed by the caller; a reply with fewer threw IndexOutOfBoundsException. */
     @Test
-    void aTransferReplyThatIsNoReportIsRefusedSayingWhatItExpects() {
+    void aTransferReportWithAnAbsentFieldOrANegativeCountIsRefusedSayingWhatItExpects() {
         TransferReport report = new TransferReport("jacobi/2", "127.0.0.1:7000", "127.0.0.1:7001", 1_000, 2_000);
-        assertEquals(report, RemoteAgentMonitor.report(RemoteAgentMonitor.rows(report)));
-        assertEquals("transfer reply has 2 rows (null rows count too), expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
-                refusal(() -> RemoteAgentMonitor.report(List.of("a", "b"))));
-        assertEquals("transfer reply has no rows (null rows count too), expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
+        assertEquals(report, RemoteAgentMonitor.report(RemoteAgentMonitor.toWire(3, report)));
+        assertEquals("transfer report lacks a field: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
+                refusal(() -> RemoteAgentMonitor.report(new TransferReportMessage(3, "a", null, "c", 0, 0))));
+        assertEquals("transfer report lacks a field: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
                 refusal(() -> RemoteAgentMonitor.report(null)));
-        assertEquals("transfer reply rows 'soon', '5' are not numbers >= 0: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
-                refusal(() -> RemoteAgentMonitor.report(List.of("a", "b", "c", "soon", "5"))));
+        assertEquals("transfer report of a has pauseNanos -1 and bytes 5: expected agentId, from, to, pauseNanos >= 0, bytes >= 0",
+                refusal(() -> RemoteAgentMonitor.report(new TransferReportMessage(3, "a", "b", "c", -1, 5))));
     }
 
-    /** Before: a null target threw NullPointerException out of String.split, reported as such to the requester. */
+    /** Before: the commit travelled as text {@code node@host:port}, split and parsed by the host. */
     @Test
-    void hostRequestTargetsAreParsedOrRefusedNamingThem() {
-        assertEquals(new HostRequests.Move(2, "127.0.0.1:45690"), HostRequests.move("2@127.0.0.1:45690", true));
-        assertEquals(new HostRequests.Move(2, null), HostRequests.move("2", false));
-        assertEquals("moving node 'null' is not a number", refusal(() -> HostRequests.move(null, true)));
-        assertEquals("commit target '2' is not node@host:port", refusal(() -> HostRequests.move("2", true)));
-        assertEquals("commit target '2@nowhere': address 'nowhere' is not host:port", refusal(() -> HostRequests.move("2@nowhere", true)));
-        RegisterCloneMessage registration = HostRequests.cloneRegistration("5|3:0,1", 9);
-        assertEquals(5, registration.cloneId());
-        assertArrayEquals(new long[] {RegisterCloneMessage.pack(3, 0), RegisterCloneMessage.pack(3, 1)}, registration.partitions());
-        assertEquals("clone id 'null' is not a number", refusal(() -> HostRequests.cloneRegistration(null, 9)));
-        assertEquals(16, HostRequests.read("A\t0\t16", 9).count());
-        assertEquals("read request 'null' is not name<TAB>from<TAB>count", refusal(() -> HostRequests.read(null, 9)));
-        assertEquals("count 'many' is not a number", refusal(() -> HostRequests.read("A\t0\tmany", 9)));
+    void aMovesCommitAddressIsCheckedNamingIt() {
+        assertEquals("127.0.0.1:45690", HostRequests.commitAddress(new CommitMoveMessage(1, 2, "127.0.0.1:45690")));
+        assertEquals("commit of the move of node 2 names no address",
+                refusal(() -> HostRequests.commitAddress(new CommitMoveMessage(1, 2, null))));
+        assertEquals("commit of the move of node 2 to 'nowhere': address 'nowhere' is not host:port",
+                refusal(() -> HostRequests.commitAddress(new CommitMoveMessage(1, 2, "nowhere"))));
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.dsa.agent.transport;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.LockMessage;
-import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import io.netty.channel.Channel;
@@ -84,19 +84,19 @@ class BulkTransferTest {
         Connection c = client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
         byte[] payload = ChunkingTest.random(100_000, 8);
         c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 1, 0, 0, data.clone()));
-        c.send(new TransferMessage(9, 1, "agent", "127.0.0.1:1", payload));
+        c.send(new HostReplyMessage(9, true, "", List.of(), payload));
         for (int i = 0; i < 50; i++) c.send(new LockMessage(1, LockMessage.GRANT, 0, i));
         List<Object> got = new ArrayList<>();
         for (int i = 0; i < 52; i++) got.add(receiver.awaitMessage());
         CoherenceMessage partition = (CoherenceMessage) got.stream().filter(m -> m instanceof CoherenceMessage).findFirst().orElseThrow();
         assertSame(slot, partition.data(), "decoded into the receiver's own array");
         assertArrayEquals(data, slot);
-        TransferMessage transfer = (TransferMessage) got.stream().filter(m -> m instanceof TransferMessage).findFirst().orElseThrow();
+        HostReplyMessage transfer = (HostReplyMessage) got.stream().filter(m -> m instanceof HostReplyMessage).findFirst().orElseThrow();
         assertArrayEquals(payload, transfer.payload());
         List<Long> locks = got.stream().filter(m -> m instanceof LockMessage).map(m -> ((LockMessage) m).requestId()).toList();
         assertEquals(java.util.stream.LongStream.range(0, 50).boxed().toList(), locks, "messages not about a partition keep their order");
         assertTrue(got.indexOf(transfer) < got.indexOf(new LockMessage(1, LockMessage.GRANT, 0, 0)),
-                "a lock message does not overtake the TRANSFER before it");
+                "a lock message does not overtake the large HOST_REPLY (an agent's state) before it");
     }
 
     @ParameterizedTest

@@ -2,7 +2,7 @@ package io.dsa.agent.transport;
 
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.LockMessage;
-import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import io.netty.buffer.ByteBuf;
@@ -120,7 +120,7 @@ class ChunkingTest {
     void otherLargeMessagesAreChunkedAndReassembled() {
         List<Object> messages = List.of(
                 new HostJobMessage(7, "vm", 1, 2, 1, "127.0.0.1:1", "X", List.of("a"), List.of(), random(3 * MAX_FRAME_BYTES, 3), 0, 0),
-                new TransferMessage(5, 2, "agent-1", "127.0.0.1:2", random(CHUNK_BYTES * 4, 4)),
+                new HostReplyMessage(5, true, "", List.of(), random(CHUNK_BYTES * 4, 4)),
                 new LockMessage(1, LockMessage.GRANT, 2, 3));
         EmbeddedChannel r = receiver(PartitionBuffers.ALLOCATE);
         for (Object sent : messages) {

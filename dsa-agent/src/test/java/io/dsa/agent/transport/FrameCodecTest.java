@@ -30,7 +30,15 @@ import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.AgentRow;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
@@ -113,12 +121,19 @@ class FrameCodecTest {
                 List.of("heap capped at 1 GiB"), new long[0]));
         all.add(new HostJobEventMessage(7, 2, HostJobEventMessage.EXITED, "node 2 of vm 'jacobi' exited with code 3", List.of(),
                 new long[0]));
-        all.add(new HostRequestMessage(3, HostRequestMessage.STOP_VM, "jacobi", -1, null));
-        all.add(new HostRequestMessage(5, HostRequestMessage.STOP_VM, "jacobi", -1, "00112233445566778899aabbccddeeff"));
-        all.add(new HostRequestMessage(4, HostRequestMessage.STATUS, null, -1, null));
+        all.add(new StopVmMessage(3, "jacobi", null));
+        all.add(new StopVmMessage(5, "jacobi", "00112233445566778899aabbccddeeff"));
+        all.add(new HostStatusQueryMessage(4, null));
+        all.add(new HostStatusQueryMessage(6, "jacobi"));
+        all.add(new WorkersQueryMessage(7, "jacobi"));
+        all.add(new CountersQueryMessage(8, null));
         all.add(new HostReplyMessage(3, true, "moved", List.of("a\tb", "c\td"), new byte[] {9}));
         all.add(new HostReplyMessage(4, false, "refused", List.of(), new byte[0]));
-        all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", new byte[] {1, 2, 3}));
+        all.add(new TransferMessage(9, TransferMessage.TRANSFER_AGENT, "jacobi/2", "127.0.0.2:7000", List.of(), false, 5));
+        all.add(new TransferMessage(10, TransferMessage.REQUEST_CLONE, "jacobi/2", "127.0.0.2:7000",
+                List.of("127.0.0.2:7000", "127.0.0.3:7000"), false, -1));
+        all.add(new TransferMessage(11, TransferMessage.BEGIN_TRANSFER, "jacobi/2", "127.0.0.4:7000", List.of(), true, -1));
+        all.add(new TransferReportMessage(12, "jacobi/4", "127.0.0.2:7000", "127.0.0.3:7000", 12_345_678, 1L << 33));
         all.add(new AgentLaunchMessage(1, AgentLaunchMessage.RUN, "jacobi", 2, 4, 3, "127.0.0.2:4000", "127.0.0.3",
                 "io.dsa.examples.Jacobi", List.of("256", "π"), List.of("barrier=TREE"), "/tmp/dsa-host-x/host-1/job-1-jacobi-2.jar"));
         all.add(new AgentLaunchMessage(2, AgentLaunchMessage.CLONE_TARGET, "v", 0, 1, 1, null, "127.0.0.1", "P", List.of(),
@@ -145,6 +160,25 @@ class FrameCodecTest {
         all.add(new SnapshotMessage(20, -1));
         all.add(new RetireMessage(21));
         all.add(new HeartbeatMessage(1_000));
+        // a host's typed requests and answers (issue 14: no text targets to re-parse)
+        all.add(new NodeRequestMessage("jacobi", 0, new HoldBarrierMessage(22)));
+        all.add(new NodeRequestMessage("jacobi", 0, new ReleaseBarrierMessage(23)));
+        all.add(new NodeRequestMessage("jacobi", 1, new ExpectMoveMessage(24, 2)));
+        all.add(new NodeRequestMessage("jacobi", 1, new AwaitMoveMessage(25, 2)));
+        all.add(new NodeRequestMessage("jacobi", 3, new CommitMoveMessage(26, 2, "127.0.0.4:40000")));
+        all.add(new NodeRequestMessage("jacobi", 3, new AbandonMoveMessage(27, 2)));
+        all.add(new NodeRequestMessage("vm-é", 0, new AdmitCloneMessage(28, 4)));
+        all.add(new NodeRequestMessage("vm", 1, new RegisterCloneMessage(29, 4, new long[] {RegisterCloneMessage.pack(3, 1)})));
+        all.add(new NodeRequestMessage("vm", 1, new RegisterCloneMessage(30, 4, new long[0])));
+        all.add(new NodeRequestMessage("vm", 2, new ReadArrayMessage(31, "phases.A\tx", Long.MAX_VALUE, 96)));
+        all.add(new HostStatusMessage(32, List.of(
+                new AgentRow("jacobi", 2, "127.0.0.1:7000", "127.0.0.1:41000", "RUNNING", "io.dsa.examples.Jacobi", 12, 3, 4),
+                new AgentRow("vm\tx", 0, "h:1", "-", "DONE", "P", -1, -1, 0))));
+        all.add(new HostStatusMessage(33, List.of()));
+        all.add(new ElementsMessage(34, 7, io.dsa.ElementType.DOUBLE.ordinal(),
+                new long[] {Double.doubleToRawLongBits(-1.5e-3), Double.doubleToRawLongBits(Double.NaN)}));
+        all.add(new ElementsMessage(35, 0, io.dsa.ElementType.INT.ordinal(), new long[] {Integer.MIN_VALUE}));
+        all.add(new ElementsMessage(36, 0, io.dsa.ElementType.LONG.ordinal(), new long[0]));
         all.add(new CoherenceMessage(CoherenceOp.GET_S, 1, 2, 3, 0, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_M, 1, 2, 0, 3, 3, null));
         all.add(new CoherenceMessage(CoherenceOp.DATA_S, 1, 2, 0, 3, 3, data));
@@ -390,8 +424,46 @@ class FrameCodecTest {
     }
 
     @Test
+    void aNodeRequestCarryingAStepThatIsNotAHostStepCloses() {
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.NODE_REQUEST.code(), body -> {
+            WireFields.writeString("vm", body);
+            body.writeInt(0).writeByte(MessageType.RETIRE.code()).writeLong(1);
+        }));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.NODE_REQUEST.code(), body -> {
+            WireFields.writeString("vm", body);
+            body.writeInt(0).writeByte(250).writeLong(1);
+        }));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.NODE_REQUEST.code(), body -> {
+            body.writeInt(-1).writeInt(0).writeByte(MessageType.HOLD_BARRIER.code()).writeLong(1);
+        }));
+    }
+
+    @Test
+    void aStatusRowWithAnAbsentColumnCloses() {
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.HOST_STATUS.code(), body -> {
+            body.writeLong(1).writeInt(1);
+            WireFields.writeString("vm", body);
+            body.writeInt(0).writeInt(-1); // host absent
+            for (int i = 0; i < 3; i++) WireFields.writeString("x", body);
+            body.writeInt(0).writeInt(0).writeInt(0);
+        }));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.HOST_STATUS.code(),
+                body -> body.writeLong(1).writeInt(1_000_000)));
+    }
+
+    @Test
+    void elementsOfAnUnknownTypeOrNegativeIndexClose() {
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.ELEMENTS.code(),
+                body -> body.writeLong(1).writeLong(0).writeByte(4).writeInt(0)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.ELEMENTS.code(),
+                body -> body.writeLong(1).writeLong(-1).writeByte(0).writeInt(0)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.ELEMENTS.code(),
+                body -> body.writeLong(1).writeLong(0).writeByte(0).writeInt(-1)));
+    }
+
+    @Test
     void handshakeMessageAfterHandshakeCloses() {
-        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.REFUSE.code(), body -> WireFormat.writeString("x", body)));
+        assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.REFUSE.code(), body -> WireFields.writeString("x", body)));
     }
 
     @Test

@@ -27,6 +27,8 @@ final class Messages {
                     sb.append(Array.get(value, i)).append(',');
                 }
                 sb.append(']');
+            } else if (value != null && value.getClass().isRecord()) {
+                sb.append(canonical(value));
             } else {
                 sb.append(value);
             }

@@ -2,8 +2,11 @@ package io.dsa.agent.host;
 
 import io.dsa.DsaException;
 import io.dsa.agent.transport.WireFuzzing;
+import io.dsa.agent.wire.AbandonMoveMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
 import io.dsa.agent.wire.HostJobMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
 import io.dsa.agent.wire.TransferMessage;
 import io.dsa.bench.fuzz.FuzzChecks;
 import java.util.ArrayList;
@@ -11,19 +14,20 @@ import java.util.List;
 
 /**
  * Fuzz target: the messages between launchers and hosts and between hosts (HOST_JOB,
- * HOST_JOB_EVENT, HOST_REQUEST, HOST_REPLY, TRANSFER), decoded as the frame decoder does and then
- * through the parsers a host applies to their fields before acting: the check of a job
- * ({@link HostedJob#invalid}), the targets of HOST_REQUESTs (a clone registration with
- * {@link ClonePartitions}, a move's commit or abandon, a read: {@link HostRequests#cloneRegistration},
- * {@link HostRequests#move}, {@link HostRequests#read}) and the clone id and cloning mark of a
- * TRANSFER payload ({@link RemoteAgentMonitor#cloneId}, {@link RemoteAgentMonitor#isCloning}).
- * Input: byte 0 picks the type (modulo 5), the rest is the body.
+ * HOST_JOB_EVENT, STOP_VM, HOST_REPLY, TRANSFER, NODE_REQUEST, HOST_STATUS_QUERY, WORKERS_QUERY,
+ * COUNTERS_QUERY), decoded as the frame decoder
+ * does and then through the checks a host applies to their fields before acting: the check of a
+ * job ({@link HostedJob#invalid}), the new address of a move's commit
+ ({@link HostRequests#commitAddress}). A NODE_REQUEST's step and a TRANSFER's hosts, cloning
+ * mark and clone id are typed fields: the codec checks them.
+ * Input: byte 0 picks the type (modulo 9), the rest is the body.
  *
- * <p>Asserts: only the documented rejections (the wire's malformed/truncated, the parsers'
+ * <p>Asserts: only the documented rejections (the wire's malformed/truncated, the checks'
  * {@link DsaException}); what decodes re-encodes stably; the allocation bound.
  */
 public final class HostMessageFuzzer {
-    private static final String[] TYPES = {"HOST_JOB", "HOST_JOB_EVENT", "HOST_REQUEST", "HOST_REPLY", "TRANSFER"};
+    private static final String[] TYPES = {"HOST_JOB", "HOST_JOB_EVENT", "STOP_VM", "HOST_REPLY", "TRANSFER", "NODE_REQUEST",
+            "HOST_STATUS_QUERY", "WORKERS_QUERY", "COUNTERS_QUERY"};
 
     private HostMessageFuzzer() {}
 
@@ -39,38 +43,26 @@ public final class HostMessageFuzzer {
         try {
             if (m instanceof HostJobMessage job) {
                 HostedJob.invalid(job);
-            } else if (m instanceof HostRequestMessage r) {
-                switch (r.op()) {
-                    case HostRequestMessage.REGISTER_CLONE -> HostRequests.cloneRegistration(r.target(), r.requestId());
-                    case HostRequestMessage.COMMIT_MOVE, HostRequestMessage.ABANDON_MOVE ->
-                            HostRequests.move(r.target(), r.op() == HostRequestMessage.COMMIT_MOVE);
-                    case HostRequestMessage.READ_ARRAY -> HostRequests.read(r.target(), r.requestId());
-                    default -> { }   // the other ops' targets are a number or a stop token, or none
-                }
-            } else if (m instanceof TransferMessage t) {
-                // Jazzer 0.24's hook of Arrays.equals(byte[], byte[]) crashes the JVM (SIGSEGV in
-                // traceMemcmp) on a null array, which isCloning passes legally; fixed in Jazzer 0.28
-                // ("handle null values in Arrays.equal/compare hooks"). A null payload is no mark.
-                if (t.payload() != null) RemoteAgentMonitor.isCloning(t.payload());
-                RemoteAgentMonitor.cloneId(t.payload());
+            } else if (m instanceof NodeRequestMessage r && r.step() instanceof CommitMoveMessage commit) {
+                HostRequests.commitAddress(commit);
             }
         } catch (DsaException e) {
             // the documented refusal: the host answers the request with a refusal naming it
         }
     }
 
-    /** @return real host messages of each type; clone registrations and transfer payloads among them */
+    /** @return real host messages of each type; node steps and transfer payloads among them */
     public static List<byte[]> seeds() {
         List<byte[]> seeds = new ArrayList<>();
         for (int i = 0; i < TYPES.length; i++) seeds.add(WireFuzzing.prefixed(i, WireFuzzing.body(WireFuzzing.sample(TYPES[i]))));
-        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(8, HostRequestMessage.REGISTER_CLONE, "dsa", 1, "6|"))));
-        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(10, HostRequestMessage.COMMIT_MOVE, "dsa", 1,
-                "2@127.0.0.1:45690"))));
-        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(11, HostRequestMessage.ABANDON_MOVE, "dsa", 1, "2"))));
-        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new HostRequestMessage(12, HostRequestMessage.READ_ARRAY, "dsa", 1,
-                "A\t0\t16"))));
+        seeds.add(WireFuzzing.prefixed(5, WireFuzzing.body(new NodeRequestMessage("dsa", 1,
+                new CommitMoveMessage(10, 2, "127.0.0.1:45690")))));
+        seeds.add(WireFuzzing.prefixed(5, WireFuzzing.body(new NodeRequestMessage("dsa", 1, new AbandonMoveMessage(11, 2)))));
+        seeds.add(WireFuzzing.prefixed(5, WireFuzzing.body(new NodeRequestMessage("dsa", 1, new ReadArrayMessage(12, "A", 0, 16)))));
         seeds.add(WireFuzzing.prefixed(4, WireFuzzing.body(new TransferMessage(9, TransferMessage.BEGIN_TRANSFER, "dsa/0",
-                "127.0.0.1:1", "clone".getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+                "127.0.0.1:1", List.of(), true, -1))));
+        seeds.add(WireFuzzing.prefixed(4, WireFuzzing.body(new TransferMessage(9, TransferMessage.REQUEST_TRANSFER, "dsa/0",
+                "127.0.0.1:1", List.of("127.0.0.1:1", "127.0.0.1:2"), false, -1))));
         return seeds;
     }
 }

@@ -1,27 +1,32 @@
 package io.dsa.agent.host;
 
 import io.dsa.DsaException;
+import io.dsa.ElementType;
 import io.dsa.agent.transport.WireFuzzing;
-import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.TransferReportMessage;
+import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.bench.fuzz.FuzzChecks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * Fuzz target: the rows of host replies, as their readers parse them: the status rows that
- * {@code dsa status}, {@code dsa read} and a host locating a VM's nodes read
- * ({@link StatusRow#parseAll}), the transfer report of a migration or clone
- * ({@link RemoteAgentMonitor#report(List)}), and the element rows of a read
- * ({@link ElementRow#parseAll}). Input: byte 0 picks the reader (modulo 3), the rest is a
- * HOST_REPLY body, decoded as the frame decoder does.
+ * Fuzz target: host answers, as their readers check them: the status rows that {@code dsa
+ * status}, {@code dsa read} and a host locating a VM's nodes read (a HOST_STATUS body,
+ * {@link StatusRow#checkAll}), the transfer report of a migration or clone
+ * (a TRANSFER_REPORT body, {@link RemoteAgentMonitor#report(TransferReportMessage)}), and the elements of a read (an ELEMENTS body,
+ * {@link ElementRow#of}). Input: byte 0 picks the reader (modulo 3), the rest is the body,
+ * decoded as the frame decoder does.
  *
- * <p>Asserts: only the documented rejections (the wire's malformed/truncated, the parsers'
- * {@link DsaException}); a row that parses formats to a row that parses to the same value (no
- * second meaning); the allocation bound.
+ * <p>Asserts: only the documented rejections (the wire's malformed/truncated, the checks'
+ * {@link DsaException}); a row that passes the check travels back as the same row and a report
+ * written as rows reads as the same report (no second meaning); every element's text is non-empty;
+ * the allocation bound.
  */
 public final class HostReplyFuzzer {
-    private static final String[] READERS = {"status rows", "transfer report", "read rows"};
+    private static final String[] READERS = {"status rows", "transfer report", "read elements"};
+    private static final String[] TYPES = {"HOST_STATUS", "TRANSFER_REPORT", "ELEMENTS"};
 
     private HostReplyFuzzer() {}
 
@@ -32,25 +37,21 @@ public final class HostReplyFuzzer {
     }
 
     private static void decode(byte[] input) {
-        Object m = WireFuzzing.readBody(WireFuzzing.typeIndex("HOST_REPLY"), Arrays.copyOfRange(input, 1, input.length));
-        if (!(m instanceof HostReplyMessage reply)) return;
+        int reader = (input[0] & 0xff) % READERS.length;
+        Object m = WireFuzzing.readBody(WireFuzzing.typeIndex(TYPES[reader]), Arrays.copyOfRange(input, 1, input.length));
         try {
-            switch ((input[0] & 0xff) % READERS.length) {
-                case 0 -> {
-                    for (StatusRow row : StatusRow.parseAll(reply.rows())) {
-                        if (!StatusRow.parse(row.format()).equals(row)) throw new AssertionError(row + " does not parse back from " + row.format());
-                    }
+            if (m instanceof HostStatusMessage status) {
+                for (StatusRow row : StatusRow.checkAll(status.rows())) {
+                    if (!StatusRow.of(row.toWire()).equals(row)) throw new AssertionError(row + " does not travel back as itself");
                 }
-                case 1 -> {
-                    var report = RemoteAgentMonitor.report(reply.rows());
-                    if (!RemoteAgentMonitor.report(RemoteAgentMonitor.rows(report)).equals(report)) {
-                        throw new AssertionError(report + " does not parse back");
-                    }
+            } else if (m instanceof TransferReportMessage wire) {
+                var report = RemoteAgentMonitor.report(wire);
+                if (!RemoteAgentMonitor.report(RemoteAgentMonitor.toWire(wire.requestId(), report)).equals(report)) {
+                    throw new AssertionError(report + " does not travel back as itself");
                 }
-                default -> {
-                    for (ElementRow row : ElementRow.parseAll(reply.rows())) {
-                        if (!ElementRow.parse(row.format()).equals(row)) throw new AssertionError(row + " does not parse back from " + row.format());
-                    }
+            } else if (m instanceof ElementsMessage elements) {
+                for (ElementRow row : ElementRow.of(elements)) {
+                    if (row.value().isEmpty()) throw new AssertionError("element " + row.index() + " has no text");
                 }
             }
         } catch (DsaException e) {
@@ -58,22 +59,23 @@ public final class HostReplyFuzzer {
         }
     }
 
-    /** @return real replies for each reader: status rows of several agents, a transfer report, read rows; and empty ones */
+    /** @return real answers for each reader: status rows of several agents, a transfer report, elements; and empty ones */
     public static List<byte[]> seeds() {
-        List<String> status = List.of(
-                new StatusRow("jacobi", 0, "127.0.0.1:7000", "127.0.0.1:45677", "RUNNING", "io.dsa.examples.Jacobi", 12, 3).format(),
-                new StatusRow("jacobi", 4, "127.0.0.1:7001", StatusRow.NO_AGENT, "CLONE", "io.dsa.examples.Jacobi", 0, 7).format(),
-                new StatusRow("lu", 1, "[::1]:7002", "[::1]:45680", "SUSPENDED", "Lu", 0, 0).format());
-        List<String> transfer = RemoteAgentMonitor.rows(new io.dsa.agent.TransferReport("jacobi/2", "127.0.0.1:7000",
+        HostStatusMessage status = new HostStatusMessage(3, List.of(
+                new StatusRow("jacobi", 0, "127.0.0.1:7000", "127.0.0.1:45677", "RUNNING", "io.dsa.examples.Jacobi", 12, 3).toWire(),
+                new StatusRow("jacobi", 4, "127.0.0.1:7001", StatusRow.NO_AGENT, "CLONE", "io.dsa.examples.Jacobi", 0, 7).toWire(),
+                new StatusRow("lu", 1, "[::1]:7002", "[::1]:45680", "SUSPENDED", "Lu", 0, 0).toWire()));
+        TransferReportMessage transfer = RemoteAgentMonitor.toWire(3, new io.dsa.agent.TransferReport("jacobi/2", "127.0.0.1:7000",
                 "127.0.0.1:7001", 12_345_678, 1 << 20));
-        List<String> read = List.of(new ElementRow(0, "1.5").format(), new ElementRow(1, "-3.0E-7").format(),
-                new ElementRow(2, "NaN").format(), new ElementRow(3, "9223372036854775807").format());
         List<byte[]> seeds = new ArrayList<>();
-        List<List<String>> rows = List.of(status, transfer, read);
-        for (int reader = 0; reader < READERS.length; reader++) {
-            seeds.add(WireFuzzing.prefixed(reader, WireFuzzing.body(new HostReplyMessage(3, true, "", rows.get(reader), new byte[0]))));
-            seeds.add(WireFuzzing.prefixed(reader, WireFuzzing.body(new HostReplyMessage(4, true, "", List.of(), null))));
-        }
+        seeds.add(WireFuzzing.prefixed(0, WireFuzzing.body(status)));
+        seeds.add(WireFuzzing.prefixed(0, WireFuzzing.body(new HostStatusMessage(4, List.of()))));
+        seeds.add(WireFuzzing.prefixed(1, WireFuzzing.body(transfer)));
+        seeds.add(WireFuzzing.prefixed(1, WireFuzzing.body(new TransferReportMessage(4, null, null, null, -1, 0))));
+        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new ElementsMessage(3, 0, ElementType.DOUBLE.ordinal(),
+                new long[] {Double.doubleToRawLongBits(1.5), Double.doubleToRawLongBits(Double.NaN)}))));
+        seeds.add(WireFuzzing.prefixed(2, WireFuzzing.body(new ElementsMessage(4, 9, ElementType.LONG.ordinal(),
+                new long[] {Long.MAX_VALUE}))));
         return seeds;
     }
 }

@@ -24,7 +24,15 @@ import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostRequestMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
+import io.dsa.agent.wire.AgentRow;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.TransferReportMessage;
+import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.ReadArrayMessage;
@@ -69,9 +77,11 @@ public final class WireFuzzing {
     /** @return the name of the type with index {@code index} */
     public static String typeName(int index) { return MessageType.values()[index].name(); }
 
-    /** @return the names of the supervision messages between a host and its job JVMs (codes from AGENT_LAUNCH's on), in code order */
+    /** @return the names of the supervision messages between a host and its job JVMs (codes AGENT_LAUNCH's to RETIRE's), in code order */
     public static List<String> supervisionTypes() {
-        return Arrays.stream(MessageType.values()).filter(t -> t.code() >= MessageType.AGENT_LAUNCH.code()).map(Enum::name).toList();
+        return Arrays.stream(MessageType.values())
+                .filter(t -> t.code() >= MessageType.AGENT_LAUNCH.code() && t.code() <= MessageType.RETIRE.code())
+                .map(Enum::name).toList();
     }
 
     /** @return the index of the type named {@code name} */
@@ -121,12 +131,21 @@ public final class WireFuzzing {
                         256L << 20, 1);
                 case HOST_JOB_EVENT -> new HostJobEventMessage(1, 0, HostJobEventMessage.DONE, "", List.of("result 42"),
                         new long[] {1_000_000, 2_000_000});
-                case HOST_REQUEST -> new HostRequestMessage(5, HostRequestMessage.REGISTER_CLONE, "dsa", 0, "5|3:0,1;4:2");
-                case HOST_REPLY -> new HostReplyMessage(5, true, "registered",
-                        List.of("dsa\t0\t127.0.0.1:7000\t127.0.0.1:45677\tRUNNING\tio.dsa.examples.InnerProduct\t4\t1"),
-                        new byte[] {1, 2, 3});
-                case TRANSFER -> new TransferMessage(6, TransferMessage.TRANSFER_AGENT, "dsa/1", "127.0.0.1:7000",
-                        "5".getBytes(StandardCharsets.UTF_8));
+                case HOST_STATUS_QUERY -> new HostStatusQueryMessage(5, "dsa");
+                case STOP_VM -> new StopVmMessage(5, "dsa", "00112233445566778899aabbccddeeff");
+                case WORKERS_QUERY -> new WorkersQueryMessage(5, "dsa");
+                case COUNTERS_QUERY -> new CountersQueryMessage(5, null);
+                case HOST_REPLY -> new HostReplyMessage(5, true, "",
+                        List.of("node 0 thread 1 (local 1): at global barrier 0 epoch 12"), new byte[] {1, 2, 3});
+                case NODE_REQUEST -> new NodeRequestMessage("dsa", 1, new RegisterCloneMessage(5, 5,
+                        new long[] {RegisterCloneMessage.pack(3, 0), RegisterCloneMessage.pack(4, 2)}));
+                case HOST_STATUS -> new HostStatusMessage(5, List.of(new AgentRow("dsa", 0, "127.0.0.1:7000", "127.0.0.1:45677",
+                        "RUNNING", "io.dsa.examples.InnerProduct", 4, 1, 2)));
+                case ELEMENTS -> new ElementsMessage(26, 0, io.dsa.ElementType.DOUBLE.ordinal(),
+                        new long[] {Double.doubleToRawLongBits(1.5), Double.doubleToRawLongBits(-3.0E-7)});
+                case TRANSFER -> new TransferMessage(6, TransferMessage.TRANSFER_AGENT, "dsa/1", "127.0.0.1:7000", List.of(),
+                        false, 5);
+                case TRANSFER_REPORT -> new TransferReportMessage(6, "dsa/1", "127.0.0.1:7000", "127.0.0.1:7001", 12_345_678, 1 << 20);
                 case AGENT_LAUNCH -> new AgentLaunchMessage(11, AgentLaunchMessage.RUN, "dsa", 1, 4, 2, "127.0.0.1:45677",
                         "127.0.0.1", "io.dsa.examples.InnerProduct", List.of("1024", "32"),
                         List.of("barrier=TREE", "fanout=4", "proxy=FLOAT", "startupTimeoutMs=30000", "maxFrameBytes=1048576",

@@ -1,0 +1,148 @@
+package io.dsa.agent.transport;
+
+import static io.dsa.agent.transport.WireFields.readBoolean;
+import static io.dsa.agent.transport.WireFields.readBytes;
+import static io.dsa.agent.transport.WireFields.readLongs;
+import static io.dsa.agent.transport.WireFields.readString;
+import static io.dsa.agent.transport.WireFields.readStrings;
+import static io.dsa.agent.transport.WireFields.writeBytes;
+import static io.dsa.agent.transport.WireFields.writeLongs;
+import static io.dsa.agent.transport.WireFields.writeString;
+import static io.dsa.agent.transport.WireFields.writeStrings;
+
+import io.dsa.agent.wire.AccumulateMessage;
+import io.dsa.agent.wire.AccumulatedMessage;
+import io.dsa.agent.wire.BarrierArriveMessage;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.DefineMessage;
+import io.dsa.agent.wire.DiffAppliedMessage;
+import io.dsa.agent.wire.DiffMessage;
+import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.RegisterMessage;
+import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.VarOpMessage;
+import io.dsa.agent.wire.VarResultMessage;
+import io.dsa.agent.wire.ViewMessage;
+
+/**
+ * The codecs of the messages between the nodes of a VM and their monitor (codes 10..27:
+ * membership, shared objects, barriers, locks, accumulate and diffs); encode beside decode.
+ */
+final class ClusterCodecs {
+    private ClusterCodecs() {}
+
+    static final MessageCodec<JoinMessage> JOIN = MessageCodec.of((m, out) -> {
+        out.writeInt(m.nodeId());
+        writeString(m.host(), out);
+        out.writeInt(m.port());
+    }, body -> new JoinMessage(body.readInt(), readString(body, "host"), body.readInt()));
+
+    static final MessageCodec<ViewMessage> VIEW = MessageCodec.of((m, out) -> {
+        out.writeInt(m.threadsPerNode());
+        writeStrings(m.addresses(), out);
+    }, body -> new ViewMessage(body.readInt(), readStrings(body, "addresses")));
+
+    static final MessageCodec<RegisterMessage> REGISTER = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeInt(m.kind());
+        writeString(m.name(), out);
+        writeLongs(m.params(), out);
+    }, body -> new RegisterMessage(body.readLong(), body.readInt(), readString(body, "name"), readLongs(body, "params")));
+
+    static final MessageCodec<RegisteredMessage> REGISTERED = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeInt(m.objectId());
+        out.writeInt(m.home());
+        writeString(m.error(), out);
+    }, body -> new RegisteredMessage(body.readLong(), body.readInt(), body.readInt(), readString(body, "error")));
+
+    static final MessageCodec<DefineMessage> DEFINE = MessageCodec.of((m, out) -> {
+        out.writeInt(m.kind());
+        out.writeInt(m.objectId());
+        out.writeInt(m.home());
+        writeString(m.name(), out);
+        writeLongs(m.params(), out);
+    }, body -> new DefineMessage(body.readInt(), body.readInt(), body.readInt(), readString(body, "name"),
+            readLongs(body, "params")));
+
+    static final MessageCodec<VarOpMessage> VAR_OP = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeInt(m.varId());
+        out.writeInt(m.op());
+        out.writeLong(m.a());
+        out.writeLong(m.b());
+    }, body -> new VarOpMessage(body.readLong(), body.readInt(), body.readInt(), body.readLong(), body.readLong()));
+
+    static final MessageCodec<VarResultMessage> VAR_RESULT = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeLong(m.value());
+        out.writeBoolean(m.success());
+    }, body -> new VarResultMessage(body.readLong(), body.readLong(), readBoolean(body, "success")));
+
+    static final MessageCodec<AccumulateMessage> ACCUMULATE = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeInt(m.arrayId());
+        out.writeInt(m.partition());
+        out.writeInt(m.op());
+        out.writeInt(m.base());
+        out.writeInt(m.rows());
+        out.writeInt(m.cols());
+        writeBytes(m.values(), out);
+    }, body -> new AccumulateMessage(body.readLong(), body.readInt(), body.readInt(), body.readInt(), body.readInt(),
+            body.readInt(), body.readInt(), readBytes(body, "values")));
+
+    static final MessageCodec<AccumulatedMessage> ACCUMULATED = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeString(m.error(), out);
+    }, body -> new AccumulatedMessage(body.readLong(), readString(body, "error")));
+
+    static final MessageCodec<DiffMessage> DIFF = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeInt(m.arrayId());
+        out.writeInt(m.partition());
+        writeLongs(m.runs(), out);
+        writeBytes(m.values(), out);
+    }, body -> new DiffMessage(body.readLong(), body.readInt(), body.readInt(), readLongs(body, "runs"),
+            readBytes(body, "values")));
+
+    static final MessageCodec<DiffAppliedMessage> DIFF_APPLIED = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeString(m.error(), out);
+    }, body -> new DiffAppliedMessage(body.readLong(), readString(body, "error")));
+
+    static final MessageCodec<BarrierArriveMessage> BARRIER_ARRIVE = MessageCodec.of((m, out) -> {
+        out.writeInt(m.barrierId());
+        out.writeLong(m.generation());
+        out.writeInt(m.node());
+        out.writeInt(m.arrivals());
+        writeLongs(m.values(), out);
+    }, body -> new BarrierArriveMessage(body.readInt(), body.readLong(), body.readInt(), body.readInt(),
+            readLongs(body, "values")));
+
+    static final MessageCodec<BarrierReleaseMessage> BARRIER_RELEASE = MessageCodec.of((m, out) -> {
+        out.writeInt(m.barrierId());
+        out.writeLong(m.generation());
+        writeLongs(m.values(), out);
+    }, body -> new BarrierReleaseMessage(body.readInt(), body.readLong(), readLongs(body, "values")));
+
+    static final MessageCodec<LockMessage> LOCK = MessageCodec.of((m, out) -> {
+        out.writeInt(m.lockId());
+        out.writeInt(m.op());
+        out.writeInt(m.node());
+        out.writeLong(m.requestId());
+    }, body -> new LockMessage(body.readInt(), body.readInt(), body.readInt(), body.readLong()));
+
+    static final MessageCodec<ReportMessage> REPORT = MessageCodec.of((m, out) -> {
+        out.writeInt(m.node());
+        writeString(m.text(), out);
+    }, body -> new ReportMessage(body.readInt(), readString(body, "text")));
+
+    static final MessageCodec<StatusMessage> STATUS = MessageCodec.of((m, out) -> {
+        out.writeInt(m.node());
+        out.writeInt(m.code());
+        writeString(m.text(), out);
+    }, body -> new StatusMessage(body.readInt(), body.readInt(), readString(body, "text")));
+}
