@@ -25,8 +25,8 @@ import java.util.function.Predicate;
  * <p>A delayed message holds its connection: it and every message sent after it on that connection
  * wait, in order (TCP's FIFO per connection is kept), until a seeded number of other messages
  * reached their nodes or a seeded time passed, whichever comes first. A duplicate arrives twice,
- * each copy decoded on its own (TCP never does this: it shows what the runtime does when the
- * assumption breaks).
+ * each copy decoded on its own; a reordered one waits alone and is overtaken by those sent after it
+ * (TCP does neither: they show what the runtime does when its assumptions break).
  *
  * <p>Every choice is drawn from a {@link Random} per ordered pair of nodes, seeded from the plan's
  * seed and the pair, so the faults applied to the n-th message from node a to node b depend only
@@ -41,7 +41,7 @@ final class FaultPlan {
     static final int ANY = -1;
     private static final int TRACE = 40;
 
-    enum Action { DELIVER, DROP, DELAY, DUPLICATE, CUT }
+    enum Action { DELIVER, DROP, DELAY, REORDER, DUPLICATE, CUT }
 
     /** What happens to one message: its action and, for a delay, its release condition. */
     record Verdict(Action action, int afterDeliveries, long forNs) {
@@ -130,7 +130,7 @@ final class FaultPlan {
             Verdict v = switch (r.action) {
                 case DROP -> Verdict.DROP;
                 case DUPLICATE -> Verdict.DUPLICATE;
-                case DELAY -> new Verdict(Action.DELAY, 1 + rnd.nextInt(r.maxDeliveries),
+                case DELAY, REORDER -> new Verdict(r.action, 1 + rnd.nextInt(r.maxDeliveries),
                         TimeUnit.MILLISECONDS.toNanos(1 + rnd.nextInt((int) r.maxDelayMs)));
                 case CUT -> {
                     isolated.add(r.isolate);
@@ -138,7 +138,7 @@ final class FaultPlan {
                 }
                 case DELIVER -> Verdict.DELIVER;
             };
-            log(r.action + (v.action == Action.DELAY ? "(" + v.afterDeliveries + " deliveries or " + v.forNs / 1000 + " us)" : "")
+            log(r.action + (v.action == Action.DELAY || v.action == Action.REORDER ? "(" + v.afterDeliveries + " deliveries or " + v.forNs / 1000 + " us)" : "")
                     + " " + from + "->" + to + " " + describe(type, message) + (r.action == Action.CUT ? ": isolated node " + r.isolate : ""));
             return v;
         }
@@ -252,6 +252,17 @@ final class FaultPlan {
                 this.maxDelayMs = maxDelayMs;
             }
             return act(Action.DELAY);
+        }
+
+        /**
+         * The message alone waits until 1 to {@code maxLater} messages sent after it on its
+         * connection arrived, or 1 to {@code maxDelayMs} ms passed (both seeded): it is overtaken,
+         * which TCP never does (it shows what the runtime does when the order breaks).
+         */
+        Rule reorder(int maxLater, long maxDelayMs) {
+            delay(maxLater, maxDelayMs);
+            synchronized (FaultPlan.this) { action = Action.REORDER; }
+            return this;
         }
 
         /** When it fires, {@code node} is cut from every other node (this message is lost with it). */

@@ -112,6 +112,13 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
                     s.delayed.poll().deliver.run();
                     released = true;
                 }
+                for (java.util.Iterator<Delayed> i = s.overtaken.iterator(); i.hasNext(); ) {
+                    Delayed d = i.next();
+                    if (!d.due(s.other.received, now)) continue;
+                    i.remove();
+                    d.deliver.run();
+                    released = true;
+                }
             }
         }
     }
@@ -270,6 +277,10 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
         volatile boolean open = true;
         // with a fault plan, under `posting`: the frames waiting on this connection, the failure detector, its next tick
         final ArrayDeque<Delayed> delayed = new ArrayDeque<>();
+        /** Frames that wait alone until later ones on this connection passed them (a reordering fault). */
+        final List<Delayed> overtaken = new ArrayList<>();
+        /** Frames this end received. */
+        long received;
         final SilenceDetector detector;
         long nextTickNs;
 
@@ -318,6 +329,7 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
                         enqueue(new Delayed(deliver, 0, now));
                     }
                     case DELAY -> enqueue(new Delayed(deliver, deliveries + v.afterDeliveries(), now + v.forNs()));
+                    case REORDER -> overtaken.add(new Delayed(deliver, to.received + v.afterDeliveries(), now + v.forNs()));
                     case DELIVER -> enqueue(new Delayed(deliver, 0, now));
                 }
                 releaseDue(now);
@@ -333,6 +345,7 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
         private void arrive(byte[] frame) {
             if (!open) return;   // a closed connection reads nothing
             deliveries++;
+            received++;
             if (detector != null) detector.onRead(System.nanoTime());
             local.post(() -> {
                 Object m = WireRoundTrip.decode(frame, local.inbound);
@@ -354,6 +367,7 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
         void closeSilent(String reason) {
             open = false;
             delayed.clear();
+            overtaken.clear();
             DsaException cause = new DsaException(reason);
             System.out.println("mem: closing " + this + ": " + reason);
             local.post(() -> local.inbound.onDisconnected(this, cause));
@@ -361,6 +375,7 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
             if (o.open && !plan.isCut(local.nodeId, peer)) {
                 o.open = false;
                 o.delayed.clear();
+                o.overtaken.clear();
                 o.local.post(() -> o.local.inbound.onDisconnected(o, null));
             }
         }
@@ -387,6 +402,8 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
         // under `posting`
         private void flush() {
             while (!delayed.isEmpty()) delayed.poll().deliver.run();
+            for (Delayed d : overtaken) d.deliver.run();
+            overtaken.clear();
         }
 
         @Override public String remoteAddress() { return other.local.config.bindHost() + ":" + other.local.port; }
