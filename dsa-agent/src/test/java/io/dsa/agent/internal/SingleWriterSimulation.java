@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.Distribution;
 import io.dsa.coherence.Access;
+import java.util.ArrayDeque;
 
 /**
  * Plain reads and writes of two arrays on {@link SimulatedNodes}: every message delayed by a
@@ -17,13 +18,39 @@ final class SingleWriterSimulation extends SimulatedNodes {
     /** Steps at which some partition was READ_WRITE at a node other than its home: the check had owners to look at. */
     long stepsWithRemoteOwner;
 
-    SingleWriterSimulation(long seed) {
+    /** Whether one message in eight is taken from the back of its pair's queue instead (a broken FIFO, which TCP never gives). */
+    private final boolean reorder;
+
+    SingleWriterSimulation(long seed, boolean reorder) {
         super(seed);
+        this.reorder = reorder;
         define(0, "A", Distribution.BLOCK);
         define(1, "B", Distribution.BLOCK_CYCLIC);
     }
 
+    @Override
+    Object next(ArrayDeque<Object> queue) {
+        if (reorder && queue.size() > 1 && rnd.nextInt(8) == 0) {
+            trace("overtaken: " + queue.peek());
+            return queue.pollLast();
+        }
+        return queue.poll();
+    }
+
+    /**
+     * @throws AssertionError starting with the seed if a check fails, or an engine refuses a
+     *         message ({@code refused ...}: an engine's own check found the broken order)
+     */
     SingleWriterSimulation run() {
+        try {
+            rounds();
+        } catch (IllegalStateException e) {
+            fail("refused: " + e.getMessage());
+        }
+        return this;
+    }
+
+    private void rounds() {
         for (int round = 0; round < ROUNDS; round++) {
             for (Worker[] node : workers) for (Worker w : node) for (int k = 0; k < OPS; k++) w.todo.add(plainOp(rnd.nextInt(2)));
             runUntil(() -> {
@@ -32,7 +59,6 @@ final class SingleWriterSimulation extends SimulatedNodes {
             }, "round " + round);
         }
         readAll(0, 1);
-        return this;
     }
 
     private void checkSingleWriter() {
