@@ -18,9 +18,11 @@ import java.util.function.Predicate;
 /**
  * The faults an {@link InMemoryNetwork} applies to the messages it carries, chosen by a seed:
  * rules that match a message by its wire type (and a coherence message's op), its sender and its
- * receiver, and drop, delay, duplicate it or cut the network when it passes; and cuts, which drop
+ * receiver, and drop, delay, duplicate it or cut the network when it passes; and cuts, which stop
  * every frame between two nodes in both directions, heartbeats included, without closing anything
- * (a network that drops packets without a reset), until healed.
+ * (a network that drops packets without a reset). As TCP across a cut, a connection loses nothing
+ * while it lives: its frames wait, in order, and arrive once the cut is healed, unless the failure
+ * detector closed the connection first.
  *
  * <p>A delayed message holds its connection: it and every message sent after it on that connection
  * wait, in order (TCP's FIFO per connection is kept), until a seeded number of other messages
@@ -47,6 +49,8 @@ final class FaultPlan {
     record Verdict(Action action, int afterDeliveries, long forNs) {
         static final Verdict DELIVER = new Verdict(Action.DELIVER, 0, 0);
         static final Verdict DROP = new Verdict(Action.DROP, 0, 0);
+        /** Held on its connection, with what follows it, until the cut is healed (discarded if the connection closes first). */
+        static final Verdict CUT = new Verdict(Action.CUT, 0, 0);
         static final Verdict DUPLICATE = new Verdict(Action.DUPLICATE, 0, 0);
     }
 
@@ -81,7 +85,7 @@ final class FaultPlan {
         return r;
     }
 
-    /** Cuts nodes {@code a} and {@code b} from each other, both ways: their frames are dropped from now on. */
+    /** Cuts nodes {@code a} and {@code b} from each other, both ways: their frames wait from now on. */
     synchronized void cut(int a, int b) {
         cutPairs.add(pairKey(a, b));
         log("cut " + a + " <-> " + b);
@@ -113,7 +117,7 @@ final class FaultPlan {
     /** @return what the network does with {@code message} from node {@code from} to node {@code to}, sent now */
     synchronized Verdict decide(int from, int to, Object message) {
         decided++;
-        if (isCut(from, to)) return Verdict.DROP;
+        if (isCut(from, to)) return Verdict.CUT;
         String type = WireRoundTrip.typeName(message);
         Random rnd = pairRandoms.computeIfAbsent(((long) from << 32) | (to & 0xffffffffL),
                 k -> new Random(seed * 0x9E3779B97F4A7C15L + k));
@@ -134,7 +138,7 @@ final class FaultPlan {
                         TimeUnit.MILLISECONDS.toNanos(1 + rnd.nextInt((int) r.maxDelayMs)));
                 case CUT -> {
                     isolated.add(r.isolate);
-                    yield Verdict.DROP;
+                    yield Verdict.CUT;
                 }
                 case DELIVER -> Verdict.DELIVER;
             };
@@ -265,7 +269,7 @@ final class FaultPlan {
             return this;
         }
 
-        /** When it fires, {@code node} is cut from every other node (this message is lost with it). */
+        /** When it fires, {@code node} is cut from every other node (this message is the first to wait for the heal). */
         Rule thenIsolate(int node) {
             synchronized (FaultPlan.this) { isolate = node; }
             return act(Action.CUT);

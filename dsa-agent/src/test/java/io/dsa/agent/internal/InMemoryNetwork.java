@@ -31,7 +31,8 @@ import java.util.function.Predicate;
  * A test can hold a message on its way, and what follows it on its connection ({@link #holdFrom}).
  *
  * <p>With a {@link FaultPlan}, the network applies its faults to every frame (drop, delay keeping
- * each connection's order, duplicate, cuts between nodes) and each connection runs the failure
+ * each connection's order, duplicate, reorder, cuts between nodes, across which frames wait for the
+ * heal) and each connection runs the failure
  * detector's rules ({@link SilenceDetector}, as the Netty transport's {@code HeartbeatHandler} does)
  * on a clock thread: heartbeats when idle, through the codec and the plan like any frame, and a
  * connection silent for its node's {@code failureTimeoutMs} is closed with the transport's reason
@@ -108,7 +109,8 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
         while (released) {
             released = false;
             for (Side s : all) {
-                while (!s.delayed.isEmpty() && s.delayed.peek().due(deliveries, now)) {
+                while (!s.delayed.isEmpty() && (s.delayed.peek().untilHealed ? !plan.isCut(s.local.nodeId, s.peer)
+                        : s.delayed.peek().due(deliveries, now))) {
                     s.delayed.poll().deliver.run();
                     released = true;
                 }
@@ -123,8 +125,11 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
         }
     }
 
-    /** A frame waiting on its connection: delivered once {@code afterDeliveries} frames arrived or at {@code atNs}. */
-    private record Delayed(Runnable deliver, long afterDeliveries, long atNs) {
+    /**
+     * A frame waiting on its connection: delivered once {@code afterDeliveries} frames arrived or at
+     * {@code atNs}, or, {@code untilHealed}, once its nodes are no longer cut from each other.
+     */
+    private record Delayed(Runnable deliver, long afterDeliveries, long atNs, boolean untilHealed) {
         boolean due(long deliveries, long now) { return deliveries >= afterDeliveries || now - atNs >= 0; }
     }
 
@@ -135,6 +140,15 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
 
     /** @return how many heartbeats the failure detectors sent so far (with a fault plan) */
     long heartbeats() { return heartbeats.get(); }
+
+    /** @return how many frames wait for a cut between their nodes to heal */
+    int waitingForHeal() {
+        synchronized (posting) {
+            int n = 0;
+            for (Side side : all) for (Delayed d : side.delayed) if (d.untilHealed) n++;
+            return n;
+        }
+    }
 
     /** @return how many messages crossed the network */
     int messages() { return messages.get(); }
@@ -323,14 +337,15 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
                 FaultPlan.Verdict v = plan.decide(local.nodeId, peer, message);
                 long now = System.nanoTime();
                 switch (v.action()) {
-                    case DROP, CUT -> { }
+                    case DROP -> { }
+                    case CUT -> enqueue(new Delayed(deliver, Long.MAX_VALUE, now, true));
                     case DUPLICATE -> {
-                        enqueue(new Delayed(deliver, 0, now));
-                        enqueue(new Delayed(deliver, 0, now));
+                        enqueue(new Delayed(deliver, 0, now, false));
+                        enqueue(new Delayed(deliver, 0, now, false));
                     }
-                    case DELAY -> enqueue(new Delayed(deliver, deliveries + v.afterDeliveries(), now + v.forNs()));
-                    case REORDER -> overtaken.add(new Delayed(deliver, to.received + v.afterDeliveries(), now + v.forNs()));
-                    case DELIVER -> enqueue(new Delayed(deliver, 0, now));
+                    case DELAY -> enqueue(new Delayed(deliver, deliveries + v.afterDeliveries(), now + v.forNs(), false));
+                    case REORDER -> overtaken.add(new Delayed(deliver, to.received + v.afterDeliveries(), now + v.forNs(), false));
+                    case DELIVER -> enqueue(new Delayed(deliver, 0, now, false));
                 }
                 releaseDue(now);
             }
