@@ -147,6 +147,28 @@ class NetworkFaultTest {
     }
 
     /**
+     * Every frame from node 1 to node 0 lost, heartbeats included, while node 1 still hears node 0
+     * (a one-way loss): node 0's detector finds node 1 silent and the job fails on every node, node
+     * 0 naming node 1 and the silence.
+     */
+    @Test
+    void aOneWayLossIsFoundByTheNodeThatHearsNothing() {
+        FaultPlan plan = new FaultPlan(FaultPlan.seed());
+        FaultPlan.Rule loss = plan.on().from(1).to(0).skip(50 + (int) Math.floorMod(plan.seed, 100L)).drop();
+        start(plan, 2);
+        List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES, i -> JobRunner.run(nodes.get(i), new Rounds(1_000_000), List.of()));
+        for (int k = 0; k < NODES; k++) {
+            Throwable t = Workers.failure(runs.get(k));
+            assertTrue(t instanceof DsaException, plan.describe() + "\nnode " + k + ": " + t);
+            if (k == 0) {
+                assertTrue(t.getMessage().contains("lost node 1 at ") && t.getMessage().contains("nothing heard from node 1 at "),
+                        plan.describe() + "\nnode 0: " + t.getMessage());
+            }
+        }
+        assertTrue(loss.fired() > 0, plan.describe());
+    }
+
+    /**
      * A cut healed before the failure timeout loses nothing, as TCP across a short outage: node 2 is
      * isolated at a barrier arrival, its frames wait (at least one does) and arrive at the heal,
      * and the job ends with every round's collective checked.
