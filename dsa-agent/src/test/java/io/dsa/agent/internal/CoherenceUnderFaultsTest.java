@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dsa.DsaException;
 import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.SharedLongArray;
@@ -13,7 +14,6 @@ import io.dsa.agent.RunReport;
 import io.dsa.coherence.CoherenceOp;
 import java.util.ArrayList;
 import java.util.List;
-import io.dsa.DsaException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;

@@ -8,6 +8,7 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
+import io.dsa.agent.Await;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -105,7 +107,7 @@ class NetworkFaultTest {
      * failure timeouts, the others' naming the cut node and the silence, the cut node's naming
      * whom it lost.
      */
-    private void cutOffAndExpectTheJobToFail(int cutNode, String during, java.util.function.Predicate<Object> where) {
+    private void cutOffAndExpectTheJobToFail(int cutNode, String during, Predicate<Object> where) {
         FaultPlan plan = new FaultPlan(FaultPlan.seed());
         int round = 3 + (int) Math.floorMod(plan.seed, 20L);
         // node 0 is every global barrier's root: it is cut when an arrival reaches it
@@ -179,7 +181,7 @@ class NetworkFaultTest {
         FaultPlan.Rule cut = plan.on("BARRIER_ARRIVE").from(2).skip(3 + (int) Math.floorMod(plan.seed, 20L)).times(1).thenIsolate(2);
         start(plan, 2, 10_000);   // a heal long before the detector would speak
         List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES, i -> JobRunner.run(nodes.get(i), new Rounds(60), List.of()));
-        io.dsa.agent.Await.until("the cut, and a frame waiting for its heal", 20_000, () -> cut.fired() == 1 && network.waitingForHeal() > 0);
+        Await.until("the cut, and a frame waiting for its heal", 20_000, () -> cut.fired() == 1 && network.waitingForHeal() > 0);
         plan.rejoin(2);
         assertEquals(List.of("node 0: rounds 60"), Workers.result(runs.get(0), 30).lines(), plan.describe());
         for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
@@ -200,7 +202,7 @@ class NetworkFaultTest {
             @Override
             public void work(DsaWorker w) {
                 w.barrier();
-                if (w.threadId() == 0) io.dsa.agent.Await.until("heartbeats on every connection", 20_000, () -> network.heartbeats() >= heartbeats);
+                if (w.threadId() == 0) Await.until("heartbeats on every connection", 20_000, () -> network.heartbeats() >= heartbeats);
                 w.barrier();
                 if (w.threadId() == 0) w.node().report("done");
             }
