@@ -28,46 +28,41 @@ import java.util.concurrent.TimeUnit;
  * every read of the socket (any bytes count, even part of a large frame) and every frame written.
  * The cost on the data path is a clock read per socket read and a field store per write: no
  * allocation, no listener. Two timers per connection: the read deadline, moved on as reads come,
- * and the heartbeat tick, at half the interval. Runs on the channel's event loop only.
+ * and the heartbeat tick, at half the interval. Runs on the channel's event loop only. The
+ * decisions (when the peer is lost, when a heartbeat is owed) are {@link SilenceDetector}'s, which
+ * the in-memory test network drives too.
  */
 final class HeartbeatHandler extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatHandler.class);
 
     private final NettyConnection connection;
     private final long failureTimeoutMs;
-    private final long timeoutNs;
     /** The event loop's clock (a test's embedded channel advances its own). */
     private Ticker ticker = Ticker.systemTicker();
-    private long lastReadNs;
-    private boolean wrote;
+    /** The decisions: made when the handler is added, on the event loop's clock. */
+    private SilenceDetector detector;
     private ChannelHandlerContext ctx;
     /** What this end sends: the interval it wants from the peer. */
     private final HeartbeatMessage heartbeat;
-    /** The interval this end sends at: its own, or the peer's if shorter. */
-    private long intervalMs;
     private ScheduledFuture<?> readDeadline;
     private ScheduledFuture<?> tick;
 
     HeartbeatHandler(NettyConnection connection, long failureTimeoutMs) {
         this.connection = connection;
         this.failureTimeoutMs = failureTimeoutMs;
-        this.timeoutNs = TimeUnit.MILLISECONDS.toNanos(failureTimeoutMs);
-        this.intervalMs = heartbeatIntervalMs(failureTimeoutMs);
-        this.heartbeat = new HeartbeatMessage((int) intervalMs);
+        this.heartbeat = new HeartbeatMessage((int) heartbeatIntervalMs(failureTimeoutMs));
     }
 
     /** @return how long a connection may be idle for writes before a heartbeat goes out: a third of the timeout */
-    static long heartbeatIntervalMs(long failureTimeoutMs) {
-        return Math.max(HeartbeatMessage.MIN_INTERVAL_MS, Math.min(HeartbeatMessage.MAX_INTERVAL_MS, failureTimeoutMs / 3));
-    }
+    static long heartbeatIntervalMs(long failureTimeoutMs) { return SilenceDetector.heartbeatIntervalMs(failureTimeoutMs); }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         // added on the event loop, right after the handshake: the channel is active
         if (ctx.executor() instanceof AbstractScheduledEventExecutor loop) ticker = loop.ticker();
         this.ctx = ctx;
-        lastReadNs = ticker.nanoTime();
-        readDeadline = ctx.executor().schedule(this::checkSilence, timeoutNs, TimeUnit.NANOSECONDS);
+        detector = new SilenceDetector(failureTimeoutMs, ticker.nanoTime());
+        readDeadline = ctx.executor().schedule(this::checkSilence, detector.nanosLeft(ticker.nanoTime()), TimeUnit.NANOSECONDS);
         scheduleTicks();
         // the first frame after the handshake: the peer learns at once which interval this end needs
         ctx.executor().execute(this::sendHeartbeat);
@@ -76,20 +71,17 @@ final class HeartbeatHandler extends ChannelDuplexHandler {
     // Ticks at half the interval: a tick sends when nothing went out since the one before, so frames are at most an interval apart.
     private void scheduleTicks() {
         if (tick != null) tick.cancel(false);
-        long periodMs = Math.max(1, intervalMs / 2);
+        long periodMs = detector.tickPeriodMs();
         tick = ctx.executor().scheduleAtFixedRate(this::heartbeatIfIdle, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     /** The peer's heartbeat (its bytes already moved the read deadline): adopts its interval if shorter. On the event loop. */
     void onPeerHeartbeat(HeartbeatMessage peer) {
-        if (peer.intervalMs() < intervalMs && ctx != null && ctx.channel().isActive()) {
-            intervalMs = peer.intervalMs();
-            scheduleTicks();
-        }
+        if (ctx != null && ctx.channel().isActive() && detector.onPeerHeartbeat(peer.intervalMs())) scheduleTicks();
     }
 
     /** @return the interval this end sends heartbeats at now, in milliseconds */
-    long intervalMs() { return intervalMs; }
+    long intervalMs() { return detector.intervalMs(); }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) { stop(); }
@@ -107,20 +99,18 @@ final class HeartbeatHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        lastReadNs = ticker.nanoTime();
+        if (detector != null) detector.onRead(ticker.nanoTime());
         ctx.fireChannelRead(msg);
     }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        wrote = true;
+        if (detector != null) detector.onWrite();
         ctx.write(msg, promise);
     }
 
     private void heartbeatIfIdle() {
-        boolean idle = !wrote;
-        wrote = false;
-        if (idle) sendHeartbeat();   // which counts as written, for the next tick
+        if (detector.heartbeatDue()) sendHeartbeat();   // which counts as written, for the next tick
     }
 
     private void sendHeartbeat() {
@@ -131,20 +121,14 @@ final class HeartbeatHandler extends ChannelDuplexHandler {
 
     private void checkSilence() {
         if (!ctx.channel().isActive()) return;
-        long leftNs = lastReadNs + timeoutNs - ticker.nanoTime();
+        long leftNs = detector.nanosLeft(ticker.nanoTime());
         if (leftNs > 0) {
             readDeadline = ctx.executor().schedule(this::checkSilence, leftNs, TimeUnit.NANOSECONDS);
             return;
         }
-        DsaException reason = new DsaException(silence(connection.peerNodeId(), connection.remoteAddress(), failureTimeoutMs));
+        DsaException reason = new DsaException(detector.silence(connection.peerNodeId(), connection.remoteAddress()));
         LOG.warn("closing {}: {}", connection, reason.getMessage());
         ctx.channel().attr(FrameDecoder.CLOSE_REASON).setIfAbsent(reason);
         ctx.close();
-    }
-
-    /** @return the reason a silent connection is closed with: names the peer, where it is, and the bound */
-    static String silence(int peerNodeId, String remoteAddress, long failureTimeoutMs) {
-        return "nothing heard from node " + peerNodeId + " at " + remoteAddress + " for " + failureTimeoutMs
-                + " ms (the failure timeout): it died, hangs or was stopped, or the network to it drops packets";
     }
 }

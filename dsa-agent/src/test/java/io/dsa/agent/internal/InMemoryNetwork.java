@@ -4,7 +4,9 @@ import io.dsa.DsaException;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
+import io.dsa.agent.transport.SilenceDetector;
 import io.dsa.agent.transport.WireRoundTrip;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -26,23 +29,125 @@ import java.util.function.Predicate;
  * and decoded on the receiver's I/O thread, a partition into the array the receiver names for it.
  * A dial authenticates as the real handshake does: same VM name and secret, or it is refused.
  * A test can hold a message on its way, and what follows it on its connection ({@link #holdFrom}).
+ *
+ * <p>With a {@link FaultPlan}, the network applies its faults to every frame (drop, delay keeping
+ * each connection's order, duplicate, reorder, cuts between nodes, across which frames wait for the
+ * heal) and each connection runs the failure
+ * detector's rules ({@link SilenceDetector}, as the Netty transport's {@code HeartbeatHandler} does)
+ * on a clock thread: heartbeats when idle, through the codec and the plan like any frame, and a
+ * connection silent for its node's {@code failureTimeoutMs} is closed with the transport's reason
+ * (its peer sees the close only if the two are not cut from each other). {@link #close} stops it.
  */
-final class InMemoryNetwork implements NodeTransport.Factory {
+final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
     private final Map<Integer, Endpoint> endpoints = new ConcurrentHashMap<>();
     private final AtomicInteger nextPort = new AtomicInteger(41000);
     /** Posting order: a connection's events and messages are queued in the order they happen. */
     private final Object posting = new Object();
     private final AtomicInteger messages = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong heartbeats = new java.util.concurrent.atomic.AtomicLong();
     // under `posting`: the messages held on their way (holdFrom)
     private int holdSender = -1;
     private int holdReceiver = -1;
     private Predicate<Object> holdFirst;
     private Side heldOn;
     private final List<Runnable> held = new ArrayList<>();
+    // with a fault plan (else null): the plan, every connection end, the clock driving the detectors
+    private final FaultPlan plan;
+    private final List<Side> all = new ArrayList<>();
+    private final ScheduledExecutorService clock;
+    /** Under `posting`: frames that reached their node so far (a delay's release counts them). */
+    private long deliveries;
+
+    /** A network without faults and without the failure detector. */
+    InMemoryNetwork() {
+        this.plan = null;
+        this.clock = null;
+    }
+
+    /** A network that applies {@code plan} and runs the failure detector on every connection. */
+    InMemoryNetwork(FaultPlan plan) {
+        this.plan = plan;
+        this.clock = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mem-clock");
+            t.setDaemon(true);
+            return t;
+        });
+        clock.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops the clock (with a fault plan); the nodes close their own transports. */
+    @Override
+    public void close() {
+        if (clock != null) clock.shutdownNow();
+    }
+
+    /** The clock: releases delays whose time passed, sends heartbeats owed, closes silent connections. */
+    private void tick() {
+        synchronized (posting) {
+            long now = System.nanoTime();
+            releaseDue(now);
+            for (Side s : List.copyOf(all)) {
+                if (!s.open) {
+                    all.remove(s);
+                    continue;
+                }
+                if (now - s.nextTickNs >= 0) {
+                    s.nextTickNs = now + TimeUnit.MILLISECONDS.toNanos(s.detector.tickPeriodMs());
+                    if (s.detector.heartbeatDue()) {
+                        heartbeats.incrementAndGet();
+                        s.transmit(WireRoundTrip.heartbeat(s.detector.ownIntervalMs()));
+                    }
+                }
+                if (s.detector.nanosLeft(now) <= 0) s.closeSilent(s.detector.silence(s.peer, s.remoteAddress()));
+            }
+        }
+    }
+
+    /** Under `posting`: delivers, in order, the delayed frames at the head of each connection whose release came. */
+    private void releaseDue(long now) {
+        boolean released = true;
+        while (released) {
+            released = false;
+            for (Side s : all) {
+                while (!s.delayed.isEmpty() && (s.delayed.peek().untilHealed ? !plan.isCut(s.local.nodeId, s.peer)
+                        : s.delayed.peek().due(deliveries, now))) {
+                    s.delayed.poll().deliver.run();
+                    released = true;
+                }
+                for (java.util.Iterator<Delayed> i = s.overtaken.iterator(); i.hasNext(); ) {
+                    Delayed d = i.next();
+                    if (!d.due(s.other.received, now)) continue;
+                    i.remove();
+                    d.deliver.run();
+                    released = true;
+                }
+            }
+        }
+    }
+
+    /**
+     * A frame waiting on its connection: delivered once {@code afterDeliveries} frames arrived or at
+     * {@code atNs}, or, {@code untilHealed}, once its nodes are no longer cut from each other.
+     */
+    private record Delayed(Runnable deliver, long afterDeliveries, long atNs, boolean untilHealed) {
+        boolean due(long deliveries, long now) { return deliveries >= afterDeliveries || now - atNs >= 0; }
+    }
 
     @Override
     public NodeTransport create(DsaConfig config, int nodeId) {
         return new Endpoint(config, nodeId, nextPort.getAndIncrement());
+    }
+
+    /** @return how many heartbeats the failure detectors sent so far (with a fault plan) */
+    long heartbeats() { return heartbeats.get(); }
+
+    /** @return how many frames wait for a cut between their nodes to heal */
+    int waitingForHeal() {
+        synchronized (posting) {
+            int n = 0;
+            for (Side side : all) for (Delayed d : side.delayed) if (d.untilHealed) n++;
+            return n;
+        }
     }
 
     /** @return how many messages crossed the network */
@@ -137,6 +242,10 @@ final class InMemoryNetwork implements NodeTransport.Factory {
             dialler.other = acceptor;
             acceptor.other = dialler;
             synchronized (posting) {
+                if (plan != null) {   // the clock drives both ends from now on
+                    all.add(dialler);
+                    all.add(acceptor);
+                }
                 // the acceptor sees the connection first, as in the real handshake (it sends the welcome)
                 peer.post(() -> peer.inbound.onConnected(acceptor));
                 post(() -> {
@@ -180,31 +289,109 @@ final class InMemoryNetwork implements NodeTransport.Factory {
         final int peer;
         Side other;
         volatile boolean open = true;
+        // with a fault plan, under `posting`: the frames waiting on this connection, the failure detector, its next tick
+        final ArrayDeque<Delayed> delayed = new ArrayDeque<>();
+        /** Frames that wait alone until later ones on this connection passed them (a reordering fault). */
+        final List<Delayed> overtaken = new ArrayList<>();
+        /** Frames this end received. */
+        long received;
+        final SilenceDetector detector;
+        long nextTickNs;
 
         Side(Endpoint local, int peer) {
             this.local = local;
             this.peer = peer;
             synchronized (local.sides) { local.sides.add(this); }
+            if (plan == null) {
+                detector = null;
+                return;
+            }
+            nextTickNs = System.nanoTime();   // the first tick sends the first heartbeat, as right after a handshake
+            detector = new SilenceDetector(local.config.failureTimeoutMs(), nextTickNs);
         }
 
         @Override public int peerNodeId() { return peer; }
 
         @Override
-        public void send(Object message) {
+        public void send(Object message) { transmit(message); }
+
+        /** Encodes {@code message} (the real codec), then delivers it as the fault plan says. */
+        void transmit(Object message) {
             byte[] frame = WireRoundTrip.encode(message);
             synchronized (posting) {
                 if (!open) return;
                 messages.incrementAndGet();
                 Side to = other;
-                // decoded on the receiver's I/O thread, a partition into the array its node names
-                Runnable deliver = () -> to.local.post(() -> to.local.inbound.onMessage(to, WireRoundTrip.decode(frame, to.local.inbound)));
+                Runnable deliver = () -> to.arrive(frame);
                 if (heldOn == this || heldOn == null && holdFirst != null && local.nodeId == holdSender && peer == holdReceiver
                         && holdFirst.test(message)) {
                     heldOn = this;
                     held.add(deliver);
                     return;
                 }
-                deliver.run();
+                if (plan == null) {
+                    deliver.run();
+                    return;
+                }
+                detector.onWrite();
+                FaultPlan.Verdict v = plan.decide(local.nodeId, peer, message);
+                long now = System.nanoTime();
+                switch (v.action()) {
+                    case DROP -> { }
+                    case CUT -> enqueue(new Delayed(deliver, Long.MAX_VALUE, now, true));
+                    case DUPLICATE -> {
+                        enqueue(new Delayed(deliver, 0, now, false));
+                        enqueue(new Delayed(deliver, 0, now, false));
+                    }
+                    case DELAY -> enqueue(new Delayed(deliver, deliveries + v.afterDeliveries(), now + v.forNs(), false));
+                    case REORDER -> overtaken.add(new Delayed(deliver, to.received + v.afterDeliveries(), now + v.forNs(), false));
+                    case DELIVER -> enqueue(new Delayed(deliver, 0, now, false));
+                }
+                releaseDue(now);
+            }
+        }
+
+        // under `posting`: behind what waits on this connection, so its order is kept
+        private void enqueue(Delayed d) {
+            delayed.add(d);
+        }
+
+        /** Under `posting`: {@code frame} reaches this end; decoded on its node's I/O thread. */
+        private void arrive(byte[] frame) {
+            if (!open) return;   // a closed connection reads nothing
+            deliveries++;
+            received++;
+            if (detector != null) detector.onRead(System.nanoTime());
+            local.post(() -> {
+                Object m = WireRoundTrip.decode(frame, local.inbound);
+                int heartbeatMs = WireRoundTrip.heartbeatIntervalMs(m);
+                if (heartbeatMs < 0) {
+                    local.inbound.onMessage(this, m);
+                } else {
+                    synchronized (posting) {
+                        if (detector.onPeerHeartbeat(heartbeatMs)) nextTickNs = System.nanoTime();
+                    }
+                }
+            });
+        }
+
+        /**
+         * Under `posting`: the detector found the peer silent. This end closes with {@code reason};
+         * the peer sees the close only when the network between them still carries it.
+         */
+        void closeSilent(String reason) {
+            open = false;
+            delayed.clear();
+            overtaken.clear();
+            DsaException cause = new DsaException(reason);
+            System.out.println("mem: closing " + this + ": " + reason);
+            local.post(() -> local.inbound.onDisconnected(this, cause));
+            Side o = other;
+            if (o.open && !plan.isCut(local.nodeId, peer)) {
+                o.open = false;
+                o.delayed.clear();
+                o.overtaken.clear();
+                o.local.post(() -> o.local.inbound.onDisconnected(o, null));
             }
         }
 
@@ -216,12 +403,22 @@ final class InMemoryNetwork implements NodeTransport.Factory {
         public void close() {
             synchronized (posting) {
                 if (!open) return;
+                // an orderly close: what waits on either end is still delivered before it (TCP sends its FIN after the data)
+                flush();
+                other.flush();
                 open = false;
                 other.open = false;
                 local.post(() -> local.inbound.onDisconnected(this, null));
                 Side o = other;
                 o.local.post(() -> o.local.inbound.onDisconnected(o, null));
             }
+        }
+
+        // under `posting`
+        private void flush() {
+            while (!delayed.isEmpty()) delayed.poll().deliver.run();
+            for (Delayed d : overtaken) d.deliver.run();
+            overtaken.clear();
         }
 
         @Override public String remoteAddress() { return other.local.config.bindHost() + ":" + other.local.port; }

@@ -155,11 +155,14 @@ abstract class SimulatedNodes {
     }
 
     private void deliver(int src, int dst) {
-        Object m = queues.get(src * NODES + dst).poll();
+        Object m = next(queues.get(src * NODES + dst));
         trace(src + "->" + dst + " " + m);
         if (m instanceof CoherenceMessage c) arrays[dst].onCoherence(c);
         else if (!deliverOther(src, dst, m)) throw new AssertionError("unexpected message " + m);
     }
+
+    /** @return the message of a pair's queue to deliver now, taken from it: its oldest (each pair is FIFO, as TCP is) */
+    Object next(ArrayDeque<Object> queue) { return queue.poll(); }
 
     /** @return whether message {@code m} from {@code src} to {@code dst} was one of the subclass's, now handled */
     boolean deliverOther(int src, int dst, Object m) { return false; }

@@ -61,4 +61,23 @@ public final class WireRoundTrip {
         decoder.finish();
         return decoded;
     }
+
+    /**
+     * @return the name of {@code message}'s type on the wire ({@code "COHERENCE"}, {@code "BARRIER_ARRIVE"},
+     *         {@code "HEARTBEAT"}, ...)
+     * @throws IllegalArgumentException if the message is not a wire, coherence or heartbeat message
+     */
+    public static String typeName(Object message) {
+        MessageType type = MessageType.of(message);
+        if (type == null) throw new IllegalArgumentException("no wire type for " + (message == null ? "null" : message.getClass().getName()));
+        return type.name();
+    }
+
+    /** @return a heartbeat asking the peer for one frame every {@code intervalMs} at least, as the failure detector sends */
+    public static Object heartbeat(int intervalMs) { return new HeartbeatMessage(intervalMs); }
+
+    /** @return the interval a heartbeat asks for, in milliseconds, or -1 if {@code message} is no heartbeat */
+    public static int heartbeatIntervalMs(Object message) {
+        return message instanceof HeartbeatMessage h ? h.intervalMs() : -1;
+    }
 }
