@@ -164,7 +164,7 @@ final class CheckpointCommand implements Callable<Integer> {
     /** Waits for the first complete checkpoint in {@code dir}, then kills node {@link #killNode}'s process by its PID. */
     private void killAfterFirstCheckpoint(Path dir, CompletableFuture<Integer> running, List<String> args) throws InterruptedException {
         long deadline = System.nanoTime() + FIRST_CHECKPOINT_TIMEOUT_MS * 1_000_000;
-        while (!running.isDone() && !anyComplete(dir)) {
+        while (!running.isDone() && !CheckpointStore.anyComplete(dir)) {
             if (System.nanoTime() > deadline) throw new IllegalStateException("no complete checkpoint in " + dir + " within "
                     + FIRST_CHECKPOINT_TIMEOUT_MS + " ms");
             Thread.sleep(5); // polls the file system: nothing to wait on
@@ -176,11 +176,6 @@ final class CheckpointCommand implements Callable<Integer> {
                 .orElseThrow(() -> new IllegalStateException("no process of node " + killNode + " among this process's children"));
         node.destroyForcibly();
         System.out.printf(Locale.ROOT, "checkpoint: killed node %d (pid %d) after the first checkpoint%n", killNode, node.pid());
-    }
-
-    private static boolean anyComplete(Path dir) {
-        return CheckpointStore.epochs(dir).stream()
-                .anyMatch(e -> Files.exists(CheckpointStore.epochDir(dir, e).resolve(CheckpointStore.MANIFEST)));
     }
 
     /** @return whether {@code p} is the {@code dsa node --node K} process of node {@code k}, by its command line in /proc */

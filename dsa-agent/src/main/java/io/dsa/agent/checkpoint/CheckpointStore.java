@@ -139,6 +139,12 @@ public final class CheckpointStore {
         retain(dir, KEEP);
     }
 
+    /** @return whether the checkpoint of {@code epoch} in {@code dir} is complete: its manifest, written last, exists */
+    public static boolean isComplete(Path dir, long epoch) { return Files.exists(epochDir(dir, epoch).resolve(MANIFEST)); }
+
+    /** @return whether {@code dir} holds a complete checkpoint (a launcher or test waiting for the first one asks) */
+    public static boolean anyComplete(Path dir) { return epochs(dir).stream().anyMatch(e -> isComplete(dir, e)); }
+
     /**
      * Removes every checkpoint directory, complete or not, older than the {@code keep} newest
      * complete ones (complete: a manifest exists). Directories newer than those are left alone.
@@ -146,7 +152,7 @@ public final class CheckpointStore {
     static void retain(Path dir, int keep) {
         List<Long> epochs = epochs(dir);
         List<Long> complete = new ArrayList<>();
-        for (long e : epochs) if (Files.exists(epochDir(dir, e).resolve(MANIFEST))) complete.add(e);
+        for (long e : epochs) if (isComplete(dir, e)) complete.add(e);
         if (complete.size() < keep) return;
         long oldestKept = complete.get(keep - 1);
         for (long e : epochs) {

@@ -45,7 +45,7 @@ class CheckpointRunTest {
     }
 
     private boolean anyComplete() {
-        return CheckpointStore.epochs(dir).stream().anyMatch(e -> Files.exists(CheckpointStore.epochDir(dir, e).resolve(CheckpointStore.MANIFEST)));
+        return CheckpointStore.anyComplete(dir);
     }
 
     /** Starts {@code dsa run} of the relaxation on 3 node processes, checkpoints every 10, and waits for the first complete one. */
