@@ -15,6 +15,9 @@ import java.util.Objects;
  *   <li>{@link #release}: writes go to a buffer of the writer's node, never demanding the data in;
  *       several nodes may write disjoint elements of one partition; at exit the changes travel to
  *       the homes as diffs, applied before the scope's closing synchronisation completes.</li>
+ *   <li>{@link #accumulate}: {@code accumulate} calls with the scope's op combine into a buffer of
+ *       the caller's node, without a message; at exit each node's combined updates travel to the
+ *       homes, which combine them into the array with the op. Reads and writes fail inside.</li>
  * </ul>
  */
 public final class ArrayUse {
@@ -25,22 +28,27 @@ public final class ArrayUse {
         /** Every partition cached everywhere at entry; read-only inside. */
         READ_CACHE,
         /** Writes buffered at the writer's node (multi-writer) and sent to the homes as diffs at exit. */
-        RELEASE
+        RELEASE,
+        /** Accumulates with one op combined at the updater's node and at the homes at exit; nothing else inside. */
+        ACCUMULATE
     }
 
     private final SharedArray array;
     private final Behaviour behaviour;
     /** A read cache's region {@code {row, col, rows, cols}}, or null for the whole array. */
     private final int[] region;
+    /** An accumulate use's op, or null. */
+    private final ReduceOp op;
 
-    private ArrayUse(SharedArray array, Behaviour behaviour, int[] region) {
+    private ArrayUse(SharedArray array, Behaviour behaviour, int[] region, ReduceOp op) {
         this.array = Objects.requireNonNull(array, "array");
         this.behaviour = behaviour;
         this.region = region;
+        this.op = op;
     }
 
     private ArrayUse(SharedArray array, Behaviour behaviour) {
-        this(array, behaviour, null);
+        this(array, behaviour, null, null);
     }
 
     /**
@@ -82,7 +90,7 @@ public final class ArrayUse {
                     + ") is not a non-empty region inside array '" + array.name() + "' of " + layout.rows() + "x" + layout.cols()
                     + " elements (rows in [0, " + layout.rows() + "), cols in [0, " + layout.cols() + "))");
         }
-        return new ArrayUse(array, Behaviour.READ_CACHE, new int[] {row, col, rows, cols});
+        return new ArrayUse(array, Behaviour.READ_CACHE, new int[] {row, col, rows, cols}, null);
     }
 
     /**
@@ -107,8 +115,39 @@ public final class ArrayUse {
         return new ArrayUse(array, Behaviour.RELEASE);
     }
 
+    /**
+     * Accumulate (Global Arrays' {@code NGA_Acc} batched per phase): inside the scope every
+     * {@code accumulate} of {@code array} with {@code op} (element or region, from any worker)
+     * combines into a buffer of the caller's node, without a message and without demanding the
+     * data in; workers of one node may accumulate into the same element at the same time. When
+     * the scope closes, each node sends its combined updates to the partitions' homes (runs of
+     * updated elements, one message per partition, all in flight at once), each home combines
+     * them into the array with {@code op} after invalidating the cached copies, and the scope's
+     * closing synchronisation completes only after every update has been combined: after it
+     * every worker reads the result. Integer results, and MIN and MAX of any type, are exactly
+     * those of the same accumulates made one by one; a floating-point SUM or PROD is combined in
+     * a different grouping (per node first), so it may differ in the last bits, as any parallel
+     * reduction does. Inside the scope a read, write, copy request or {@code acquirePartition} of
+     * {@code array}, or an accumulate with another op, fails with an {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException if {@code op} does not apply to the array's element type
+     *         (the bitwise ops apply to INT and LONG arrays only)
+     */
+    public static ArrayUse accumulate(SharedArray array, ReduceOp op) {
+        Objects.requireNonNull(op, "op");
+        ElementType type = Objects.requireNonNull(array, "array").layout().spec().elementType();
+        if (!op.appliesTo(type)) {
+            throw new IllegalArgumentException("reduce op " + op + " does not apply to the " + type + " elements of array '"
+                    + array.name() + "'; use SUM, MIN, MAX or PROD (AND, OR and XOR apply to INT and LONG arrays)");
+        }
+        return new ArrayUse(array, Behaviour.ACCUMULATE, null, op);
+    }
+
     /** @return the array */
     public SharedArray array() { return array; }
+
+    /** @return the op of an {@link #accumulate} use, or null for the other behaviours */
+    public ReduceOp op() { return op; }
 
     /** @return how the scope uses it */
     public Behaviour behaviour() { return behaviour; }
@@ -144,8 +183,10 @@ public final class ArrayUse {
             case OWNER_COMPUTES -> "ownerComputes";
             case READ_CACHE -> "readCache";
             case RELEASE -> "release";
+            case ACCUMULATE -> "accumulate";
         };
         String where = region == null ? "" : ", " + region[0] + ", " + region[1] + ", " + region[2] + ", " + region[3];
+        if (op != null) where = ", " + op;
         return use + "('" + array.name() + "'" + where + ")";
     }
 }

@@ -153,7 +153,14 @@ abstract class AbstractSharedArray implements SharedArray {
      */
     final void checkScope(Access needed) {
         ArrayUse.Behaviour use = state.scopeUse;
-        if (use == null || use != ArrayUse.Behaviour.OWNER_COMPUTES && needed == Access.READ) return;
+        if (use == null || (use == ArrayUse.Behaviour.READ_CACHE || use == ArrayUse.Behaviour.RELEASE) && needed == Access.READ) return;
+        if (use == ArrayUse.Behaviour.ACCUMULATE) {
+            ReleaseBuffer combined = state.accumulating;
+            String op = combined == null ? "" : combined.op.toString();
+            throw new IllegalStateException("array '" + name() + "' is accumulate(" + op + ") in the open scope: only accumulate with "
+                    + op + " is allowed until the scope closes (its elements are known once the homes have combined every node's"
+                    + " updates); read or write it after the scope closes");
+        }
         if (use == ArrayUse.Behaviour.RELEASE) {
             throw new IllegalStateException("array '" + name() + "' is release in the open scope: its writes are buffered at this "
                     + "node until the scope closes, so it cannot be owned (acquirePartition) nor accumulated into (an accumulate "
@@ -292,9 +299,53 @@ abstract class AbstractSharedArray implements SharedArray {
                     + " elements of array '" + name() + "'; use SUM, MIN, MAX or PROD");
         }
         checkRegion(row, col, rows, cols, length);
+        ReleaseBuffer combined = state.accumulating;
+        if (combined != null) {
+            checkScopeOp(combined, op);
+            for (int i = 0; i < rows; i++) {
+                for (int j = 0; j < cols; j++) {
+                    combined.combine(layout.partitionOf(row + i, col + j), layout.offsetInPartition(row + i, col + j),
+                            bits(src, i * cols + j));
+                }
+            }
+            return;
+        }
         checkScope(Access.READ_WRITE);
         rt.checkFailed();
         rt.accumulator.accumulate(state, row, col, rows, cols, src, op);
+    }
+
+    /**
+     * Inside an accumulate scope over this array, combines {@code bits} (the element's raw bits,
+     * as {@link ReleaseBuffer#combine} takes them) into element {@code (row, col)} in the node's
+     * buffer, without allocating; outside one, does nothing.
+     *
+     * @return whether it combined (an accumulate scope is open), else the caller accumulates at the home
+     */
+    final boolean combineElement(int row, int col, long bits, ReduceOp op) {
+        ReleaseBuffer combined = state.accumulating;
+        if (combined == null) return false;
+        if (op == null) throw new NullPointerException("op");
+        checkScopeOp(combined, op);
+        layout.checkIndex(row, col);
+        combined.combine(layout.partitionOf(row, col), layout.offsetInPartition(row, col), bits);
+        return true;
+    }
+
+    private void checkScopeOp(ReleaseBuffer combined, ReduceOp op) {
+        if (op != combined.op) {
+            throw new IllegalStateException("array '" + name() + "' is accumulate(" + combined.op + ") in the open scope: an "
+                    + "accumulate with " + op + " cannot combine with its updates; use " + combined.op + ", or accumulate with "
+                    + op + " after the scope closes");
+        }
+    }
+
+    // Element k of a typed array as the raw bits ReleaseBuffer.combine takes
+    private static long bits(Object src, int k) {
+        if (src instanceof double[] d) return Double.doubleToRawLongBits(d[k]);
+        if (src instanceof float[] f) return Float.floatToRawIntBits(f[k]) & 0xFFFF_FFFFL;
+        if (src instanceof int[] i) return i[k] & 0xFFFF_FFFFL;
+        return ((long[]) src)[k];
     }
 
     final void checkRegion(int row, int col, int rows, int cols, int length) {

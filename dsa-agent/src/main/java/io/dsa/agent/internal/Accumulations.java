@@ -50,8 +50,13 @@ final class Accumulations {
      * The caller has checked that the block lies inside {@code data} and {@code op} applies to {@code type}.
      */
     static void apply(ElementType type, ReduceOp op, byte[] data, int base, int width, int rows, int cols, byte[] values) {
+        apply(type, op, data, base, width, rows, cols, values, 0);
+    }
+
+    /** {@link #apply(ElementType, ReduceOp, byte[], int, int, int, int, byte[])} with the values from byte {@code from} of {@code values}. */
+    static void apply(ElementType type, ReduceOp op, byte[] data, int base, int width, int rows, int cols, byte[] values, int from) {
         int size = type.bytes();
-        int v = 0;
+        int v = from;
         for (int i = 0; i < rows; i++) {
             int at = (base + i * width) * size;
             for (int j = 0; j < cols; j++, at += size, v += size) {

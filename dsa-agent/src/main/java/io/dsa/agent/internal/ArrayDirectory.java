@@ -379,8 +379,8 @@ final class ArrayDirectory {
     /**
      * Every array's directory entries, cached copies and data, by array id ({@link ArrayImages#images}).
      *
-     * @throws DsaException if a coherence transaction is under way, or a release scope holds
-     *         buffered writes (not a safe point)
+     * @throws DsaException if a coherence transaction is under way, or a release or accumulate
+     *         scope holds buffered updates (not a safe point)
      */
     List<AgentState.ArrayImage> images() {
         return onIoThread(() -> {

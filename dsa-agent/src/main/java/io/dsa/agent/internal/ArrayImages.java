@@ -66,13 +66,13 @@ final class ArrayImages {
      * Every array's directory entries, cached copies and data, by array id. The engine must be
      * quiescent.
      *
-     * @throws DsaException if a release scope holds buffered writes (not a safe point)
+     * @throws DsaException if a release or accumulate scope holds buffered updates (not a safe point)
      */
     List<AgentState.ArrayImage> images() {
         for (ArrayState a : arrays.values()) {
-            if (a.release != null) {
-                throw new DsaException("node " + nodeId + " is not at a safe point: a release scope holds buffered writes of array '"
-                        + a.spec.name() + "'");
+            if (!a.buffers().isEmpty()) {
+                throw new DsaException("node " + nodeId + " is not at a safe point: a release or accumulate scope holds buffered"
+                        + " updates of array '" + a.spec.name() + "'");
             }
         }
         Map<Integer, Map<Integer, AgentState.PartitionImage>> parts = new TreeMap<>();

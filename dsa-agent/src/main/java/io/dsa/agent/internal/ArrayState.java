@@ -3,7 +3,9 @@ package io.dsa.agent.internal;
 import io.dsa.ArrayLayout;
 import io.dsa.ArraySpec;
 import io.dsa.ArrayUse;
+import io.dsa.ReduceOp;
 import io.dsa.coherence.Access;
+import java.util.List;
 
 /** One array as this node knows it: its id, layout and the node's slot per partition. */
 final class ArrayState {
@@ -21,6 +23,10 @@ final class ArrayState {
     volatile ReleaseBuffer release;
     /** The buffer of the last release scope over the array, cleared, kept for the next one (null before the first). */
     private ReleaseBuffer releaseKept;
+    /** This node's combined accumulates while an accumulate scope over the array is open here, else null ({@link Scopes}). */
+    volatile ReleaseBuffer accumulating;
+    /** The buffer of the last accumulate scope over the array, cleared, kept for the next one with the same op. */
+    private ReleaseBuffer accumulatingKept;
     /** The plain arrays of the home partitions under owner computes, by partition (null elsewhere); kept for the next scope. */
     Object[] locals;
 
@@ -44,12 +50,31 @@ final class ArrayState {
         release = releaseKept != null ? releaseKept : new ReleaseBuffer(this);
     }
 
-    /** The release scope's diffs have been written: the buffer, cleared, is kept for the next one. */
+    /** An accumulate scope with {@code op} over the array opens at this node: its workers' accumulates go to {@link #accumulating}. */
+    void openAccumulate(ReduceOp op) {
+        accumulating = accumulatingKept != null && accumulatingKept.op == op ? accumulatingKept : new ReleaseBuffer(this, op);
+    }
+
+    /** @return the buffers of the open release or accumulate scope over the array (none, or one) */
+    List<ReleaseBuffer> buffers() {
+        ReleaseBuffer r = release;
+        ReleaseBuffer a = accumulating;
+        return r != null ? List.of(r) : a != null ? List.of(a) : List.of();
+    }
+
+    /** The release or accumulate scope's diffs have been written: the buffer, cleared, is kept for the next one. */
     void closeRelease() {
         ReleaseBuffer done = release;
-        if (done == null) return;
-        done.clear();
-        releaseKept = done;
-        release = null;
+        if (done != null) {
+            done.clear();
+            releaseKept = done;
+            release = null;
+        }
+        ReleaseBuffer combined = accumulating;
+        if (combined != null) {
+            combined.clear();
+            accumulatingKept = combined;
+            accumulating = null;
+        }
     }
 }

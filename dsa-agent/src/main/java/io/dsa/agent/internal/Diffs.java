@@ -1,6 +1,8 @@
 package io.dsa.agent.internal;
 
 import io.dsa.DsaException;
+import io.dsa.ElementType;
+import io.dsa.ReduceOp;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
@@ -9,10 +11,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The diffs of release scopes (docs/consistency.md, "Release"): when a release scope closes at a
- * node, the node's buffered writes of each partition travel to the partition's home as one
- * {@link DiffMessage}, all in flight at once, and the home's I/O thread (the owner of its
- * coherence engine) writes them once the home may write the partition, that is after the
+ * The diffs of release and accumulate scopes (docs/consistency.md, "Release", "Accumulate"): when
+ * such a scope closes at a node, the node's buffered writes (combined accumulates) of each partition
+ * travel to the partition's home as one {@link DiffMessage}, all in flight at once, and the home's
+ * I/O thread (the owner of its coherence engine) writes them (combines them with the scope's op)
+ * once the home may write the partition, that is after the
  * protocol has invalidated the cached copies or recalled an exclusive one: the way an accumulate
  * part travels and is applied ({@link Accumulator}). A diff for a partition homed at the sending
  * node goes to the same I/O thread without a message. Thread-safe: the node's last worker to
@@ -25,8 +28,11 @@ final class Diffs {
         /** the home writes a diff as soon as it can read the partition, before invalidating the other copies */
         APPLIED_BEFORE_INVALIDATION,
         /** the home answers a diff without writing it */
-        LOST
+        LOST,
+        /** the home writes an accumulate scope's combined values instead of combining them into the elements */
+        ACCUMULATE_WRITTEN
     }
+    private static final ReduceOp[] OPS = ReduceOp.values();
 
     private final int nodeId;
     private final ArrayDirectory arrays;
@@ -64,11 +70,14 @@ final class Diffs {
     List<CompletableFuture<Object>> send(List<ArrayState> buffered) {
         List<CompletableFuture<Object>> replies = new ArrayList<>();
         for (ArrayState a : buffered) {
-            for (ReleaseBuffer.Diff d : a.release.diffs()) {
-                CompletableFuture<Object> reply = new CompletableFuture<>();
-                replies.add(reply);
-                DiffMessage m = new DiffMessage(calls.open(reply), a.id, d.partition(), d.runs(), d.values());
-                homes.send(a.layout.homeOf(d.partition()), m, () -> onDiff(nodeId, m));
+            for (ReleaseBuffer buffer : a.buffers()) {
+                int op = buffer.op == null ? DiffMessage.WRITE : buffer.op.ordinal();
+                for (ReleaseBuffer.Diff d : buffer.diffs()) {
+                    CompletableFuture<Object> reply = new CompletableFuture<>();
+                    replies.add(reply);
+                    DiffMessage m = new DiffMessage(calls.open(reply), a.id, d.partition(), op, d.runs(), d.values());
+                    homes.send(a.layout.homeOf(d.partition()), m, () -> onDiff(nodeId, m));
+                }
             }
         }
         return replies;
@@ -88,23 +97,30 @@ final class Diffs {
                 homes.answer(from, m.requestId(), new DiffAppliedMessage(m.requestId(), error));
                 return;
             }
+            Fault f = fault;
             Runnable write = () -> {
-                if (fault != Fault.LOST) write(a, m);
+                if (f != Fault.LOST) write(a, m, f == Fault.ACCUMULATE_WRITTEN);
                 homes.answer(from, m.requestId(), new DiffAppliedMessage(m.requestId(), ""));
             };
-            Access needed = fault == Fault.APPLIED_BEFORE_INVALIDATION ? Access.READ : Access.READ_WRITE;
+            Access needed = f == Fault.APPLIED_BEFORE_INVALIDATION ? Access.READ : Access.READ_WRITE;
             arrays.whenAccessible(a, m.partition(), needed, write);
         });
     }
 
-    private static void write(ArrayState a, DiffMessage m) {
+    // Writes the runs' values into the partition, or combines them with the diff's op (an accumulate scope's)
+    private static void write(ArrayState a, DiffMessage m, boolean overwrite) {
         byte[] data = a.slots[m.partition()].data;
-        int size = a.spec.elementType().bytes();
+        ElementType type = a.spec.elementType();
+        int size = type.bytes();
         int v = 0;
         for (long run : m.runs()) {
-            int bytes = DiffMessage.count(run) * size;
-            System.arraycopy(m.values(), v, data, DiffMessage.first(run) * size, bytes);
-            v += bytes;
+            int count = DiffMessage.count(run);
+            if (m.op() == DiffMessage.WRITE || overwrite) {
+                System.arraycopy(m.values(), v, data, DiffMessage.first(run) * size, count * size);
+            } else {
+                Accumulations.apply(type, OPS[m.op()], data, DiffMessage.first(run), count, 1, count, m.values(), v);
+            }
+            v += count * size;
         }
     }
 
@@ -114,6 +130,15 @@ final class Diffs {
         String misplaced = HomeUpdates.misplaced(nodeId, a, p, "diff of");
         if (misplaced != null) return misplaced;
         String part = "diff of partition " + p + " of array '" + a.spec.name() + "'";
+        if (m.op() != DiffMessage.WRITE) {
+            if (m.op() < 0 || m.op() >= OPS.length) {
+                return part + ": unknown op " + m.op() + ", expected " + DiffMessage.WRITE + " (write) or a reduce op in [0, "
+                        + OPS.length + ")";
+            }
+            if (!OPS[m.op()].appliesTo(a.spec.elementType())) {
+                return part + ": reduce op " + OPS[m.op()] + " does not apply to " + a.spec.elementType() + " elements";
+            }
+        }
         int n = a.layout.partitionElements(p);
         long elements = 0;
         long next = 0; // the first element the next run may start at: runs are increasing and do not touch

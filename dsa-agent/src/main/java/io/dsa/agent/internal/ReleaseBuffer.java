@@ -1,26 +1,35 @@
 package io.dsa.agent.internal;
 
+import io.dsa.ElementType;
+import io.dsa.ReduceOp;
 import io.dsa.agent.wire.DiffMessage;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * One node's buffered writes of one array while a release scope over it is open (docs/consistency.md,
- * "Release"): per partition written, the new values in the partition's own layout (little-endian
+ * "Release"), or its combined accumulates while an accumulate scope is ({@link #op} not null,
+ * "Accumulate"): per partition written, the new values in the partition's own layout (little-endian
  * bytes, row-major) and one mark byte per element. The node's workers write disjoint elements at
  * the same time without a lock: each stores its value and then its own mark byte (a byte per
  * element, so no two workers share a word that one could overwrite with a stale copy), and
  * {@link #diffs} reads them all after every worker of the node has closed the scope. A
  * partition's buffer is made on its first write; the first of two racing makers wins. The buffer
  * outlives its scope, cleared ({@link #clear}), for the array's next release scope.
+ * An accumulate buffer's values start at the op's identity, and workers combine into them with a
+ * compare-and-set per element ({@link #combine}), so workers of one node may accumulate into the
+ * same element at once; its diffs carry the combined values, which the home combines with the op.
  * Thread-safe as described; the typed arrays read and write {@link Part#values} through their views.
  */
 final class ReleaseBuffer {
     private static final VarHandle PARTS = MethodHandles.arrayElementVarHandle(Part[].class);
     private static final VarHandle MARKS = MethodHandles.arrayElementVarHandle(byte[].class);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** One partition's buffered values and marks. */
     static final class Part {
@@ -34,6 +43,15 @@ final class ReleaseBuffer {
             this.marks = new byte[elements];
         }
 
+        // Sets every element (marked == null) or every marked one to the op's identity.
+        void fillIdentity(ElementType type, long identity, byte[] marked) {
+            for (int e = 0; e < marks.length; e++) {
+                if (marked != null && marked[e] == 0) continue;
+                if (type.bytes() == Long.BYTES) LONGS.set(values, e * Long.BYTES, identity);
+                else INTS.set(values, e * Integer.BYTES, (int) identity);
+            }
+        }
+
         /** Marks element {@code element} written; after its value is stored (release: a reader that sees the mark sees the value). */
         void mark(int element) { MARKS.setRelease(marks, element, (byte) 1); }
 
@@ -43,10 +61,20 @@ final class ReleaseBuffer {
 
     private final ArrayState array;
     private final Part[] parts;
+    /** An accumulate scope's op, or null for a release scope's buffer. */
+    final ReduceOp op;
+    /** The raw bits of the op's identity in the element type (a float's or int's in the low 32 bits). */
+    private final long identity;
 
     ReleaseBuffer(ArrayState array) {
+        this(array, null);
+    }
+
+    ReleaseBuffer(ArrayState array, ReduceOp op) {
         this.array = array;
         this.parts = new Part[array.slots.length];
+        this.op = op;
+        this.identity = op == null ? 0 : identityBits(array.spec.elementType(), op);
     }
 
     /** @return partition {@code p}'s buffer, made if this is its first write */
@@ -54,8 +82,80 @@ final class ReleaseBuffer {
         Part part = (Part) PARTS.getAcquire(parts, p);
         if (part != null) return part;
         Part made = new Part(array.layout.partitionElements(p), array.spec.elementType().bytes());
+        if (op != null) made.fillIdentity(array.spec.elementType(), identity, null);
         Part won = (Part) PARTS.compareAndExchange(parts, p, null, made);
         return won == null ? made : won;
+    }
+
+    /**
+     * Combines {@code value} (a double's, float's, int's or long's raw bits as the array's element
+     * type has them, a float's or int's in the low 32 bits) into element {@code element} of
+     * partition {@code p} with {@link #op}, and marks it: a compare-and-set loop, so that workers
+     * of the node may combine into one element at once. Allocates only a partition's first time.
+     */
+    void combine(int p, int element, long value) {
+        Part part = part(p);
+        ElementType type = array.spec.elementType();
+        if (type.bytes() == Long.BYTES) {
+            int at = element * Long.BYTES;
+            long old;
+            do {
+                old = (long) LONGS.getVolatile(part.values, at);
+            } while (!LONGS.compareAndSet(part.values, at, old, combined(type, old, value)));
+        } else {
+            int at = element * Integer.BYTES;
+            int old;
+            do {
+                old = (int) INTS.getVolatile(part.values, at);
+            } while (!INTS.compareAndSet(part.values, at, old, (int) combined(type, old, value)));
+        }
+        part.mark(element);
+    }
+
+    // op(old, value) on the raw bits of the element type; a float in double, rounded once; an int in long, truncated
+    private long combined(ElementType type, long old, long value) {
+        return switch (type) {
+            case DOUBLE -> Double.doubleToRawLongBits(op.apply(Double.longBitsToDouble(old), Double.longBitsToDouble(value)));
+            case FLOAT -> Float.floatToRawIntBits((float) op.apply((double) Float.intBitsToFloat((int) old),
+                    (double) Float.intBitsToFloat((int) value))) & 0xFFFF_FFFFL;
+            case INT -> (int) op.apply((long) (int) old, (long) (int) value) & 0xFFFF_FFFFL;
+            case LONG -> op.apply(old, value);
+        };
+    }
+
+    /**
+     * @return the raw bits of {@code op}'s identity for elements of {@code type}: the value {@code e}
+     *         with {@code op(e, x) == x} for every {@code x} (SUM's is -0.0 for floating point, whose
+     *         +0.0 would turn a -0.0 into +0.0)
+     */
+    static long identityBits(ElementType type, ReduceOp op) {
+        boolean wide = type.bytes() == Long.BYTES;
+        return switch (type) {
+            case DOUBLE -> Double.doubleToRawLongBits(switch (op) {
+                case SUM -> -0.0;
+                case PROD -> 1.0;
+                case MIN -> Double.POSITIVE_INFINITY;
+                case MAX -> Double.NEGATIVE_INFINITY;
+                default -> throw new IllegalArgumentException("reduce op " + op + " does not apply to " + type + " elements");
+            });
+            case FLOAT -> Float.floatToRawIntBits(switch (op) {
+                case SUM -> -0.0f;
+                case PROD -> 1.0f;
+                case MIN -> Float.POSITIVE_INFINITY;
+                case MAX -> Float.NEGATIVE_INFINITY;
+                default -> throw new IllegalArgumentException("reduce op " + op + " does not apply to " + type + " elements");
+            }) & 0xFFFF_FFFFL;
+            case INT, LONG -> {
+                long v = switch (op) {
+                    case SUM, OR, XOR -> 0;
+                    case PROD -> 1;
+                    case AND -> -1;
+                    case MIN -> wide ? Long.MAX_VALUE : Integer.MAX_VALUE;
+                    case MAX -> wide ? Long.MIN_VALUE : Integer.MIN_VALUE;
+                };
+                yield wide ? v : v & 0xFFFF_FFFFL;
+            }
+        };
     }
 
     /** @return partition {@code p}'s buffer, or null if this node has not written it in the scope */
@@ -66,7 +166,11 @@ final class ReleaseBuffer {
      * array (a phase loop opens one per iteration). Only once the diffs have been written.
      */
     void clear() {
-        for (Part part : parts) if (part != null) Arrays.fill(part.marks, (byte) 0);
+        for (Part part : parts) {
+            if (part == null) continue;
+            if (op != null) part.fillIdentity(array.spec.elementType(), identity, part.marks);
+            Arrays.fill(part.marks, (byte) 0);
+        }
     }
 
     /** A partition's changes: the runs of written elements ({@link DiffMessage#run}) and their values one after another. */

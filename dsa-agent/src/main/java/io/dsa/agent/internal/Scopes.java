@@ -239,6 +239,7 @@ final class Scopes {
         for (ArrayUse u : uses) {
             h = h * 31 + ((AbstractSharedArray) u.array()).state.id;
             h = h * 31 + u.behaviour().ordinal();
+            h = h * 31 + (u.op() == null ? -1 : u.op().ordinal());
         }
         return h;
     }
@@ -255,6 +256,7 @@ final class Scopes {
             ArrayState a = state(u.array());
             a.scopeUse = u.behaviour();
             if (u.behaviour() == ArrayUse.Behaviour.RELEASE) a.openRelease();
+            if (u.behaviour() == ArrayUse.Behaviour.ACCUMULATE) a.openAccumulate(u.op());
         }
         // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
         // write request sent before the scope, is asked for again by the read that misses it)
@@ -264,6 +266,8 @@ final class Scopes {
         directory.cap(states(uses, ArrayUse.Behaviour.READ_CACHE), Access.READ);
         // a release scope: capped at NONE, so every access misses and the miss path buffers the writes
         directory.cap(states(uses, ArrayUse.Behaviour.RELEASE), Access.NONE);
+        // an accumulate scope: capped at NONE too, so a read or write misses and the miss path refuses it
+        directory.cap(states(uses, ArrayUse.Behaviour.ACCUMULATE), Access.NONE);
         // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
         for (ArrayState a : states(uses, ArrayUse.Behaviour.OWNER_COMPUTES)) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
@@ -282,8 +286,9 @@ final class Scopes {
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
     private void tearDown(List<ArrayUse> uses) {
         try {
-            // release scopes: every diff written at its home and answered before the closing barrier
+            // release and accumulate scopes: every diff written (combined) at its home and answered before the closing barrier
             List<ArrayState> buffered = states(uses, ArrayUse.Behaviour.RELEASE);
+            buffered.addAll(states(uses, ArrayUse.Behaviour.ACCUMULATE));
             if (!buffered.isEmpty()) rt.diffs.apply(buffered, "closing a scope over " + uses);
             List<ArrayState> all = new ArrayList<>();
             for (ArrayUse u : uses) all.add(state(u.array()));

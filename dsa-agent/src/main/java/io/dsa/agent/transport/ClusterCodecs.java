@@ -103,9 +103,10 @@ final class ClusterCodecs {
         out.writeLong(m.requestId());
         out.writeInt(m.arrayId());
         out.writeInt(m.partition());
+        out.writeInt(m.op());
         writeLongs(m.runs(), out);
         writeBytes(m.values(), out);
-    }, body -> new DiffMessage(body.readLong(), body.readInt(), body.readInt(), readLongs(body, "runs"),
+    }, body -> new DiffMessage(body.readLong(), body.readInt(), body.readInt(), body.readInt(), readLongs(body, "runs"),
             readBytes(body, "values")));
 
     static final MessageCodec<DiffAppliedMessage> DIFF_APPLIED = MessageCodec.of((m, out) -> {

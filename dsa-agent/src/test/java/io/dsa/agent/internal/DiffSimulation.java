@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.ArrayUse;
 import io.dsa.Distribution;
+import io.dsa.ReduceOp;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
@@ -23,10 +24,16 @@ import java.util.concurrent.CompletableFuture;
  * its caps are lifted; the phase ends when every node is done (the closing barrier). A final
  * plain phase reads every element of R at every node.
  *
- * <p>Checked: every plain read returns the last write (the oracle), so a stale copy left behind by
- * a diff or a lost diff is caught by the reads after the phase; every read inside the phase
- * returns the node's own buffered value or the value from before; every diff is answered and
- * the simulation never stalls.
+ * <p>Then an accumulate phase over R (SUM): workers of every node combine random amounts into
+ * random elements of R in their node's buffer ({@link ReleaseBuffer#combine}), several nodes and
+ * workers into the same element, while all keep reading and writing M; each node's combined
+ * updates go to the homes as diffs with the op when its workers are done, and the homes add them.
+ *
+ * <p>Checked: every plain read returns the last write (the oracle; after an accumulate phase, the
+ * value before it plus every amount combined into the element), so a stale copy left behind by
+ * a diff, a lost diff or a combined value written instead of added is caught by the reads after
+ * the phase; every read inside a release phase returns the node's own buffered value or the value
+ * from before; every diff is answered and the simulation never stalls.
  */
 final class DiffSimulation extends SimulatedNodes {
     static final int R_ID = 1;
@@ -40,6 +47,9 @@ final class DiffSimulation extends SimulatedNodes {
     int copiesAtReleaseEntry;
     int ownedAtReleaseEntry;
     int readsInside;
+    int accumulateDiffsSent;
+    /** The amounts combined into each element of R in the current accumulate phase, summed. */
+    private final int[] added = new int[ELEMENTS];
 
     DiffSimulation(long seed, Diffs.Fault fault) {
         super(seed);
@@ -56,6 +66,7 @@ final class DiffSimulation extends SimulatedNodes {
         for (int round = 0; round < ROUNDS; round++) {
             plainPhase(OPS, R_ID, M_ID);
             releasePhase();
+            accumulatePhase();
         }
         readAll(R_ID);
         return this;
@@ -87,6 +98,47 @@ final class DiffSimulation extends SimulatedNodes {
                 }
             }
         }
+        closeEverywhere((n, r) -> {
+            for (ReleaseBuffer.Diff d : r.release.diffs()) {
+                diffsSent++;
+                for (long run : d.runs()) {
+                    for (int k = 0; k < DiffMessage.count(run); k++) {
+                        int e = d.partition() * PARTITION + DiffMessage.first(run) + k;
+                        buffered[e] = (int) INTS.get(d.values(), (valueIndex(d, run) + k) * 4);
+                    }
+                }
+            }
+        }, "release phase");
+        int[] oracleR = oracle(R_ID);
+        for (int e = 0; e < ELEMENTS; e++) if (buffered[e] != Integer.MIN_VALUE) oracleR[e] = buffered[e];
+    }
+
+    private void accumulatePhase() {
+        Arrays.fill(added, 0);
+        for (int n = 0; n < NODES; n++) {
+            ArrayState r = arrays[n].array(R_ID);
+            r.scopeUse = ArrayUse.Behaviour.ACCUMULATE;
+            r.openAccumulate(ReduceOp.SUM);
+            for (Slot s : r.slots) s.cap(Access.NONE);
+        }
+        for (int n = 0; n < NODES; n++) {
+            for (Worker w : workers[n]) {
+                for (int k = 0; k < OPS; k++) {
+                    w.todo.add(rnd.nextBoolean() ? new Op(R_ID, rnd.nextInt(ELEMENTS), OpKind.ACCUMULATE) : plainOp(M_ID));
+                }
+            }
+        }
+        closeEverywhere((n, r) -> accumulateDiffsSent += r.accumulating.diffs().size(), "accumulate phase");
+        int[] oracleR = oracle(R_ID);
+        for (int e = 0; e < ELEMENTS; e++) oracleR[e] += added[e];
+    }
+
+    /**
+     * Runs until every node closed the open release or accumulate scope over R: once a node's
+     * workers are idle (its last worker closes the scope), {@code closing} sees its buffer, its
+     * diffs go to the homes all at once, and when all are answered its caps are lifted.
+     */
+    private void closeEverywhere(Closing closing, String phase) {
         List<List<CompletableFuture<Object>>> answers = new ArrayList<>();
         for (int n = 0; n < NODES; n++) answers.add(null);
         boolean[] done = new boolean[NODES];
@@ -98,15 +150,7 @@ final class DiffSimulation extends SimulatedNodes {
                 if (answers.get(n) == null) {
                     if (!workersIdle(n)) continue;
                     // the node's last worker closes the scope: its diffs go to the homes, all at once
-                    for (ReleaseBuffer.Diff d : r.release.diffs()) {
-                        diffsSent++;
-                        for (long run : d.runs()) {
-                            for (int k = 0; k < DiffMessage.count(run); k++) {
-                                int e = d.partition() * PARTITION + DiffMessage.first(run) + k;
-                                buffered[e] = (int) INTS.get(d.values(), (valueIndex(d, run) + k) * 4);
-                            }
-                        }
-                    }
+                    closing.closing(n, r);
                     answers.set(n, diffs[n].send(List.of(r)));
                     trace("node " + n + " sends its diffs");
                 }
@@ -127,9 +171,12 @@ final class DiffSimulation extends SimulatedNodes {
                 trace("node " + n + " closed the scope");
             }
             return left[0] == 0;
-        }, "release phase");
-        int[] oracleR = oracle(R_ID);
-        for (int e = 0; e < ELEMENTS; e++) if (buffered[e] != Integer.MIN_VALUE) oracleR[e] = buffered[e];
+        }, phase);
+    }
+
+    /** What the simulation notes of node {@code node}'s buffer of R just before its diffs go out. */
+    private interface Closing {
+        void closing(int node, ArrayState r);
     }
 
     private static int valueIndex(ReleaseBuffer.Diff d, long upTo) {
@@ -154,6 +201,13 @@ final class DiffSimulation extends SimulatedNodes {
         ArrayState a = arrays[w.node].array(op.array());
         int p = op.element() / PARTITION;
         int off = op.element() % PARTITION * 4;
+        if (op.kind() == OpKind.ACCUMULATE) {
+            int amount = 1 + rnd.nextInt(9);
+            a.accumulating.combine(p, off / 4, amount);
+            added[op.element()] += amount;
+            trace(w.who() + "adds " + amount + " to R[" + op.element() + "]");
+            return true;
+        }
         if (op.kind() == OpKind.BUFFER_WRITE) {
             if (w.value == 0) w.value = freshValue();
             ReleaseBuffer.Part part = a.release.part(p);

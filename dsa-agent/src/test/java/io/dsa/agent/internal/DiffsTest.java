@@ -73,7 +73,7 @@ class DiffsTest {
         ArrayState defined = arrays.array(4);
         defined.release = new ReleaseBuffer(defined);
         DsaException e = assertThrows(DsaException.class, arrays::images);
-        assertTrue(e.getMessage().contains("node 0 is not at a safe point: a release scope holds buffered writes of array 'A'"),
+        assertTrue(e.getMessage().contains("node 0 is not at a safe point: a release or accumulate scope holds buffered updates of array 'A'"),
                 e.getMessage());
         defined.release = null;
         assertEquals(1, arrays.images().size());
