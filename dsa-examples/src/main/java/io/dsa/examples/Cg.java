@@ -30,6 +30,14 @@ import java.util.List;
  * collective orders memory like a barrier, which is what makes the writes to {@code p} and
  * {@code z} before it visible to the readers after it.
  *
+ * <p>Resumable (the plain version): a checkpoint or a move happens at a plain global barrier, and
+ * the only plain barriers are the ones after {@code p} is rewritten in steps 0-23 of each
+ * {@code conj_grad}; there every vector is in the shared arrays and the one scalar the next step
+ * needs, {@code rho}, is in {@code cg.rho} (thread 0 writes it before the barrier). A worker that
+ * re-enters {@link #work} at epoch {@code 76 it + 3 s + 4} (after step {@code s}'s barrier of outer
+ * iteration {@code it}) reads {@code rho} back and goes on with step {@code s + 1}, with the same
+ * arithmetic in the same order: the result is bitwise the uninterrupted run's.
+ *
  * <p>Verification: {@code zeta} against NPB's published value, relative error at most 1e-10; a
  * failed check fails the job. The report gives zeta, the error, the verdict and the time of the
  * {@code niter} timed iterations (NPB's benchmark time: after one untimed iteration).
@@ -54,6 +62,20 @@ public class Cg implements DsaProgram {
     private SharedDoubleArray p;
     private SharedDoubleArray q;
     private SharedDoubleArray r;
+    /** The plain version's {@code rho} after the last step's reduction, written by thread 0 before each barrier (for a resume). */
+    private SharedDoubleArray rhoSaved;
+
+    /** Global rounds of one outer iteration of the plain version: 1 + 25 x 3 - 1 barrier + the final sums. */
+    static final int ROUNDS_PER_ITERATION = 76;
+
+    /** Test hook: thread 0 completes it with {@code {zeta, rnorm}} (the given instance runs on node 0). */
+    private java.util.concurrent.CompletableFuture<double[]> capture;
+
+    /** Test hook: thread 0 hands {@code {zeta, rnorm}} to {@code sink}. @return this */
+    Cg captureResult(java.util.concurrent.CompletableFuture<double[]> sink) {
+        capture = sink;
+        return this;
+    }
 
     /** Test hook: the global rounds of the first outer iteration, as thread 0 counted them. */
     volatile long roundsOfFirstIteration;
@@ -97,7 +119,16 @@ public class Cg implements DsaProgram {
         p = node.createSharedDoubleArray("cg.p", size.na, partitionSize);
         q = node.createSharedDoubleArray("cg.q", size.na, partitionSize);
         r = node.createSharedDoubleArray("cg.r", size.na, partitionSize);
+        rhoSaved = node.createSharedDoubleArray("cg.rho", 1, 1); // homed at node 0, where thread 0 writes it
     }
+
+    /**
+     * Resumable (the plain version only): at its plain barriers every vector is in the shared
+     * arrays and {@code rho} in {@code cg.rho}; a worker re-entering {@link #work} at such a
+     * barrier's epoch goes on with the next CG step.
+     */
+    @Override
+    public boolean resumable() { return !scoped; }
 
     /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
     @Override
@@ -119,6 +150,7 @@ public class Cg implements DsaProgram {
     public void work(DsaWorker worker) {
         NpbCg.Result result = scoped ? runScoped(worker) : runPlain(worker);
         if (worker.threadId() == 0) {
+            if (capture != null) capture.complete(new double[] {result.zeta(), result.rnorm()});
             result.check();
             var net = worker.node().network();
             worker.node().report(result.describe() + ", " + net.nodeCount() + " nodes x " + net.getLocalThreadCount()
@@ -134,14 +166,20 @@ public class Cg implements DsaProgram {
         NpbCg.Matrix mine = matrix.rows(lo, hi); // this worker's rows, global column numbers
         double zeta = 0;
         double rnorm = 0;
-        long start = 0;
-        for (int it = 0; it <= size.niter; it++) {
-            if (it <= 1) {
+        long start = System.nanoTime();
+        // a worker resumed at epoch E (a checkpoint's or a move's barrier) re-enters outer iteration E / 76 after step s's
+        // barrier, E % 76 = 3 s + 4; a fresh one starts at iteration 0, step 0
+        long resumedAt = worker.epoch();
+        int firstIt = (int) (resumedAt / ROUNDS_PER_ITERATION);
+        int firstStep = resumedAt == 0 ? 0 : resumeStep(resumedAt);
+        for (int it = firstIt; it <= size.niter; it++) {
+            boolean resumed = it == firstIt && firstStep > 0;
+            if (it <= 1 && !resumed) {
                 for (int j = lo; j < hi; j++) x.write(j, 1.0); // it = 0 is NPB's untimed iteration; both start from ones
                 start = System.nanoTime();
             }
             long epoch = worker.epoch();
-            double residual = conjGrad(worker, mine, lo, hi);
+            double residual = conjGrad(worker, mine, lo, hi, resumed ? firstStep : 0);
             double xz = 0;
             double zz = 0;
             for (int j = lo; j < hi; j++) {
@@ -325,18 +363,22 @@ public class Cg implements DsaProgram {
      * NPB's {@code conj_grad} on this worker's rows {@code [lo, hi)}: 25 CG steps for {@code A z = x}.
      * @return this worker's part of {@code ||x - A z||^2} (the caller reduces it with its norms)
      */
-    private double conjGrad(DsaWorker worker, NpbCg.Matrix mine, int lo, int hi) {
+    private double conjGrad(DsaWorker worker, NpbCg.Matrix mine, int lo, int hi, int fromStep) {
         double rho = 0;
-        for (int j = lo; j < hi; j++) {
-            double xj = x.read(j);
-            q.write(j, 0);
-            z.write(j, 0);
-            r.write(j, xj);
-            p.write(j, xj);
-            rho += xj * xj;
+        if (fromStep == 0) {
+            for (int j = lo; j < hi; j++) {
+                double xj = x.read(j);
+                q.write(j, 0);
+                z.write(j, 0);
+                r.write(j, xj);
+                p.write(j, xj);
+                rho += xj * xj;
+            }
+            rho = worker.allReduce(rho, ReduceOp.SUM); // also publishes every block of p before the first product
+        } else {
+            rho = rhoSaved.read(0); // resumed after step fromStep - 1's barrier: the vectors are in the shared arrays
         }
-        rho = worker.allReduce(rho, ReduceOp.SUM); // also publishes every block of p before the first product
-        for (int step = 0; step < NpbCg.CG_STEPS; step++) {
+        for (int step = fromStep; step < NpbCg.CG_STEPS; step++) {
             multiply(mine, p, q, lo);
             double d = 0;
             for (int j = lo; j < hi; j++) d += p.read(j) * q.read(j);
@@ -353,7 +395,10 @@ public class Cg implements DsaProgram {
             rho = worker.allReduce(rho, ReduceOp.SUM);
             double beta = rho / rho0;
             for (int j = lo; j < hi; j++) p.write(j, r.read(j) + beta * p.read(j));
-            if (step < NpbCg.CG_STEPS - 1) worker.barrier(); // p is whole again before the next product reads it
+            if (step < NpbCg.CG_STEPS - 1) {
+                if (worker.threadId() == 0) rhoSaved.write(0, rho); // in a checkpoint taken at the barrier
+                worker.barrier(); // p is whole again before the next product reads it
+            }
         }
         // ||x - A z||: z was last written before the last allReduce, so every block is visible
         multiply(mine, z, r, lo);
@@ -363,6 +408,21 @@ public class Cg implements DsaProgram {
             sum += d * d;
         }
         return sum;
+    }
+
+    /**
+     * @return the CG step a worker resumed at epoch {@code epoch} goes on with: {@code s + 1} after
+     *         step {@code s}'s barrier, at {@code epoch % 76 == 3 s + 4}, {@code s} in [0, 23]
+     * @throws IllegalStateException if {@code epoch} is not such a barrier's (resumes happen only there)
+     */
+    static int resumeStep(long epoch) {
+        int within = (int) (epoch % ROUNDS_PER_ITERATION);
+        int s = (within - 4) / 3;
+        if (within < 4 || (within - 4) % 3 != 0 || s > NpbCg.CG_STEPS - 2) {
+            throw new IllegalStateException("cg cannot resume at epoch " + epoch + ": round " + within + " of an outer iteration of "
+                    + ROUNDS_PER_ITERATION + " is not a plain barrier (those are rounds 3 s + 4, s in [0, " + (NpbCg.CG_STEPS - 2) + "])");
+        }
+        return s + 1;
     }
 
     /** {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array. */

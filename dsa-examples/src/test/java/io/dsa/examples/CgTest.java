@@ -100,4 +100,17 @@ class CgTest {
         e = assertThrows(DsaException.class, () -> run(1, 1, "S", "0"));
         assertTrue(e.getMessage().contains("partitionSize 0 out of range [1, 1400]"), e.getMessage());
     }
+
+    /** The plain barriers a resume happens at, and the refusal of any other epoch naming it and the valid rounds. */
+    @Test
+    void aResumeGoesOnAfterTheStepWhoseBarrierItIsAndNowhereElse() {
+        assertEquals(1, Cg.resumeStep(4));                // after step 0's barrier of outer iteration 0
+        assertEquals(24, Cg.resumeStep(73));              // after step 23's, the last barrier of a conj_grad
+        assertEquals(3, Cg.resumeStep(15 * 76 + 10));     // outer iteration 15, after step 2
+        for (long epoch : new long[] {76, 3, 5, 74, 75, 76 * 3 + 6}) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> Cg.resumeStep(epoch));
+            assertTrue(e.getMessage().contains("cg cannot resume at epoch " + epoch + ": round " + epoch % 76 + " of an outer iteration "
+                    + "of 76 is not a plain barrier (those are rounds 3 s + 4, s in [0, 23])"), e.getMessage());
+        }
+    }
 }

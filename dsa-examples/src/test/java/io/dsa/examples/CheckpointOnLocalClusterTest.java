@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link Jacobi} and {@link Lu} with checkpoints, in one JVM: the checkpointed run's result, and
+ * {@link Jacobi}, {@link Lu} and {@link Cg} with checkpoints, in one JVM: the checkpointed run's result, and
  * the result of a new VM restarted from a checkpoint in the middle of the run (the newest one's
  * manifest removed, so the one before is taken), are bitwise the result of a run without.
  */
@@ -31,18 +31,20 @@ class CheckpointOnLocalClusterTest {
     @TempDir
     Path dir;
 
-    private static DsaConfig.Builder config() {
-        return DsaConfig.builder().nodes(NODES).threadsPerNode(2).randomSecret();
-    }
-
     private void compare(Function<CompletableFuture<double[]>, DsaProgram> program, long every, long newest, long restartAt,
             String... args) throws Exception {
+        compare(NODES, 2, program, every, newest, restartAt, args);
+    }
+
+    private void compare(int nodes, int threads, Function<CompletableFuture<double[]>, DsaProgram> program, long every, long newest,
+            long restartAt, String... args) throws Exception {
+        java.util.function.Supplier<DsaConfig.Builder> config = () -> DsaConfig.builder().nodes(nodes).threadsPerNode(threads).randomSecret();
         CompletableFuture<double[]> expected = new CompletableFuture<>();
-        try (DsaCluster cluster = DsaCluster.local(config().build())) {
+        try (DsaCluster cluster = DsaCluster.local(config.get().build())) {
             cluster.run(program.apply(expected), args);
         }
         CompletableFuture<double[]> checkpointed = new CompletableFuture<>();
-        try (DsaCluster cluster = DsaCluster.local(config().checkpoints(every, dir).build())) {
+        try (DsaCluster cluster = DsaCluster.local(config.get().checkpoints(every, dir).build())) {
             cluster.run(program.apply(checkpointed), args);
         }
         assertBitwise(expected.get(1, TimeUnit.SECONDS), checkpointed.get(1, TimeUnit.SECONDS), "with checkpoints");
@@ -54,9 +56,9 @@ class CheckpointOnLocalClusterTest {
         CompletableFuture<double[]> restarted = new CompletableFuture<>();
         List<DsaAgent> agents = new ArrayList<>();
         try {
-            DsaConfig base = config().build();
+            DsaConfig base = config.get().build();
             agents.add(DsaAgent.restart(base.toBuilder().nodeId(0).build(), cp));
-            for (int k = 1; k < NODES; k++) agents.add(DsaAgent.restart(base.toBuilder().nodeId(k).monitorAddress(agents.get(0).address()).build(), cp));
+            for (int k = 1; k < nodes; k++) agents.add(DsaAgent.restart(base.toBuilder().nodeId(k).monitorAddress(agents.get(0).address()).build(), cp));
             List<CompletableFuture<RunReport>> runs = new ArrayList<>();
             for (DsaAgent a : agents) {
                 DsaProgram p = program.apply(a.nodeId() == 0 ? restarted : new CompletableFuture<>());
@@ -82,6 +84,18 @@ class CheckpointOnLocalClusterTest {
     void jacobiRestartedFromAMidRunCheckpointIsBitwiseIdentical() throws Exception {
         // 401 global barriers then a collective: checkpoints at 100..400, the last two kept
         compare(sink -> new Jacobi().captureResult(sink), 100, 400, 300, "96", "400", "8");
+    }
+
+    /**
+     * CG class S (16 outer iterations of 76 global rounds; plain barriers at rounds 3 s + 4 of each):
+     * checkpoints due every 50 fall on plain barriers, the last two at epochs 1150 and 1201; the VM
+     * restarted at 1150 (the last outer iteration, after step 1) ends with zeta and rnorm bitwise
+     * the uninterrupted run's. In the last iteration, since the power iteration's later outer
+     * iterations would damp an error made earlier below the last bit of zeta.
+     */
+    @Test
+    void cgRestartedFromAMidRunCheckpointIsBitwiseIdentical() throws Exception {
+        compare(2, 2, sink -> new Cg().captureResult(sink), 50, 1201, 1150, "S");
     }
 
     @Test
