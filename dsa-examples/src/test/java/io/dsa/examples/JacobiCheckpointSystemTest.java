@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class JacobiCheckpointSystemTest {
-    private static final List<String> JACOBI = List.of("jacobi", "96", "2000", "16");
+    private static final List<String> JACOBI = List.of("jacobi", "96", "600", "16");
 
     @TempDir
     Path dir;
@@ -46,7 +46,7 @@ class JacobiCheckpointSystemTest {
         assertEquals(0, reference.exitCode(), reference.toString());
 
         CompletableFuture<DsaCommand> run = CompletableFuture.supplyAsync(() -> DsaCommand.execute(args("run", "--nodes", "3",
-                "--threads", "1", "--timeout", "250", "--checkpoint-every", "50", "--checkpoint-dir",
+                "--threads", "1", "--timeout", "250", "--checkpoint-every", "20", "--checkpoint-dir",
                 dir.toString())));
         await("a complete checkpoint in " + dir, () -> run.isDone() || CheckpointStore.anyComplete(dir));
         assertTrue(!run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
@@ -63,7 +63,7 @@ class JacobiCheckpointSystemTest {
 
         DsaCommand restarted = DsaCommand.execute("run", "--restart-from", dir.toString(), "--timeout", "200");
         assertEquals(0, restarted.exitCode(), restarted.toString());
-        assertTrue(restarted.out().contains("restarting from " + CheckpointStore.epochDir(dir, 2000)), restarted.toString());
+        assertTrue(restarted.out().contains("restarting from " + CheckpointStore.epochDir(dir, 600)), restarted.toString());
         assertEquals(result(reference), result(restarted));
     }
 
