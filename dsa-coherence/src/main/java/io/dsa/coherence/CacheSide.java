@@ -1,0 +1,139 @@
+package io.dsa.coherence;
+
+import io.dsa.CacheState;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.IntSupplier;
+
+/**
+ * The cache side of one node's {@link CoherenceEngine}: the cache entries of the partitions homed
+ * elsewhere and every transition of a copy (docs/coherence.md): a miss asks the home once (misses
+ * coalesce), the data installs the copy, and the home's invalidations and forwards take it away.
+ * Not thread-safe, as the engine.
+ */
+final class CacheSide {
+    private final int nodeId;
+    /** The VM's node count now (it grows when a clone joins). */
+    private final IntSupplier nodeCount;
+    private final HomeResolver homes;
+    private final PartitionStore store;
+    private final Outbox outbox;
+    /** cache entries of the partitions homed elsewhere, created on first use */
+    final Map<Long, CacheEntry> cache = new HashMap<>();
+
+    CacheSide(int nodeId, IntSupplier nodeCount, HomeResolver homes, PartitionStore store, Outbox outbox) {
+        this.nodeId = nodeId;
+        this.nodeCount = nodeCount;
+        this.homes = homes;
+        this.store = store;
+        this.outbox = outbox;
+    }
+
+    /** @return the entry of a partition homed elsewhere, made on first use */
+    CacheEntry entry(int arrayId, int partition) {
+        return cache.computeIfAbsent(CoherenceEngine.key(arrayId, partition),
+                k -> new CacheEntry(nodeId, nodeCount.getAsInt(), arrayId, partition, homes.homeOf(arrayId, partition)));
+    }
+
+    /** @return the entry of a partition homed elsewhere, or null if it was never used */
+    CacheEntry peek(int arrayId, int partition) {
+        return cache.get(CoherenceEngine.key(arrayId, partition));
+    }
+
+    /** This node's workers need {@code needed} on a partition homed elsewhere: see {@link CoherenceEngine#request}. */
+    boolean request(int arrayId, int partition, Access needed) {
+        CacheEntry c = entry(arrayId, partition);
+        if (c.access().allows(needed)) return true;
+        boolean write = needed == Access.READ_WRITE;
+        switch (c.pending) {
+            case NONE -> {
+                c.pending = write ? Pending.WRITE : Pending.READ;
+                send(write ? CoherenceOp.GET_M : CoherenceOp.GET_S, c.arrayId, c.partition, c.home, nodeId, null);
+            }
+            // a write wanted while a read is under way: ask for ownership once the shared copy arrives
+            case READ -> c.wantWrite |= write;
+            case WRITE -> { /* the write under way grants reads too */ }
+        }
+        return false;
+    }
+
+    /** A message for a cache of its partition (checked by the engine). */
+    void onMessage(CoherenceMessage m) {
+        CacheEntry c = entry(m.arrayId(), m.partition());
+        if (m.source() != c.home) throw CoherenceEngine.unexpected(nodeId, m, c, "only the home " + c.home + " sends this");
+        switch (m.op()) {
+            case DATA_S -> {
+                if (c.state != CacheState.INVALID || c.pending != Pending.READ || m.data() == null) {
+                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID with a read under way and data");
+                }
+                store.install(c.arrayId, c.partition, m.data(), Access.READ);
+                c.pending = Pending.NONE;
+                c.transitionTo(CacheState.SHARED, "DATA_S");
+                if (c.wantWrite) {
+                    c.wantWrite = false;
+                    c.pending = Pending.WRITE;
+                    send(CoherenceOp.GET_M, c.arrayId, c.partition, c.home, nodeId, null);
+                }
+            }
+            case DATA_M -> {
+                if (c.pending != Pending.WRITE) throw CoherenceEngine.unexpected(nodeId, m, c, "expected a write under way");
+                if (m.data() == null) {
+                    // upgrade: the shared copy is current, because the home still counted us as a sharer
+                    if (c.state != CacheState.SHARED) throw CoherenceEngine.unexpected(nodeId, m, c, "DATA_M without data needs a SHARED copy");
+                    store.setAccess(c.arrayId, c.partition, Access.READ_WRITE);
+                } else {
+                    if (c.state != CacheState.INVALID) throw CoherenceEngine.unexpected(nodeId, m, c, "DATA_M with data expected an INVALID copy");
+                    store.install(c.arrayId, c.partition, m.data(), Access.READ_WRITE);
+                }
+                c.pending = Pending.NONE;
+                c.transitionTo(CacheState.EXCLUSIVE, "DATA_M");
+            }
+            case INV -> {
+                // a pending upgrade stays pending: the home removed us from the sharers, so it will send data
+                if (c.state != CacheState.SHARED) throw CoherenceEngine.unexpected(nodeId, m, c, "INV needs a SHARED copy");
+                store.setAccess(c.arrayId, c.partition, Access.NONE);
+                c.transitionTo(CacheState.INVALID, "INV for " + m.requester());
+                send(CoherenceOp.INV_ACK, c.arrayId, c.partition, c.home, m.requester(), null);
+            }
+            case FWD_GET_S -> {
+                if (c.state != CacheState.EXCLUSIVE) throw CoherenceEngine.unexpected(nodeId, m, c, "FWD_GET_S needs the EXCLUSIVE copy");
+                store.setAccess(c.arrayId, c.partition, Access.READ);   // before the snapshot: no write may be lost
+                byte[] data = store.snapshot(c.arrayId, c.partition);
+                c.transitionTo(CacheState.SHARED, "FWD_GET_S for " + m.requester());
+                send(CoherenceOp.OWNER_DATA, c.arrayId, c.partition, c.home, m.requester(), data);
+            }
+            case FWD_GET_M -> {
+                if (c.state != CacheState.EXCLUSIVE) throw CoherenceEngine.unexpected(nodeId, m, c, "FWD_GET_M needs the EXCLUSIVE copy");
+                store.setAccess(c.arrayId, c.partition, Access.NONE);
+                byte[] data = store.snapshot(c.arrayId, c.partition);
+                c.transitionTo(CacheState.INVALID, "FWD_GET_M for " + m.requester());
+                send(CoherenceOp.OWNER_RELEASE, c.arrayId, c.partition, c.home, m.requester(), data);
+            }
+            default -> throw CoherenceEngine.unexpected(nodeId, m, c, "not a message for a cache");
+        }
+    }
+
+    /** @return whether no request of this node is under way on a partition homed elsewhere */
+    boolean quiescent() {
+        for (CacheEntry c : cache.values()) if (c.pending != Pending.NONE || c.wantWrite) return false;
+        return true;
+    }
+
+    /** Installs a moved cache entry or a clone's copy (the engine checked this node is not the home). */
+    void restore(int arrayId, int partition, CacheState state) {
+        CacheEntry c = new CacheEntry(nodeId, nodeCount.getAsInt(), arrayId, partition, homes.homeOf(arrayId, partition));
+        c.state = state;
+        cache.put(CoherenceEngine.key(arrayId, partition), c);
+    }
+
+    /** @return a copy working on {@code store} and {@code outbox}, counting nodes with {@code nodeCount} (model checking) */
+    CacheSide copy(IntSupplier nodeCount, PartitionStore store, Outbox outbox) {
+        CacheSide c = new CacheSide(nodeId, nodeCount, homes, store, outbox);
+        for (Map.Entry<Long, CacheEntry> k : cache.entrySet()) c.cache.put(k.getKey(), k.getValue().copy(nodeCount.getAsInt()));
+        return c;
+    }
+
+    private void send(CoherenceOp op, int arrayId, int partition, int destination, int requester, byte[] data) {
+        outbox.send(new CoherenceMessage(op, arrayId, partition, nodeId, destination, requester, data));
+    }
+}
