@@ -36,12 +36,14 @@ public final class ScriptedPorts {
         }));
     }
 
-    /**
-     * @param after the port method after whose step the wrapper throws
-     *        ({@code IllegalStateException("injected after NAME")}), the step itself done
-     * @return {@code delegate}, failing after the step {@code after}
-     */
-    public static <P> P failingAfter(Class<P> type, P delegate, String after) {
+    /** What a wrapper does once a step was done. */
+    @FunctionalInterface
+    public interface AfterStep {
+        void run() throws Exception;
+    }
+
+    /** @return {@code delegate}, running {@code then} right after the step {@code after} was done (its exception is the step's) */
+    public static <P> P afterStep(Class<P> type, P delegate, String after, AfterStep then) {
         return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
             Object result;
             try {
@@ -49,9 +51,31 @@ public final class ScriptedPorts {
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
-            if (method.getName().equals(after)) throw new IllegalStateException("injected after " + after);
+            if (method.getName().equals(after)) then.run();
             return result;
         }));
+    }
+
+    /**
+     * @return {@code delegate}, throwing {@code IllegalStateException("injected after NAME")} right
+     *         after the step {@code after} was done
+     */
+    public static <P> P failingAfter(Class<P> type, P delegate, String after) {
+        return afterStep(type, delegate, after, () -> {
+            throw new IllegalStateException("injected after " + after);
+        });
+    }
+
+    /**
+     * @param announce run once the step {@code after} is done, before the port stops for good
+     * @return {@code delegate}, stopping after the step {@code after} (the caller's thread waits
+     *         forever there: for a system test that kills the process at that point)
+     */
+    public static <P> P stoppingAfter(Class<P> type, P delegate, String after, Runnable announce) {
+        return afterStep(type, delegate, after, () -> {
+            announce.run();
+            new java.util.concurrent.CountDownLatch(1).await();
+        });
     }
 
     /** @return the port method that carries the step of {@code state} ({@code HOLDING} -> {@code hold}) */
