@@ -169,11 +169,7 @@ public final class DsaAgent implements Agent, AutoCloseable {
      *         new agent is then closed and the old one stays authoritative
      */
     public static DsaAgent restore(DsaConfig config, AgentState state) {
-        return restore(config, state, () -> {});
-    }
-
-    static DsaAgent restore(DsaConfig config, AgentState state, Runnable faultHook) {
-        DsaAgent a = new DsaAgent(NodeRuntime.restore(config, state, faultHook));
+        DsaAgent a = new DsaAgent(NodeRuntime.restore(config, state));
         a.resumeEpoch = state.epoch();
         return a;
     }

@@ -178,7 +178,7 @@ public final class DsaCluster implements AutoCloseable {
         }
     }
 
-    private static void complete(CompletableFuture<RunReport> f, java.util.function.Supplier<RunReport> run) {
+    static void complete(CompletableFuture<RunReport> f, java.util.function.Supplier<RunReport> run) {
         try {
             f.complete(run.get());
         } catch (Throwable t) {
@@ -210,7 +210,7 @@ public final class DsaCluster implements AutoCloseable {
      *         agent then stays authoritative and the job goes on)
      */
     public MigrationReport migrate(int node, String bindHost) {
-        return migrate(node, bindHost, 0, () -> {}, () -> {});
+        return migrate(node, bindHost, 0);
     }
 
     /**
@@ -218,24 +218,7 @@ public final class DsaCluster implements AutoCloseable {
      * epoch {@code atEpoch} or later (the next one if the job is already past it).
      */
     public MigrationReport migrate(int node, String bindHost, long atEpoch) {
-        return migrate(node, bindHost, atEpoch, () -> {}, () -> {});
-    }
-
-    /** {@link #migrate(int, String)} with a hook run after the new agent installed the state (tests inject failures). */
-    MigrationReport migrate(int node, String bindHost, Runnable restoreFault) {
-        return migrate(node, bindHost, 0, restoreFault, () -> {});
-    }
-
-    /**
-     * {@link #migrate(int, String)} with hooks run after the new agent installed the state and after
-     * every node holds its connection, just before the commit (tests inject failures there).
-     */
-    MigrationReport migrate(int node, String bindHost, Runnable restoreFault, Runnable connectedFault) {
-        return migrate(node, bindHost, 0, restoreFault, connectedFault);
-    }
-
-    private MigrationReport migrate(int node, String bindHost, long atEpoch, Runnable restoreFault, Runnable connectedFault) {
-        return migrate(node, bindHost, atEpoch, null, -1, null, restoreFault, connectedFault);
+        return migrate(new LocalMove(this, node, bindHost, atEpoch, null, -1));
     }
 
     /**
@@ -293,11 +276,11 @@ public final class DsaCluster implements AutoCloseable {
         try {
             for (int i = 0; i < moves.size(); i++) {
                 PlannedMove m = moves.get(i);
-                @SuppressWarnings("unchecked")
-                CompletableFuture<Long>[] next = new CompletableFuture[1];
                 long rearm = i + 1 < moves.size() ? moves.get(i + 1).atEpoch() : -1;
-                reports.add(migrate(m.node(), m.bindHost(), m.atEpoch(), gate, rearm, next, () -> {}, () -> {}));
-                gate = next[0];
+                awaitSafePoint(gate, m.node());   // the run may not have begun when the move is planned
+                LocalMove move = new LocalMove(this, m.node(), m.bindHost(), m.atEpoch(), gate, rearm);
+                reports.add(migrate(move));
+                gate = move.nextGate();
             }
         } catch (DsaException e) {
             agent(0).releaseHeldBarrier();   // disarms a gate still armed; the job goes on
@@ -317,101 +300,45 @@ public final class DsaCluster implements AutoCloseable {
         return new PlannedRun(report, reports);
     }
 
-    /**
-     * The move itself. With {@code armed}, the gate at node 0 was armed before (a planned move) and
-     * the safe point is awaited first; with {@code rearmEpoch >= 0}, the barrier is released with
-     * the gate re-armed for that epoch, whose future goes to {@code next[0]}.
-     */
-    private MigrationReport migrate(int node, String bindHost, long atEpoch, CompletableFuture<Long> armed, long rearmEpoch,
-            CompletableFuture<Long>[] next, Runnable restoreFault, Runnable connectedFault) {
-        if (armed != null) awaitSafePoint(armed, node);   // the run may not have begun when the move is planned
+    /** Runs one move's choreography (one move at a time: one gate at node 0). */
+    private MigrationReport migrate(LocalMove move) {
         synchronized (migrationLock) {
-            DsaProgram program;
-            List<String> args;
-            synchronized (this) {
-                if (node == 0) {
-                    throw new DsaException("node 0 cannot migrate: it is the monitor (registry, barrier root, lock home and the"
-                            + " job's lifecycle); migrate nodes 1.." + (agents.size() - 1));
-                }
-                if (node < 0 || node >= agents.size()) {
-                    throw new DsaException("node " + node + " out of range [1, " + agents.size() + ")");
-                }
-                if (!clones.isEmpty()) {
-                    // the clones hold connections to the node and are sharers at its homes; they are not told of moves
-                    throw new DsaException("node " + node + " cannot migrate: the VM has " + clones.size() + " clone(s) (ids "
-                            + agents.size() + ".." + (agents.size() + clones.size() - 1) + "), and moves do not update clones yet");
-                }
-                if (running == null || jobDone) throw new DsaException("no job is running on this cluster: nothing to migrate");
-                program = runningProgram;
-                args = runningArgs;
-            }
-            if (!program.resumable()) {
-                throw new DsaException("program " + program.getClass().getName() + " is not resumable(): its workers cannot"
-                        + " re-enter work() at an epoch > 0, so node " + node + " can be moved only between runs");
-            }
-            DsaAgent monitor = agent(0);
-            DsaAgent source = agent(node);
-            CompletableFuture<Long> safe = armed != null ? armed : monitor.holdAtGlobalBarrier(atEpoch);
-            boolean released = false;
-            try {
-                awaitSafePoint(safe, node);
-                long pauseStart = System.nanoTime();
-                AgentState state;
-                byte[] bytes;
-                DsaAgent target = null;
-                try {
-                    // the other nodes first, one after the other: each returns once none of its coherence requests is
-                    // under way, so that the old agent answers none after its snapshot (docs/runtime.md, "The safe point")
-                    List<CompletableFuture<?>> held = new ArrayList<>();
-                    for (int j = 0; j < agents.size(); j++) if (j != node) held.add(agent(j).expectMovedNode(node));
-                    state = source.snapshotForMigration();
-                    bytes = state.encode();
-                    DsaConfig targetConfig = config.toBuilder().nodeId(node).bindHost(bindHost).port(0)
-                            .monitorAddress(monitor.address()).build();
-                    target = DsaAgent.restore(targetConfig, AgentState.decode(bytes), restoreFault);
-                    target.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
-                    CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0]))
-                            .get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
-                    connectedFault.run();
-                } catch (Exception e) {
-                    for (int j = 0; j < agents.size(); j++) if (j != node) agent(j).abandonMovedNode(node);
-                    if (target != null) target.close();
-                    Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                    throw new DsaException("migration of node " + node + " to " + bindHost + " failed, node " + node
-                            + " stays at " + source.address() + ": " + cause.getMessage(), cause);
-                }
-                // commit: from here the new agent is node `node`
-                for (int j = 0; j < agents.size(); j++) if (j != node) agent(j).commitMovedNode(node, target.address());
-                CompletableFuture<RunReport> successor = new CompletableFuture<>();
-                CompletableFuture<RunReport> old = running.get(node);
-                running.set(node, successor);
-                synchronized (this) {
-                    agents.set(node, target);
-                }
-                source.retireAfterMigration();
-                try {
-                    old.get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
-                } catch (ExecutionException | TimeoutException e) {
-                    // the old agent's outcome no longer matters: it is replaced
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                source.close();
-                if (rearmEpoch >= 0) next[0] = monitor.releaseHeldBarrierAndHoldAt(rearmEpoch);
-                else monitor.releaseHeldBarrier();
-                released = true;
-                DsaAgent resumed = target;
-                DsaProgram instance = instanceLike(program);
-                Thread t = new Thread(() -> complete(successor, () -> resumed.resume(instance, args)), "dsa-cluster-node-" + node);
-                t.setDaemon(true);
-                t.start();
-                long pause = System.nanoTime() - pauseStart;
-                return new MigrationReport(node, source.address(), target.address(), state.epoch(), pause, bytes.length,
-                        state.dataBytes());
-            } finally {
-                if (!released) monitor.releaseHeldBarrier();
-            }
+            move.choreography().run();
+            return move.report();
         }
+    }
+
+    /** What runs now, for a move of {@code node}; refuses a move that cannot be made (docs/runtime.md, "Refusals"). */
+    record Job(DsaProgram program, List<String> args) {}
+
+    synchronized Job movableJob(int node) {
+        if (node == 0) {
+            throw new DsaException("node 0 cannot migrate: it is the monitor (registry, barrier root, lock home and the"
+                    + " job's lifecycle); migrate nodes 1.." + (agents.size() - 1));
+        }
+        if (node < 0 || node >= agents.size()) throw new DsaException("node " + node + " out of range [1, " + agents.size() + ")");
+        if (!clones.isEmpty()) {
+            // the clones hold connections to the node and are sharers at its homes; they are not told of moves
+            throw new DsaException("node " + node + " cannot migrate: the VM has " + clones.size() + " clone(s) (ids "
+                    + agents.size() + ".." + (agents.size() + clones.size() - 1) + "), and moves do not update clones yet");
+        }
+        if (running == null || jobDone) throw new DsaException("no job is running on this cluster: nothing to migrate");
+        return new Job(runningProgram, runningArgs);
+    }
+
+    /**
+     * The commit of a move in this cluster: {@code target} is node {@code node} from now, and its run's
+     * outcome is {@code successor}'s.
+     *
+     * @return the old agent's run
+     */
+    CompletableFuture<RunReport> replace(int node, DsaAgent target, CompletableFuture<RunReport> successor) {
+        CompletableFuture<RunReport> old = running.get(node);
+        running.set(node, successor);
+        synchronized (this) {
+            agents.set(node, target);
+        }
+        return old;
     }
 
     /**
@@ -427,43 +354,19 @@ public final class DsaCluster implements AutoCloseable {
      */
     public CloneReport cloneNode(int node, String bindHost) {
         synchronized (migrationLock) {
-            int cloneId;
-            synchronized (this) {
-                if (node < 0 || node >= agents.size()) throw new DsaException("node " + node + " out of range [0, " + agents.size() + ")");
-                cloneId = agents.size() + clones.size();
-            }
-            DsaAgent monitor = agent(0);
-            boolean gated = running();
-            CompletableFuture<Long> safe = gated ? monitor.holdAtNextGlobalBarrier() : null;
-            try {
-                if (gated) awaitSafePoint(safe, node);
-                long pauseStart = System.nanoTime();
-                AgentState state = agent(node).snapshotForClone(cloneId);
-                byte[] bytes = state.encode();
-                DsaAgent clone = null;
-                try {
-                    for (int j = 0; j < agents.size(); j++) agent(j).admitClone(cloneId);
-                    DsaConfig cloneConfig = config.toBuilder().nodeId(node).bindHost(bindHost).port(0)
-                            .monitorAddress(monitor.address()).build();
-                    clone = DsaAgent.restoreClone(cloneConfig, AgentState.decode(bytes));
-                    clone.connectToPeers().get(config.startupTimeoutMs(), TimeUnit.MILLISECONDS);
-                    for (int j = 0; j < agents.size(); j++) agent(j).registerCloneSharers(state);
-                } catch (Exception e) {
-                    if (clone != null) clone.close();
-                    Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                    throw new DsaException("cloning node " + node + " to " + bindHost + " failed: " + cause.getMessage(), cause);
-                }
-                synchronized (this) {
-                    clones.add(clone);
-                }
-                monitor.releaseHeldBarrier();
-                return new CloneReport(node, cloneId, clone.address(), state.epoch(), System.nanoTime() - pauseStart, bytes.length,
-                        state.dataBytes());
-            } finally {
-                if (gated) monitor.releaseHeldBarrier();
-            }
+            LocalClone clone = new LocalClone(this, node, bindHost);
+            clone.choreography().run();
+            return clone.report();
         }
     }
+
+    /** @return the id the next clone of {@code node} gets */
+    synchronized int nextCloneId(int node) {
+        if (node < 0 || node >= agents.size()) throw new DsaException("node " + node + " out of range [0, " + agents.size() + ")");
+        return agents.size() + clones.size();
+    }
+
+    synchronized void addClone(DsaAgent clone) { clones.add(clone); }
 
     /** @return the agent of clone {@code cloneId} (as {@link CloneReport#cloneNode()} named it) */
     public synchronized DsaAgent clone(int cloneId) {
@@ -474,7 +377,7 @@ public final class DsaCluster implements AutoCloseable {
         return clones.get(i);
     }
 
-    private void awaitSafePoint(CompletableFuture<Long> safe, int node) {
+    void awaitSafePoint(CompletableFuture<Long> safe, int node) {
         while (true) {
             if (jobDone) throw new DsaException("node " + node + " did not reach a safe point: the job ended first");
             try {
@@ -491,7 +394,7 @@ public final class DsaCluster implements AutoCloseable {
         }
     }
 
-    private static DsaProgram instanceLike(DsaProgram program) {
+    static DsaProgram instanceLike(DsaProgram program) {
         Class<?> type = program.getClass();
         if (!Modifier.isPublic(type.getModifiers()) || type.isAnonymousClass() || type.isSynthetic()) return program;
         try {

@@ -11,6 +11,9 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.SharedDoubleArray;
 import io.dsa.SharedLong;
+import io.dsa.agent.mobility.Choreography;
+import io.dsa.agent.mobility.MoveChoreography;
+import io.dsa.agent.mobility.ScriptedPorts;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -236,6 +239,12 @@ class MigrationTest {
         }
     }
 
+    /** Runs a move of {@code node} whose steps fail right after the step of {@code state} was done. */
+    private static Choreography<MoveChoreography.State> failingMove(DsaCluster cluster, int node, MoveChoreography.State state) {
+        LocalMove move = new LocalMove(cluster, node, "127.0.0.1", 0, null, -1);
+        return move.choreography(ScriptedPorts.failingAfter(MoveChoreography.Port.class, move, ScriptedPorts.step(state)));
+    }
+
     @Test
     void aTargetLostAfterConnectingLeavesTheSourceAuthoritative() throws Exception {
         List<String> expected = baseline(3);
@@ -243,10 +252,10 @@ class MigrationTest {
             String source = cluster.agent(2).address();
             CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
             awaitStarted();
-            // every node holds the new agent's connection; then the new agent dies before the commit
-            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(2, "127.0.0.1", () -> {}, () -> {
-                throw new IllegalStateException("target lost before the commit");
-            }));
+            // every node holds the new agent's connection; then the move fails before the commit
+            Choreography<MoveChoreography.State> move = failingMove(cluster, 2, MoveChoreography.State.AWAITING);
+            DsaException e = assertThrows(DsaException.class, move::run);
+            assertEquals(MoveChoreography.State.FAILED, move.state(), move.trace().toString());
             assertTrue(e.getMessage().contains("node 2 stays at " + source), e.getMessage());
             assertEquals(source, cluster.agent(0).view().get(2));
             assertEquals(source, cluster.agent(1).view().get(2));
@@ -262,16 +271,31 @@ class MigrationTest {
             String source = cluster.agent(1).address();
             CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
             awaitStarted();
-            DsaException e = assertThrows(DsaException.class, () -> cluster.migrate(1, "127.0.0.1", () -> {
-                throw new IllegalStateException("injected restore failure");
-            }));
-            assertTrue(e.getMessage().contains("stays at " + source) && e.getMessage().contains("injected restore failure"),
+            // the new agent installed the state, then the transfer fails: the new agent is closed
+            DsaException e = assertThrows(DsaException.class, failingMove(cluster, 1, MoveChoreography.State.TRANSFERRING)::run);
+            assertTrue(e.getMessage().contains("stays at " + source) && e.getMessage().contains("injected after transfer"),
                     e.getMessage());
             assertEquals(source, cluster.agent(1).address());
             assertEquals(source, cluster.agent(0).view().get(1), "node 0 still talks to the source");
             // the gate is free again: a later migration of the same node works
             MigrationReport m = cluster.migrate(1, "127.0.0.1");
             assertEquals(source, m.from());
+            assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = MoveChoreography.State.class, names = {"HOLDING", "EXPECTING", "TRANSFERRING", "CONNECTING"})
+    void aMoveFailingAfterAnyStepBeforeTheCommitLeavesTheSourceServing(MoveChoreography.State state) throws Exception {
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(config(3, BarrierKind.TREE))) {
+            String source = cluster.agent(2).address();
+            CompletableFuture<RunReport> run = start(cluster, new Relax(), String.valueOf(ITERATIONS));
+            awaitStarted();
+            Choreography<MoveChoreography.State> move = failingMove(cluster, 2, state);
+            assertThrows(DsaException.class, move::run);
+            assertEquals(MoveChoreography.State.FAILED, move.state(), move.trace().toString());
+            for (int j = 0; j < 3; j++) assertEquals(source, cluster.agent(j).view().get(2), "node " + j + "'s view");
             assertEquals(expected, run.get(50, TimeUnit.SECONDS).lines());
         }
     }

@@ -4,6 +4,7 @@ import io.dsa.DsaException;
 import io.dsa.agent.AgentMonitor;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.TransferReport;
+import io.dsa.agent.mobility.MoveChoreography;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
 import io.dsa.agent.transport.Transport;
@@ -38,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,8 +77,6 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public static final int STATUS_NODES_CELL = 8;
     /** The most elements one read request returns. */
     public static final int MAX_READ = 1 << 16;
-    /** System property naming a transfer step after which a new host blocks (tests only); see {@link TransferTarget}. */
-    public static final String BLOCK_AFTER_PROPERTY = "dsa.host.test.blockAfter";
     /** How long one transfer step may take. */
     static final long TRANSFER_STEP_TIMEOUT_MS = 60_000;
     /** How long a status request waits for one agent's JVM. */
@@ -111,11 +111,12 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     /** Requests this host sent to other hosts (transfer steps). */
     final Replies replies = new Replies();
     final TransferSource source = new TransferSource(this);
-    final TransferTarget target = new TransferTarget(this);
+    final TransferTarget target;
     final HostRequests requests = new HostRequests(this);
 
-    private AgentHost(HostConfig config) {
+    private AgentHost(HostConfig config, UnaryOperator<MoveChoreography.Port> movePorts) {
         this.config = config;
+        this.target = new TransferTarget(this, movePorts);
         this.secret = config.secret();
         this.defaultLimits = JobLimits.resolve(0, 0, config);
         this.workDir = WorkDir.create(config.workDir());
@@ -155,7 +156,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      * @throws DsaException when the port cannot be bound or the work directory cannot be made private
      */
     public static AgentHost start(HostConfig config) {
-        AgentHost host = new AgentHost(config);
+        return start(config, UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #start(HostConfig)} whose moves run their steps through {@code movePorts.apply(port)}:
+     * a system test's host that fails or stops at a chosen step wraps the port here.
+     */
+    static AgentHost start(HostConfig config, UnaryOperator<MoveChoreography.Port> movePorts) {
+        AgentHost host = new AgentHost(config, movePorts);
         host.prepareSpare();
         return host;
     }

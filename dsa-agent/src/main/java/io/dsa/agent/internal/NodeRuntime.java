@@ -204,13 +204,12 @@ public final class NodeRuntime implements AutoCloseable {
      * and takes the view; it joins nobody (the other nodes attach it when the move commits, see
      * {@link #connectMoved()}). {@code config} gives the node id, bind host and port.
      *
-     * @param beforeConnect run after the state is installed (a test hook for failed restores)
      */
-    public static NodeRuntime restore(DsaConfig config, AgentState state, Runnable beforeConnect) {
-        return restore(config, state, beforeConnect, NodeTransport.NETTY);
+    public static NodeRuntime restore(DsaConfig config, AgentState state) {
+        return restore(config, state, NodeTransport.NETTY);
     }
 
-    static NodeRuntime restore(DsaConfig config, AgentState state, Runnable beforeConnect, NodeTransport.Factory transports) {
+    static NodeRuntime restore(DsaConfig config, AgentState state, NodeTransport.Factory transports) {
         if (state.nodeId() >= config.nodes()) {
             throw new DsaException("agent state of node " + state.nodeId() + " is a clone's (ids >= " + config.nodes()
                     + "): restore it with restoreClone");
@@ -220,7 +219,7 @@ public final class NodeRuntime implements AutoCloseable {
                     + " threads) does not fit the agent of node " + config.nodeId() + " (" + config.nodes() + " x "
                     + config.threadsPerNode() + ")");
         }
-        return installed(new NodeRuntime(config, config.nodeId(), config.nodes(), transports), state, beforeConnect);
+        return installed(new NodeRuntime(config, config.nodeId(), config.nodes(), transports), state);
     }
 
     /** Starts a clone's agent from {@code state} (its id {@code >= config.nodes()}); then {@link #connectMoved()}. */
@@ -233,13 +232,12 @@ public final class NodeRuntime implements AutoCloseable {
             throw new DsaException("agent state of node " + state.nodeId() + " (" + state.nodes() + " nodes x " + state.threadsPerNode()
                     + " threads) is not a clone of this VM of " + config.nodes() + " x " + config.threadsPerNode());
         }
-        return installed(new NodeRuntime(config, state.nodeId(), state.nodeId() + 1, transports), state, () -> {});
+        return installed(new NodeRuntime(config, state.nodeId(), state.nodeId() + 1, transports), state);
     }
 
-    private static NodeRuntime installed(NodeRuntime rt, AgentState state, Runnable then) {
+    private static NodeRuntime installed(NodeRuntime rt, AgentState state) {
         try {
             rt.snapshots.install(state, rt.address());
-            then.run();
             return rt;
         } catch (RuntimeException e) {
             rt.close();

@@ -3,7 +3,6 @@ package io.dsa.agent.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dsa.agent.host.AgentHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,8 +97,8 @@ class HostMigrationSystemTest {
     void killingTheNewHostMidTransferLeavesTheSourceAuthoritative() throws Exception {
         Path fast = dir.resolve("fast-killed");
         CompletableFuture<Cli> run = startSlowRun("killed", fast);
-        try (HostProcess doomed = HostProcess.start("127.0.0.6", secret,
-                "-D" + AgentHost.BLOCK_AFTER_PROPERTY + "=transferAgent")) {
+        // the new host stops for good once the node's state is restored there, before the other nodes connect to it
+        try (HostProcess doomed = HostProcess.startStopping("127.0.0.6", secret, "transfer")) {
             try {
                 awaitStatus(s -> s.out().lines().filter(l -> l.startsWith("killed") && l.contains("RUNNING")).count() == 3,
                         "killed");
@@ -107,7 +106,7 @@ class HostMigrationSystemTest {
                         "--node", "1", "--hosts", address(0) + "," + address(1), "--to", doomed.address(),
                         "--secret-file", secret.toString()));
                 try {
-                    doomed.awaitOutput("blocked after transferAgent", 120_000);   // it holds node 1's state then
+                    doomed.awaitOutput("stopped after transfer", 120_000);   // it holds node 1's state then
                 } catch (IllegalStateException e) {
                     throw new AssertionError(migrate.isDone() ? "the migration ended first: " + migrate.get() : e.getMessage(), e);
                 }

@@ -48,8 +48,12 @@ final class HostProcess implements AutoCloseable {
         command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString(),
                 "--work-dir", workDir(secret).toString()));
         command.addAll(hostOptions);
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        HostProcess host = new HostProcess(p);
+        return started(command);
+    }
+
+    /** Starts {@code command} and waits until it prints the address it listens on. */
+    private static HostProcess started(List<String> command) throws IOException, InterruptedException {
+        HostProcess host = new HostProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
         try {
             host.awaitAddress(60_000);
         } catch (RuntimeException | InterruptedException e) {
@@ -57,6 +61,31 @@ final class HostProcess implements AutoCloseable {
             throw e;
         }
         return host;
+    }
+
+    /**
+     * Starts a host ({@code io.dsa.agent.host.StoppingHostMain}) whose moves stop for good after the
+     * port step {@code step}, printing {@code host ADDR stopped after STEP}; its class path is the
+     * main one plus that class and the ports it wraps (copied aside), not the other test classes.
+     */
+    static HostProcess startStopping(String bind, Path secret, String step) throws IOException, InterruptedException {
+        Path testClasses = Path.of(HostProcess.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+        Path aside = java.nio.file.Files.createTempDirectory(workDir(secret).getParent(), "stopping-host-classes");
+        for (String dir : List.of("io/dsa/agent/host", "io/dsa/agent/mobility")) {
+            java.nio.file.Files.createDirectories(aside.resolve(dir));
+            try (var files = java.nio.file.Files.list(testClasses.resolve(dir))) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    String name = f.getFileName().toString();
+                    if (name.startsWith("StoppingHostMain") || name.startsWith("ScriptedPorts")) {
+                        java.nio.file.Files.copy(f, aside.resolve(dir).resolve(name));
+                    }
+                }
+            }
+        }
+        List<String> command = List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp",
+                mainClassPath() + File.pathSeparator + aside, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "io.dsa.agent.host.StoppingHostMain", bind, secret.toString(), workDir(secret).toString(), step);
+        return started(command);
     }
 
     /** @return the base work directory of the hosts started with {@code secret} */

@@ -208,7 +208,7 @@ class InMemoryClusterTest {
         NodeRuntime monitor = nodes.get(0);
         NodeRuntime source = nodes.get(2);
         NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
-                () -> {}, network);
+                network);
         nodes.add(target);
         target.connectMoved().get(10, TimeUnit.SECONDS);
         CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);

@@ -86,7 +86,7 @@ class NodeSnapshotsTest {
                 "PartitionImage(1, 0, 0, -1, [], 32 bytes) 9");
         assertEquals(expected, describe(state));
 
-        restored = new ScriptedNode(1, f -> NodeRuntime.restore(CONFIG, state, () -> {}, f));
+        restored = new ScriptedNode(1, f -> NodeRuntime.restore(CONFIG, state, f));
         assertEquals(VIEW, restored.rt.view());
         assertEquals(expected.subList(1, 4), ArrayDirectoryTest.describe(restored.rt.arrays.images()));
         restored.connectAll();
@@ -111,11 +111,15 @@ class NodeSnapshotsTest {
         node = prepared();
         AgentState state = node.rt.snapshotForClone(2);
         assertEquals("agent state of node 2 is a clone's (ids >= 2): restore it with restoreClone", assertThrows(DsaException.class,
-                () -> NodeRuntime.restore(CONFIG, state, () -> {}, new InMemoryNetwork())).getMessage());
+                () -> NodeRuntime.restore(CONFIG, state, new InMemoryNetwork())).getMessage());
         AgentState own = new AgentState(1, "vm", 1, 3, 2, VIEW, List.of(), List.of(), state.barriers());
         assertEquals("agent state of node 1 (3 nodes x 2 threads) does not fit the agent of node 1 (2 x 2)",
-                assertThrows(DsaException.class, () -> NodeRuntime.restore(CONFIG, own, () -> {}, new InMemoryNetwork())).getMessage());
-        AgentState fits = new AgentState(1, "vm", 1, 2, 2, VIEW, List.of(), List.of(), state.barriers());
+                assertThrows(DsaException.class, () -> NodeRuntime.restore(CONFIG, own, new InMemoryNetwork())).getMessage());
+        // fits the agent, but one partition image does not fit its array: the install fails after the transport bound
+        AgentState.ArrayImage a = state.arrays().get(0);
+        AgentState.ArrayImage broken = new AgentState.ArrayImage(a.id(), a.name(), a.params(),
+                List.of(new AgentState.PartitionImage(99, AgentState.ROLE_HOME, 0, -1, new int[0], null)));
+        AgentState fits = new AgentState(1, "vm", 1, 2, 2, VIEW, List.of(broken), List.of(), state.barriers());
         java.util.concurrent.atomic.AtomicBoolean transportClosed = new java.util.concurrent.atomic.AtomicBoolean();
         NodeTransport.Factory recording = (c, id) -> new NodeTransport() {
             @Override public IoThread ioThread() { return IoThread.CALLER; }
@@ -126,9 +130,8 @@ class NodeSnapshotsTest {
             }
             @Override public void close() { transportClosed.set(true); }
         };
-        assertEquals("injected", assertThrows(IllegalStateException.class, () -> NodeRuntime.restore(CONFIG, fits, () -> {
-            throw new IllegalStateException("injected");
-        }, recording)).getMessage());
+        assertEquals("agent state: partition 99 of array 'A' out of range [0, 2)", assertThrows(DsaException.class,
+                () -> NodeRuntime.restore(CONFIG, fits, recording)).getMessage());
         assertTrue(transportClosed.get(), "the new agent is closed: the old one stays authoritative");
     }
 }
