@@ -38,8 +38,6 @@ abstract class RecordProtection {
     private long keyUpdates;
     private long sequence;
     private long bytesUnderKey;
-    /** Whether this direction has asked for the {@link RecordLayerWarmup} (at its first large record). */
-    private boolean warmupAsked;
 
     RecordProtection(byte[] trafficSecret, long recordsPerKey, long bytesPerKey) {
         if (trafficSecret.length != Hkdf.HASH_BYTES) {
@@ -80,7 +78,6 @@ abstract class RecordProtection {
      * buffer's writer index) that receive the tag.
      */
     final void seal(ByteBuf record, int headerIndex, int frameLength) {
-        warmUpAt(frameLength);
         try {
             sealRecord(record, headerIndex, frameLength, sequence);
         } catch (GeneralSecurityException e) {
@@ -96,7 +93,6 @@ abstract class RecordProtection {
      * @return whether the record is authentic; if not, the connection must not read on
      */
     final boolean open(ByteBuf record, int headerIndex, int frameLength) {
-        warmUpAt(frameLength);
         boolean authentic;
         try {
             authentic = openRecord(record, headerIndex, frameLength, sequence);
@@ -107,13 +103,6 @@ abstract class RecordProtection {
             advance(frameLength);
         }
         return authentic;
-    }
-
-    private void warmUpAt(int frameLength) {
-        if (!warmupAsked && frameLength >= RecordLayerWarmup.TRIGGER_FRAME_BYTES) {
-            warmupAsked = true;
-            RecordLayerWarmup.startOnce();
-        }
     }
 
     /** Puts {@code key} and {@code iv} in place for the records that follow. */
