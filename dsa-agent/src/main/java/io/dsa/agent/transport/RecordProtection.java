@@ -60,7 +60,7 @@ abstract class RecordProtection {
     static RecordProtection create(TransportSecurity security, byte[] trafficSecret, long recordsPerKey, long bytesPerKey) {
         RecordProtection p = switch (security) {
             case ENCRYPT -> new GcmRecordProtection(trafficSecret, recordsPerKey, bytesPerKey);
-            case MAC -> new HmacRecordProtection(trafficSecret, recordsPerKey, bytesPerKey);
+            case MAC -> new MacRecordProtection(trafficSecret, recordsPerKey, bytesPerKey);
         };
         p.installCurrentKey();
         return p;

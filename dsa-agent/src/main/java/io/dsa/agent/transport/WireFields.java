@@ -131,6 +131,11 @@ final class WireFields {
     static TransportSecurity readSecurity(ByteBuf in) {
         int code = in.readUnsignedByte();
         TransportSecurity security = TransportSecurity.fromCode(code);
+        if (code == TransportSecurity.RETIRED_MAC_CODE) {
+            throw new CorruptedFrameException("transport security code " + code + " is MAC with HMAC-SHA256 on every"
+                    + " frame, which this build no longer speaks (its MAC is code " + TransportSecurity.MAC.code()
+                    + "): the peer runs an older DSA build");
+        }
         if (security == null) {
             throw new CorruptedFrameException("unknown transport security code " + code + ", expected one of "
                     + Arrays.stream(TransportSecurity.values()).map(t -> t.code() + " (" + t + ")").toList());

@@ -33,12 +33,13 @@ import io.netty.handler.codec.CorruptedFrameException;
  * |  the whole frame above: AES-256-GCM ciphertext (ENCRYPT)      |
  * |  or the frame in clear (MAC) ...                              |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |  tag: 16 bytes, GCM tag (ENCRYPT) or                          |
- * |  HMAC-SHA256(key, seq | header | frame)[0..16) (MAC)          |
+ * |  tag: 16 bytes, GCM tag (ENCRYPT); in MAC: frames < 4 KiB     |
+ * |  HMAC-SHA256(hmacKey, seq | header | frame)[0..16), larger    |
+ * |  ones the GCM tag of the frame, its ciphertext not sent       |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
  * The record's sequence number {@code seq} (int64, per direction, from 0 for each key) is never
- * sent: it makes the GCM nonce ({@code iv XOR seq}) or enters the MAC.
+ * sent: it makes the GCM nonce ({@code iv XOR seq}) or enters the HMAC ({@link MacRecordProtection}).
  *
  * <p>A HEARTBEAT frame (type 5, after authentication) carries one int32, the interval in
  * milliseconds at which the sender wants the peer's heartbeats ({@link HeartbeatMessage}), in

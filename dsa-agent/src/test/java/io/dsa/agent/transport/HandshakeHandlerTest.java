@@ -324,6 +324,23 @@ class HandshakeHandlerTest {
     }
 
     @Test
+    void dialerRejectsAnAcceptorOfTheHmacOnlyMacModeNamingIt() throws Exception {
+        // What a build whose MAC mode tagged every frame with HMAC-SHA256 sends first: its CHALLENGE with security code 2.
+        CompletableFuture<Connection> connected = new CompletableFuture<>();
+        EmbeddedChannel ch = channel(config(3, TransportSecurity.MAC),
+                HandshakeHandler.forDialer(config(3, TransportSecurity.MAC), new RecordingHandler(), connected, "old:1"));
+        ByteBuf old = Unpooled.buffer();
+        old.writeInt(2 + 4 + 1 + 4 + 32).writeByte(WireFormat.VERSION).writeByte(MessageType.CHALLENGE.code())
+                .writeInt(WireFormat.VERSION).writeByte(TransportSecurity.RETIRED_MAC_CODE).writeInt(32).writeZero(32);
+        ch.writeInbound(old);
+        assertNull(ch.readOutbound(), "no HELLO to a peer whose records this build cannot open");
+        String reason = assertThrows(ExecutionException.class, connected::get).getCause().getMessage();
+        assertTrue(reason.contains("transport security code 2 is MAC with HMAC-SHA256 on every frame, which this build no"
+                + " longer speaks (its MAC is code 3): the peer runs an older DSA build"), reason);
+        assertFalse(ch.finish());
+    }
+
+    @Test
     void acceptorClosesAVersion1HelloWithAClearReason() throws Exception {
         RecordingHandler recorder = new RecordingHandler();
         EmbeddedChannel ch = acceptor(config(0), recorder);
