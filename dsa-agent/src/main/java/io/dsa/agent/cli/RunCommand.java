@@ -119,7 +119,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--max-restarts", paramLabel = "K", defaultValue = "" + Restarts.DEFAULT_MAX_RESTARTS,
             description = {"With --checkpoint-every (or --restart-from): when a node is lost (its process killed or silent for the"
                     + " failure timeout), end every node and restart the whole VM from the newest complete checkpoint, at most"
-                    + " K times; 0: never; from 0 to " + Restarts.MAX_RESTARTS + " (default: ${DEFAULT-VALUE})."})
+                    + " K times; 0: never; from 0 to " + Restarts.MAX_RESTARTS + " (default: ${DEFAULT-VALUE}).",
+                "With --hosts, also when a host is lost: its nodes restart on the hosts of their buddies, which keep copies"
+                    + " of their checkpoint files (docs/failures.md)."})
     int maxRestarts;
 
     /** The checkpoint this run starts from ({@code --restart-from}), or null. */
@@ -130,9 +132,9 @@ final class RunCommand implements Callable<Integer> {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
             metrics.validate(spec);
             Checks.range(spec, "--max-restarts", maxRestarts, 0, Restarts.MAX_RESTARTS);
-            if (hostsOption != null && (restartFrom != null || job.checkpointEvery > 0)) {
-                throw Checks.usage(spec, "--checkpoint-every and --restart-from with --hosts: not built yet (docs/failures.md); run on"
-                        + " this machine");
+            if (hostsOption != null && restartFrom != null) {
+                throw Checks.usage(spec, "--restart-from with --hosts: not built yet (docs/failures.md); a VM on hosts restarts"
+                        + " automatically after a lost node or host, with --checkpoint-every");
             }
             if (restartFrom != null) {
                 if (inProcess) throw Checks.usage(spec, "--restart-from with --in-process: not built yet; restart with node processes");
@@ -202,12 +204,13 @@ final class RunCommand implements Callable<Integer> {
                     + " sets " + SshLauncher.COMMAND_ENV + " to its own path)");
         }
         PrintWriter out = spec.commandLine().getOut();
+        Restarts.prepareHostCheckpoints(spec, job, programType, hosts, out);
         try {
             byte[] jar = jarFile != null ? JobJar.read(jarFile)
                     : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
-            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, out).run(programType, jar);
             try (SshLauncher daemons = SshLauncher.start(hosts, ssh, remote, secret, job.security.arguments(), out)) {
-                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, out).run(programType, jar);
             }
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));

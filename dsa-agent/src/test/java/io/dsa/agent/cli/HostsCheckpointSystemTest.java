@@ -1,0 +1,158 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.agent.checkpoint.CheckpointManifest;
+import io.dsa.agent.checkpoint.CheckpointStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dsa run --hosts ... --checkpoint-every} (docs/failures.md, "Checkpoints on hosts" and
+ * "Restart on hosts"): {@code dsa host} processes on 127.0.0.2 and 127.0.0.3, each with a
+ * checkpoint directory of its own (the default, in its private work directory), run the resumable
+ * relaxation of {@code MigrationTest} (node 0 reports the bits of its result), whose in-process
+ * run is the reference.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class HostsCheckpointSystemTest {
+    private static final String RELAX = "io.dsa.agent.MigrationTest$Relax";
+
+    @TempDir
+    static Path dir;
+    static Path secret;
+    static final List<HostProcess> hosts = new ArrayList<>();
+
+    @BeforeAll
+    static void startHosts() throws Exception {
+        secret = HostProcess.newSecret(dir.resolve("secret"));
+        HostProcess.startAll(2, 3, secret, hosts);
+    }
+
+    @AfterAll
+    static void stopHosts() throws Exception {
+        HostProcess.closeAll(hosts);
+    }
+
+    private static String result(Cli cli) {
+        return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
+    }
+
+    private static String reference(String iterations) {
+        Cli cli = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", RELAX, iterations);
+        assertEquals(0, cli.exitCode(), cli.toString());
+        return result(cli);
+    }
+
+    /** @return the default checkpoint directory of VM {@code vm} on {@code host} */
+    private static Path checkpoints(HostProcess host, String vm) { return host.hostDir(secret).resolve("checkpoints-" + vm); }
+
+    @Test
+    void eachHostKeepsItsNodesFilesAndTheBuddyCopiesOfTheOtherHostsNodes() throws Exception {
+        String expected = reference("300");
+        HostProcess a = hosts.get(0);
+        HostProcess b = hosts.get(1);
+        Cli cli = Cli.execute("run", "--hosts", a.address() + "," + b.address(), "--threads", "1", "--vm", "ck-files",
+                "--checkpoint-every", "100", "--secret-file", secret.toString(), "--timeout", "120", RELAX, "300");
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertEquals(expected, result(cli));
+        assertTrue(cli.out().contains("checkpoints: every 100 global barriers into checkpoints-ck-files in each host's private work"
+                + " directory (host-PID), each node's file also copied to its buddy on another host (0->1, 1->0)"), cli.out());
+        assertTrue(cli.out().contains("first complete checkpoint at epoch 100: " + checkpoints(a, "ck-files") + "/epoch-100 on host "
+                + a.address()), cli.out());
+        // The two newest complete ones on each host: node 0's file and node 1's copy on a, the other way round on b.
+        assertHolds(checkpoints(a, "ck-files"), List.of(CheckpointStore.nodeFile(0), CheckpointStore.buddyFile(1)),
+                List.of(CheckpointStore.nodeFile(1), CheckpointStore.buddyFile(0)));
+        assertHolds(checkpoints(b, "ck-files"), List.of(CheckpointStore.nodeFile(1), CheckpointStore.buddyFile(0)),
+                List.of(CheckpointStore.nodeFile(0), CheckpointStore.buddyFile(1)));
+        // A copy is the node's file, byte for byte.
+        Path epoch = CheckpointStore.epochDir(checkpoints(a, "ck-files"), 300);
+        assertTrue(java.util.Arrays.equals(Files.readAllBytes(epoch.resolve(CheckpointStore.nodeFile(0))),
+                Files.readAllBytes(CheckpointStore.epochDir(checkpoints(b, "ck-files"), 300).resolve(CheckpointStore.buddyFile(0)))));
+    }
+
+    private static void assertHolds(Path checkpoints, List<String> files, List<String> absent) {
+        assertEquals(List.of(300L, 200L), CheckpointStore.epochs(checkpoints), checkpoints.toString());
+        for (long e : List.of(300L, 200L)) {
+            Path d = CheckpointStore.epochDir(checkpoints, e);
+            CheckpointManifest m = CheckpointStore.manifest(d);
+            assertEquals(5, m.files().size(), m.toString());   // 2 node files, 2 copies, the monitor's
+            for (String f : files) assertTrue(Files.exists(d.resolve(f)), d.resolve(f) + " exists");
+            for (String f : absent) assertFalse(Files.exists(d.resolve(f)), d.resolve(f) + " is on the other host only");
+            assertTrue(Files.exists(d.resolve(CheckpointStore.MONITOR_FILE)), d + " holds the monitor's file");
+            CheckpointStore.forNode(checkpoints, e, 0);
+            CheckpointStore.forNode(checkpoints, e, 1);   // verifies the node's own file or the copy
+        }
+    }
+
+    /**
+     * A host killed by PID (SIGKILL; its node's JVM ends with it) after the first complete
+     * checkpoint: its node restarts on the other host from the copy kept there, and the run ends
+     * with the uninterrupted run's result.
+     */
+    @Test
+    void aHostKilledAfterACheckpointIsSurvivedOnTheRemainingHostWithTheSameResult() throws Exception {
+        String iterations = "1500";
+        String expected = reference(iterations);
+        HostProcess a = hosts.get(0);
+        try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
+            CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts", a.address() + ","
+                    + doomed.address(), "--threads", "1", "--vm", "ck-kill", "--checkpoint-every", "50", "--failure-timeout-ms", "1500",
+                    "--secret-file", secret.toString(), "--timeout", "200", RELAX, iterations));
+            Path onA = checkpoints(a, "ck-kill");
+            // The second complete one: node 0 told the launcher of the first long before (the launcher restarts from one it heard of).
+            Poll.until("the checkpoint at epoch 100 in " + onA, () -> CheckpointStore.isComplete(onA, 100) || run.isDone(), done -> done,
+                    120_000, 2);
+            assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
+            doomed.close();   // SIGKILL by PID
+            Cli cli = run.get(200, TimeUnit.SECONDS);
+            System.out.println("HostsCheckpointSystemTest: host " + doomed.address() + " killed; " + cli.out().lines()
+                    .filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node")
+                            || l.startsWith("node lost")).toList());
+            assertEquals(0, cli.exitCode(), cli.toString());
+            assertTrue(cli.out().contains("node lost: "), cli.toString());
+            assertTrue(cli.out().contains("(lost: [" + doomed.address() + "])"), cli.toString());
+            assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + a.address()), cli.toString());
+            assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
+            assertTrue(cli.out().contains("result: OK"), cli.toString());
+            assertEquals(expected, result(cli));
+        }
+    }
+
+    @Test
+    void checkpointsOnOneHostAreRefusedForWantOfABuddyOnAnother() {
+        String host = hosts.get(0).address();
+        Cli cli = Cli.execute("run", "--hosts", host, "--nodes", "2", "--checkpoint-every", "10", "--secret-file", secret.toString(),
+                RELAX, "10");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--checkpoint-every with --hosts needs nodes on two hosts or more") && cli.err().contains(
+                "all 2 node(s) run on " + host), cli.toString());
+    }
+
+    @Test
+    void aRelativeCheckpointDirectoryOnHostsIsRefusedNamingIt() {
+        Cli cli = Cli.execute("run", "--hosts", hosts.get(0).address() + "," + hosts.get(1).address(), "--checkpoint-every", "10",
+                "--checkpoint-dir", "relative/ck", "--secret-file", secret.toString(), RELAX, "10");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--checkpoint-dir relative/ck with --hosts: an absolute path is needed"), cli.toString());
+    }
+
+    @Test
+    void checkpointsOnHostsOfAProgramThatIsNotResumableAreRefusedNamingIt() {
+        Cli cli = Cli.execute("run", "--hosts", hosts.get(0).address() + "," + hosts.get(1).address(), "--checkpoint-every", "5",
+                "--secret-file", secret.toString(), "io.dsa.agent.faults.FaultPrograms$Churn");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("program io.dsa.agent.faults.FaultPrograms$Churn is not resumable()"), cli.toString());
+    }
+}
