@@ -32,6 +32,8 @@ final class HostsRun {
     static final long HOST_WAIT_MS = 30_000;
     /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
     static final long STOP_ON_EXIT_MS = 5_000;
+    /** {@link Attempt#restartEpoch}: node 0 restarts from its host's newest complete checkpoint, the others from its epoch. */
+    static final long NEWEST = -1;
     /** How long a host has to take the connection and answer a stop of the VM (the hosts are asked in parallel). */
     static final long STOP_VM_MS = 2_000;
     /** Threads that ask the hosts to stop, one per host at once; daemons, so a host that never answers holds up no exit. */
@@ -51,6 +53,8 @@ final class HostsRun {
     private final ProgressPrinter progress;
     /** The restart after a lost node or host (with checkpoints; docs/failures.md, "Restart on hosts"). */
     private final HostRestart restart;
+    /** {@code --restart-from}: the first VM restarts from the newest complete checkpoint on node 0's host. */
+    private final boolean restartFromNewest;
     /** The VM being formed or run: the first, or the one restarted last. Events of older ones are ignored. */
     private volatile Attempt current;
     /** The epoch of the newest complete checkpoint node 0 reported (0: none yet). */
@@ -67,7 +71,7 @@ final class HostsRun {
         final HostPlacement placement;
         /** Element k: node k's checkpoint buddy; null without checkpoints or buddies. */
         final int[] buddies;
-        /** The checkpoint epoch the nodes restart from; 0 for a fresh start. */
+        /** The checkpoint epoch the nodes restart from; 0 for a fresh start; {@link #NEWEST}: node 0's newest. */
         final long restartEpoch;
         final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
         final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
@@ -111,8 +115,12 @@ final class HostsRun {
      * @param heapBytes each node's heap, 0 for the hosts' default
      * @param cpus each node's processors, 0 for the hosts' default
      * @param maxRestarts restarts after lost nodes with checkpoints ({@code --max-restarts})
+     * @param restartFromNewest {@code --restart-from}: node 0 restarts from the newest complete checkpoint in
+     *        {@code job.checkpointDir} on its host, the other nodes from the same epoch on theirs
      */
-    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, long heapBytes, int cpus, int maxRestarts, PrintWriter out) {
+    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, long heapBytes, int cpus, int maxRestarts, boolean restartFromNewest,
+            PrintWriter out) {
+        this.restartFromNewest = restartFromNewest;
         this.job = job;
         this.hosts = hosts;
         this.secret = secret;
@@ -158,7 +166,7 @@ final class HostsRun {
             for (CompletableFuture<HostJobEventMessage> f : a.started.values()) f.completeExceptionally(new DsaException(why));
         });
         HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
-        current = new Attempt(0, placement, buddies(placement), 0);
+        current = new Attempt(0, placement, buddies(placement), restartFromNewest ? NEWEST : 0);
         try {
             for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
         } catch (RuntimeException e) {
@@ -225,6 +233,10 @@ final class HostsRun {
                 HostJobEventMessage e = await(a.started.get(0), deadlineNs);
                 monitor = e.text();
                 out.println("node 0 (monitor) on host " + h + " at " + monitor);
+                if (a.restartEpoch == NEWEST) {
+                    out.println("restarting from " + checkpointWhere + "/epoch-" + checkpointEpoch + ", the newest complete checkpoint on"
+                            + " node 0's host; the other nodes from the same epoch on theirs");
+                }
                 out.flush();
             }
         }
@@ -294,12 +306,13 @@ final class HostsRun {
                 "machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads))));
         if (job.checkpointEvery > 0) {
             options.add("checkpointEvery=" + job.checkpointEvery);
-            if (job.checkpointDir != null) options.add("checkpointDir=" + job.checkpointDir);
             if (a.buddies != null) {
                 options.add("buddies=" + String.join(",", java.util.Arrays.stream(a.buddies).mapToObj(Integer::toString).toList()));
             }
         }
-        if (a.restartEpoch > 0) options.add("restartEpoch=" + a.restartEpoch);
+        if (job.checkpointDir != null && (job.checkpointEvery > 0 || a.restartEpoch != 0)) options.add("checkpointDir=" + job.checkpointDir);
+        if (a.restartEpoch == NEWEST) options.add("restartEpoch=" + (node == 0 ? "newest" : Long.toString(checkpointEpoch)));
+        else if (a.restartEpoch > 0) options.add("restartEpoch=" + a.restartEpoch);
         return options;
     }
 
@@ -335,7 +348,8 @@ final class HostsRun {
     private void onCheckpointed(Attempt a, HostJobEventMessage e) {
         long epoch = Long.parseLong(e.text());
         if (epoch <= checkpointEpoch) return;
-        if (checkpointWhere == null && !e.lines().isEmpty()) {
+        boolean restartsFromIt = a.restartEpoch == NEWEST && !a.started.get(0).isDone();   // node 0's newest, for --restart-from
+        if (checkpointWhere == null && !e.lines().isEmpty() && !restartsFromIt) {
             out.println("first complete checkpoint at epoch " + epoch + ": " + e.lines().get(0) + "/epoch-" + epoch + " on host " + a.host(0)
                     + ", and a copy of each node's file on its buddy's host");
             out.flush();

@@ -113,7 +113,10 @@ final class RunCommand implements Callable<Integer> {
             description = {"Restart a whole VM from the newest complete checkpoint in DIR (a --checkpoint-dir): same program,"
                     + " arguments and shape, recorded there; a damaged or incomplete checkpoint is refused, naming the file,"
                     + " and the one before it taken. The run goes on taking checkpoints into DIR (at the interval recorded,"
-                    + " unless --checkpoint-every says otherwise)."})
+                    + " unless --checkpoint-every says otherwise).",
+                "With --hosts: DIR (absolute) on each host; give PROGRAM, its arguments and the shape again (each node checks them"
+                    + " against the manifest); node 0 takes its host's newest complete checkpoint and the others the same epoch;"
+                    + " checkpoints go on only with --checkpoint-every."})
     Path restartFrom;
 
     @Option(names = "--max-restarts", paramLabel = "K", defaultValue = "" + Restarts.DEFAULT_MAX_RESTARTS,
@@ -132,11 +135,7 @@ final class RunCommand implements Callable<Integer> {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
             metrics.validate(spec);
             Checks.range(spec, "--max-restarts", maxRestarts, 0, Restarts.MAX_RESTARTS);
-            if (hostsOption != null && restartFrom != null) {
-                throw Checks.usage(spec, "--restart-from with --hosts: not built yet (docs/failures.md); a VM on hosts restarts"
-                        + " automatically after a lost node or host, with --checkpoint-every");
-            }
-            if (restartFrom != null) {
+            if (restartFrom != null && hostsOption == null) {
                 if (inProcess) throw Checks.usage(spec, "--restart-from with --in-process: not built yet; restart with node processes");
                 restartCheckpoint = Restarts.resolve(spec, job, restartFrom, spec.commandLine().getOut());
                 if (restartCheckpoint == null) {
@@ -204,13 +203,24 @@ final class RunCommand implements Callable<Integer> {
                     + " sets " + SshLauncher.COMMAND_ENV + " to its own path)");
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (restartFrom != null) {
+            if (!restartFrom.isAbsolute()) {
+                throw Checks.usage(spec, "--restart-from " + restartFrom + " with --hosts: an absolute path is needed (each host reads it"
+                        + " on its own disk)");
+            }
+            if (job.checkpointDir != null && !job.checkpointDir.equals(restartFrom)) {
+                throw Checks.usage(spec, "--checkpoint-dir with --restart-from: checkpoints go on into " + restartFrom);
+            }
+            job.checkpointDir = job.checkpointEvery > 0 ? restartFrom : null;
+        }
         Restarts.prepareHostCheckpoints(spec, job, programType, hosts, out);
+        if (restartFrom != null) job.checkpointDir = restartFrom;
         try {
             byte[] jar = jarFile != null ? JobJar.read(jarFile)
                     : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
-            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, out).run(programType, jar);
+            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
             try (SshLauncher daemons = SshLauncher.start(hosts, ssh, remote, secret, job.security.arguments(), out)) {
-                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, out).run(programType, jar);
+                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
             }
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));

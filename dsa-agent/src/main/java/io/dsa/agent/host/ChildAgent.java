@@ -64,6 +64,8 @@ import java.util.function.Supplier;
 final class ChildAgent {
     /** The launch option that restarts the node from the checkpoint at an epoch in its checkpoint directory. */
     static final String RESTART_EPOCH = "restartEpoch";
+    /** {@link #restartEpoch}: the newest complete checkpoint ({@code restartEpoch=newest}, node 0 of {@code --restart-from}). */
+    static final long NEWEST = -1;
     /** How long a step that waits on the VM (a safe point, a connection) may take. */
     static final long STEP_TIMEOUT_MS = AgentHost.TRANSFER_STEP_TIMEOUT_MS;
 
@@ -108,28 +110,81 @@ final class ChildAgent {
                     Long.toString(epoch), List.of(dir), new long[0]))).build();
         }
         long restartEpoch = restartEpoch(m);
-        agent = restartEpoch == 0 ? DsaAgent.start(built)
-                : DsaAgent.restart(built, CheckpointStore.forNode(built.checkpointDir(), restartEpoch, m.nodeId()));
+        if (restartEpoch == 0) {
+            agent = DsaAgent.start(built);
+        } else {
+            CheckpointStore.Checkpoint cp = restartCheckpoint(m, built, restartEpoch);
+            restartEpoch = cp.manifest().epoch();
+            if (restartEpoch(m) == NEWEST) {   // --restart-from: the launcher starts the others from the epoch node 0 took
+                host.send(new HostJobEventMessage(0, 0, HostJobEventMessage.CHECKPOINTED, Long.toString(restartEpoch),
+                        List.of(cp.dir().getParent().toString()), new long[0]));
+            }
+            agent = DsaAgent.restart(built, cp);
+        }
         host.send(new AgentStartedMessage(m.requestId(), agent.address(), program.resumable()));   // before any outcome
         DsaAgent started = agent;
+        long resumeEpoch = restartEpoch;
         if (restartEpoch == 0) {
             startRunner(() -> started.run(program, m.args()));
         } else {
             if (m.nodeId() == 0) {
                 started.formed().thenRunAsync(() -> host.send(new HostJobEventMessage(0, 0, HostJobEventMessage.RESUMED,
-                        Long.toString(restartEpoch), List.of(), new long[0])));   // not on the I/O thread that completes it
+                        Long.toString(resumeEpoch), List.of(), new long[0])));   // not on the I/O thread that completes it
             }
             startRunner(() -> started.resume(program, m.args()));
         }
         return null;
     }
 
-    /** @return the epoch of the checkpoint the launch restarts from (option {@code restartEpoch=E}), 0 for a fresh start */
+    /**
+     * @return the epoch of the checkpoint the launch restarts from (option {@code restartEpoch=E}),
+     *         {@link #NEWEST} for the newest complete one in this host's directory, 0 for a fresh start
+     */
     static long restartEpoch(AgentLaunchMessage m) {
+        String value = option(m, RESTART_EPOCH);
+        return value == null ? 0 : value.equals("newest") ? NEWEST : Long.parseLong(value);
+    }
+
+    private static String option(AgentLaunchMessage m, String key) {
         for (String option : m.options()) {
-            if (option.startsWith(RESTART_EPOCH + "=")) return Long.parseLong(option.substring(RESTART_EPOCH.length() + 1));
+            if (option.startsWith(key + "=")) return option.substring(key.length() + 1);
         }
-        return 0;
+        return null;
+    }
+
+    /**
+     * The checkpoint this node restarts from, in this host's checkpoint directory: at {@code epoch},
+     * or the newest whose files for this node verify; checked against the launch (program,
+     * arguments, shape).
+     *
+     * @throws DsaException naming the directory, the file or the value that does not fit
+     */
+    static CheckpointStore.Checkpoint restartCheckpoint(AgentLaunchMessage m, DsaConfig config, long epoch) {
+        Path dir = config.checkpointDir() != null ? config.checkpointDir()
+                : checkpointDirectory(m, java.util.Objects.requireNonNullElse(option(m, "checkpointDir"), ""));
+        CheckpointStore.Checkpoint cp = null;
+        List<String> refused = new ArrayList<>();
+        if (epoch != NEWEST) {
+            cp = CheckpointStore.forNode(dir, epoch, m.nodeId());
+        } else {
+            for (long e : CheckpointStore.epochs(dir)) {
+                try {
+                    cp = CheckpointStore.forNode(dir, e, m.nodeId());
+                    break;
+                } catch (DsaException ex) {
+                    refused.add("checkpoint " + CheckpointStore.epochDir(dir, e) + " refused: " + ex.getMessage());
+                }
+            }
+            if (cp == null) throw new DsaException("no complete checkpoint for node " + m.nodeId() + " in " + dir + refused);
+        }
+        io.dsa.agent.checkpoint.CheckpointManifest c = cp.manifest();
+        if (!c.program().equals(m.programClass()) || !c.args().equals(m.args()) || c.nodes() != m.nodes()
+                || c.threadsPerNode() != m.threadsPerNode()) {
+            throw new DsaException("checkpoint " + cp.dir() + " is of " + c.program() + " " + c.args() + " on " + c.nodes() + " nodes x "
+                    + c.threadsPerNode() + " threads, not of " + m.programClass() + " " + m.args() + " on " + m.nodes() + " nodes x "
+                    + m.threadsPerNode() + " threads");
+        }
+        return cp;
     }
 
     /**
@@ -433,7 +488,9 @@ final class ChildAgent {
                     case "checkpointDir" -> checkpointDir = value;
                     case "buddies" -> config.checkpointBuddies(java.util.Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray());
                     case RESTART_EPOCH -> {
-                        if (Long.parseLong(value) < 1) throw new IllegalArgumentException("epoch " + value + " out of range [1, 2^63)");
+                        if (!value.equals("newest") && Long.parseLong(value) < 1) {
+                            throw new IllegalArgumentException("epoch " + value + " out of range [1, 2^63) (or 'newest')");
+                        }
                     }
                     default -> throw new DsaException("unknown job option '" + option + "'; known: barrier, fanout, proxy, wait,"
                             + " prefetchWindow, startupTimeoutMs, maxFrameBytes, failureTimeoutMs, hosts, machineThreads, checkpointEvery,"

@@ -49,10 +49,15 @@ class HostsCheckpointSystemTest {
         return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
     }
 
+    /** Result lines of uninterrupted runs by iteration count: the tests share them. */
+    private static final java.util.Map<String, String> REFERENCES = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static String reference(String iterations) {
-        Cli cli = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", RELAX, iterations);
-        assertEquals(0, cli.exitCode(), cli.toString());
-        return result(cli);
+        return REFERENCES.computeIfAbsent(iterations, n -> {
+            Cli cli = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", RELAX, n);
+            assertEquals(0, cli.exitCode(), cli.toString());
+            return result(cli);
+        });
     }
 
     /** @return the default checkpoint directory of VM {@code vm} on {@code host} */
@@ -128,6 +133,41 @@ class HostsCheckpointSystemTest {
             assertTrue(cli.out().contains("result: OK"), cli.toString());
             assertEquals(expected, result(cli));
         }
+    }
+
+    /**
+     * {@code --restart-from} a directory named with {@code --checkpoint-dir} (here one path both
+     * hosts share, as on one machine): node 0 refuses the newest checkpoint, whose file of it is
+     * damaged, takes the one before, and node 1 restarts from the same epoch.
+     */
+    @Test
+    void restartFromADirectoryOnTheHostsTakesNodeZerosNewestIntactCheckpointWithTheSameResult() throws Exception {
+        String expected = reference("300");
+        String hostList = hosts.get(0).address() + "," + hosts.get(1).address();
+        Path shared = dir.resolve("shared-checkpoints").toAbsolutePath();
+        Cli first = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--checkpoint-every", "100",
+                "--checkpoint-dir", shared.toString(), "--secret-file", secret.toString(), "--timeout", "120", RELAX, "300");
+        assertEquals(0, first.exitCode(), first.toString());
+        assertEquals(List.of(300L, 200L), CheckpointStore.epochs(shared));
+        Path damaged = CheckpointStore.epochDir(shared, 300).resolve(CheckpointStore.nodeFile(0));
+        byte[] bytes = Files.readAllBytes(damaged);
+        bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
+        Files.write(damaged, bytes);
+
+        Cli cli = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--restart-from", shared.toString(),
+                "--secret-file", secret.toString(), "--timeout", "120", RELAX, "300");
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("restarting from " + shared + "/epoch-200, the newest complete checkpoint on node 0's host"),
+                cli.toString());
+        assertEquals(expected, result(cli));
+    }
+
+    @Test
+    void restartFromOnHostsWithoutTheProgramIsRefusedSayingWhy() {
+        Cli cli = Cli.execute("run", "--hosts", hosts.get(0).address() + "," + hosts.get(1).address(), "--restart-from",
+                dir.toAbsolutePath().toString(), "--secret-file", secret.toString());
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("Missing required parameter: 'PROGRAM'"), cli.toString());   // the hosts' manifests are on their disks
     }
 
     @Test

@@ -67,6 +67,6 @@ class HostJobOptionsTest {
         assertTrue(count.getMessage().startsWith("checkpoint buddies [1, 0]: one per node, 3 expected"), count.getMessage());
         DsaException epoch = assertThrows(DsaException.class, () -> ChildAgent.config(launch(0, List.of("restartEpoch=0")), SECRET,
                 TransportSecurity.MAC));
-        assertTrue(epoch.getMessage().contains("restartEpoch=0") && epoch.getMessage().contains("out of range [1, 2^63)"), epoch.getMessage());
+        assertTrue(epoch.getMessage().contains("restartEpoch=0") && epoch.getMessage().contains("out of range [1, 2^63) (or 'newest')"), epoch.getMessage());
     }
 }
