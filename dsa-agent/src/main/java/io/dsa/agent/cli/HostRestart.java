@@ -90,7 +90,7 @@ final class HostRestart {
     /** Node 0 said the VM formed again and resumes at {@code epoch}. Any thread. */
     synchronized void onResumed(long epoch) {
         if (state != State.FORMING && state != State.STARTING) return;   // a late event of an attempt given up
-        if (state == State.STARTING) state = State.FORMING;   // node 0's event may overtake the last STARTED
+        if (state == State.STARTING) transitionTo(State.FORMING, null);   // node 0's event may overtake the last STARTED
         transitionTo(State.RUNNING, String.format("recovered: the VM formed again and resumes at epoch %d, %.1f ms after the failure's verdict",
                 epoch, sinceVerdictMs()));
     }
