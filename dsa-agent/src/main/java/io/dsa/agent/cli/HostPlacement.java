@@ -74,6 +74,16 @@ final class HostPlacement {
     }
 
     /**
+     * @return this placement with each host in {@code spares}' keys replaced by its value (a spare
+     *         taking a lost host's place)
+     */
+    HostPlacement replacing(java.util.Map<HostPort, HostPort> spares) {
+        HostPort[] next = hostOf.clone();
+        for (int k = 0; k < next.length; k++) next[k] = spares.getOrDefault(next[k], next[k]);
+        return new HostPlacement(next);
+    }
+
+    /**
      * @return the threads of this VM on node {@code node}'s host: its workers plus one I/O thread,
      *         over every node of the VM that host runs ({@link DsaConfig.Builder#machineThreads})
      */

@@ -53,6 +53,9 @@ final class HostsRun {
     private final ProgressPrinter progress;
     /** The restart after a lost node or host (with checkpoints; docs/failures.md, "Restart on hosts"). */
     private final HostRestart restart;
+    /** {@code --spare}: hosts that take lost hosts' places, and those not taken yet (launcher thread only). */
+    private final List<HostPort> spares;
+    private final List<HostPort> unusedSpares;
     /** {@code --restart-from}: the first VM restarts from the newest complete checkpoint on node 0's host. */
     private final boolean restartFromNewest;
     /** The VM being formed or run: the first, or the one restarted last. Events of older ones are ignored. */
@@ -68,7 +71,12 @@ final class HostsRun {
      */
     private static final class Attempt {
         final long base;
-        final HostPlacement placement;
+        /** Where the nodes run; after the moves to spares, where they run then. */
+        volatile HostPlacement placement;
+        /** With spares: where the nodes run once the restarted VM resumed and they moved to the spares; else null. */
+        final HostPlacement target;
+        /** Completed when node 0 said the restarted VM formed again and resumes. */
+        final CompletableFuture<Long> resumed = new CompletableFuture<>();
         /** Element k: node k's checkpoint buddy; null without checkpoints or buddies. */
         final int[] buddies;
         /** The checkpoint epoch the nodes restart from; 0 for a fresh start; {@link #NEWEST}: node 0's newest. */
@@ -82,9 +90,10 @@ final class HostsRun {
         /** Hosts ({@code host:port}) whose connection closed or went silent while this VM ran. */
         final java.util.Set<String> lostPeers = ConcurrentHashMap.newKeySet();
 
-        Attempt(int index, HostPlacement placement, int[] buddies, long restartEpoch) {
+        Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch) {
             this.base = (long) index << 20;
             this.placement = placement;
+            this.target = target;
             this.buddies = buddies;
             this.restartEpoch = restartEpoch;
             for (int n = 0; n < placement.nodes(); n++) {
@@ -114,12 +123,15 @@ final class HostsRun {
     /**
      * @param heapBytes each node's heap, 0 for the hosts' default
      * @param cpus each node's processors, 0 for the hosts' default
+     * @param spares hosts that take lost hosts' places at a restart ({@code --spare}), in order
      * @param maxRestarts restarts after lost nodes with checkpoints ({@code --max-restarts})
      * @param restartFromNewest {@code --restart-from}: node 0 restarts from the newest complete checkpoint in
      *        {@code job.checkpointDir} on its host, the other nodes from the same epoch on theirs
      */
-    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, long heapBytes, int cpus, int maxRestarts, boolean restartFromNewest,
-            PrintWriter out) {
+    HostsRun(JobOptions job, List<HostPort> hosts, List<HostPort> spares, byte[] secret, long heapBytes, int cpus, int maxRestarts,
+            boolean restartFromNewest, PrintWriter out) {
+        this.spares = List.copyOf(spares);
+        this.unusedSpares = new ArrayList<>(spares);
         this.restartFromNewest = restartFromNewest;
         this.job = job;
         this.hosts = hosts;
@@ -166,9 +178,10 @@ final class HostsRun {
             for (CompletableFuture<HostJobEventMessage> f : a.started.values()) f.completeExceptionally(new DsaException(why));
         });
         HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
-        current = new Attempt(0, placement, buddies(placement), restartFromNewest ? NEWEST : 0);
+        current = new Attempt(0, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0);
         try {
             for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
+            for (HostPort h : spares) connect(client, h, deadlineNs);
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
@@ -209,9 +222,13 @@ final class HostsRun {
                 Jobs.printFailed(out, failure);
                 return DsaCli.EXIT_FAILED;
             }
-            int[] buddies = buddies(next);
+            // Spares take the lost hosts' places: the nodes restart where their copies are, then move there.
+            Map<HostPort, HostPort> replacements = new java.util.LinkedHashMap<>();
+            for (HostPort h : lost) if (!unusedSpares.isEmpty()) replacements.put(h, unusedSpares.remove(0));
+            HostPlacement target = replacements.isEmpty() ? null : a.placement.replacing(replacements);
+            int[] buddies = buddies(target != null ? target : next);
             long epoch = checkpointEpoch;
-            current = new Attempt(index, next, buddies, epoch);
+            current = new Attempt(index, next, target, buddies, epoch);
             restart.onPlaced(next.describe(), epoch, checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch);
             if (buddies == null) {
                 out.println("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no copy"
@@ -219,6 +236,28 @@ final class HostsRun {
             }
             out.flush();
         }
+    }
+
+    /**
+     * Once the restarted VM resumed, moves each node that a spare takes to it by live migration
+     * (docs/runtime.md, "Live migration"): they restarted on their buddies' hosts, which hold their copies.
+     */
+    private void moveToSpares(HostClient client, Attempt a, long deadlineNs) throws InterruptedException, TimeoutException {
+        try {
+            a.resumed.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw new DsaException("the restarted VM did not resume: " + e.getCause().getMessage(), e.getCause());
+        }
+        List<HostPort> vmHosts = new ArrayList<>(new java.util.LinkedHashSet<>(a.placement.hosts()));
+        for (HostPort h : a.target.hosts()) if (!vmHosts.contains(h)) vmHosts.add(h);
+        for (int n = 0; n < job.nodes; n++) {
+            HostPort to = a.target.host(n);
+            if (to.equals(a.placement.host(n))) continue;
+            io.dsa.agent.TransferReport report = client.migrate(to, io.dsa.agent.DsaAgent.agentId(job.vmName, n), a.placement.host(n), vmHosts);
+            out.println("spare " + to + " takes node " + n + ": " + report.describe("moved"));
+            out.flush();
+        }
+        a.placement = a.target;
     }
 
     // Forms the VM of `a` (node 0 first, then the others with its address) and waits for every node's verdict.
@@ -244,6 +283,7 @@ final class HostsRun {
             for (int n = 0; n < job.nodes; n++) await(a.started.get(n), deadlineNs);
             if (restart.state() == HostRestart.State.STARTING) restart.onStarted();
         }
+        if (a.target != null) moveToSpares(client, a, deadlineNs);
         RunReport report = null;
         for (int n = 0; n < job.nodes; n++) {
             HostJobEventMessage e = await(a.finished.get(n), deadlineNs);
@@ -333,7 +373,10 @@ final class HostsRun {
             case HostJobEventMessage.STARTED -> s.complete(e);
             case HostJobEventMessage.PROGRESS -> progress.onProgress(node, e.text());
             case HostJobEventMessage.CHECKPOINTED -> onCheckpointed(a, e);
-            case HostJobEventMessage.RESUMED -> restart.onResumed(Long.parseLong(e.text()));
+            case HostJobEventMessage.RESUMED -> {
+                restart.onResumed(Long.parseLong(e.text()));
+                a.resumed.complete(Long.parseLong(e.text()));
+            }
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
                 a.failures.add(e);

@@ -119,6 +119,12 @@ final class RunCommand implements Callable<Integer> {
                     + " checkpoints go on only with --checkpoint-every."})
     Path restartFrom;
 
+    @Option(names = "--spare", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = {"With --hosts and --checkpoint-every: running 'dsa host' daemons that take a lost host's place at a restart,"
+                    + " in order: its nodes restart on their buddies' hosts (which keep copies of their checkpoint files) and then"
+                    + " move to the spare by live migration (docs/failures.md)."})
+    String spareOption;
+
     @Option(names = "--max-restarts", paramLabel = "K", defaultValue = "" + Restarts.DEFAULT_MAX_RESTARTS,
             description = {"With --checkpoint-every (or --restart-from): when a node is lost (its process killed or silent for the"
                     + " failure timeout), end every node and restart the whole VM from the newest complete checkpoint, at most"
@@ -147,8 +153,9 @@ final class RunCommand implements Callable<Integer> {
                 if (metrics.on()) throw Checks.usage(spec, "--metrics-port with --hosts: start each host with 'dsa host --metrics-port P'");
                 return runOnHosts(programs);
             }
-            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null) {
-                throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts");
+            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null
+                    || spareOption != null) {
+                throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus, --launcher and --spare need --hosts");
             }
             job.validate(spec);
             Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
@@ -214,13 +221,18 @@ final class RunCommand implements Callable<Integer> {
             job.checkpointDir = job.checkpointEvery > 0 ? restartFrom : null;
         }
         Restarts.prepareHostCheckpoints(spec, job, programType, hosts, out);
+        List<HostPort> spares = spareOption == null ? List.of() : HostList.parse(spec, "--spare", spareOption);
+        if (!spares.isEmpty() && job.checkpointEvery == 0) throw Checks.usage(spec, "--spare needs --checkpoint-every N");
+        for (HostPort spare : spares) {
+            if (hosts.contains(spare)) throw Checks.usage(spec, "--spare " + spare + " is also in --hosts: a spare must be another host");
+        }
         if (restartFrom != null) job.checkpointDir = restartFrom;
         try {
             byte[] jar = jarFile != null ? JobJar.read(jarFile)
                     : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
-            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
+            if (launcher == null) return new HostsRun(job, hosts, spares, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
             try (SshLauncher daemons = SshLauncher.start(hosts, ssh, remote, secret, job.security.arguments(), out)) {
-                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
+                return new HostsRun(job, daemons.addresses(), spares, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
             }
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));

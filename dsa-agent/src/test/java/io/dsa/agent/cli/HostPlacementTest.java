@@ -41,6 +41,8 @@ class HostPlacementTest {
         assertEquals(List.of(A, C), after.hosts());
         assertArrayEquals(new int[] {1, 3, 3, 1, 1}, after.buddies());
         assertEquals(Set.of(B), p.hostsAmong(Set.of("127.0.0.3:7000", "10.0.0.9:1")));
+        HostPort spare = new HostPort("127.0.0.5", 7000);
+        assertEquals(List.of(A, spare, C), p.replacing(java.util.Map.of(B, spare)).hosts(), "a spare takes the lost host's place");
     }
 
     @Test

@@ -108,31 +108,66 @@ class HostsCheckpointSystemTest {
      */
     @Test
     void aHostKilledAfterACheckpointIsSurvivedOnTheRemainingHostWithTheSameResult() throws Exception {
-        String iterations = "1500";
-        String expected = reference(iterations);
         HostProcess a = hosts.get(0);
         try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
-            CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts", a.address() + ","
-                    + doomed.address(), "--threads", "1", "--vm", "ck-kill", "--checkpoint-every", "50", "--failure-timeout-ms", "1500",
-                    "--secret-file", secret.toString(), "--timeout", "200", RELAX, iterations));
-            Path onA = checkpoints(a, "ck-kill");
-            // The second complete one: node 0 told the launcher of the first long before (the launcher restarts from one it heard of).
-            Poll.until("the checkpoint at epoch 100 in " + onA, () -> CheckpointStore.isComplete(onA, 100) || run.isDone(), done -> done,
-                    120_000, 2);
-            assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
-            doomed.close();   // SIGKILL by PID
-            Cli cli = run.get(200, TimeUnit.SECONDS);
-            System.out.println("HostsCheckpointSystemTest: host " + doomed.address() + " killed; " + cli.out().lines()
-                    .filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node")
-                            || l.startsWith("node lost")).toList());
-            assertEquals(0, cli.exitCode(), cli.toString());
+            Cli cli = runAndKill(doomed, "ck-kill");
             assertTrue(cli.out().contains("node lost: "), cli.toString());
             assertTrue(cli.out().contains("(lost: [" + doomed.address() + "])"), cli.toString());
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + a.address()), cli.toString());
             assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
-            assertTrue(cli.out().contains("result: OK"), cli.toString());
-            assertEquals(expected, result(cli));
         }
+    }
+
+    /**
+     * With {@code --spare}: the killed host's node restarts on its buddy's host, from the copy
+     * there, and moves to the spare once the VM resumed; same result.
+     */
+    @Test
+    void aSpareTakesTheKilledHostsPlaceWithTheSameResult() throws Exception {
+        try (HostProcess doomed = HostProcess.start("127.0.0.4", secret); HostProcess spare = HostProcess.start("127.0.0.5", secret)) {
+            Cli cli = runAndKill(doomed, "ck-spare", "--spare", spare.address());
+            assertTrue(cli.out().contains("spare " + spare.address() + " takes node 1: moved ck-spare/1 from "), cli.toString());
+        }
+    }
+
+    /**
+     * Runs the relaxation (800 iterations, checkpoints every 50) on the first host and
+     * {@code doomed}, kills {@code doomed} by PID (SIGKILL; its node's JVM ends with it) once the
+     * second checkpoint is complete (node 0 told the launcher of the first long before: the launcher
+     * restarts from one it heard of), and checks that the run ends {@code result: OK} with the
+     * uninterrupted run's result.
+     */
+    private static Cli runAndKill(HostProcess doomed, String vm, String... options) throws Exception {
+        String iterations = "800";
+        String expected = reference(iterations);
+        HostProcess a = hosts.get(0);
+        List<String> command = new ArrayList<>(List.of("run", "--hosts", a.address() + "," + doomed.address(), "--threads", "1", "--vm", vm,
+                "--checkpoint-every", "50", "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200"));
+        command.addAll(List.of(options));
+        command.addAll(List.of(RELAX, iterations));
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute(command.toArray(new String[0])));
+        Path onA = checkpoints(a, vm);
+        Poll.until("the checkpoint at epoch 100 in " + onA, () -> CheckpointStore.isComplete(onA, 100) || run.isDone(), done -> done,
+                120_000, 2);
+        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
+        doomed.close();   // SIGKILL by PID
+        Cli cli = run.get(200, TimeUnit.SECONDS);
+        System.out.println("HostsCheckpointSystemTest: host " + doomed.address() + " of " + vm + " killed; " + cli.out().lines()
+                .filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node") || l.startsWith("spare ")
+                        || l.startsWith("node lost")).toList());
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("result: OK"), cli.toString());
+        assertEquals(expected, result(cli));
+        return cli;
+    }
+
+    @Test
+    void aSpareThatIsAlsoInHostsIsRefusedNamingIt() {
+        String host = hosts.get(1).address();
+        Cli cli = Cli.execute("run", "--hosts", hosts.get(0).address() + "," + host, "--spare", host, "--checkpoint-every", "10",
+                "--secret-file", secret.toString(), RELAX, "10");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("--spare " + host + " is also in --hosts: a spare must be another host"), cli.toString());
     }
 
     /**
