@@ -83,6 +83,13 @@ final class HostPlacement {
         return new HostPlacement(next);
     }
 
+    /** @return this placement with node {@code node} on {@code host} */
+    HostPlacement with(int node, HostPort host) {
+        HostPort[] next = hostOf.clone();
+        next[node] = host;
+        return new HostPlacement(next);
+    }
+
     /**
      * @return the threads of this VM on node {@code node}'s host: its workers plus one I/O thread,
      *         over every node of the VM that host runs ({@link DsaConfig.Builder#machineThreads})

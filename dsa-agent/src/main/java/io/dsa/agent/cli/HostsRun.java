@@ -225,7 +225,7 @@ final class HostsRun {
             // Spares take the lost hosts' places: the nodes restart where their copies are, then move there.
             Map<HostPort, HostPort> replacements = new java.util.LinkedHashMap<>();
             for (HostPort h : lost) if (!unusedSpares.isEmpty()) replacements.put(h, unusedSpares.remove(0));
-            HostPlacement target = replacements.isEmpty() ? null : a.placement.replacing(replacements);
+            HostPlacement target = replacements.isEmpty() ? null : a.placement.replacing(replacements).with(0, next.host(0));
             int[] buddies = buddies(target != null ? target : next);
             long epoch = checkpointEpoch;
             current = new Attempt(index, next, target, buddies, epoch);
@@ -241,6 +241,9 @@ final class HostsRun {
     /**
      * Once the restarted VM resumed, moves each node that a spare takes to it by live migration
      * (docs/runtime.md, "Live migration"): they restarted on their buddies' hosts, which hold their copies.
+     * Node 0 is not moved (its target is where it restarted): a moved node's events reach the launcher
+     * through its old host, which takes any event but a start or a progress line for the outcome, and
+     * node 0 reports every checkpoint.
      */
     private void moveToSpares(HostClient client, Attempt a, long deadlineNs) throws InterruptedException, TimeoutException {
         try {
@@ -252,13 +255,19 @@ final class HostsRun {
         for (HostPort h : a.target.hosts()) if (!vmHosts.contains(h)) vmHosts.add(h);
         for (int n = 0; n < job.nodes; n++) {
             HostPort to = a.target.host(n);
-            if (to.equals(a.placement.host(n))) continue;
+            if (to.equals(a.placement.host(n))) {
+                if (n == 0 && replaced(a, 0)) out.println("node 0 stays on host " + to + ": node 0 is not moved to a spare");
+                continue;
+            }
             io.dsa.agent.TransferReport report = client.migrate(to, io.dsa.agent.DsaAgent.agentId(job.vmName, n), a.placement.host(n), vmHosts);
             out.println("spare " + to + " takes node " + n + ": " + report.describe("moved"));
             out.flush();
         }
         a.placement = a.target;
     }
+
+    // Whether node `node` ran on a host that a spare replaces (its restart placement differs from where the first VM had it).
+    private boolean replaced(Attempt a, int node) { return !a.placement.host(node).equals(HostPlacement.roundRobin(hosts, job.nodes).host(node)); }
 
     // Forms the VM of `a` (node 0 first, then the others with its address) and waits for every node's verdict.
     private RunReport attempt(HostClient client, Attempt a, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
