@@ -368,7 +368,8 @@ final class HostsRun {
     private void onEvent(HostJobEventMessage e) {
         Attempt a = current;
         int node = a == null ? -1 : a.node(e.jobId());
-        if (node < 0) return;   // a job of a VM stopped before
+        // A job of a VM stopped before, or a clone's (its job id is the copied node's, its node id its own).
+        if (node < 0 || e.nodeId() != node) return;
         CompletableFuture<HostJobEventMessage> s = a.started.get(node);
         CompletableFuture<HostJobEventMessage> f = a.finished.get(node);
         switch (e.event()) {
