@@ -153,9 +153,9 @@ final class RunCommand implements Callable<Integer> {
                 if (metrics.on()) throw Checks.usage(spec, "--metrics-port with --hosts: start each host with 'dsa host --metrics-port P'");
                 return runOnHosts(programs);
             }
-            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null
-                    || spareOption != null) {
-                throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus, --launcher and --spare need --hosts");
+            if (spareOption != null) throw Checks.usage(spec, "--spare " + spareOption + " needs --hosts (and --checkpoint-every)");
+            if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null) {
+                throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts");
             }
             job.validate(spec);
             Class<? extends DsaProgram> programType = resolveProgram(spec, job.program);
