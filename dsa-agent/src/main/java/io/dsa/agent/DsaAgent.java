@@ -176,7 +176,8 @@ public final class DsaAgent implements Agent, AutoCloseable {
 
     /**
      * Starts node {@code config.nodeId()} of a VM restarted from {@code checkpoint} (docs/failures.md,
-     * "Restart"): reads and verifies its file (and on node 0 the monitor's), binds, installs the
+     * "Restart"): reads and verifies its file (or the buddy copy of it that this directory holds, on
+     * hosts), and on node 0 the monitor's), binds, installs the
      * state, and joins the new VM like {@link #start}. Every node of the VM restarts from the same
      * checkpoint; then each calls {@link #resume} with the checkpoint's program and arguments.
      *
@@ -184,7 +185,7 @@ public final class DsaAgent implements Agent, AutoCloseable {
      */
     public static DsaAgent restart(DsaConfig config, io.dsa.agent.checkpoint.CheckpointStore.Checkpoint checkpoint) {
         int node = config.nodeId();
-        AgentState state = AgentState.decode(checkpoint.payload(io.dsa.agent.checkpoint.CheckpointStore.nodeFile(node)));
+        AgentState state = AgentState.decode(checkpoint.nodePayload(node));
         byte[] monitorImage = node == 0 ? checkpoint.payload(io.dsa.agent.checkpoint.CheckpointStore.MONITOR_FILE) : null;
         DsaAgent a = new DsaAgent(NodeRuntime.startFromCheckpoint(config, state, monitorImage));
         a.resumeEpoch = state.epoch();

@@ -86,6 +86,8 @@ public final class DsaConfig {
     private final ProgressListener progress;
     private final long checkpointEvery;
     private final Path checkpointDir;
+    private final int[] checkpointBuddies;
+    private final java.util.function.LongConsumer checkpointCommitted;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -109,6 +111,8 @@ public final class DsaConfig {
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
         this.checkpointDir = b.checkpointDir;
+        this.checkpointBuddies = b.checkpointBuddies.clone();
+        this.checkpointCommitted = b.checkpointCommitted;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -138,6 +142,8 @@ public final class DsaConfig {
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
         b.checkpointDir = checkpointDir;
+        b.checkpointBuddies = checkpointBuddies.clone();
+        b.checkpointCommitted = checkpointCommitted;
         return b;
     }
 
@@ -221,6 +227,16 @@ public final class DsaConfig {
     /** @return the directory checkpoints go to (one sub-directory per epoch), or null when there are none */
     public Path checkpointDir() { return checkpointDir; }
 
+    /**
+     * @return with checkpoints on hosts (docs/failures.md, "Checkpoints on hosts"): element k is the
+     *         node that keeps a copy of node k's file on its own host; empty: one directory that every
+     *         node sees. (a copy of the array)
+     */
+    public int[] checkpointBuddies() { return checkpointBuddies.clone(); }
+
+    /** @return told on node 0 the epoch of each checkpoint once it is complete (on the checkpoint thread) */
+    public java.util.function.LongConsumer checkpointCommitted() { return checkpointCommitted; }
+
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
@@ -252,8 +268,29 @@ public final class DsaConfig {
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
         private Path checkpointDir;
+        private int[] checkpointBuddies = new int[0];
+        private java.util.function.LongConsumer checkpointCommitted = epoch -> { };
 
         private Builder() {}
+
+        /**
+         * Checkpoints on hosts, each with a directory of its own (docs/failures.md, "Checkpoints on
+         * hosts"): besides its own file, every node's snapshot is copied to its buddy, which writes it
+         * as {@code buddy-<k>.snap} into the directory of its host, and every host gets the manifest.
+         *
+         * @param buddyOf element k: the buddy of node k, another node (on another host); one element
+         *        per node, or none for one directory every node sees (the default)
+         */
+        public Builder checkpointBuddies(int... buddyOf) {
+            this.checkpointBuddies = buddyOf.clone();
+            return this;
+        }
+
+        /** @param listener told on node 0 the epoch of each complete checkpoint, on the checkpoint thread (default: nothing) */
+        public Builder onCheckpoint(java.util.function.LongConsumer listener) {
+            this.checkpointCommitted = java.util.Objects.requireNonNull(listener, "checkpoint listener");
+            return this;
+        }
 
         /**
          * Checkpoints for resumable programs: at every {@code every}-th global barrier epoch, at the
@@ -412,6 +449,18 @@ public final class DsaConfig {
             if (checkpointEvery != 0) range("checkpoint interval (global barriers)", checkpointEvery, 1, MAX_CHECKPOINT_EVERY);
             if (checkpointEvery > 0 && checkpointDir == null) {
                 throw new IllegalArgumentException("checkpoints every " + checkpointEvery + " global barriers need a directory");
+            }
+            if (checkpointBuddies.length > 0) {
+                if (checkpointBuddies.length != nodes) {
+                    throw new IllegalArgumentException("checkpoint buddies " + java.util.Arrays.toString(checkpointBuddies) + ": one per node, "
+                            + nodes + " expected");
+                }
+                for (int k = 0; k < nodes; k++) {
+                    if (checkpointBuddies[k] < 0 || checkpointBuddies[k] >= nodes || checkpointBuddies[k] == k) {
+                        throw new IllegalArgumentException("checkpoint buddy " + checkpointBuddies[k] + " of node " + k
+                                + " out of range [0, " + nodes + ") or the node itself");
+                    }
+                }
             }
             if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {
                 throw new IllegalArgumentException("vm name '" + vmName

@@ -132,9 +132,9 @@ public record CheckpointManifest(long epoch, String vmName, int nodes, int threa
                 throw new DsaException(where + ": line " + (i + 1) + " '" + line + "' is not valid (" + e.getMessage() + ")");
             }
         }
-        if (epoch < 1 || vm == null || nodes < 1 || threads < 1 || program == null || files.size() != nodes + 1) {
+        if (epoch < 1 || vm == null || nodes < 1 || threads < 1 || program == null || (files.size() != nodes + 1 && files.size() != 2 * nodes + 1)) {
             throw new DsaException(where + ": incomplete (epoch " + epoch + ", vm " + vm + ", " + nodes + " nodes x " + threads
-                    + " threads, program " + program + ", " + files.size() + " files, expected nodes + 1)");
+                    + " threads, program " + program + ", " + files.size() + " files, expected nodes + 1, or 2 x nodes + 1 with buddy copies)");
         }
         return new CheckpointManifest(epoch, vm, nodes, threads, every, program, args, files);
     }

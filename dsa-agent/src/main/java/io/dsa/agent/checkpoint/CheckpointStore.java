@@ -55,7 +55,9 @@ public final class CheckpointStore {
     /** The node id the monitor file's header carries. */
     public static final int MONITOR_NODE = -1;
     private static final Pattern EPOCH_DIR = Pattern.compile("epoch-(\\d{1,18})");
-    private static final Pattern FILE_NAME = Pattern.compile("node-\\d{1,4}\\.snap|" + Pattern.quote(MONITOR_FILE));
+    private static final Pattern FILE_NAME = Pattern.compile("(node|buddy)-\\d{1,4}\\.snap|" + Pattern.quote(MONITOR_FILE));
+
+    private static final java.util.concurrent.atomic.AtomicLong TEMP_FILES = new java.util.concurrent.atomic.AtomicLong();
 
     private CheckpointStore() {}
 
@@ -73,6 +75,20 @@ public final class CheckpointStore {
          * @throws DsaException naming the file when it is missing, torn, or its checksum does not match
          */
         public byte[] payload(String name) { return read(dir, manifest, name); }
+
+        /**
+         * Reads and verifies node {@code node}'s snapshot: its own file, or where this directory
+         * holds only the buddy copy (a host that keeps node k's copy, docs/failures.md, "Checkpoints
+         * on hosts"), that one.
+         *
+         * @return its payload
+         * @throws DsaException naming the file when neither is there, or the one there is torn or damaged
+         */
+        public byte[] nodePayload(int node) {
+            String own = nodeFile(node);
+            boolean buddyOnly = !Files.exists(dir.resolve(own)) && manifest.files().stream().anyMatch(f -> f.name().equals(buddyFile(node)));
+            return read(dir, manifest, buddyOnly ? buddyFile(node) : own);
+        }
     }
 
     /** @return why checkpoints every {@code every} global barriers are refused for program {@code className} */
@@ -83,6 +99,9 @@ public final class CheckpointStore {
 
     /** @return node {@code node}'s file name, {@code node-<k>.snap} */
     public static String nodeFile(int node) { return "node-" + node + ".snap"; }
+
+    /** @return the name of the copy of node {@code node}'s file that its buddy keeps on another host, {@code buddy-<k>.snap} */
+    public static String buddyFile(int node) { return "buddy-" + node + ".snap"; }
 
     /** @return the directory of the checkpoint at {@code epoch} in {@code dir} */
     public static Path epochDir(Path dir, long epoch) { return dir.resolve("epoch-" + epoch); }
@@ -188,6 +207,24 @@ public final class CheckpointStore {
         return null;
     }
 
+    /**
+     * The checkpoint at {@code epoch} in {@code dir} as one host of a VM on hosts sees it: its
+     * manifest lists every node's file and buddy copy, of which this host holds some. Verifies the
+     * manifest, node {@code node}'s snapshot (its own file or the buddy copy) and, for node 0, the
+     * monitor's file.
+     *
+     * @throws DsaException naming the directory or file that is missing, incomplete or damaged
+     */
+    public static Checkpoint forNode(Path dir, long epoch, int node) {
+        Path d = epochDir(dir, epoch);
+        CheckpointManifest m = manifest(d);
+        if (m.epoch() != epoch) throw new DsaException(d.resolve(MANIFEST) + ": epoch " + m.epoch() + " in directory " + d.getFileName());
+        Checkpoint cp = new Checkpoint(d, m);
+        cp.nodePayload(node);
+        if (node == 0) cp.payload(MONITOR_FILE);
+        return cp;
+    }
+
     /** @return the epochs of every checkpoint directory in {@code dir}, newest first (complete or not) */
     public static List<Long> epochs(Path dir) {
         List<Long> epochs = new ArrayList<>();
@@ -265,7 +302,8 @@ public final class CheckpointStore {
 
     // Writes a temporary file, forces it and renames it to `target`; with `durable`, forces the directory too.
     private static void writeAtomically(Path target, boolean durable, ByteBuffer... parts) {
-        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        // A name of its own: two nodes on one host with one directory both write its manifest.
+        Path tmp = target.resolveSibling(target.getFileName() + "." + ProcessHandle.current().pid() + "-" + TEMP_FILES.incrementAndGet() + ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE)) {

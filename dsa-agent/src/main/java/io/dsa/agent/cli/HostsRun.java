@@ -32,6 +32,8 @@ final class HostsRun {
     static final long HOST_WAIT_MS = 30_000;
     /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
     static final long STOP_ON_EXIT_MS = 5_000;
+    /** {@link Attempt#restartEpoch}: node 0 restarts from its host's newest complete checkpoint, the others from its epoch. */
+    static final long NEWEST = -1;
     /** How long a host has to take the connection and answer a stop of the VM (the hosts are asked in parallel). */
     static final long STOP_VM_MS = 2_000;
     /** Threads that ask the hosts to stop, one per host at once; daemons, so a host that never answers holds up no exit. */
@@ -49,18 +51,88 @@ final class HostsRun {
     private final PrintWriter out;
     /** Prints the nodes' progress lines with the seconds since this launcher started the job. */
     private final ProgressPrinter progress;
-    private final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
-    private final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
-    /** Stop tokens by node, from each node's host. */
-    private final Map<Integer, String> stopTokens = new ConcurrentHashMap<>();
-    /** Failures in the order they arrived. */
-    private final List<HostJobEventMessage> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The restart after a lost node or host (with checkpoints; docs/failures.md, "Restart on hosts"). */
+    private final HostRestart restart;
+    /** {@code --spare}: hosts that take lost hosts' places, and those not taken yet (launcher thread only). */
+    private final List<HostPort> spares;
+    private final List<HostPort> unusedSpares;
+    /** {@code --restart-from}: the first VM restarts from the newest complete checkpoint on node 0's host. */
+    private final boolean restartFromNewest;
+    /** The VM being formed or run: the first, or the one restarted last. Events of older ones are ignored. */
+    private volatile Attempt current;
+    /** The epoch of the newest complete checkpoint node 0 reported (0: none yet). */
+    private volatile long checkpointEpoch;
+    /** Where node 0's host keeps the checkpoints, as it reported with the first one. */
+    private volatile String checkpointWhere;
+
+    /**
+     * One VM formed on the hosts: where each node runs, the buddies of its checkpoints, and what
+     * its hosts reported. Job ids are {@code base + node}, so events of an earlier VM are told apart.
+     */
+    private static final class Attempt {
+        final long base;
+        /** Where the nodes run; after the moves to spares, where they run then. */
+        volatile HostPlacement placement;
+        /** With spares: where the nodes run once the restarted VM resumed and they moved to the spares; else null. */
+        final HostPlacement target;
+        /** Completed when node 0 said the restarted VM formed again and resumes. */
+        final CompletableFuture<Long> resumed = new CompletableFuture<>();
+        /** Element k: node k's checkpoint buddy; null without checkpoints or buddies. */
+        final int[] buddies;
+        /** The checkpoint epoch the nodes restart from; 0 for a fresh start; {@link #NEWEST}: node 0's newest. */
+        final long restartEpoch;
+        final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
+        final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
+        /** Stop tokens by node, from each node's host. */
+        final Map<Integer, String> stopTokens = new ConcurrentHashMap<>();
+        /** Failures in the order they arrived. */
+        final List<HostJobEventMessage> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        /** Hosts ({@code host:port}) whose connection closed or went silent while this VM ran. */
+        final java.util.Set<String> lostPeers = ConcurrentHashMap.newKeySet();
+
+        Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch) {
+            this.base = (long) index << 20;
+            this.placement = placement;
+            this.target = target;
+            this.buddies = buddies;
+            this.restartEpoch = restartEpoch;
+            for (int n = 0; n < placement.nodes(); n++) {
+                started.put(n, new CompletableFuture<>());
+                finished.put(n, new CompletableFuture<>());
+            }
+        }
+
+        HostPort host(int node) { return placement.host(node); }
+
+        /** @return the node of job id {@code jobId} in this VM, or -1 for a job of another */
+        int node(long jobId) {
+            long node = jobId - base;
+            return node >= 0 && node < placement.nodes() ? (int) node : -1;
+        }
+
+        /** @return whether a node or host was lost: a node's JVM ended, a host went away, or a failure names a lost node */
+        boolean nodeLost() {
+            if (!lostPeers.isEmpty()) return true;
+            for (HostJobEventMessage f : failures) {
+                if (f.event() == HostJobEventMessage.EXITED || Restarts.namesLostNode(f.text())) return true;
+            }
+            return false;
+        }
+    }
 
     /**
      * @param heapBytes each node's heap, 0 for the hosts' default
      * @param cpus each node's processors, 0 for the hosts' default
+     * @param spares hosts that take lost hosts' places at a restart ({@code --spare}), in order
+     * @param maxRestarts restarts after lost nodes with checkpoints ({@code --max-restarts})
+     * @param restartFromNewest {@code --restart-from}: node 0 restarts from the newest complete checkpoint in
+     *        {@code job.checkpointDir} on its host, the other nodes from the same epoch on theirs
      */
-    HostsRun(JobOptions job, List<HostPort> hosts, byte[] secret, long heapBytes, int cpus, PrintWriter out) {
+    HostsRun(JobOptions job, List<HostPort> hosts, List<HostPort> spares, byte[] secret, long heapBytes, int cpus, int maxRestarts,
+            boolean restartFromNewest, PrintWriter out) {
+        this.spares = List.copyOf(spares);
+        this.unusedSpares = new ArrayList<>(spares);
+        this.restartFromNewest = restartFromNewest;
         this.job = job;
         this.hosts = hosts;
         this.secret = secret;
@@ -68,10 +140,7 @@ final class HostsRun {
         this.cpus = cpus;
         this.out = out;
         this.progress = new ProgressPrinter(out, System.currentTimeMillis());
-        for (int n = 0; n < job.nodes; n++) {
-            started.put(n, new CompletableFuture<>());
-            finished.put(n, new CompletableFuture<>());
-        }
+        this.restart = new HostRestart(out, maxRestarts);
     }
 
     /** @return the exit code: 0 when every node succeeded */
@@ -95,51 +164,142 @@ final class HostsRun {
         }
     }
 
+    /** @return node k's checkpoint buddies for {@code placement}, null without checkpoints or when one host runs every node */
+    private int[] buddies(HostPlacement placement) { return job.checkpointEvery > 0 ? placement.buddies() : null; }
+
+    // Runs the VM; with checkpoints, a VM that lost a node or host restarts from the newest complete one, as HostRestart says.
     private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
             throws InterruptedException {
         client.onDisconnect(peer -> {
+            Attempt a = current;
+            a.lostPeers.add(peer);
             String why = "lost the connection to host " + peer + " (closed, or silent for " + job.failureTimeoutMs + " ms)";
-            for (CompletableFuture<HostJobEventMessage> f : finished.values()) f.completeExceptionally(new DsaException(why));
-            for (CompletableFuture<HostJobEventMessage> f : started.values()) f.completeExceptionally(new DsaException(why));
+            for (CompletableFuture<HostJobEventMessage> f : a.finished.values()) f.completeExceptionally(new DsaException(why));
+            for (CompletableFuture<HostJobEventMessage> f : a.started.values()) f.completeExceptionally(new DsaException(why));
         });
+        HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
+        current = new Attempt(0, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0);
         try {
             for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
-            String monitor = null;
-            for (int n = 0; n < job.nodes; n++) {
-                HostPort h = host(n);
-                client.submit(h, new HostJobMessage(n, job.vmName, n, job.nodes, job.threads, monitor,
-                        programType.getName(), List.copyOf(job.args), options(), jar, heapBytes, cpus));
-                if (n == 0) {
-                    HostJobEventMessage e = await(started.get(0), deadlineNs);
-                    monitor = e.text();
-                    out.println("node 0 (monitor) on host " + h + " at " + monitor);
-                    out.flush();
-                }
-            }
-            RunReport report = null;
-            for (int n = 0; n < job.nodes; n++) {
-                HostJobEventMessage e = await(finished.get(n), deadlineNs);
-                if (n == 0) {
-                    report = new RunReport(job.nodes, job.threads, e.lines(), e.timings()[0], e.timings()[1]);
-                }
-            }
-            Jobs.printReport(out, report);
-            Jobs.printOk(out);
-            return 0;
-        } catch (TimeoutException e) {
-            List<String> where = HostWorkers.ask(client, hosts, job.vmName);   // before the stop ends them
-            stopEverywhere(client);
-            Jobs.printFailed(out, Jobs.timedOut(job.timeoutSeconds, where));
-            return DsaCli.EXIT_FAILED;
+            for (HostPort h : spares) connect(client, h, deadlineNs);
         } catch (RuntimeException e) {
-            String cause = cause(e, deadlineNs);
-            stopEverywhere(client);
-            Jobs.printFailed(out, cause);
+            Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
+        }
+        for (int index = 1; ; index++) {
+            Attempt a = current;
+            String failure;
+            try {
+                RunReport report = attempt(client, a, programType, jar, deadlineNs);
+                Jobs.printReport(out, report);
+                Jobs.printOk(out);
+                return 0;
+            } catch (TimeoutException e) {
+                List<String> where = HostWorkers.ask(client, a.placement.hosts(), job.vmName);   // before the stop ends them
+                stopEverywhere(client, a);
+                Jobs.printFailed(out, Jobs.timedOut(job.timeoutSeconds, where));
+                return DsaCli.EXIT_FAILED;
+            } catch (RuntimeException e) {
+                failure = cause(a, e, deadlineNs);
+            }
+            long verdictNs = System.nanoTime();
+            boolean restartable = a.nodeLost() && job.checkpointEvery > 0 && restart.mayRestart() && remainingMs(deadlineNs) > 0;
+            if (!restartable || checkpointEpoch == 0) {
+                if (restartable) out.println("not restarted: no complete checkpoint yet");
+                stopEverywhere(client, a);
+                Jobs.printFailed(out, failure);
+                return DsaCli.EXIT_FAILED;
+            }
+            java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
+            restart.onLost(failure, verdictNs);
+            stopEverywhere(client, a);
+            restart.onStopped(lost.isEmpty() ? "" : lost.toString());
+            HostPlacement next;
+            try {
+                next = a.placement.without(lost, a.buddies);
+            } catch (DsaException e) {
+                restart.onGaveUp("not restarted: " + e.getMessage());
+                Jobs.printFailed(out, failure);
+                return DsaCli.EXIT_FAILED;
+            }
+            // Spares take the lost hosts' places: the nodes restart where their copies are, then move there.
+            Map<HostPort, HostPort> replacements = new java.util.LinkedHashMap<>();
+            for (HostPort h : lost) if (!unusedSpares.isEmpty()) replacements.put(h, unusedSpares.remove(0));
+            HostPlacement target = replacements.isEmpty() ? null : a.placement.replacing(replacements).with(0, next.host(0));
+            int[] buddies = buddies(target != null ? target : next);
+            long epoch = checkpointEpoch;
+            current = new Attempt(index, next, target, buddies, epoch);
+            restart.onPlaced(next.describe(), epoch, checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch);
+            if (buddies == null) {
+                out.println("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no copy"
+                        + " can be kept on another host");
+            }
+            out.flush();
         }
     }
 
-    private HostPort host(int node) { return hosts.get(node % hosts.size()); }
+    /**
+     * Once the restarted VM resumed, moves each node that a spare takes to it by live migration
+     * (docs/runtime.md, "Live migration"): they restarted on their buddies' hosts, which hold their copies.
+     * Node 0 is not moved (its target is where it restarted): a moved node's events reach the launcher
+     * through its old host, which takes any event but a start or a progress line for the outcome, and
+     * node 0 reports every checkpoint.
+     */
+    private void moveToSpares(HostClient client, Attempt a, long deadlineNs) throws InterruptedException, TimeoutException {
+        try {
+            a.resumed.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw new DsaException("the restarted VM did not resume: " + e.getCause().getMessage(), e.getCause());
+        }
+        List<HostPort> vmHosts = new ArrayList<>(new java.util.LinkedHashSet<>(a.placement.hosts()));
+        for (HostPort h : a.target.hosts()) if (!vmHosts.contains(h)) vmHosts.add(h);
+        for (int n = 0; n < job.nodes; n++) {
+            HostPort to = a.target.host(n);
+            if (to.equals(a.placement.host(n))) {
+                if (n == 0 && replaced(a, 0)) out.println("node 0 stays on host " + to + ": node 0 is not moved to a spare");
+                continue;
+            }
+            io.dsa.agent.TransferReport report = client.migrate(to, io.dsa.agent.DsaAgent.agentId(job.vmName, n), a.placement.host(n), vmHosts);
+            out.println("spare " + to + " takes node " + n + ": " + report.describe("moved"));
+            out.flush();
+        }
+        a.placement = a.target;
+    }
+
+    // Whether node `node` ran on a host that a spare replaces (its restart placement differs from where the first VM had it).
+    private boolean replaced(Attempt a, int node) { return !a.placement.host(node).equals(HostPlacement.roundRobin(hosts, job.nodes).host(node)); }
+
+    // Forms the VM of `a` (node 0 first, then the others with its address) and waits for every node's verdict.
+    private RunReport attempt(HostClient client, Attempt a, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
+            throws InterruptedException, TimeoutException {
+        String monitor = null;
+        for (int n = 0; n < job.nodes; n++) {
+            HostPort h = a.host(n);
+            client.submit(h, new HostJobMessage(a.base + n, job.vmName, n, job.nodes, job.threads, monitor,
+                    programType.getName(), List.copyOf(job.args), options(a, n), jar, heapBytes, cpus));
+            if (n == 0) {
+                HostJobEventMessage e = await(a.started.get(0), deadlineNs);
+                monitor = e.text();
+                out.println("node 0 (monitor) on host " + h + " at " + monitor);
+                if (a.restartEpoch == NEWEST) {
+                    out.println("restarting from " + checkpointWhere + "/epoch-" + checkpointEpoch + ", the newest complete checkpoint on"
+                            + " node 0's host; the other nodes from the same epoch on theirs");
+                }
+                out.flush();
+            }
+        }
+        if (a.restartEpoch > 0) {
+            for (int n = 0; n < job.nodes; n++) await(a.started.get(n), deadlineNs);
+            if (restart.state() == HostRestart.State.STARTING) restart.onStarted();
+        }
+        if (a.target != null) moveToSpares(client, a, deadlineNs);
+        RunReport report = null;
+        for (int n = 0; n < job.nodes; n++) {
+            HostJobEventMessage e = await(a.finished.get(n), deadlineNs);
+            if (n == 0) report = new RunReport(job.nodes, job.threads, e.lines(), e.timings()[0], e.timings()[1]);
+        }
+        return report;
+    }
 
     /**
      * Connects to {@code host}, waiting up to {@value #HOST_WAIT_MS} ms for it to listen: a host
@@ -176,7 +336,7 @@ final class HostsRun {
 
     // In a shutdown hook: the stop may not hold up the exit for long.
     private void stopWithin(HostClient client, long timeoutMs) {
-        Thread stop = new Thread(() -> stopEverywhere(client), "dsa-run-stop-vm");
+        Thread stop = new Thread(() -> stopEverywhere(client, current), "dsa-run-stop-vm");
         stop.setDaemon(true);
         stop.start();
         try {
@@ -186,34 +346,69 @@ final class HostsRun {
         }
     }
 
-    private List<String> options() {
-        return List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout, "proxy=" + job.proxy.name(),
-                "maxFrameBytes=" + job.maxFrameBytes, "failureTimeoutMs=" + job.failureTimeoutMs, "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow,
-                "hosts=" + String.join(",", hosts.stream().map(HostPort::toString).toList()));
+    // The job options of node `node` of `a`: the VM's, the threads of this VM on its host, and its checkpoints' settings.
+    private List<String> options(Attempt a, int node) {
+        List<String> options = new ArrayList<>(List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout,
+                "proxy=" + job.proxy.name(), "maxFrameBytes=" + job.maxFrameBytes, "failureTimeoutMs=" + job.failureTimeoutMs,
+                "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow,
+                "hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()),
+                "machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads))));
+        if (job.checkpointEvery > 0) {
+            options.add("checkpointEvery=" + job.checkpointEvery);
+            if (a.buddies != null) {
+                options.add("buddies=" + String.join(",", java.util.Arrays.stream(a.buddies).mapToObj(Integer::toString).toList()));
+            }
+        }
+        if (job.checkpointDir != null && (job.checkpointEvery > 0 || a.restartEpoch != 0)) options.add("checkpointDir=" + job.checkpointDir);
+        if (a.restartEpoch == NEWEST) options.add("restartEpoch=" + (node == 0 ? "newest" : Long.toString(checkpointEpoch)));
+        else if (a.restartEpoch > 0) options.add("restartEpoch=" + a.restartEpoch);
+        return options;
     }
 
     private void onEvent(HostJobEventMessage e) {
-        CompletableFuture<HostJobEventMessage> s = started.get(e.nodeId());
-        CompletableFuture<HostJobEventMessage> f = finished.get(e.nodeId());
-        if (s == null || f == null) return;
+        Attempt a = current;
+        int node = a == null ? -1 : a.node(e.jobId());
+        // A job of a VM stopped before, or a clone's (its job id is the copied node's, its node id its own).
+        if (node < 0 || e.nodeId() != node) return;
+        CompletableFuture<HostJobEventMessage> s = a.started.get(node);
+        CompletableFuture<HostJobEventMessage> f = a.finished.get(node);
         switch (e.event()) {
             case HostJobEventMessage.ACCEPTED -> {
-                stopTokens.put(e.nodeId(), e.text());
+                a.stopTokens.put(node, e.text());
                 for (String note : e.lines()) {
-                    out.println("node " + e.nodeId() + " on host " + host(e.nodeId()) + ": " + note);
+                    out.println("node " + node + " on host " + a.host(node) + ": " + note);
                     out.flush();
                 }
             }
             case HostJobEventMessage.STARTED -> s.complete(e);
-            case HostJobEventMessage.PROGRESS -> progress.onProgress(e.nodeId(), e.text());
+            case HostJobEventMessage.PROGRESS -> progress.onProgress(node, e.text());
+            case HostJobEventMessage.CHECKPOINTED -> onCheckpointed(a, e);
+            case HostJobEventMessage.RESUMED -> {
+                restart.onResumed(Long.parseLong(e.text()));
+                a.resumed.complete(Long.parseLong(e.text()));
+            }
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
-                failures.add(e);
-                DsaException failure = new DsaException(e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text());
+                a.failures.add(e);
+                DsaException failure = new DsaException(describe(e));
                 s.completeExceptionally(failure);
                 f.completeExceptionally(failure);
             }
         }
+    }
+
+    // Node 0 completed a checkpoint: the newest one a restart would start from.
+    private void onCheckpointed(Attempt a, HostJobEventMessage e) {
+        long epoch = Long.parseLong(e.text());
+        if (epoch <= checkpointEpoch) return;
+        boolean restartsFromIt = a.restartEpoch == NEWEST && !a.started.get(0).isDone();   // node 0's newest, for --restart-from
+        if (checkpointWhere == null && !e.lines().isEmpty() && !restartsFromIt) {
+            out.println("first complete checkpoint at epoch " + epoch + ": " + e.lines().get(0) + "/epoch-" + epoch + " on host " + a.host(0)
+                    + ", and a copy of each node's file on its buddy's host");
+            out.flush();
+        }
+        if (!e.lines().isEmpty()) checkpointWhere = e.lines().get(0);
+        checkpointEpoch = epoch;
     }
 
     /**
@@ -221,17 +416,21 @@ final class HostsRun {
      * the nodes' verdicts are in (or a short grace passed) that one wins; else the first failure
      * that arrived.
      */
-    private String cause(RuntimeException first, long deadlineNs) throws InterruptedException {
-        long graceMs = Math.min(CAUSE_GRACE_MS, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
+    private String cause(Attempt a, RuntimeException first, long deadlineNs) throws InterruptedException {
+        long graceMs = Math.min(CAUSE_GRACE_MS, remainingMs(deadlineNs));
         try {
-            CompletableFuture.allOf(finished.values().toArray(new CompletableFuture<?>[0])).get(graceMs, TimeUnit.MILLISECONDS);
+            CompletableFuture.allOf(a.finished.values().toArray(new CompletableFuture<?>[0])).get(graceMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             // some failed or are still running: what arrived is enough
         }
-        for (HostJobEventMessage f : failures) {
+        for (HostJobEventMessage f : a.failures) {
             if (f.event() == HostJobEventMessage.EXITED) return f.text();
         }
-        return failures.isEmpty() ? Jobs.describe(first) : describe(failures.get(0));
+        return a.failures.isEmpty() ? Jobs.describe(first) : describe(a.failures.get(0));
+    }
+
+    private static long remainingMs(long deadlineNs) {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
     }
 
     private static String describe(HostJobEventMessage e) {
@@ -248,15 +447,18 @@ final class HostsRun {
     }
 
     /**
-     * Each host that took a node gets STOP_VM with the token it returned for it, all at once: a host
+     * Each host that took a node of {@code a} gets STOP_VM with the token it returned for it, all at once
+     * (but a host known lost): a host
      * that is stopped or cut off holds up the others by nothing, and the whole stop by at most
      * {@link #STOP_VM_MS} (its nodes, lost to the others, end with the job anyway).
      */
-    private void stopEverywhere(HostClient client) {
+    private void stopEverywhere(HostClient client, Attempt a) {
         record Stop(HostPort host, String token) {}
         Map<Stop, CompletableFuture<Void>> stops = new java.util.LinkedHashMap<>();
-        for (Map.Entry<Integer, String> t : stopTokens.entrySet()) {
-            Stop stop = new Stop(host(t.getKey()), t.getValue());
+        java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
+        for (Map.Entry<Integer, String> t : a.stopTokens.entrySet()) {
+            if (lost.contains(a.host(t.getKey()))) continue;   // gone, with its nodes
+            Stop stop = new Stop(a.host(t.getKey()), t.getValue());
             stops.computeIfAbsent(stop, k -> CompletableFuture.runAsync(
                     () -> client.stopVm(k.host(), job.vmName, k.token(), STOP_VM_MS), STOPPERS));
         }

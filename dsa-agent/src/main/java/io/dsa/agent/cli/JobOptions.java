@@ -80,12 +80,14 @@ final class JobOptions {
     @Option(names = "--checkpoint-every", paramLabel = "N", defaultValue = "0",
             description = {"Checkpoint a resumable program every N global barriers: at each N-th barrier epoch every node writes"
                     + " its state into --checkpoint-dir (docs/failures.md); 0: none; from 0 to " + DsaConfig.MAX_CHECKPOINT_EVERY
-                    + " (default: ${DEFAULT-VALUE})."})
+                    + " (default: ${DEFAULT-VALUE}).",
+                "With 'dsa run --hosts': each node into its host's directory, and a copy on a buddy node on another host."})
     long checkpointEvery;
 
     @Option(names = "--checkpoint-dir", paramLabel = "DIR",
             description = "With --checkpoint-every: where checkpoints go, one directory epoch-E per checkpoint, the last two complete"
-                    + " ones kept (default for 'dsa run': a fresh directory it names).")
+                    + " ones kept (default for 'dsa run': a fresh directory it names; with --hosts: an absolute path each host makes"
+                    + " on its own disk, default checkpoints-VM in each host's private work directory).")
     java.nio.file.Path checkpointDir;
 
     @Parameters(index = "0", paramLabel = "PROGRAM", arity = "0..1",

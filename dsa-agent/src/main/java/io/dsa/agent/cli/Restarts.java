@@ -109,6 +109,45 @@ final class Restarts {
         out.flush();
     }
 
+    /**
+     * Before a run on hosts with {@code --checkpoint-every}: refuses a program that is not
+     * resumable, a VM whose nodes all run on one host (no buddy could keep a copy on another) and a
+     * relative {@code --checkpoint-dir} (each host makes it), and says where the checkpoints go.
+     *
+     * @throws picocli.CommandLine.ParameterException naming the bad value
+     */
+    static void prepareHostCheckpoints(CommandSpec spec, JobOptions job, Class<? extends DsaProgram> programType,
+            java.util.List<io.dsa.agent.HostPort> hosts, PrintWriter out) {
+        if (job.checkpointEvery == 0) {
+            if (job.checkpointDir != null) throw Checks.usage(spec, "--checkpoint-dir needs --checkpoint-every N");
+            return;
+        }
+        if (!ProgramCatalog.instantiate(programType).resumable()) {
+            throw Checks.usage(spec, CheckpointStore.notResumable(programType.getName(), job.checkpointEvery));
+        }
+        HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
+        if (placement.buddies() == null) {
+            throw Checks.usage(spec, "--checkpoint-every with --hosts needs nodes on two hosts or more: each node's checkpoint is copied"
+                    + " to a buddy node on another host, and all " + job.nodes + " node(s) run on " + placement.host(0)
+                    + " (--hosts " + String.join(",", hosts.stream().map(Object::toString).toList()) + ", --nodes " + job.nodes + ")");
+        }
+        if (job.checkpointDir != null && !job.checkpointDir.isAbsolute()) {
+            throw Checks.usage(spec, "--checkpoint-dir " + job.checkpointDir + " with --hosts: an absolute path is needed (each host makes"
+                    + " it on its own disk)");
+        }
+        out.println("checkpoints: every " + job.checkpointEvery + " global barriers into " + (job.checkpointDir != null
+                ? job.checkpointDir + " on each host" : "checkpoints-" + job.vmName + " in each host's private work directory (host-PID)")
+                + ", each node's file also copied to its buddy on another host (" + buddyList(placement) + ")");
+        out.flush();
+    }
+
+    private static String buddyList(HostPlacement placement) {
+        int[] buddies = placement.buddies();
+        java.util.List<String> pairs = new ArrayList<>();
+        for (int k = 0; k < buddies.length; k++) pairs.add(k + "->" + buddies[k]);
+        return String.join(", ", pairs);
+    }
+
     /** @return whether a job's failure says it lost a node (the failure detector's or a closed connection's verdict) */
     static boolean namesLostNode(String failure) {
         return failure.startsWith("lost node ") || failure.contains(" lost node ");

@@ -113,13 +113,24 @@ final class RunCommand implements Callable<Integer> {
             description = {"Restart a whole VM from the newest complete checkpoint in DIR (a --checkpoint-dir): same program,"
                     + " arguments and shape, recorded there; a damaged or incomplete checkpoint is refused, naming the file,"
                     + " and the one before it taken. The run goes on taking checkpoints into DIR (at the interval recorded,"
-                    + " unless --checkpoint-every says otherwise)."})
+                    + " unless --checkpoint-every says otherwise).",
+                "With --hosts: DIR (absolute) on each host; give PROGRAM, its arguments and the shape again (each node checks them"
+                    + " against the manifest); node 0 takes its host's newest complete checkpoint and the others the same epoch;"
+                    + " checkpoints go on only with --checkpoint-every."})
     Path restartFrom;
+
+    @Option(names = "--spare", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = {"With --hosts and --checkpoint-every: running 'dsa host' daemons that take a lost host's place at a restart,"
+                    + " in order: its nodes restart on their buddies' hosts (which keep copies of their checkpoint files) and then"
+                    + " move to the spare by live migration (docs/failures.md)."})
+    String spareOption;
 
     @Option(names = "--max-restarts", paramLabel = "K", defaultValue = "" + Restarts.DEFAULT_MAX_RESTARTS,
             description = {"With --checkpoint-every (or --restart-from): when a node is lost (its process killed or silent for the"
                     + " failure timeout), end every node and restart the whole VM from the newest complete checkpoint, at most"
-                    + " K times; 0: never; from 0 to " + Restarts.MAX_RESTARTS + " (default: ${DEFAULT-VALUE})."})
+                    + " K times; 0: never; from 0 to " + Restarts.MAX_RESTARTS + " (default: ${DEFAULT-VALUE}).",
+                "With --hosts, also when a host is lost: its nodes restart on the hosts of their buddies, which keep copies"
+                    + " of their checkpoint files (docs/failures.md)."})
     int maxRestarts;
 
     /** The checkpoint this run starts from ({@code --restart-from}), or null. */
@@ -130,11 +141,7 @@ final class RunCommand implements Callable<Integer> {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
             metrics.validate(spec);
             Checks.range(spec, "--max-restarts", maxRestarts, 0, Restarts.MAX_RESTARTS);
-            if (hostsOption != null && (restartFrom != null || job.checkpointEvery > 0)) {
-                throw Checks.usage(spec, "--checkpoint-every and --restart-from with --hosts: not built yet (docs/failures.md); run on"
-                        + " this machine");
-            }
-            if (restartFrom != null) {
+            if (restartFrom != null && hostsOption == null) {
                 if (inProcess) throw Checks.usage(spec, "--restart-from with --in-process: not built yet; restart with node processes");
                 restartCheckpoint = Restarts.resolve(spec, job, restartFrom, spec.commandLine().getOut());
                 if (restartCheckpoint == null) {
@@ -146,6 +153,7 @@ final class RunCommand implements Callable<Integer> {
                 if (metrics.on()) throw Checks.usage(spec, "--metrics-port with --hosts: start each host with 'dsa host --metrics-port P'");
                 return runOnHosts(programs);
             }
+            if (spareOption != null) throw Checks.usage(spec, "--spare " + spareOption + " needs --hosts (and --checkpoint-every)");
             if (secretOptions.secretFile != null || jarFile != null || jobHeap != null || jobCpus != null || launcher != null) {
                 throw Checks.usage(spec, "--secret-file, --jar, --job-heap, --job-cpus and --launcher need --hosts");
             }
@@ -202,12 +210,29 @@ final class RunCommand implements Callable<Integer> {
                     + " sets " + SshLauncher.COMMAND_ENV + " to its own path)");
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (restartFrom != null) {
+            if (!restartFrom.isAbsolute()) {
+                throw Checks.usage(spec, "--restart-from " + restartFrom + " with --hosts: an absolute path is needed (each host reads it"
+                        + " on its own disk)");
+            }
+            if (job.checkpointDir != null && !job.checkpointDir.equals(restartFrom)) {
+                throw Checks.usage(spec, "--checkpoint-dir with --restart-from: checkpoints go on into " + restartFrom);
+            }
+            job.checkpointDir = job.checkpointEvery > 0 ? restartFrom : null;
+        }
+        Restarts.prepareHostCheckpoints(spec, job, programType, hosts, out);
+        List<HostPort> spares = spareOption == null ? List.of() : HostList.parse(spec, "--spare", spareOption);
+        if (!spares.isEmpty() && job.checkpointEvery == 0) throw Checks.usage(spec, "--spare needs --checkpoint-every N");
+        for (HostPort spare : spares) {
+            if (hosts.contains(spare)) throw Checks.usage(spec, "--spare " + spare + " is also in --hosts: a spare must be another host");
+        }
+        if (restartFrom != null) job.checkpointDir = restartFrom;
         try {
             byte[] jar = jarFile != null ? JobJar.read(jarFile)
                     : !programs.entries().isEmpty() ? JobJar.packClassPath(programs.entries()) : JobJar.of(programType);
-            if (launcher == null) return new HostsRun(job, hosts, secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+            if (launcher == null) return new HostsRun(job, hosts, spares, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
             try (SshLauncher daemons = SshLauncher.start(hosts, ssh, remote, secret, job.security.arguments(), out)) {
-                return new HostsRun(job, daemons.addresses(), secret, heap, jobCpus == null ? 0 : jobCpus, out).run(programType, jar);
+                return new HostsRun(job, daemons.addresses(), spares, secret, heap, jobCpus == null ? 0 : jobCpus, maxRestarts, restartFrom != null, out).run(programType, jar);
             }
         } catch (RuntimeException e) {
             Jobs.printFailed(out, Jobs.describe(e));

@@ -355,6 +355,10 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             }
             return;
         }
+        if (e.event() == HostJobEventMessage.CHECKPOINTED || e.event() == HostJobEventMessage.RESUMED) {   // not an outcome
+            if (job.owner != null) job.owner.send(new HostJobEventMessage(job.job.jobId(), job.job.nodeId(), e.event(), e.text(), e.lines(), new long[0]));
+            return;
+        }
         if (job.outcome != null) {   // one outcome per job; a JVM that sends more is not believed twice
             LOG.warn("host {}: the JVM of {} sent a second outcome; dropped", address(), job.id());
             return;

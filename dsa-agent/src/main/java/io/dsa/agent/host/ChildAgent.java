@@ -15,6 +15,7 @@ import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
 import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.checkpoint.CheckpointStore;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.AbandonMoveMessage;
@@ -61,6 +62,10 @@ import java.util.function.Supplier;
  * connection): the caller runs them off the I/O threads.
  */
 final class ChildAgent {
+    /** The launch option that restarts the node from the checkpoint at an epoch in its checkpoint directory. */
+    static final String RESTART_EPOCH = "restartEpoch";
+    /** {@link #restartEpoch}: the newest complete checkpoint ({@code restartEpoch=newest}, node 0 of {@code --restart-from}). */
+    static final long NEWEST = -1;
     /** How long a step that waits on the VM (a safe point, a connection) may take. */
     static final long STEP_TIMEOUT_MS = AgentHost.TRANSFER_STEP_TIMEOUT_MS;
 
@@ -98,11 +103,88 @@ final class ChildAgent {
         job = m;
         if (m.mode() != AgentLaunchMessage.CLONE_TARGET) program = load(m);
         if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program != null && program.resumable());
-        agent = DsaAgent.start(config.build());
+        DsaConfig built = config.build();
+        if (m.nodeId() == 0 && built.checkpointEvery() > 0) {   // the launcher restarts from the newest checkpoint it heard of
+            String dir = built.checkpointDir().toString();
+            built = config.onCheckpoint(epoch -> host.send(new HostJobEventMessage(0, 0, HostJobEventMessage.CHECKPOINTED,
+                    Long.toString(epoch), List.of(dir), new long[0]))).build();
+        }
+        long restartEpoch = restartEpoch(m);
+        if (restartEpoch == 0) {
+            agent = DsaAgent.start(built);
+        } else {
+            CheckpointStore.Checkpoint cp = restartCheckpoint(m, built, restartEpoch);
+            restartEpoch = cp.manifest().epoch();
+            if (restartEpoch(m) == NEWEST) {   // --restart-from: the launcher starts the others from the epoch node 0 took
+                host.send(new HostJobEventMessage(0, 0, HostJobEventMessage.CHECKPOINTED, Long.toString(restartEpoch),
+                        List.of(cp.dir().getParent().toString()), new long[0]));
+            }
+            agent = DsaAgent.restart(built, cp);
+        }
         host.send(new AgentStartedMessage(m.requestId(), agent.address(), program.resumable()));   // before any outcome
         DsaAgent started = agent;
-        startRunner(() -> started.run(program, m.args()));
+        long resumeEpoch = restartEpoch;
+        if (restartEpoch == 0) {
+            startRunner(() -> started.run(program, m.args()));
+        } else {
+            if (m.nodeId() == 0) {
+                started.formed().thenRunAsync(() -> host.send(new HostJobEventMessage(0, 0, HostJobEventMessage.RESUMED,
+                        Long.toString(resumeEpoch), List.of(), new long[0])));   // not on the I/O thread that completes it
+            }
+            startRunner(() -> started.resume(program, m.args()));
+        }
         return null;
+    }
+
+    /**
+     * @return the epoch of the checkpoint the launch restarts from (option {@code restartEpoch=E}),
+     *         {@link #NEWEST} for the newest complete one in this host's directory, 0 for a fresh start
+     */
+    static long restartEpoch(AgentLaunchMessage m) {
+        String value = option(m, RESTART_EPOCH);
+        return value == null ? 0 : value.equals("newest") ? NEWEST : Long.parseLong(value);
+    }
+
+    private static String option(AgentLaunchMessage m, String key) {
+        for (String option : m.options()) {
+            if (option.startsWith(key + "=")) return option.substring(key.length() + 1);
+        }
+        return null;
+    }
+
+    /**
+     * The checkpoint this node restarts from, in this host's checkpoint directory: at {@code epoch},
+     * or the newest whose files for this node verify; checked against the launch (program,
+     * arguments, shape).
+     *
+     * @throws DsaException naming the directory, the file or the value that does not fit
+     */
+    static CheckpointStore.Checkpoint restartCheckpoint(AgentLaunchMessage m, DsaConfig config, long epoch) {
+        Path dir = config.checkpointDir() != null ? config.checkpointDir()
+                : checkpointDirectory(m, java.util.Objects.requireNonNullElse(option(m, "checkpointDir"), ""));
+        CheckpointStore.Checkpoint cp = null;
+        List<String> refused = new ArrayList<>();
+        if (epoch != NEWEST) {
+            cp = CheckpointStore.forNode(dir, epoch, m.nodeId());
+        } else {
+            for (long e : CheckpointStore.epochs(dir)) {
+                try {
+                    cp = CheckpointStore.forNode(dir, e, m.nodeId());
+                    break;
+                } catch (DsaException ex) {
+                    refused.add("checkpoint " + CheckpointStore.epochDir(dir, e) + " refused: " + ex.getMessage());
+                }
+            }
+            if (cp == null) throw new DsaException("no complete checkpoint for node " + m.nodeId() + " in " + dir + refused);
+        }
+        io.dsa.agent.checkpoint.CheckpointManifest c = cp.manifest();
+        if (!c.program().equals(m.programClass()) || !c.args().equals(m.args()) || c.nodes() != m.nodes()
+                || c.threadsPerNode() != m.threadsPerNode()) {
+            throw new DsaException("checkpoint " + cp.dir() + " is of " + c.program() + " " + c.args() + " on " + c.nodes() + " nodes x "
+                    + c.threadsPerNode() + " threads, not of " + m.programClass() + " " + m.args() + " on " + m.nodes() + " nodes x "
+                    + m.threadsPerNode() + " threads");
+        }
+        return cp;
     }
 
     /**
@@ -344,6 +426,29 @@ final class ChildAgent {
     }
 
     /**
+     * The directory of this host that takes the VM's checkpoints: {@code dir} as given (the same
+     * path on every host), or by default {@code checkpoints-VM} beside the job's jar, in the host's
+     * private directory of its work directory (docs/hosts.md, "Work directory and clean-up"), made
+     * mode 700 like it.
+     *
+     * @throws DsaException naming the directory when it cannot be made
+     */
+    static Path checkpointDirectory(AgentLaunchMessage m, String dir) {
+        Path jarDir = m.jarPath().isEmpty() ? null : Path.of(m.jarPath()).toAbsolutePath().getParent();
+        if (dir.isEmpty() && jarDir == null) throw new DsaException("node " + m.nodeId() + " has no checkpoint directory and no work directory");
+        Path d = dir.isEmpty() ? jarDir.resolve("checkpoints-" + m.vmName()) : Path.of(dir);
+        try {
+            if (dir.isEmpty() && !java.nio.file.Files.isDirectory(d)) {
+                java.nio.file.Files.createDirectories(d, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            }
+            return java.nio.file.Files.createDirectories(d);
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new DsaException("checkpoint directory " + d + " on this host cannot be made: " + e, e);
+        }
+    }
+
+    /**
      * @return the agent's config for {@code m}: shape, address, the cluster secret and the job's
      *         options, checked ({@code build()} checks the ranges)
      * @throws DsaException naming a mode out of range, a missing program, jar or list, or an
@@ -360,6 +465,8 @@ final class ChildAgent {
         DsaConfig.Builder config = DsaConfig.builder().nodes(m.nodes()).threadsPerNode(m.threadsPerNode())
                 .vmName(m.vmName()).nodeId(m.nodeId()).bindHost(m.bindHost()).port(0)
                 .monitorAddress(m.monitorAddress()).secret(clusterSecret).transportSecurity(security);
+        long checkpointEvery = 0;
+        String checkpointDir = "";
         for (String option : m.options()) {
             if (option == null) throw new DsaException("the launch of node " + m.nodeId() + " carries a null option");
             int eq = option.indexOf('=');
@@ -376,13 +483,24 @@ final class ChildAgent {
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
                     case "failureTimeoutMs" -> config.failureTimeoutMs(Long.parseLong(value));
                     case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
-                    default -> throw new DsaException("unknown job option '" + option
-                            + "'; known: barrier, fanout, proxy, wait, prefetchWindow, startupTimeoutMs, maxFrameBytes, failureTimeoutMs, hosts");
+                    case "machineThreads" -> config.machineThreads(Integer.parseInt(value));
+                    case "checkpointEvery" -> checkpointEvery = Long.parseLong(value);
+                    case "checkpointDir" -> checkpointDir = value;
+                    case "buddies" -> config.checkpointBuddies(java.util.Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray());
+                    case RESTART_EPOCH -> {
+                        if (!value.equals("newest") && Long.parseLong(value) < 1) {
+                            throw new IllegalArgumentException("epoch " + value + " out of range [1, 2^63) (or 'newest')");
+                        }
+                    }
+                    default -> throw new DsaException("unknown job option '" + option + "'; known: barrier, fanout, proxy, wait,"
+                            + " prefetchWindow, startupTimeoutMs, maxFrameBytes, failureTimeoutMs, hosts, machineThreads, checkpointEvery,"
+                            + " checkpointDir, buddies, " + RESTART_EPOCH);
                 }
             } catch (IllegalArgumentException e) {   // valueOf, parseInt
                 throw new DsaException("job option '" + option + "' has a value that does not parse: " + e.getMessage());
             }
         }
+        if (checkpointEvery > 0) config.checkpoints(checkpointEvery, checkpointDirectory(m, checkpointDir));
         return config;
     }
 }

@@ -4,6 +4,7 @@ import io.dsa.DsaException;
 import io.dsa.agent.AgentState;
 import io.dsa.agent.checkpoint.CheckpointManifest;
 import io.dsa.agent.checkpoint.CheckpointStore;
+import io.dsa.agent.wire.BuddyCopyMessage;
 import io.dsa.agent.wire.StatusMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +32,14 @@ import java.util.concurrent.TimeoutException;
  * <li>{@link StatusMessage#CHECKPOINT_WRITE} to all at once: each snapshots, writes its file and
  *     answers with its size and CRC32C; node 0 writes its own and the monitor's, then the manifest.</li>
  * </ol>
+ * On hosts ({@link io.dsa.agent.DsaConfig#checkpointBuddies()} set; docs/failures.md, "Checkpoints
+ * on hosts") every host has a directory of its own: each node prepares its host's in round 1; in
+ * round 2 each node also sends its payload to its buddy ({@link BuddyCopyMessage}; node 0 its
+ * monitor image too), which writes it as {@code buddy-<k>.snap} on its host and answers node 0
+ * (round 3); once every file and every copy is written, node 0 sends the manifest to every node
+ * ({@link StatusMessage#CHECKPOINT_COMMIT}, round 4), each writes it into its host's directory,
+ * and node 0 writes its own last. A copy is handled on this node's buddy thread, since node 0's
+ * checkpoint thread waits for the rounds.
  * Answers are {@link StatusMessage#CHECKPOINTED}: {@code "<epoch> <round> <bytes> <crc>"}. A node
  * that cannot take its part fails the job (through the monitor), which ends the wait at node 0.
  * Threads: requests arrive on the I/O thread and are handled on the checkpoint thread (they block
@@ -41,11 +50,17 @@ final class Checkpoints {
     static final long ROUND_TIMEOUT_MS = ArrayDirectory.IO_TASK_TIMEOUT_MS;
     private static final int QUIESCE = 1;
     private static final int WRITE = 2;
+    private static final int BUDDY = 3;
+    private static final int COMMIT = 4;
 
     private final NodeRuntime rt;
     private final Path dir;
     private final long every;
     private final ExecutorService thread;
+    /** Element k: node k's buddy on another host; empty: one directory for all. */
+    private final int[] buddies;
+    /** Writes the copies this node keeps for its buddies (on hosts), apart from the checkpoint thread. */
+    private final ExecutorService buddyThread;
     /** Node 0: the answers awaited, by "epoch round node". */
     private final Map<String, CompletableFuture<String>> waits = new HashMap<>();
     private volatile String failure;
@@ -59,8 +74,14 @@ final class Checkpoints {
         this.dir = dir;
         this.every = every;
         this.nextEpoch = every;
-        this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "dsa-checkpoint-" + rt.nodeId);
+        this.thread = daemonThread("dsa-checkpoint-" + rt.nodeId);
+        this.buddies = rt.config.checkpointBuddies();
+        this.buddyThread = buddies.length > 0 ? daemonThread("dsa-checkpoint-buddy-" + rt.nodeId) : null;
+    }
+
+    private static ExecutorService daemonThread(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
@@ -98,21 +119,40 @@ final class Checkpoints {
         }
         Path epochDir = CheckpointStore.prepare(dir, epoch);
         Map<Integer, CompletableFuture<String>> written = new HashMap<>();
+        Map<Integer, CompletableFuture<String>> copied = new java.util.TreeMap<>();
+        for (int k = -1; k < rt.nodes && buddies.length > 0; k++) copied.put(k, expect(BUDDY, epoch, k));   // -1: the monitor's
         for (int k = 1; k < rt.nodes; k++) written.put(k, request(k, WRITE, epoch));
         List<CheckpointManifest.FileEntry> files = new ArrayList<>();
         files.add(writeOwn(epochDir, epoch));
-        for (int k = 1; k < rt.nodes; k++) {
-            String[] answer = await(written.get(k), k, WRITE, epoch).split(" ");
-            files.add(new CheckpointManifest.FileEntry(CheckpointStore.nodeFile(k), Long.parseLong(answer[0]),
-                    Integer.parseUnsignedInt(answer[1], 16)));
+        for (int k = 1; k < rt.nodes; k++) files.add(entry(CheckpointStore.nodeFile(k), await(written.get(k), k, WRITE, epoch)));
+        byte[] monitorImage = rt.monitorImage().encode();
+        files.add(CheckpointStore.write(epochDir, CheckpointStore.MONITOR_FILE, epoch, CheckpointStore.MONITOR_NODE, monitorImage));
+        if (buddies.length > 0) {
+            rt.peers().send(buddies[0], new BuddyCopyMessage(epoch, CheckpointStore.MONITOR_NODE, monitorImage));
+            for (Map.Entry<Integer, CompletableFuture<String>> c : copied.entrySet()) {
+                String answer = await(c.getValue(), c.getKey() < 0 ? buddies[0] : buddies[c.getKey()], BUDDY, epoch);
+                if (c.getKey() >= 0) files.add(entry(CheckpointStore.buddyFile(c.getKey()), answer));
+            }
         }
-        files.add(CheckpointStore.write(epochDir, CheckpointStore.MONITOR_FILE, epoch, CheckpointStore.MONITOR_NODE,
-                rt.monitorImage().encode()));
-        CheckpointStore.commit(dir, new CheckpointManifest(epoch, rt.config.vmName(), rt.nodes, rt.threadsPerNode, every, program,
-                args, files));
+        CheckpointManifest manifest = new CheckpointManifest(epoch, rt.config.vmName(), rt.nodes, rt.threadsPerNode, every, program,
+                args, files);
+        if (buddies.length > 0) {   // every host's directory gets the manifest; node 0's last
+            String text = epoch + "\n" + manifest.encode();
+            List<CompletableFuture<String>> committed = new ArrayList<>();
+            for (int k = 1; k < rt.nodes; k++) committed.add(request(k, COMMIT, epoch, StatusMessage.CHECKPOINT_COMMIT, text));
+            for (int k = 1; k < rt.nodes; k++) await(committed.get(k - 1), k, COMMIT, epoch);
+        }
+        CheckpointStore.commit(dir, manifest);
         long bytes = files.stream().mapToLong(CheckpointManifest.FileEntry::bytes).sum();
         rt.config.progress().onProgress(0, String.format("checkpoint at epoch %d: %d bytes in %s, %.1f ms", epoch, bytes, epochDir,
                 (System.nanoTime() - startNs) / 1e6));
+        rt.config.checkpointCommitted().accept(epoch);
+    }
+
+    // A manifest entry from an answer "<bytes> <crc32c hex>".
+    private static CheckpointManifest.FileEntry entry(String name, String answer) {
+        String[] f = answer.split(" ");
+        return new CheckpointManifest.FileEntry(name, Long.parseLong(f[0]), Integer.parseUnsignedInt(f[1], 16));
     }
 
     // This node's snapshot at the safe point, written to its file.
@@ -121,19 +161,32 @@ final class Checkpoints {
         if (state.epoch() != epoch) {
             throw new DsaException("node " + rt.nodeId + "'s workers resume at epoch " + state.epoch() + ", not at the checkpoint's " + epoch);
         }
-        return CheckpointStore.write(epochDir, CheckpointStore.nodeFile(rt.nodeId), epoch, rt.nodeId, state.encode());
+        byte[] payload = state.encode();
+        CheckpointManifest.FileEntry own = CheckpointStore.write(epochDir, CheckpointStore.nodeFile(rt.nodeId), epoch, rt.nodeId, payload);
+        if (buddies.length > 0) rt.peers().send(buddies[rt.nodeId], new BuddyCopyMessage(epoch, rt.nodeId, payload));
+        return own;
     }
 
     private String ask(int node, int round, long epoch) { return await(request(node, round, epoch), node, round, epoch); }
 
     private CompletableFuture<String> request(int node, int round, long epoch) {
+        return request(node, round, epoch, round == QUIESCE ? StatusMessage.CHECKPOINT_QUIESCE : StatusMessage.CHECKPOINT_WRITE,
+                Long.toString(epoch));
+    }
+
+    private CompletableFuture<String> request(int node, int round, long epoch, int code, String text) {
+        CompletableFuture<String> answer = expect(round, epoch, node);
+        rt.peers().send(node, new StatusMessage(0, code, text));
+        return answer;
+    }
+
+    // The answer of round `round` about node `node` (for BUDDY: the node whose copy is kept), once it arrives.
+    private CompletableFuture<String> expect(int round, long epoch, int node) {
         CompletableFuture<String> answer = new CompletableFuture<>();
         synchronized (waits) {
             if (failure != null) throw new DsaException("job failed: " + failure);
             waits.put(epoch + " " + round + " " + node, answer);
         }
-        rt.peers().send(node, new StatusMessage(0, round == QUIESCE ? StatusMessage.CHECKPOINT_QUIESCE : StatusMessage.CHECKPOINT_WRITE,
-                Long.toString(epoch)));
         return answer;
     }
 
@@ -143,8 +196,12 @@ final class Checkpoints {
         } catch (ExecutionException e) {
             throw (DsaException) e.getCause();
         } catch (TimeoutException e) {
-            throw new DsaException("node " + node + " did not " + (round == QUIESCE ? "reach quiescence" : "write its snapshot")
-                    + " within " + ROUND_TIMEOUT_MS + " ms");
+            throw new DsaException("node " + node + " did not " + switch (round) {
+                case QUIESCE -> "reach quiescence";
+                case WRITE -> "write its snapshot";
+                case BUDDY -> "write a buddy copy";
+                default -> "write the manifest";
+            } + " within " + ROUND_TIMEOUT_MS + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DsaException("interrupted while waiting for node " + node + "'s part of the checkpoint at epoch " + epoch);
@@ -154,28 +211,70 @@ final class Checkpoints {
     /** Node 0: a node's {@link StatusMessage#CHECKPOINTED}; on the I/O thread. */
     void onAnswer(StatusMessage m) {
         String[] f = m.text().split(" ", 3);
+        if (f.length > 2 && f[1].equals(Integer.toString(BUDDY))) {   // "<epoch> 3 <node> <bytes> <crc>": about the node copied
+            String[] copy = f[2].split(" ", 2);
+            complete(f[0] + " " + BUDDY + " " + copy[0], copy.length > 1 ? copy[1] : "");
+        } else if (f.length >= 2) {
+            complete(f[0] + " " + f[1] + " " + m.node(), f.length > 2 ? f[2] : "");
+        }
+    }
+
+    private void complete(String key, String text) {
         CompletableFuture<String> answer;
         synchronized (waits) {
-            answer = f.length < 2 ? null : waits.remove(f[0] + " " + f[1] + " " + m.node());
+            answer = waits.remove(key);
         }
-        if (answer != null) answer.complete(f.length > 2 ? f[2] : "");
+        if (answer != null) answer.complete(text);
+    }
+
+    /**
+     * On hosts: node {@code m.node()}'s copy, which this node keeps as its buddy: written on the
+     * buddy thread into this host's directory, then node 0 is told. On the I/O thread.
+     */
+    void onBuddyCopy(BuddyCopyMessage m) {
+        if (buddyThread == null) {
+            rt.reportFailure("node " + rt.nodeId + " got a buddy copy of node " + m.node() + " but keeps none (one shared directory)");
+            return;
+        }
+        buddyThread.execute(() -> {
+            try {
+                boolean monitor = m.node() == CheckpointStore.MONITOR_NODE;
+                CheckpointManifest.FileEntry f = CheckpointStore.write(CheckpointStore.epochDir(dir, m.epoch()),
+                        monitor ? CheckpointStore.MONITOR_FILE : CheckpointStore.buddyFile(m.node()), m.epoch(), m.node(), m.payload());
+                String answer = m.epoch() + " " + BUDDY + " " + m.node() + " " + f.bytes() + " " + Integer.toHexString(f.crc32c());
+                if (rt.nodeId == 0) onAnswer(new StatusMessage(0, StatusMessage.CHECKPOINTED, answer));
+                else rt.peers().send(0, new StatusMessage(rt.nodeId, StatusMessage.CHECKPOINTED, answer));
+            } catch (DsaException e) {
+                if (failure == null) rt.reportFailure("node " + rt.nodeId + " could not keep node " + m.node() + "'s copy of the checkpoint at epoch "
+                        + m.epoch() + ": " + e.getMessage());
+            }
+        });
     }
 
     /** Another node: node 0's request of a round; on the I/O thread, handled on the checkpoint thread. */
     void onRequest(StatusMessage m) {
         long epoch;
+        int newline = m.text().indexOf('\n');
         try {
-            epoch = Long.parseLong(m.text());
+            epoch = Long.parseLong(newline < 0 ? m.text() : m.text().substring(0, newline));
         } catch (NumberFormatException e) {
             rt.reportFailure("node " + rt.nodeId + " got a checkpoint request without an epoch: '" + m.text() + "'");
             return;
         }
-        int round = m.code() == StatusMessage.CHECKPOINT_QUIESCE ? QUIESCE : WRITE;
+        int round = switch (m.code()) {
+            case StatusMessage.CHECKPOINT_QUIESCE -> QUIESCE;
+            case StatusMessage.CHECKPOINT_WRITE -> WRITE;
+            default -> COMMIT;
+        };
         thread.execute(() -> {
             try {
                 String result = "";
                 if (round == QUIESCE) {
                     rt.arrays.awaitQuiescent();
+                    if (buddies.length > 0) CheckpointStore.prepare(dir, epoch);   // this host's directory
+                } else if (round == COMMIT) {
+                    CheckpointStore.commit(dir, CheckpointManifest.parse(newline < 0 ? "" : m.text().substring(newline + 1),
+                            "the manifest node 0 sent for epoch " + epoch));
                 } else {
                     CheckpointManifest.FileEntry f = writeOwn(CheckpointStore.epochDir(dir, epoch), epoch);
                     result = " " + f.bytes() + " " + Integer.toHexString(f.crc32c());
@@ -199,5 +298,8 @@ final class Checkpoints {
     }
 
     /** Ends the checkpoint thread (the node closes). */
-    void close() { thread.shutdownNow(); }
+    void close() {
+        thread.shutdownNow();
+        if (buddyThread != null) buddyThread.shutdownNow();
+    }
 }

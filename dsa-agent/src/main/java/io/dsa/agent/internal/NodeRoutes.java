@@ -12,6 +12,7 @@ import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
 import io.dsa.agent.wire.ReportMessage;
 import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.BuddyCopyMessage;
 import io.dsa.agent.wire.VarOpMessage;
 import io.dsa.agent.wire.VarResultMessage;
 import io.dsa.agent.wire.ViewMessage;
@@ -62,6 +63,10 @@ final class NodeRoutes {
             else if (monitor != null) monitor.onStatus(from, m);
             else router.unexpected(from, m);
         });
+        router.on(BuddyCopyMessage.class, (from, m) -> {
+            if (rt.checkpoints != null) rt.checkpoints.onBuddyCopy(m);
+            else router.unexpected(from, m);
+        });
         if (monitor != null) {
             router.on(RegisterMessage.class, monitor::onRegister);
             router.on(ReportMessage.class, (from, m) -> monitor.onReport(m));
@@ -69,6 +74,7 @@ final class NodeRoutes {
     }
 
     private static boolean isCheckpointRequest(StatusMessage m) {
-        return m.code() == StatusMessage.CHECKPOINT_QUIESCE || m.code() == StatusMessage.CHECKPOINT_WRITE;
+        return m.code() == StatusMessage.CHECKPOINT_QUIESCE || m.code() == StatusMessage.CHECKPOINT_WRITE
+                || m.code() == StatusMessage.CHECKPOINT_COMMIT;
     }
 }

@@ -31,6 +31,7 @@ final class MessageCodecs {
         put(MessageType.ACCUMULATED, ClusterCodecs.ACCUMULATED);
         put(MessageType.DIFF, ClusterCodecs.DIFF);
         put(MessageType.DIFF_APPLIED, ClusterCodecs.DIFF_APPLIED);
+        put(MessageType.BUDDY_COPY, CheckpointCodecs.BUDDY_COPY);
 
         put(MessageType.COHERENCE, WireFormat.COHERENCE);
 

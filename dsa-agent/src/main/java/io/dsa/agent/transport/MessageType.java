@@ -22,6 +22,7 @@ import io.dsa.agent.wire.ReleaseBarrierMessage;
 import io.dsa.agent.wire.RetireMessage;
 import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
+import io.dsa.agent.wire.BuddyCopyMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
@@ -81,6 +82,7 @@ enum MessageType {
     ACCUMULATED(25, AccumulatedMessage.class, false),
     DIFF(26, DiffMessage.class, false),
     DIFF_APPLIED(27, DiffAppliedMessage.class, false),
+    BUDDY_COPY(28, BuddyCopyMessage.class, false),
 
     COHERENCE(32, CoherenceMessage.class, false),
     /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */

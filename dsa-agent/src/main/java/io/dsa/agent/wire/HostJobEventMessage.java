@@ -10,7 +10,9 @@ import java.util.List;
  * @param event {@link #ACCEPTED} (text: the stop token; lines: notes on the limits the host
  *        applied), {@link #STARTED} (text: the agent's {@code host:port}), {@link #DONE} (lines:
  *        the report on node 0; timings: startup and run nanoseconds), {@link #FAILED} (text: why),
- *        {@link #EXITED} (text: how the node's process ended) or {@link #PROGRESS} (text: the line)
+ *        {@link #EXITED} (text: how the node's process ended), {@link #PROGRESS} (text: the line),
+ *        {@link #CHECKPOINTED} (node 0; text: the epoch; lines: the directory on its host) or
+ *        {@link #RESUMED} (node 0 of a VM restarted from a checkpoint; text: the epoch)
  * @param text see {@code event}
  * @param lines see {@code event}; empty when unused
  * @param timings see {@code event}; empty when unused
@@ -40,6 +42,18 @@ public record HostJobEventMessage(long jobId, int nodeId, int event, String text
      * {@link io.dsa.DsaNode#PROGRESS_INTERVAL_MS} ms, of at most {@link #MAX_PROGRESS_CHARS} characters.
      */
     public static final int PROGRESS = 6;
+    /**
+     * Node 0 of a VM on hosts with checkpoints: the checkpoint at the epoch in text is complete
+     * (every node's file, every buddy copy and every host's manifest written; docs/failures.md,
+     * "Checkpoints on hosts"); lines: its directory on node 0's host. Passed on unthrottled (the
+     * launcher restarts from the newest one it heard of); the job goes on.
+     */
+    public static final int CHECKPOINTED = 7;
+    /**
+     * Node 0 of a VM restarted from a checkpoint: the VM formed again and its workers resume at
+     * the epoch in text. Passed on unthrottled; the job goes on.
+     */
+    public static final int RESUMED = 8;
     /** Longest progress line a host passes on; longer ones are cut. */
     public static final int MAX_PROGRESS_CHARS = 1000;
 }

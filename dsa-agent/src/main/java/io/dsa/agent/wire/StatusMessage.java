@@ -11,7 +11,9 @@ package io.dsa.agent.wire;
  *        unfinished worker saying what it waits for),
  *        {@link #CHECKPOINT_QUIESCE} (monitor to a node: answer once your coherence is quiescent; text: the epoch),
  *        {@link #CHECKPOINT_WRITE} (monitor to a node: write your checkpoint file; text: the epoch),
- *        {@link #CHECKPOINTED} (node to monitor: text {@code "<epoch> <round> [<bytes> <crc32c hex>]"}, round 1 or 2)
+ *        {@link #CHECKPOINTED} (node to monitor: text {@code "<epoch> <round> [<bytes> <crc32c hex>]"}, round 1 or 2;
+ *        round 3, a buddy copy kept: {@code "<epoch> 3 <node> <bytes> <crc32c hex>"}; round 4: the manifest written),
+ *        {@link #CHECKPOINT_COMMIT} (monitor to a node, checkpoints on hosts: write this manifest, the text, into your host's directory)
  */
 public record StatusMessage(int node, int code, String text) implements WireMessage {
     public static final int DONE = 1;
@@ -23,4 +25,5 @@ public record StatusMessage(int node, int code, String text) implements WireMess
     public static final int CHECKPOINT_QUIESCE = 7;
     public static final int CHECKPOINT_WRITE = 8;
     public static final int CHECKPOINTED = 9;
+    public static final int CHECKPOINT_COMMIT = 10;
 }

@@ -1,0 +1,115 @@
+package io.dsa.agent.cli;
+
+import io.dsa.DsaException;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.HostPort;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which host runs each node of a VM on hosts, and with checkpoints, which node keeps a copy of
+ * each node's file on another host (its buddy; docs/failures.md, "Checkpoints on hosts"). At
+ * first node k runs on host {@code k mod H}; after hosts are lost, each of their nodes moves to
+ * the host of its buddy, whose directory holds the copy it restarts from. Immutable.
+ */
+final class HostPlacement {
+    private final HostPort[] hostOf;
+
+    private HostPlacement(HostPort[] hostOf) { this.hostOf = hostOf; }
+
+    /** @return node k on host {@code k mod hosts.size()} */
+    static HostPlacement roundRobin(List<HostPort> hosts, int nodes) {
+        HostPort[] hostOf = new HostPort[nodes];
+        for (int k = 0; k < nodes; k++) hostOf[k] = hosts.get(k % hosts.size());
+        return new HostPlacement(hostOf);
+    }
+
+    /** @return nodes in the VM */
+    int nodes() { return hostOf.length; }
+
+    /** @return the host of node {@code node} */
+    HostPort host(int node) { return hostOf[node]; }
+
+    /** @return the hosts that run a node, in the order of their first node */
+    List<HostPort> hosts() { return List.copyOf(new LinkedHashSet<>(Arrays.asList(hostOf))); }
+
+    /**
+     * @return element k: node k's buddy, the first node after k (cyclically) on another host; null
+     *         when every node runs on one host, so no copy could be kept on another
+     */
+    int[] buddies() {
+        int n = hostOf.length;
+        int[] buddies = new int[n];
+        for (int k = 0; k < n; k++) {
+            buddies[k] = -1;
+            for (int step = 1; step < n && buddies[k] < 0; step++) {
+                if (!hostOf[(k + step) % n].equals(hostOf[k])) buddies[k] = (k + step) % n;
+            }
+            if (buddies[k] < 0) return null;
+        }
+        return buddies;
+    }
+
+    /**
+     * The placement of the VM restarted without the {@code lost} hosts: each node of a lost host
+     * goes to the host of its buddy {@code buddies[k]}, which keeps its copy.
+     *
+     * @throws DsaException when a node and its buddy were both on lost hosts (no copy survives), naming both
+     */
+    HostPlacement without(Set<HostPort> lost, int[] buddies) {
+        HostPort[] next = hostOf.clone();
+        for (int k = 0; k < hostOf.length; k++) {
+            if (!lost.contains(hostOf[k])) continue;
+            int b = buddies[k];
+            if (lost.contains(hostOf[b])) {
+                throw new DsaException("node " + k + " on host " + hostOf[k] + " and its buddy node " + b + " on host " + hostOf[b]
+                        + " were both lost: no copy of node " + k + "'s checkpoint survives");
+            }
+            next[k] = hostOf[b];
+        }
+        return new HostPlacement(next);
+    }
+
+    /**
+     * @return this placement with each host in {@code spares}' keys replaced by its value (a spare
+     *         taking a lost host's place)
+     */
+    HostPlacement replacing(java.util.Map<HostPort, HostPort> spares) {
+        HostPort[] next = hostOf.clone();
+        for (int k = 0; k < next.length; k++) next[k] = spares.getOrDefault(next[k], next[k]);
+        return new HostPlacement(next);
+    }
+
+    /** @return this placement with node {@code node} on {@code host} */
+    HostPlacement with(int node, HostPort host) {
+        HostPort[] next = hostOf.clone();
+        next[node] = host;
+        return new HostPlacement(next);
+    }
+
+    /**
+     * @return the threads of this VM on node {@code node}'s host: its workers plus one I/O thread,
+     *         over every node of the VM that host runs ({@link DsaConfig.Builder#machineThreads})
+     */
+    int machineThreads(int node, int threadsPerNode) {
+        long onHost = Arrays.stream(hostOf).filter(h -> h.equals(hostOf[node])).count();
+        return (int) Math.min(DsaConfig.MAX_MACHINE_THREADS, onHost * (threadsPerNode + 1));
+    }
+
+    /** @return "node 0 on H, node 1 on H2, ..." */
+    String describe() {
+        List<String> parts = new ArrayList<>();
+        for (int k = 0; k < hostOf.length; k++) parts.add("node " + k + " on " + hostOf[k]);
+        return String.join(", ", parts);
+    }
+
+    /** @return the placement's host of each lost peer address {@code host:port} among {@code peers} */
+    Set<HostPort> hostsAmong(Set<String> peers) {
+        Set<HostPort> lost = new LinkedHashSet<>();
+        for (HostPort h : hostOf) if (peers.contains(h.toString())) lost.add(h);
+        return lost;
+    }
+}

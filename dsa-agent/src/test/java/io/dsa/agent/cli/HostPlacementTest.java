@@ -1,0 +1,87 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.dsa.DsaException;
+import io.dsa.agent.HostPort;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Where the nodes of a VM on hosts run, their checkpoint buddies, the placement after lost hosts, and the restart's states. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class HostPlacementTest {
+    private static final HostPort A = new HostPort("127.0.0.2", 7000);
+    private static final HostPort B = new HostPort("127.0.0.3", 7000);
+    private static final HostPort C = new HostPort("127.0.0.4", 7000);
+
+    @Test
+    void eachNodesBuddyIsTheNextNodeOnAnotherHost() {
+        HostPlacement p = HostPlacement.roundRobin(List.of(A, B, C), 5);   // A B C A B
+        assertArrayEquals(new int[] {1, 2, 3, 4, 0}, p.buddies());
+        HostPlacement two = HostPlacement.roundRobin(List.of(A, B), 4);   // A B A B
+        assertArrayEquals(new int[] {1, 2, 3, 0}, two.buddies());
+        assertNull(HostPlacement.roundRobin(List.of(A), 3).buddies(), "one host: no buddy on another");
+        assertNull(HostPlacement.roundRobin(List.of(A, B), 1).buddies(), "one node: no buddy at all");
+    }
+
+    @Test
+    void theNodesOfALostHostGoToTheHostsOfTheirBuddies() {
+        HostPlacement p = HostPlacement.roundRobin(List.of(A, B, C), 5);   // A B C A B
+        HostPlacement after = p.without(Set.of(B), p.buddies());
+        assertEquals("node 0 on 127.0.0.2:7000, node 1 on 127.0.0.4:7000, node 2 on 127.0.0.4:7000, node 3 on 127.0.0.2:7000,"
+                + " node 4 on 127.0.0.2:7000", after.describe());
+        assertEquals(List.of(A, C), after.hosts());
+        assertArrayEquals(new int[] {1, 3, 3, 1, 1}, after.buddies());
+        assertEquals(Set.of(B), p.hostsAmong(Set.of("127.0.0.3:7000", "10.0.0.9:1")));
+        HostPort spare = new HostPort("127.0.0.5", 7000);
+        assertEquals(List.of(A, spare, C), p.replacing(java.util.Map.of(B, spare)).hosts(), "a spare takes the lost host's place");
+    }
+
+    @Test
+    void aNodeLostWithItsBuddyCannotRestartAndIsNamed() {
+        HostPlacement p = HostPlacement.roundRobin(List.of(A, B, C), 3);
+        DsaException e = assertThrows(DsaException.class, () -> p.without(Set.of(A, B), p.buddies()));
+        assertEquals("node 0 on host 127.0.0.2:7000 and its buddy node 1 on host 127.0.0.3:7000 were both lost: no copy of node 0's"
+                + " checkpoint survives", e.getMessage());
+    }
+
+    /** Before: a host gave each node of its VM no count of the VM's threads there (only local runs did). */
+    @Test
+    void theMachineThreadsOfANodeAreThoseOfItsVmOnItsHost() {
+        HostPlacement p = HostPlacement.roundRobin(List.of(A, B), 3);   // A B A
+        assertEquals(6, p.machineThreads(0, 2));   // two nodes on A, 2 workers + 1 I/O thread each
+        assertEquals(3, p.machineThreads(1, 2));
+        assertEquals(6, p.machineThreads(2, 2));
+    }
+
+    @Test
+    void theRestartPassesItsStatesInOrderAndPrintsEachStep() {
+        StringWriter text = new StringWriter();
+        HostRestart r = new HostRestart(new PrintWriter(text), 1);
+        assertEquals(HostRestart.State.RUNNING, r.state());
+        r.onLost("lost node 1 at 127.0.0.3:5000\nmore", System.nanoTime());
+        r.onStopped("[127.0.0.3:7000]");
+        r.onPlaced("node 0 on A, node 1 on A", 100, "D/epoch-100");
+        r.onStarted();
+        r.onResumed(100);
+        assertEquals(HostRestart.State.RUNNING, r.state());
+        List<String> lines = text.toString().lines().toList();
+        assertEquals("node lost: lost node 1 at 127.0.0.3:5000", lines.get(0));
+        assertEquals(true, lines.get(1).startsWith("every node stopped ") && lines.get(1).endsWith(" (lost: [127.0.0.3:7000])"));
+        assertEquals("restarting the VM from D/epoch-100 (epoch 100), restart 1 of at most 1: node 0 on A, node 1 on A", lines.get(2));
+        assertEquals(true, lines.get(3).startsWith("recovered: the VM formed again and resumes at epoch 100, "));
+        assertEquals(false, r.mayRestart());
+        assertThrows(IllegalStateException.class, r::onStarted, "RUNNING -> FORMING is not a step of a restart");
+        r.onLost("again", System.nanoTime());
+        r.onGaveUp("not restarted: no copy");
+        assertEquals(HostRestart.State.GAVE_UP, r.state());
+    }
+}

@@ -1,0 +1,72 @@
+package io.dsa.agent.host;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.DsaException;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.transport.TransportSecurity;
+import io.dsa.agent.wire.AgentLaunchMessage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The job options a host's JVM turns into the agent's config for a VM on hosts: the threads of the
+ * VM on that host ({@code machineThreads}) and the checkpoints' settings (docs/failures.md,
+ * "Checkpoints on hosts").
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class HostJobOptionsTest {
+    private static final byte[] SECRET = "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    @TempDir
+    Path work;
+
+    private AgentLaunchMessage launch(int node, List<String> options) {
+        return new AgentLaunchMessage(1, AgentLaunchMessage.RUN, "vm1", node, 3, 2, node == 0 ? null : "127.0.0.1:5000", "127.0.0.1", "P", List.of(), options,
+                work.resolve("job-1-vm1-" + node + ".jar").toString());
+    }
+
+    /** Before: a node on a host was not told the threads of its VM on that host, so ADAPTIVE waiting counted its own only. */
+    @Test
+    void aNodeOnAHostCountsTheThreadsOfItsVmOnThatHost() {
+        DsaConfig config = ChildAgent.config(launch(1, List.of("machineThreads=6")), SECRET, TransportSecurity.MAC).build();
+        assertEquals(6, config.machineThreads());
+        assertEquals(0, ChildAgent.config(launch(1, List.of()), SECRET, TransportSecurity.MAC).build().machineThreads());
+    }
+
+    @Test
+    void checkpointsGoByDefaultIntoAPrivateDirectoryBesideTheJobsJar() throws Exception {
+        DsaConfig config = ChildAgent.config(launch(2, List.of("checkpointEvery=10", "buddies=1,2,0")), SECRET, TransportSecurity.MAC)
+                .build();
+        assertEquals(10, config.checkpointEvery());
+        assertEquals(work.resolve("checkpoints-vm1"), config.checkpointDir());
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(config.checkpointDir())));
+        assertArrayEquals(new int[] {1, 2, 0}, config.checkpointBuddies());
+        Path named = work.resolve("named");
+        assertEquals(named, ChildAgent.config(launch(0, List.of("checkpointEvery=5", "checkpointDir=" + named)), SECRET,
+                TransportSecurity.MAC).build().checkpointDir());
+        assertEquals(300, ChildAgent.restartEpoch(launch(0, List.of("checkpointEvery=5", "restartEpoch=300"))));
+        assertEquals(0, ChildAgent.restartEpoch(launch(0, List.of("checkpointEvery=5"))));
+    }
+
+    @Test
+    void aBuddyThatIsTheNodeItselfOrOutOfRangeIsRefusedNamingIt() {
+        IllegalArgumentException self = assertThrows(IllegalArgumentException.class, () -> ChildAgent.config(
+                launch(0, List.of("checkpointEvery=10", "buddies=1,1,0")), SECRET, TransportSecurity.MAC).build());
+        assertEquals("checkpoint buddy 1 of node 1 out of range [0, 3) or the node itself", self.getMessage());
+        IllegalArgumentException count = assertThrows(IllegalArgumentException.class, () -> ChildAgent.config(
+                launch(0, List.of("checkpointEvery=10", "buddies=1,0")), SECRET, TransportSecurity.MAC).build());
+        assertTrue(count.getMessage().startsWith("checkpoint buddies [1, 0]: one per node, 3 expected"), count.getMessage());
+        DsaException epoch = assertThrows(DsaException.class, () -> ChildAgent.config(launch(0, List.of("restartEpoch=0")), SECRET,
+                TransportSecurity.MAC));
+        assertTrue(epoch.getMessage().contains("restartEpoch=0") && epoch.getMessage().contains("out of range [1, 2^63) (or 'newest')"), epoch.getMessage());
+    }
+}
