@@ -342,11 +342,23 @@ abstract class AbstractSharedArray implements SharedArray {
 
     // Element k of a typed array as the raw bits ReleaseBuffer.combine takes
     private static long bits(Object src, int k) {
-        if (src instanceof double[] d) return Double.doubleToRawLongBits(d[k]);
-        if (src instanceof float[] f) return Float.floatToRawIntBits(f[k]) & 0xFFFF_FFFFL;
-        if (src instanceof int[] i) return i[k] & 0xFFFF_FFFFL;
+        if (src instanceof double[] d) return rawBits(d[k]);
+        if (src instanceof float[] f) return rawBits(f[k]);
+        if (src instanceof int[] i) return rawBits(i[k]);
         return ((long[]) src)[k];
     }
+
+    /** @return {@code v} as the raw bits {@link ReleaseBuffer#combine} takes (the typed arrays' element accumulate) */
+    static long rawBits(double v) { return Double.doubleToRawLongBits(v); }
+
+    /** @return {@code v}'s raw bits in the low 32 bits */
+    static long rawBits(float v) { return Float.floatToRawIntBits(v) & 0xFFFF_FFFFL; }
+
+    /** @return {@code v} in the low 32 bits */
+    static long rawBits(int v) { return v & 0xFFFF_FFFFL; }
+
+    /** @return {@code v} */
+    static long rawBits(long v) { return v; }
 
     final void checkRegion(int row, int col, int rows, int cols, int length) {
         if (rows < 0 || cols < 0) {

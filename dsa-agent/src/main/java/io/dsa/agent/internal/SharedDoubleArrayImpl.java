@@ -199,7 +199,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
 
     @Override
     public void accumulate(int row, int col, double value, ReduceOp op) {
-        if (combineElement(row, col, Double.doubleToRawLongBits(value), op)) return; // inside an accumulate scope: no allocation
+        if (combineElement(row, col, rawBits(value), op)) return; // inside an accumulate scope: no allocation
         accumulateRegion(row, col, 1, 1, new double[] {value}, 1, op);
     }
 

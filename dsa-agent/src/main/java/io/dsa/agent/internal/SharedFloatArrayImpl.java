@@ -199,7 +199,7 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
 
     @Override
     public void accumulate(int row, int col, float value, ReduceOp op) {
-        if (combineElement(row, col, Float.floatToRawIntBits(value) & 0xFFFF_FFFFL, op)) return; // inside an accumulate scope: no allocation
+        if (combineElement(row, col, rawBits(value), op)) return; // inside an accumulate scope: no allocation
         accumulateRegion(row, col, 1, 1, new float[] {value}, 1, op);
     }
 

@@ -199,7 +199,7 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
 
     @Override
     public void accumulate(int row, int col, int value, ReduceOp op) {
-        if (combineElement(row, col, value & 0xFFFF_FFFFL, op)) return; // inside an accumulate scope: no allocation
+        if (combineElement(row, col, rawBits(value), op)) return; // inside an accumulate scope: no allocation
         accumulateRegion(row, col, 1, 1, new int[] {value}, 1, op);
     }
 

@@ -199,7 +199,7 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
 
     @Override
     public void accumulate(int row, int col, long value, ReduceOp op) {
-        if (combineElement(row, col, value, op)) return; // inside an accumulate scope: no allocation
+        if (combineElement(row, col, rawBits(value), op)) return; // inside an accumulate scope: no allocation
         accumulateRegion(row, col, 1, 1, new long[] {value}, 1, op);
     }
 
