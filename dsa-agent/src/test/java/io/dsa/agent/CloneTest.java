@@ -18,6 +18,12 @@ import org.junit.jupiter.api.Timeout;
 /** Cloning: a new node from a copy of an agent's partitions, held as shared copies the homes know about. */
 @Timeout(60)
 class CloneTest {
+    /** Says so in the report: a fault test prints its seed, or that it has none. */
+    @org.junit.jupiter.api.BeforeAll
+    static void sayThereIsNoSeed() {
+        System.out.println("CloneTest: no randomness (the clones are taken at chosen points)");
+    }
+
 
     /** Every iteration each thread writes its 8 elements {@code t * 100 + i} and reads its right neighbour's first one. */
     public static final class Sweep implements DsaProgram {

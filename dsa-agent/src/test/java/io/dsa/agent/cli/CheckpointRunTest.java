@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dsa.agent.checkpoint.CheckpointStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -17,16 +18,32 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dsa run --checkpoint-every}, {@code --restart-from} and the automatic restart after a lost
- * node, with node processes, on the resumable relaxation of {@code MigrationTest} (two arrays and a
- * shared counter; node 0 reports the bits of the result and the count). The result line of an
- * uninterrupted run is the reference.
+ * node, with node processes, on the resumable relaxations of {@code MigrationTest} (two arrays and a
+ * shared counter; node 0 reports the bits of the result and the count) and of {@code HostTestPrograms}
+ * (which holds at plain barriers until the test opens its fast file, so a fault always comes before
+ * its end). The result line of an uninterrupted run is the reference. No randomness: the faults come at
+ * the first checkpoint.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class CheckpointRunTest {
+    /** Says so in the report: a fault test prints its seed, or that it has none. */
+    @org.junit.jupiter.api.BeforeAll
+    static void sayThereIsNoSeed() {
+        System.out.println("CheckpointRunTest: no randomness (the faults come at the first checkpoint)");
+    }
+
     private static final String RELAX = "io.dsa.agent.MigrationTest$Relax";
+    private static final String HELD = HostTestPrograms.Relax.class.getName();
+    /** Iterations of the held runs: 10 ms each until the fault, few after it. */
+    private static final String ITERATIONS = "60";
+    /** Nodes of every run: node 0 in the launcher's JVM and one node process (each JVM started costs seconds in CI). */
+    private static final String NODES = "2";
 
     @TempDir
     Path dir;
+    /** Where the held run's fast file goes (not among the checkpoints). */
+    @TempDir
+    Path gates;
 
     /** @return the report line {@code node 0: relax <hash> count <n>} of a run */
     private static String result(Cli cli) {
@@ -36,23 +53,44 @@ class CheckpointRunTest {
     /** Result lines of uninterrupted runs by iteration count: the tests share them (each run costs seconds in CI). */
     private static final java.util.Map<String, String> REFERENCES = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private static String reference(String iterations) {
-        return REFERENCES.computeIfAbsent(iterations, n -> {
-            Cli cli = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "1", RELAX, n);
+    private static String reference(String program, String iterations) {
+        return REFERENCES.computeIfAbsent(program + " " + iterations, key -> {
+            List<String> args = new ArrayList<>(List.of("run", "--in-process", "--nodes", NODES, "--threads", "1", program, iterations));
+            if (program.equals(HELD)) args.add(OPEN.toString());
+            Cli cli = Cli.execute(args.toArray(new String[0]));
             assertEquals(0, cli.exitCode(), cli.toString());
             return result(cli);
         });
     }
 
+    /** A fast file that exists, for the held relaxation's reference runs. */
+    private static final Path OPEN = open();
+
+    private static Path open() {
+        try {
+            Path f = Files.createTempFile("dsa-fast", "");
+            f.toFile().deleteOnExit();
+            return f;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** @return the held run's fast file (the test writes it to let the run end) */
+    private Path fast() { return gates.resolve("fast"); }
+
     private boolean anyComplete() {
         return CheckpointStore.anyComplete(dir);
     }
 
-    /** Starts {@code dsa run} of the relaxation on 3 node processes, checkpoints every 10, and waits for the first complete one. */
-    private CompletableFuture<Cli> startAndAwaitACheckpoint(String iterations) throws InterruptedException {
-        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", "3", "--threads", "1",
-                "--timeout", "200", "--failure-timeout-ms", "1500", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(), RELAX,
-                iterations));
+    /**
+     * Starts {@code dsa run} of the held relaxation on 2 nodes (one node process), checkpoints every 10, and
+     * waits for the first complete one.
+     */
+    private CompletableFuture<Cli> startAndAwaitACheckpoint() throws InterruptedException {
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", NODES, "--threads", "1",
+                "--timeout", "200", "--failure-timeout-ms", "1500", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(), HELD,
+                ITERATIONS, fast().toString()));
         Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
         assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
         return run;
@@ -64,14 +102,17 @@ class CheckpointRunTest {
 
     @Test
     void aNodeKilledAfterACheckpointIsSurvivedByARestartFromItWithTheSameResult() throws Exception {
-        String iterations = "1500";
-        String expected = reference(iterations);
-        CompletableFuture<Cli> run = startAndAwaitACheckpoint(iterations);
-        ProcessHandle node2 = nodeProcess(2);
-        node2.destroyForcibly();   // SIGKILL, by PID
+        String expected = reference(HELD, ITERATIONS);
+        CompletableFuture<Cli> run = startAndAwaitACheckpoint();
+        try {
+            ProcessHandle node1 = nodeProcess(1);
+            node1.destroyForcibly();   // SIGKILL, by PID
+            System.out.println("CheckpointRunTest: node 1 (pid " + node1.pid() + ") killed");
+        } finally {
+            Files.writeString(fast(), "fast");   // the restarted VM may run at full speed and end
+        }
         Cli cli = run.get(200, TimeUnit.SECONDS);
-        System.out.println("CheckpointRunTest: node 2 (pid " + node2.pid() + ") killed; "
-                + cli.out().lines().filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node")
+        System.out.println("CheckpointRunTest: " + cli.out().lines().filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node")
                         || l.startsWith("node lost")).toList());
         assertEquals(0, cli.exitCode(), cli.toString());
         assertTrue(cli.out().contains("restarting the VM from " + dir), cli.toString());
@@ -90,12 +131,15 @@ class CheckpointRunTest {
     @Test
     void aNodeStoppedAfterACheckpointIsTakenForLostAndTheRestartEndsWithTheSameResult() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(canSignal(), "skipped: no 'kill' command to signal processes by PID");
-        String iterations = "1500";
-        String expected = reference(iterations);
-        CompletableFuture<Cli> run = startAndAwaitACheckpoint(iterations);
+        String expected = reference(HELD, ITERATIONS);
+        CompletableFuture<Cli> run = startAndAwaitACheckpoint();
         ProcessHandle node1 = nodeProcess(1);
         try {
-            signal("STOP", node1);
+            try {
+                signal("STOP", node1);
+            } finally {
+                Files.writeString(fast(), "fast");
+            }
             Cli cli = run.get(200, TimeUnit.SECONDS);
             assertEquals(0, cli.exitCode(), cli.toString());
             assertTrue(cli.out().contains("node lost: job failed: ") && cli.out().contains("lost node 1 at "), cli.toString());
@@ -126,22 +170,22 @@ class CheckpointRunTest {
 
     @Test
     void restartFromADirectoryTakesTheNewestIntactCheckpointAndEndsWithTheSameResult() throws Exception {
-        String expected = reference("200");
-        Cli first = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "1", "--checkpoint-every", "50",
-                "--checkpoint-dir", dir.toString(), RELAX, "200");
+        String expected = reference(RELAX, "60");
+        Cli first = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "20",
+                "--checkpoint-dir", dir.toString(), RELAX, "60");
         assertEquals(0, first.exitCode(), first.toString());
-        assertTrue(first.out().contains("checkpoints: every 50 global barriers into " + dir), first.toString());
-        assertEquals(List.of(200L, 150L), CheckpointStore.epochs(dir));
-        Path damaged = CheckpointStore.epochDir(dir, 200).resolve(CheckpointStore.nodeFile(1));
+        assertTrue(first.out().contains("checkpoints: every 20 global barriers into " + dir), first.toString());
+        assertEquals(List.of(60L, 40L), CheckpointStore.epochs(dir));
+        Path damaged = CheckpointStore.epochDir(dir, 60).resolve(CheckpointStore.nodeFile(1));
         byte[] bytes = Files.readAllBytes(damaged);
         bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
         Files.write(damaged, bytes);
 
         Cli cli = Cli.execute("run", "--restart-from", dir.toString(), "--timeout", "100");
         assertEquals(0, cli.exitCode(), cli.toString());
-        assertTrue(cli.out().contains("epoch-200 refused: " + damaged + ": checksum mismatch"), cli.toString());
-        assertTrue(cli.out().contains("restarting from " + CheckpointStore.epochDir(dir, 150) + ": " + RELAX + " 200 on 3 nodes x 1 threads"
-                + " at epoch 150"), cli.toString());
+        assertTrue(cli.out().contains("epoch-60 refused: " + damaged + ": checksum mismatch"), cli.toString());
+        assertTrue(cli.out().contains("restarting from " + CheckpointStore.epochDir(dir, 40) + ": " + RELAX + " 60 on 2 nodes x 1 threads"
+                + " at epoch 40"), cli.toString());
         assertEquals(expected, result(cli));
     }
 

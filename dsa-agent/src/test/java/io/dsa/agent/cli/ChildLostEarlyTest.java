@@ -19,6 +19,12 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ChildLostEarlyTest {
+    /** Says so in the report: a fault test prints its seed, or that it has none. */
+    @org.junit.jupiter.api.BeforeAll
+    static void sayThereIsNoSeed() {
+        System.out.println("ChildLostEarlyTest: no randomness (node 2 is killed as soon as its process appears)");
+    }
+
     private static final long FAILURE_TIMEOUT_MS = 1_000;
 
     @Test

@@ -1,6 +1,7 @@
 package io.dsa.agent.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * co-tenant job on the same hosts ends OK and the hosts keep serving; a class that is no program
  * never runs its initialiser; stopping a VM needs its launcher's token; the heap and processors
  * come from the request, capped by the host. Two hosts: 127.0.0.2 without caps, 127.0.0.3 with
- * {@code --max-job-heap 512m --max-job-cpus 1}.
+ * {@code --max-job-heap 512m --max-job-cpus 1}. One tenant VM runs on both for the whole class
+ * (its JVMs start once): every failing job must leave it running, and it must end OK at the end.
+ * No randomness.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostIsolationSystemTest {
@@ -44,17 +47,29 @@ class HostIsolationSystemTest {
     static Path dir;
     static Path secret;
     static final List<HostProcess> hosts = new ArrayList<>();
+    /** The co-tenant VM of every failing job below, and its gate. */
+    static CompletableFuture<Cli> tenant;
+    static Path tenantGate;
 
     @BeforeAll
-    static void startHosts() throws Exception {
+    static void startHostsAndTheTenant() throws Exception {
+        System.out.println("HostIsolationSystemTest: no randomness (each failure is the program's own)");
         secret = HostProcess.newSecret(dir.resolve("secret"));
         hosts.add(HostProcess.start("127.0.0.2", secret));
         hosts.add(HostProcess.start("127.0.0.3", secret, List.of(), List.of("--max-job-heap", "512m", "--max-job-cpus", "1")));
+        tenantGate = dir.resolve("gate-tenant");
+        tenant = startTenant("tenant", tenantGate);
+        awaitRunning("tenant", 2);
     }
 
+    /** The tenant ran beside every failure; it ends OK once its gate opens, and the hosts still serve. */
     @AfterAll
-    static void stopHosts() throws Exception {
-        HostProcess.closeAll(hosts);
+    static void theTenantEndsOkAndTheHostsServe() throws Exception {
+        try {
+            if (tenant != null) assertTenantEndsOkAndTheHostsServe(tenant, tenantGate);
+        } finally {
+            HostProcess.closeAll(hosts);
+        }
     }
 
     private static String hostList() { return hosts.get(0).address() + "," + hosts.get(1).address(); }
@@ -121,27 +136,25 @@ class HostIsolationSystemTest {
     }
 
     /**
-     * Runs {@code program} as VM {@code vm} on both hosts while a tenant VM runs there too: the
-     * run fails printing {@code expected}, the VM's files go, and the tenant ends OK.
+     * Runs {@code program} as VM {@code vm} on both hosts while the tenant VM runs there too: the
+     * run fails printing {@code expected}, the VM's files go, the tenant's two nodes still run and
+     * the hosts answer (the tenant's result is checked once it ends, after the class).
      */
     private static void assertFailsAloneBesideATenant(String vm, Class<?> program, List<String> options, String expected)
             throws Exception {
-        Path gate = dir.resolve("gate-" + vm);
-        CompletableFuture<Cli> tenant = startTenant("tenant-" + vm, gate);
-        try {
-            awaitRunning("tenant-" + vm, 2);
-            List<String> args = new ArrayList<>(List.of("run", "--hosts", hostList(), "--threads", "1", "--vm", vm,
-                    "--secret-file", secret.toString()));
-            args.addAll(options);
-            args.add(program.getName());
-            Cli run = Cli.execute(args.toArray(new String[0]));
-            assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
-            assertTrue(run.out().contains(expected), run.out());
-            awaitNoFilesOf(vm);
-        } finally {
-            Files.writeString(gate, "open");
-        }
-        assertTenantEndsOkAndTheHostsServe(tenant, gate);
+        List<String> args = new ArrayList<>(List.of("run", "--hosts", hostList(), "--threads", "1", "--vm", vm,
+                "--secret-file", secret.toString()));
+        args.addAll(options);
+        args.add(program.getName());
+        Cli run = Cli.execute(args.toArray(new String[0]));
+        assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
+        assertTrue(run.out().contains(expected), run.out());
+        awaitNoFilesOf(vm);
+        assertFalse(tenant.isDone(), () -> "the tenant ended beside vm '" + vm + "': " + tenant.join());
+        Cli status = Cli.execute("status", "--hosts", hostList(), "--vm", "tenant", "--secret-file", secret.toString());
+        assertEquals(0, status.exitCode(), status.toString());
+        assertEquals(2, status.out().lines().filter(l -> l.startsWith("tenant ") && l.contains("RUNNING")).count(), status.out());
+        for (HostProcess h : hosts) assertTrue(h.process().isAlive(), "host " + h.address() + " died:\n" + h.output());
     }
 
     @Test

@@ -42,18 +42,25 @@ final class HostProcess implements AutoCloseable {
     /** {@link #start(String, Path, String...)} with further options of {@code dsa host}. */
     static HostProcess start(String bind, Path secret, List<String> jvmOptions, List<String> hostOptions)
             throws IOException, InterruptedException {
+        return started(new HostProcess(spawn(hostCommand(bind, secret, jvmOptions, hostOptions))));
+    }
+
+    private static List<String> hostCommand(String bind, Path secret, List<String> jvmOptions, List<String> hostOptions) {
         List<String> command = new ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp", mainClassPath(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         command.addAll(jvmOptions);
         command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString(),
                 "--work-dir", workDir(secret).toString()));
         command.addAll(hostOptions);
-        return started(command);
+        return command;
     }
 
-    /** Starts {@code command} and waits until it prints the address it listens on. */
-    private static HostProcess started(List<String> command) throws IOException, InterruptedException {
-        HostProcess host = new HostProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    private static Process spawn(List<String> command) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /** Waits until {@code host} prints the address it listens on; kills it by PID if it does not. */
+    private static HostProcess started(HostProcess host) throws InterruptedException {
         try {
             host.awaitAddress(60_000);
         } catch (RuntimeException | InterruptedException e) {
@@ -85,7 +92,7 @@ final class HostProcess implements AutoCloseable {
         List<String> command = List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp",
                 mainClassPath() + File.pathSeparator + aside, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "io.dsa.agent.host.StoppingHostMain", bind, secret.toString(), workDir(secret).toString(), step);
-        return started(command);
+        return started(new HostProcess(spawn(command)));
     }
 
     /** @return the base work directory of the hosts started with {@code secret} */
@@ -101,9 +108,23 @@ final class HostProcess implements AutoCloseable {
     /** @return this process's directory in the hosts' work directory */
     Path hostDir(Path secret) { return workDir(secret).resolve("host-" + process.pid()); }
 
-    /** Starts hosts on 127.0.0.{first} .. 127.0.0.{last} with the secret file {@code secret}, adding each to {@code into}. */
+    /**
+     * Starts hosts on 127.0.0.{first} .. 127.0.0.{last} with the secret file {@code secret}, all
+     * at once (their JVMs start in parallel), and adds each to {@code into} once it listens.
+     */
     static void startAll(int first, int last, Path secret, List<HostProcess> into) throws IOException, InterruptedException {
-        for (int h = first; h <= last; h++) into.add(start("127.0.0." + h, secret));
+        List<HostProcess> spawned = new ArrayList<>();
+        try {
+            for (int h = first; h <= last; h++) spawned.add(new HostProcess(spawn(hostCommand("127.0.0." + h, secret, List.of(), List.of()))));
+            for (HostProcess host : spawned) {
+                host.awaitAddress(60_000);
+                into.add(host);
+            }
+        } finally {
+            for (HostProcess host : spawned) {
+                if (!into.contains(host)) host.close();
+            }
+        }
     }
 
     /** Prints each host's output (kept in the surefire report) and kills it by PID. */

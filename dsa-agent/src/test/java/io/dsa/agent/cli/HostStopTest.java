@@ -22,6 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostStopTest {
+    /** Says so in the report: a fault test prints its seed, or that it has none. */
+    @org.junit.jupiter.api.BeforeAll
+    static void sayThereIsNoSeed() {
+        System.out.println("HostStopTest: no randomness (the second host is stopped once the job runs)");
+    }
+
     private static final long FAILURE_TIMEOUT_MS = 1_000;
     /** Detection, then {@link HostsRun#CAUSE_GRACE_MS} for the other verdicts, then a stop bounded by twice {@link HostsRun#STOP_VM_MS}. */
     private static final long VERDICT_BOUND_MS = 3 * FAILURE_TIMEOUT_MS + HostsRun.CAUSE_GRACE_MS + 2 * HostsRun.STOP_VM_MS;

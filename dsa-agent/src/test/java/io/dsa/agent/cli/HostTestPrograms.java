@@ -54,8 +54,10 @@ final class HostTestPrograms {
 
     /**
      * A resumable relaxation. Args: {@code iterations fastFile}. While the file {@code fastFile}
-     * does not exist, thread 0 pauses 10 ms per iteration
-     * so that a test can move nodes while the job runs; the result does not depend on it. Thread
+     * does not exist, thread 0 pauses 10 ms per iteration, and after the last iteration the
+     * workers pass plain global barriers (safe points for moves and checkpoints) until it exists:
+     * so a test can move, kill or checkpoint nodes while the job runs, with few iterations, and the
+     * job cannot end before the test opens the file. The result does not depend on either. Thread
      * 0 reports the bits of the result.
      */
     public static final class Relax implements DsaProgram {
@@ -96,11 +98,30 @@ final class HostTestPrograms {
                 if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);   // a throttle, so that moves happen mid-run
                 w.barrier();
             }
+            holdUntilFast(w);
             if (tid == 0) {
                 SharedDoubleArray r = a[iterations % 2];
                 long hash = 17;
                 for (int i = 0; i < length; i++) hash = hash * 31 + Double.doubleToRawLongBits(r.read(i));
                 w.node().report("relax " + Long.toHexString(hash));
+            }
+        }
+
+        /**
+         * Rounds of a plain global barrier and a collective until thread 0 sees the fast file. The
+         * main loop ends at epoch {@code iterations + 1}; a round's barrier brings the workers to
+         * an even distance from it, its collective to an odd one. A worker resumed (after a move or
+         * from a checkpoint, both only at plain barriers) past the main loop is right after a
+         * round's barrier, so it goes on with the round's collective.
+         */
+        private void holdUntilFast(DsaWorker w) throws InterruptedException {
+            boolean afterBarrier = w.epoch() > iterations + 1;
+            while (true) {
+                if (!afterBarrier) w.barrier();
+                afterBarrier = false;
+                boolean seen = w.threadId() == 0 && Files.exists(fast);
+                if (w.any(seen)) return;
+                if (w.threadId() == 0) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
             }
         }
     }

@@ -22,12 +22,16 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code dsa run --hosts ... --checkpoint-every} (docs/failures.md, "Checkpoints on hosts" and
  * "Restart on hosts"): {@code dsa host} processes on 127.0.0.2 and 127.0.0.3, each with a
  * checkpoint directory of its own (the default, in its private work directory), run the resumable
- * relaxation of {@code MigrationTest} (node 0 reports the bits of its result), whose in-process
- * run is the reference.
+ * relaxations of {@code MigrationTest} and {@code HostTestPrograms} (node 0 reports the bits of its
+ * result), whose in-process run is the reference. No randomness: the kills come at chosen checkpoints.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class HostsCheckpointSystemTest {
     private static final String RELAX = "io.dsa.agent.MigrationTest$Relax";
+    /** The relaxation that holds at plain barriers until its fast file exists: a kill cannot come after its end. */
+    private static final String HELD = HostTestPrograms.Relax.class.getName();
+    /** Iterations of the killed runs (checkpoints every 20: the kill comes after the one at epoch 40). */
+    private static final String ITERATIONS = "80";
 
     @TempDir
     static Path dir;
@@ -36,6 +40,7 @@ class HostsCheckpointSystemTest {
 
     @BeforeAll
     static void startHosts() throws Exception {
+        System.out.println("HostsCheckpointSystemTest: no randomness (the kills come at chosen checkpoints)");
         secret = HostProcess.newSecret(dir.resolve("secret"));
         HostProcess.startAll(2, 3, secret, hosts);
     }
@@ -52,21 +57,36 @@ class HostsCheckpointSystemTest {
     /** Result lines of uninterrupted runs by iteration count: the tests share them. */
     private static final java.util.Map<String, String> REFERENCES = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private static String reference(String iterations) {
-        return REFERENCES.computeIfAbsent(iterations, n -> {
-            Cli cli = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", RELAX, n);
+    private static String reference(String program, String iterations) {
+        return REFERENCES.computeIfAbsent(program + " " + iterations, key -> {
+            List<String> args = new ArrayList<>(List.of("run", "--in-process", "--nodes", "2", "--threads", "1", program, iterations));
+            if (program.equals(HELD)) args.add(fastFile("reference").toString());
+            Cli cli = Cli.execute(args.toArray(new String[0]));
             assertEquals(0, cli.exitCode(), cli.toString());
             return result(cli);
         });
     }
 
+    /** @return the held relaxation's fast file for {@code vm}, opened (written) for the reference runs */
+    private static Path fastFile(String vm) {
+        Path fast = dir.resolve("fast-" + vm);
+        if (vm.equals("reference")) {
+            try {
+                Files.writeString(fast, "fast");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return fast;
+    }
+
     /** @return the default checkpoint directory of VM {@code vm} on {@code host} */
     private static Path checkpoints(HostProcess host, String vm) { return host.hostDir(secret).resolve("checkpoints-" + vm); }
 
-    // The two newest complete checkpoints (800, 750) in `checkpoints`: `files` there, `absent` on the other host only.
-    private static void assertHolds(Path checkpoints, List<String> files, List<String> absent) {
-        assertEquals(List.of(800L, 750L), CheckpointStore.epochs(checkpoints), checkpoints.toString());
-        for (long e : List.of(800L, 750L)) {
+    // The two newest complete checkpoints (`epochs`) in `checkpoints`: `files` there, `absent` on the other host only.
+    private static void assertHolds(Path checkpoints, List<Long> epochs, List<String> files, List<String> absent) {
+        assertEquals(epochs, CheckpointStore.epochs(checkpoints), checkpoints.toString());
+        for (long e : epochs) {
             Path d = CheckpointStore.epochDir(checkpoints, e);
             CheckpointManifest m = CheckpointStore.manifest(d);
             assertEquals(5, m.files().size(), m.toString());   // 2 node files, 2 copies, the monitor's
@@ -87,7 +107,7 @@ class HostsCheckpointSystemTest {
     void aHostKilledAfterACheckpointIsSurvivedOnTheRemainingHostWithTheSameResult() throws Exception {
         HostProcess a = hosts.get(0);
         try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
-            Cli cli = runAndKill(doomed, "ck-kill");
+            Cli cli = runAndKill(doomed, "ck-kill", null);
             assertTrue(cli.out().contains("node lost: "), cli.toString());
             assertTrue(cli.out().contains("(lost: [" + doomed.address() + "])"), cli.toString());
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + a.address()), cli.toString());
@@ -105,45 +125,66 @@ class HostsCheckpointSystemTest {
     void aSpareTakesTheKilledHostsPlaceWithTheSameResultAndEachHostKeepsTheOthersCopy() throws Exception {
         HostProcess a = hosts.get(0);
         try (HostProcess doomed = HostProcess.start("127.0.0.4", secret); HostProcess spare = HostProcess.start("127.0.0.5", secret)) {
-            Cli cli = runAndKill(doomed, "ck-spare", "--spare", spare.address());
-            assertTrue(cli.out().contains("spare " + spare.address() + " takes node 1: moved ck-spare/1 from "), cli.toString());
-            assertTrue(cli.out().contains("checkpoints: every 50 global barriers into checkpoints-ck-spare in each host's private work"
-                    + " directory (host-PID), each node's file also copied to its buddy on another host (0->1, 1->0)"), cli.out());
-            assertTrue(cli.out().contains("first complete checkpoint at epoch 50: " + checkpoints(a, "ck-spare") + "/epoch-50 on host "
-                    + a.address()), cli.out());
             Path onA = checkpoints(a, "ck-spare");
             Path onSpare = checkpoints(spare, "ck-spare");
-            assertHolds(onA, List.of(CheckpointStore.nodeFile(0), CheckpointStore.buddyFile(1)),
+            // the job holds until node 1 runs on the spare and two checkpoints were taken there since
+            Cli cli = runAndKill(doomed, "ck-spare", () -> {
+                Poll.status(s -> s.out().lines().anyMatch(l -> l.matches("ck-spare\\s+1\\s+" + java.util.regex.Pattern.quote(spare.address())
+                        + "\\s+.*RUNNING.*")), "--hosts", spare.address(), "--vm", "ck-spare", "--secret-file", secret.toString());
+                Poll.until("two complete checkpoints on the spare", () -> CheckpointStore.epochs(onSpare),
+                        e -> e.size() >= 2 && e.stream().allMatch(x -> CheckpointStore.isComplete(onSpare, x)), 120_000, 5);
+            }, "--spare", spare.address());
+            assertTrue(cli.out().contains("spare " + spare.address() + " takes node 1: moved ck-spare/1 from "), cli.toString());
+            assertTrue(cli.out().contains("checkpoints: every 20 global barriers into checkpoints-ck-spare in each host's private work"
+                    + " directory (host-PID), each node's file also copied to its buddy on another host (0->1, 1->0)"), cli.out());
+            assertTrue(cli.out().contains("first complete checkpoint at epoch 20: " + checkpoints(a, "ck-spare") + "/epoch-20 on host "
+                    + a.address()), cli.out());
+            List<Long> last = CheckpointStore.epochs(onSpare);
+            assertEquals(2, last.size(), last.toString());
+            assertHolds(onA, last, List.of(CheckpointStore.nodeFile(0), CheckpointStore.buddyFile(1)),
                     List.of(CheckpointStore.nodeFile(1), CheckpointStore.buddyFile(0)));
-            assertHolds(onSpare, List.of(CheckpointStore.nodeFile(1), CheckpointStore.buddyFile(0)),
+            assertHolds(onSpare, last, List.of(CheckpointStore.nodeFile(1), CheckpointStore.buddyFile(0)),
                     List.of(CheckpointStore.nodeFile(0), CheckpointStore.buddyFile(1)));
             // A copy is the node's file, byte for byte.
-            assertTrue(java.util.Arrays.equals(Files.readAllBytes(CheckpointStore.epochDir(onA, 800).resolve(CheckpointStore.nodeFile(0))),
-                    Files.readAllBytes(CheckpointStore.epochDir(onSpare, 800).resolve(CheckpointStore.buddyFile(0)))));
+            Path newest = CheckpointStore.epochDir(onA, last.get(0));
+            assertTrue(java.util.Arrays.equals(Files.readAllBytes(newest.resolve(CheckpointStore.nodeFile(0))),
+                    Files.readAllBytes(CheckpointStore.epochDir(onSpare, last.get(0)).resolve(CheckpointStore.buddyFile(0)))));
         }
     }
 
+    /** A wait of the test's before it lets the held job end. */
+    interface Wait {
+        void await() throws Exception;
+    }
+
     /**
-     * Runs the relaxation (800 iterations, checkpoints every 50) on the first host and
+     * Runs the held relaxation (80 iterations, checkpoints every 20) on the first host and
      * {@code doomed}, kills {@code doomed} by PID (SIGKILL; its node's JVM ends with it) once the
-     * second checkpoint is complete (node 0 told the launcher of the first long before: the launcher
-     * restarts from one it heard of), and checks that the run ends {@code result: OK} with the
-     * uninterrupted run's result.
+     * second checkpoint is complete and the launcher printed that it heard of the first (it
+     * restarts from one it heard of), then (after {@code beforeTheEnd}, if any) lets the job end, and
+     * checks that the run ends {@code result: OK} with the uninterrupted run's result.
      */
-    private static Cli runAndKill(HostProcess doomed, String vm, String... options) throws Exception {
-        String iterations = "800";
-        String expected = reference(iterations);
+    private static Cli runAndKill(HostProcess doomed, String vm, Wait beforeTheEnd, String... options) throws Exception {
+        String expected = reference(HELD, ITERATIONS);
         HostProcess a = hosts.get(0);
+        Path fast = fastFile(vm);
         List<String> command = new ArrayList<>(List.of("run", "--hosts", a.address() + "," + doomed.address(), "--threads", "1", "--vm", vm,
-                "--checkpoint-every", "50", "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200"));
+                "--checkpoint-every", "20", "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200"));
         command.addAll(List.of(options));
-        command.addAll(List.of(RELAX, iterations));
-        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute(command.toArray(new String[0])));
+        command.addAll(List.of(HELD, ITERATIONS, fast.toString()));
+        Cli.Running running = Cli.start(command.toArray(new String[0]));
+        CompletableFuture<Cli> run = running.done();
         Path onA = checkpoints(a, vm);
-        Poll.until("the checkpoint at epoch 100 in " + onA, () -> CheckpointStore.isComplete(onA, 100) || run.isDone(), done -> done,
-                120_000, 2);
-        assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
-        doomed.close();   // SIGKILL by PID
+        try {
+            // the launcher restarts from a checkpoint it heard of: it says so of the first
+            Poll.until("the checkpoint at epoch 40 in " + onA + ", the launcher told of one", () -> CheckpointStore.isComplete(onA, 40)
+                    && running.outSoFar().contains("first complete checkpoint at epoch ") || run.isDone(), done -> done, 120_000, 2);
+            assertFalse(run.isDone(), () -> "the run ended before its second checkpoint: " + run.join());
+            doomed.close();   // SIGKILL by PID
+            if (beforeTheEnd != null) beforeTheEnd.await();
+        } finally {
+            Files.writeString(fast, "fast");
+        }
         Cli cli = run.get(200, TimeUnit.SECONDS);
         System.out.println("HostsCheckpointSystemTest: host " + doomed.address() + " of " + vm + " killed; " + cli.out().lines()
                 .filter(l -> l.startsWith("recovered") || l.startsWith("restarting") || l.startsWith("every node") || l.startsWith("spare ")
@@ -170,22 +211,22 @@ class HostsCheckpointSystemTest {
      */
     @Test
     void restartFromADirectoryOnTheHostsTakesNodeZerosNewestIntactCheckpointWithTheSameResult() throws Exception {
-        String expected = reference("300");
+        String expected = reference(RELAX, "60");
         String hostList = hosts.get(0).address() + "," + hosts.get(1).address();
         Path shared = dir.resolve("shared-checkpoints").toAbsolutePath();
-        Cli first = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--checkpoint-every", "100",
-                "--checkpoint-dir", shared.toString(), "--secret-file", secret.toString(), "--timeout", "120", RELAX, "300");
+        Cli first = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--checkpoint-every", "20",
+                "--checkpoint-dir", shared.toString(), "--secret-file", secret.toString(), "--timeout", "120", RELAX, "60");
         assertEquals(0, first.exitCode(), first.toString());
-        assertEquals(List.of(300L, 200L), CheckpointStore.epochs(shared));
-        Path damaged = CheckpointStore.epochDir(shared, 300).resolve(CheckpointStore.nodeFile(0));
+        assertEquals(List.of(60L, 40L), CheckpointStore.epochs(shared));
+        Path damaged = CheckpointStore.epochDir(shared, 60).resolve(CheckpointStore.nodeFile(0));
         byte[] bytes = Files.readAllBytes(damaged);
         bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
         Files.write(damaged, bytes);
 
         Cli cli = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--restart-from", shared.toString(),
-                "--secret-file", secret.toString(), "--timeout", "120", RELAX, "300");
+                "--secret-file", secret.toString(), "--timeout", "120", RELAX, "60");
         assertEquals(0, cli.exitCode(), cli.toString());
-        assertTrue(cli.out().contains("restarting from " + shared + "/epoch-200, the newest complete checkpoint on node 0's host"),
+        assertTrue(cli.out().contains("restarting from " + shared + "/epoch-40, the newest complete checkpoint on node 0's host"),
                 cli.toString());
         assertEquals(expected, result(cli));
     }

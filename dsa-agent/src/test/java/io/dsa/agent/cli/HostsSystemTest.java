@@ -36,7 +36,7 @@ class HostsSystemTest {
     static void startHosts() throws Exception {
         secret = HostProcess.newSecret(dir.resolve("secret"));
         wrongSecret = HostProcess.newSecret(dir.resolve("wrong"));
-        for (int h = 2; h <= 4; h++) hosts.add(HostProcess.start("127.0.0." + h, secret));
+        HostProcess.startAll(2, 4, secret, hosts);
     }
 
     @AfterAll

@@ -15,6 +15,12 @@ import org.junit.jupiter.api.Timeout;
 /** {@link DsaCluster#run(io.dsa.DsaProgram, Duration, String...)}: before, a run through DsaCluster had no bound at all. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ClusterRunTimeoutTest {
+    /** Says so in the report: a fault test prints its seed, or that it has none. */
+    @org.junit.jupiter.api.BeforeAll
+    static void sayThereIsNoSeed() {
+        System.out.println("ClusterRunTimeoutTest: no randomness (the program never ends; the timeout is the fault)");
+    }
+
     @Test
     void aRunThatDoesNotEndInTimeFailsEveryWorkerAndSaysSo() {
         DsaConfig config = DsaConfig.builder().nodes(3).threadsPerNode(2).failureTimeoutMs(1_000).build();

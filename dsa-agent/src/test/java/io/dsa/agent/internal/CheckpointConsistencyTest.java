@@ -35,6 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class CheckpointConsistencyTest {
+    /** Says so in the report: a fault test prints its seed, or that it has none. */
+    @org.junit.jupiter.api.BeforeAll
+    static void sayThereIsNoSeed() {
+        System.out.println("CheckpointConsistencyTest: no randomness (the held messages are chosen)");
+    }
+
     private static final int NODES = InMemoryClusterTest.NODES;
     private final InMemoryNetwork network = new InMemoryNetwork();
     private final List<NodeRuntime> nodes = new ArrayList<>();

@@ -114,11 +114,28 @@ final class FaultPlan {
         return a != b && (isolated.contains(a) || isolated.contains(b) || cutPairs.contains(pairKey(a, b)));
     }
 
+    /**
+     * The type a dial's handshake goes by in rules ({@code plan.on(FaultPlan.HANDSHAKE).from(2).to(1).drop()}):
+     * dropped, the dial fails; delayed, it connects after the delay (its {@code maxDelayMs}); cut or
+     * anything else, it connects.
+     */
+    static final String HANDSHAKE = "HANDSHAKE";
+
+    /** @return what the network does with a dial from node {@code from} to node {@code to}, now (rules on {@link #HANDSHAKE}) */
+    synchronized Verdict decideDial(int from, int to) {
+        decided++;
+        if (isCut(from, to)) return Verdict.CUT;
+        return decide(from, to, HANDSHAKE, null);
+    }
+
     /** @return what the network does with {@code message} from node {@code from} to node {@code to}, sent now */
     synchronized Verdict decide(int from, int to, Object message) {
         decided++;
         if (isCut(from, to)) return Verdict.CUT;
-        String type = WireRoundTrip.typeName(message);
+        return decide(from, to, WireRoundTrip.typeName(message), message);
+    }
+
+    private Verdict decide(int from, int to, String type, Object message) {
         Random rnd = pairRandoms.computeIfAbsent(((long) from << 32) | (to & 0xffffffffL),
                 k -> new Random(seed * 0x9E3779B97F4A7C15L + k));
         for (Rule r : rules) {

@@ -237,6 +237,22 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
                 result.completeExceptionally(new DsaException("cannot connect to " + host + ":" + port + ": authentication failed"));
                 return result;
             }
+            FaultPlan.Verdict v = plan == null ? FaultPlan.Verdict.DELIVER : plan.decideDial(nodeId, peer.nodeId);
+            switch (v.action()) {
+                case DROP -> result.completeExceptionally(new DsaException("cannot connect to " + host + ":" + port
+                        + ": the handshake was lost on its way (the fault plan dropped it)"));
+                case DELAY -> clock.schedule(() -> establish(peer, result), v.forNs(), TimeUnit.NANOSECONDS);
+                default -> establish(peer, result);   // a dial across a cut still connects; its frames wait
+            }
+            return result;
+        }
+
+        /** Connects this node to {@code peer}, both ends, as a handshake that succeeded does. */
+        private void establish(Endpoint peer, CompletableFuture<Connection> result) {
+            if (closed || peer.closed) {
+                result.completeExceptionally(new DsaException("cannot connect to node " + peer.nodeId + ": an end closed during the handshake"));
+                return;
+            }
             Side dialler = new Side(this, peer.nodeId);
             Side acceptor = new Side(peer, nodeId);
             dialler.other = acceptor;
@@ -253,7 +269,6 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
                     result.complete(dialler);
                 });
             }
-            return result;
         }
 
         void post(Runnable task) {
