@@ -100,7 +100,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.gate = new MigrationGate(nodeId, counters, scopes::open);
         this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && config.barrier() == BarrierKind.TREE
                 && config.proxy() == ProxyMode.FLOAT, nodeId, nodes, capacity, peers, router::route, job,
-                () -> Waiting.spinNs(config.waitStrategy(), config.machineThreads()));
+                () -> Waiting.laneSpinNs(config.waitStrategy(), config.machineThreads(), threadsPerNode));
         peers.useLanes(lanes);
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
