@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class LanesTest {
     static final int NODES = 3;
     static final int THREADS = 2;
-    static final int ROUNDS = 300;
+    static final int ROUNDS = 100;
     final List<NodeRuntime> nodes = new ArrayList<>();
 
     @AfterEach
@@ -90,6 +90,33 @@ class LanesTest {
             assertTrue(nodes.get(k).lanes.received.sum() > ROUNDS, "node " + k + " received " + nodes.get(k).lanes.received.sum() + " releases");
         }
         assertTrue(nodes.get(0).lanes.received.sum() > 2L * ROUNDS, "node 0 received " + nodes.get(0).lanes.received.sum() + " arrivals");
+    }
+
+    /**
+     * Vector collectives of 1,500 doubles a worker: every release (6 workers x 1,500 values, 72 KB)
+     * is beyond a lane's 64 KiB frame and comes over the connection, between small rounds that ride
+     * the lanes; a poller blocked on its lane must be woken by the release from the connection.
+     */
+    @Test
+    void collectivesBeyondALaneFrameTakeTheConnectionBetweenLaneRounds() throws Exception {
+        start(config(WaitStrategy.PARK, true));
+        run(w -> {
+            int workers = NODES * THREADS;
+            double[] v = new double[1_500];
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < v.length; i++) v[i] = round + i + w.threadId();
+                double[] sum = w.allReduce(v, ReduceOp.SUM);
+                for (int i = 0; i < v.length; i += 97) {
+                    double expected = workers * (double) (round + i) + (double) workers * (workers - 1) / 2;
+                    if (sum[i] != expected) throw new AssertionError("round " + round + " element " + i + ": " + sum[i] + ", expected " + expected);
+                }
+                long small = w.allReduce((long) w.threadId(), ReduceOp.SUM);
+                if (small != (long) workers * (workers - 1) / 2) throw new AssertionError("round " + round + ": small sum " + small);
+            }
+        });
+        for (int k = 1; k < NODES; k++) {
+            assertTrue(nodes.get(k).lanes.received.sum() > 0, "node " + k + " received the small rounds' releases over its lane");
+        }
     }
 
     @Test
