@@ -55,8 +55,8 @@ final class BarrierClient {
         this.tree.values = new Contributions(rt.nodes * rt.threadsPerNode, "node");
         this.fixedProxy = rt.config.proxy() == ProxyMode.FIXED && kind != BarrierKind.CENTRAL;
         // the benchmark checks this line to know each configuration ran what it claims
-        LOG.debug("node {} runs the {} barrier with the {} proxy, waiting by {} (fanout {})", rt.nodeId, kind, rt.config.proxy(),
-                rt.config.waitStrategy(), fanout);
+        LOG.debug("node {} runs the {} barrier with the {} proxy, waiting by {} (fanout {}, barrier lanes {})", rt.nodeId, kind,
+                rt.config.proxy(), rt.config.waitStrategy(), fanout, rt.lanes.enabled() ? "on" : "off");
     }
 
     private static final class Tree {

@@ -104,6 +104,9 @@ final class Lanes implements AutoCloseable {
         this.enabled = enabled && nodes > 1;
     }
 
+    /** @return whether this node uses lanes where it can (the VM's config, the transport, more than one node) */
+    boolean enabled() { return enabled; }
+
     /** @return whether {@code message} is a global barrier arrival or release (what lanes carry) */
     static boolean global(Object message) {
         return message instanceof BarrierArriveMessage a && a.barrierId() == MonitorRole.GLOBAL_BARRIER
@@ -324,6 +327,7 @@ final class Lanes implements AutoCloseable {
             return;
         }
         if (old != null) old.close();
+        LOG.debug("node 0 bound a barrier lane to node {}", node);
         key.attach(node);
         read(key, node); // bytes after the hello
     }
