@@ -133,12 +133,17 @@ class LanesTest {
      * Someone on the machine who can reach node 0's listener (only its own user can) but did not
      * get a token over the authenticated connection: its hello, claiming node 1 and carrying a
      * release for a generation far ahead, is closed unread, and the job's collectives stay exact.
+     * Node 0 has a token out for node 1 when the rogue says hello, so the token check alone stops
+     * it: with that check seeded away (the hello's token not compared) the rogue's release reaches
+     * node 0's barrier and the job fails ("collective at thread 1 got 0 values, expected 6").
      */
     @Test
     void aHelloWithoutTheOfferedTokenIsClosedAndTheJobGoesOn() throws Exception {
         start(config(WaitStrategy.PARK, true));
         Path path = nodes.get(0).lanes.listenerPath();
         assertNotNull(path, "node 0 listens for lanes");
+        // node 0 has a token out for node 1 (as if node 1 had asked), so only the token check stands in the rogue's way
+        nodes.get(0).lanes.onRequest(1, new io.dsa.agent.wire.LaneRequestMessage(1));
         byte[] guess = new byte[LaneChannel.TOKEN_BYTES];
         try (LaneChannel rogue = LaneChannel.dial(path, 1, guess)) {
             assertTrue(rogue.trySend(new BarrierReleaseMessage(MonitorRole.GLOBAL_BARRIER, 1_000_000, new long[0])));
