@@ -79,6 +79,7 @@ public final class DsaConfig {
     private final BarrierKind barrier;
     private final int barrierFanout;
     private final ProxyMode proxy;
+    private final boolean barrierLanes;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final int prefetchWindow;
@@ -104,6 +105,7 @@ public final class DsaConfig {
         this.barrier = b.barrier;
         this.barrierFanout = b.barrierFanout;
         this.proxy = b.proxy;
+        this.barrierLanes = b.barrierLanes;
         this.waitStrategy = b.waitStrategy;
         this.machineThreads = b.machineThreads;
         this.prefetchWindow = b.prefetchWindow;
@@ -135,6 +137,7 @@ public final class DsaConfig {
         b.barrier = barrier;
         b.barrierFanout = barrierFanout;
         b.proxy = proxy;
+        b.barrierLanes = barrierLanes;
         b.waitStrategy = waitStrategy;
         b.machineThreads = machineThreads;
         b.prefetchWindow = prefetchWindow;
@@ -200,6 +203,15 @@ public final class DsaConfig {
     public WaitStrategy waitStrategy() { return waitStrategy; }
 
     /**
+     * @return whether a {@link BarrierKind#TREE} global barrier with the {@link ProxyMode#FLOAT} proxy
+     *         travels over barrier lanes between node 0 and the nodes on its machine: Unix-domain
+     *         sockets that the workers write and read themselves, without a hand-off to an I/O thread
+     *         (docs/runtime.md, "Barrier lanes"); default true. Nodes on other machines use their
+     *         connections either way.
+     */
+    public boolean barrierLanes() { return barrierLanes; }
+
+    /**
      * @return the node threads (workers and I/O threads, of every node of every VM) that the
      *         launcher runs on this node's machine, which {@link WaitStrategy#ADAPTIVE} compares with
      *         the machine's cores; 0 (the default) counts only the nodes of this JVM
@@ -241,7 +253,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -261,6 +273,7 @@ public final class DsaConfig {
         private BarrierKind barrier = BarrierKind.TREE;
         private int barrierFanout = DEFAULT_BARRIER_FANOUT;
         private ProxyMode proxy = ProxyMode.FLOAT;
+        private boolean barrierLanes = true;
         private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
         private int machineThreads;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
@@ -339,6 +352,9 @@ public final class DsaConfig {
 
         /** @param mode who sends a node's barrier messages */
         public Builder proxy(ProxyMode mode) { this.proxy = java.util.Objects.requireNonNull(mode, "proxy mode"); return this; }
+
+        /** @param on whether the global barrier uses barrier lanes where it can ({@link DsaConfig#barrierLanes()}) */
+        public Builder barrierLanes(boolean on) { this.barrierLanes = on; return this; }
 
         /**
          * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}

@@ -40,6 +40,7 @@ public final class BarrierBench {
             "  --kinds LIST      barrier kinds (default TREE,KARY,CENTRAL)",
             "  --proxies LIST    proxy modes (default FLOAT,FIXED)",
             "  --waits LIST      wait strategies (default PARK,SPIN,ADAPTIVE)",
+            "  --lanes LIST      barrier lanes on, off, or on,off (default on; only TREE/FLOAT uses them)",
             "  --warmup N        at least N warm-up barriers (default 200)",
             "  --warmup-ms MS    and at least MS milliseconds of warm-up (default 4000)",
             "  --iters N         timed barriers per repetition (default 100)",
@@ -60,6 +61,9 @@ public final class BarrierBench {
     // 4x2 TREE median was 1.2-2.6 ms, after 4 s 0.36-0.57 ms (2026-11-25, docs/bench/macro/barrier.md)
     int warmup = 200, warmupMs = 4000, iters = 100, reps = 7;
     boolean inProcess, mpi = true;
+    List<Boolean> laneModes = List.of(true);
+    /** Whether the configuration being measured uses barrier lanes. */
+    boolean lanes = true;
     Path mpiSrc = Path.of("dsa-bench/src/main/c/mpi_barrier.c");
     Path out = Path.of("bench-results");
     String command;
@@ -91,6 +95,11 @@ public final class BarrierBench {
                 case "--kinds" -> kinds = Arrays.stream(args[++i].split(",")).map(s -> BarrierKind.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
                 case "--proxies" -> proxies = Arrays.stream(args[++i].split(",")).map(s -> ProxyMode.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
                 case "--waits" -> waits = Arrays.stream(args[++i].split(",")).map(s -> WaitStrategy.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
+                case "--lanes" -> laneModes = Arrays.stream(args[++i].split(",")).map(s -> switch (s.trim()) {
+                    case "on" -> true;
+                    case "off" -> false;
+                    default -> throw new IllegalArgumentException("--lanes " + s + ": use on, off or on,off");
+                }).toList();
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--warmup-ms" -> warmupMs = Integer.parseInt(args[++i]);
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
@@ -120,19 +129,24 @@ public final class BarrierBench {
         List<Row> rows = new ArrayList<>();
         for (BarrierKind kind : kinds) {
             for (ProxyMode proxy : proxies) {
+              for (boolean laneMode : laneModes) {
+                if (!laneMode && (kind != BarrierKind.TREE || proxy != ProxyMode.FLOAT) && laneModes.contains(true)) continue;
+                lanes = laneMode;
+                String proxyLabel = proxy.name() + (kind == BarrierKind.TREE && proxy == ProxyMode.FLOAT ? (laneMode ? "+lanes" : "") : "");
                 for (WaitStrategy wait : waits) {
                     for (int n : nodes) {
                         for (int t : threads) {
                             double[] ns = measureWithRetry(kind, proxy, wait, n, t);
                             Arrays.sort(ns);
-                            Row row = new Row(kind.name(), proxy.name(), wait.name(), n, t, percentile(ns, 50) / 1e3,
+                            Row row = new Row(kind.name(), proxyLabel, wait.name(), n, t, percentile(ns, 50) / 1e3,
                                     percentile(ns, 90) / 1e3, mpiUs.get(n), mpiUs.get(n * t), loadAverage());
-                            System.out.printf(Locale.ROOT, "%-7s %-5s %-8s nodes=%d threads=%d median=%.1f us p90=%.1f us load=%.2f%n",
-                                    kind, proxy, wait, n, t, row.medianUs(), row.p90Us(), row.load());
+                            System.out.printf(Locale.ROOT, "%-7s %-11s %-8s nodes=%d threads=%d median=%.1f us p90=%.1f us load=%.2f%n",
+                                    kind, proxyLabel, wait, n, t, row.medianUs(), row.p90Us(), row.load());
                             rows.add(row);
                         }
                     }
                 }
+              }
             }
         }
         writeCsv(rows);
@@ -165,7 +179,7 @@ public final class BarrierBench {
     }
 
     private DsaConfig.Builder config(BarrierKind kind, ProxyMode proxy, WaitStrategy wait, int n, int t) {
-        return DsaConfig.builder().nodes(n).threadsPerNode(t).barrier(kind).proxy(proxy).waitStrategy(wait);
+        return DsaConfig.builder().nodes(n).threadsPerNode(t).barrier(kind).proxy(proxy).waitStrategy(wait).barrierLanes(lanes);
     }
 
     /** @return the per-barrier nanoseconds of every repetition */
@@ -211,7 +225,7 @@ public final class BarrierBench {
                 List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, KIND_LOG_LEVEL, "io.dsa.agent.cli.DsaCli", "node",
                         "--node", Integer.toString(node), "--nodes", Integer.toString(n), "--threads", Integer.toString(t),
                         "--barrier", kind.name(), "--proxy", proxy.name(), "--wait", wait.name(),
-                        "--machine-threads", Integer.toString(n * (t + 1)), "--monitor", agent.address(), "--secret-file", secret.toString(), BarrierProgram.class.getName()));
+                        lanes ? "--barrier-lanes" : "--no-barrier-lanes", "--machine-threads", Integer.toString(n * (t + 1)), "--monitor", agent.address(), "--secret-file", secret.toString(), BarrierProgram.class.getName()));
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());
@@ -352,7 +366,7 @@ public final class BarrierBench {
         sb.append("\n## Targets\n\n");
         Double mpi4 = mpiUs.get(4);
         Double mpi8 = mpiUs.get(8);
-        for (String proxy : List.of("FLOAT", "FIXED")) {
+        for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
             for (WaitStrategy wait : waits) {
                 Row tree42 = find(rows, "TREE", proxy, wait.name(), 4, 2);
                 if (tree42 != null && mpi4 != null) {
@@ -368,7 +382,7 @@ public final class BarrierBench {
                 }
             }
         }
-        for (String proxy : List.of("FLOAT", "FIXED")) {
+        for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
             for (WaitStrategy wait : waits) {
                 Row tree44 = find(rows, "TREE", proxy, wait.name(), 4, 4), central44 = find(rows, "CENTRAL", proxy, wait.name(), 4, 4);
                 if (tree44 != null && central44 != null) {
@@ -396,9 +410,9 @@ public final class BarrierBench {
                 .title("Global barrier latency, " + t + " thread(s) per node").xAxisTitle("nodes").yAxisTitle("µs per barrier (median)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         for (BarrierKind kind : kinds) {
-            for (ProxyMode proxy : proxies) {
+            for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
                 for (WaitStrategy wait : waits) {
-                    List<Row> series = rows.stream().filter(r -> r.kind().equals(kind.name()) && r.proxy().equals(proxy.name())
+                    List<Row> series = rows.stream().filter(r -> r.kind().equals(kind.name()) && r.proxy().equals(proxy)
                             && r.strategy().equals(wait.name()) && r.threads() == t).toList();
                     if (series.isEmpty()) continue;
                     chart.addSeries(kind + "/" + proxy + "/" + wait, series.stream().map(Row::nodes).toList(),

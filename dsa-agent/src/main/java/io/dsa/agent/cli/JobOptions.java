@@ -53,6 +53,12 @@ final class JobOptions {
             description = "Who sends a node's barrier messages: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ProxyMode proxy;
 
+    @Option(names = "--barrier-lanes", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Carry the TREE/FLOAT global barrier between node 0 and the nodes on its machine over Unix-domain"
+                    + " lanes that the workers write and read themselves, without a hand-off to an I/O thread (docs/runtime.md,"
+                    + " \"Barrier lanes\"); --no-barrier-lanes: over the connections only (default: on).")
+    boolean barrierLanes;
+
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
                     + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
@@ -120,7 +126,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null);
     }
 
@@ -131,6 +137,7 @@ final class JobOptions {
                 "--wait", waitStrategy.name(), "--machine-threads", Integer.toString(machineThreads), "--prefetch-window", Integer.toString(prefetchWindow),
                 "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes),
                 "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
+        if (!barrierLanes) arguments.add("--no-barrier-lanes");
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));

@@ -478,6 +478,7 @@ final class ChildAgent {
                     case "fanout" -> config.barrierFanout(Integer.parseInt(value));
                     case "proxy" -> config.proxy(ProxyMode.valueOf(value));
                     case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
+                    case "barrierLanes" -> config.barrierLanes(Boolean.parseBoolean(value));
                     case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                     case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));

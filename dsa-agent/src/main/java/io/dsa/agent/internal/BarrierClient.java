@@ -55,8 +55,8 @@ final class BarrierClient {
         this.tree.values = new Contributions(rt.nodes * rt.threadsPerNode, "node");
         this.fixedProxy = rt.config.proxy() == ProxyMode.FIXED && kind != BarrierKind.CENTRAL;
         // the benchmark checks this line to know each configuration ran what it claims
-        LOG.debug("node {} runs the {} barrier with the {} proxy, waiting by {} (fanout {})", rt.nodeId, kind, rt.config.proxy(),
-                rt.config.waitStrategy(), fanout);
+        LOG.debug("node {} runs the {} barrier with the {} proxy, waiting by {} (fanout {}, barrier lanes {})", rt.nodeId, kind,
+                rt.config.proxy(), rt.config.waitStrategy(), fanout, rt.lanes.enabled() ? "on" : "off");
     }
 
     private static final class Tree {
@@ -181,6 +181,8 @@ final class BarrierClient {
         long startNs = System.nanoTime();
         WorkerThread w = WorkerThread.waitFor(kind, name, gen);
         try {
+            // one waiting worker polls the barrier lanes (if any) and returns once released
+            if (p == global && rt.lanes.awaitGlobal(p, gen)) return;
             while (true) {
                 long now = p.version();
                 if (now > gen) return;
@@ -419,6 +421,7 @@ final class BarrierClient {
                 g.completed = m.generation() + 1;
             }
             g.wake();
+            rt.lanes.wakeup();
             return;
         }
         Group b;
@@ -433,6 +436,7 @@ final class BarrierClient {
 
     void wakeAll() {
         global.wake();
+        rt.lanes.wakeup();
         local.wake();
         Group[] all;
         synchronized (groups) { all = groups.values().toArray(new Group[0]); }

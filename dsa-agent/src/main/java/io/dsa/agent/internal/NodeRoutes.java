@@ -7,6 +7,8 @@ import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
+import io.dsa.agent.wire.LaneOfferMessage;
+import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
@@ -42,6 +44,8 @@ final class NodeRoutes {
         router.on(AccumulatedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(DiffMessage.class, rt.diffs::onDiff);
         router.on(DiffAppliedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
+        router.on(LaneOfferMessage.class, rt.lanes::onOffer);
+        if (monitor != null) router.on(LaneRequestMessage.class, rt.lanes::onRequest);
         router.on(DefineMessage.class, (from, m) -> rt.registry.onDefine(m));
         router.on(ViewMessage.class, (from, m) -> rt.membership.onView(m, transport));
         router.on(LockMessage.class, (from, m) -> {

@@ -3,6 +3,8 @@ package io.dsa.agent.internal;
 import io.dsa.DsaException;
 import io.dsa.SharedArray;
 import io.dsa.agent.AgentState;
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.ProxyMode;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.transport.Connection;
@@ -50,6 +52,7 @@ public final class NodeRuntime implements AutoCloseable {
     final Waiting waiting;
     final RegistryClient registry;
     final BarrierClient barriers;
+    final Lanes lanes;
     final Membership membership;
     private final MigrationGate gate;
     final NodeSnapshots snapshots;
@@ -95,6 +98,10 @@ public final class NodeRuntime implements AutoCloseable {
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
         this.scopes = new Scopes(this);
         this.gate = new MigrationGate(nodeId, counters, scopes::open);
+        this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && config.barrier() == BarrierKind.TREE
+                && config.proxy() == ProxyMode.FLOAT, nodeId, nodes, capacity, peers, router::route, job,
+                () -> Waiting.laneSpinNs(config.waitStrategy(), config.machineThreads(), threadsPerNode));
+        peers.useLanes(lanes);
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
         this.snapshots = new NodeSnapshots(nodeId, nodes, threadsPerNode, config.vmName(), membership, arrays, variables, barriers);
@@ -110,6 +117,7 @@ public final class NodeRuntime implements AutoCloseable {
             transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
                     arrays::receiveBuffer, this::viewAddress, node -> LostNode.homedClause(arrays.homedBy(node))));
         } catch (RuntimeException e) {
+            lanes.close();
             transport.close();
             Waiting.nodeClosed(threadsPerNode + 1);
             throw e;
@@ -442,6 +450,7 @@ public final class NodeRuntime implements AutoCloseable {
         closed = true;
         job.abort("node " + nodeId + " closed");
         if (checkpoints != null) checkpoints.close();
+        lanes.close();
         peers.close();
         transport.close();
         Waiting.nodeClosed(threadsPerNode + 1);

@@ -37,6 +37,13 @@ interface NodeTransport extends AutoCloseable {
      */
     CompletableFuture<Connection> connect(String host, int port);
 
+    /**
+     * @return whether the node may open barrier lanes beside this transport's connections
+     *         (Unix-domain sockets, docs/runtime.md "Barrier lanes"); false for a transport without
+     *         sockets, whose tests must see every message
+     */
+    default boolean barrierLanes() { return false; }
+
     /** @return bytes this node's connections read from the network so far; 0 for a transport without sockets (tests) */
     default long bytesIn() { return 0; }
 
@@ -86,6 +93,8 @@ interface NodeTransport extends AutoCloseable {
             }
 
             @Override public int port() { return transport.boundAddress().getPort(); }
+
+            @Override public boolean barrierLanes() { return true; }
 
             @Override public CompletableFuture<Connection> connect(String host, int port) { return transport.connect(host, port); }
 

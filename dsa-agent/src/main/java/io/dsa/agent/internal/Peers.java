@@ -21,6 +21,8 @@ final class Peers implements PeerNetwork {
     private final BiConsumer<Integer, Object> localDispatch;
     private final IoThread io;
     private final SendFailure sendFailure;
+    /** Barrier lanes, once the runtime made them: global barrier messages to a node with a lane go there. */
+    private volatile Lanes lanes;
     private boolean closed;
 
     /** Told about a message that could not be sent; called on the sending thread, under the peers' lock. */
@@ -44,6 +46,8 @@ final class Peers implements PeerNetwork {
             localDispatch.accept(self, message);
             return;
         }
+        Lanes l = lanes;
+        if (l != null && l.trySend(node, message)) return;
         Connection c;
         synchronized (this) {
             if (closed) return;
@@ -130,6 +134,14 @@ final class Peers implements PeerNetwork {
         queued.get(node).clear();
         connections[node] = connection;
         return old;
+    }
+
+    /** From now on, global barrier messages to a node with a barrier lane travel over it ({@link Lanes#trySend}). */
+    void useLanes(Lanes lanes) { this.lanes = lanes; }
+
+    /** @return {@code node}'s current connection, or null */
+    synchronized Connection connection(int node) {
+        return node >= 0 && node < connections.length ? connections[node] : null;
     }
 
     /** @return whether {@code connection} is {@code node}'s current connection */

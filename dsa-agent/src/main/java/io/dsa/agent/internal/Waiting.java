@@ -85,6 +85,18 @@ class Waiting {
         };
     }
 
+    /**
+     * The spin of a worker polling barrier lanes ({@link Lanes}): as {@link #spinNs(WaitStrategy, int)},
+     * but ADAPTIVE counts only the workers among the machine's node threads, because the I/O
+     * threads sleep while the lanes carry the barrier (nodes of {@code threadsPerNode} workers and
+     * one I/O thread each).
+     */
+    static long laneSpinNs(WaitStrategy strategy, int machineThreads, int threadsPerNode) {
+        if (strategy != WaitStrategy.ADAPTIVE) return spinNs(strategy, machineThreads);
+        int nodeThreads = Math.max(NODE_THREADS.get(), machineThreads);
+        return spinNs((int) ((long) nodeThreads * threadsPerNode / (threadsPerNode + 1)), CORES);
+    }
+
     /** ADAPTIVE's bound: spin only while every runnable thread can have a core. */
     static long spinNs(int runnableThreads, int cores) {
         return runnableThreads <= cores ? SPARE_CORES_SPIN_NS : OVERSUBSCRIBED_SPIN_NS;

@@ -18,6 +18,8 @@ import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LaneOfferMessage;
+import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
@@ -146,4 +148,12 @@ final class ClusterCodecs {
         out.writeInt(m.code());
         writeString(m.text(), out);
     }, body -> new StatusMessage(body.readInt(), body.readInt(), readString(body, "text")));
+
+    static final MessageCodec<LaneRequestMessage> LANE_REQUEST = MessageCodec.of((m, out) -> out.writeInt(m.node()),
+            body -> new LaneRequestMessage(body.readInt()));
+
+    static final MessageCodec<LaneOfferMessage> LANE_OFFER = MessageCodec.of((m, out) -> {
+        writeString(m.path(), out);
+        writeBytes(m.token(), out);
+    }, body -> new LaneOfferMessage(readString(body, "path"), readBytes(body, "token")));
 }

@@ -32,6 +32,8 @@ final class MessageCodecs {
         put(MessageType.DIFF, ClusterCodecs.DIFF);
         put(MessageType.DIFF_APPLIED, ClusterCodecs.DIFF_APPLIED);
         put(MessageType.BUDDY_COPY, CheckpointCodecs.BUDDY_COPY);
+        put(MessageType.LANE_REQUEST, ClusterCodecs.LANE_REQUEST);
+        put(MessageType.LANE_OFFER, ClusterCodecs.LANE_OFFER);
 
         put(MessageType.COHERENCE, WireFormat.COHERENCE);
 

@@ -39,6 +39,8 @@ import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.JoinMessage;
+import io.dsa.agent.wire.LaneOfferMessage;
+import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
@@ -83,6 +85,8 @@ enum MessageType {
     DIFF(26, DiffMessage.class, false),
     DIFF_APPLIED(27, DiffAppliedMessage.class, false),
     BUDDY_COPY(28, BuddyCopyMessage.class, false),
+    LANE_REQUEST(29, LaneRequestMessage.class, false),
+    LANE_OFFER(30, LaneOfferMessage.class, false),
 
     COHERENCE(32, CoherenceMessage.class, false),
     /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */

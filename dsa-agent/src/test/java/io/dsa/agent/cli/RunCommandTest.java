@@ -52,6 +52,22 @@ class RunCommandTest {
     }
 
     @Test
+    void barrierLanesAreOnByDefaultAndNoBarrierLanesReachesTheChildren() {
+        RunCommand on = new RunCommand();
+        new CommandLine(on).setStopAtPositional(true).parseArgs("--nodes", "2", "idle-test");
+        assertTrue(on.job.config().build().barrierLanes());
+        assertFalse(on.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0).contains("--no-barrier-lanes"));
+        RunCommand off = new RunCommand();
+        new CommandLine(off).setStopAtPositional(true).parseArgs("--nodes", "2", "--no-barrier-lanes", "idle-test");
+        assertFalse(off.job.config().build().barrierLanes());
+        List<String> child = off.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+        assertTrue(child.contains("--no-barrier-lanes"), child.toString());
+        NodeCommand node = new NodeCommand();
+        new CommandLine(node).setStopAtPositional(true).parseArgs(child.subList(child.indexOf("node") + 1, child.size()).toArray(new String[0]));
+        assertFalse(node.job.config().build().barrierLanes(), "the child node parses its command into a config without lanes");
+    }
+
+    @Test
     void machineThreadsGivenByTheUserAreKeptAndCheckedAgainstTheirRange() {
         RunCommand run = new RunCommand();
         new CommandLine(run).setStopAtPositional(true).parseArgs("--nodes", "4", "--machine-threads", "3", "idle-test");

@@ -110,6 +110,8 @@ class FrameCodecTest {
         all.add(new DiffAppliedMessage(15, "diff of partition 2 of array 'A': run 3+9 ends past the partition's 8 elements"));
         all.add(new io.dsa.agent.wire.BuddyCopyMessage(300, 2, new byte[] {1, 2, 3, -1}));
         all.add(new io.dsa.agent.wire.BuddyCopyMessage(10, -1, new byte[0]));
+        all.add(new io.dsa.agent.wire.LaneRequestMessage(3));
+        all.add(new io.dsa.agent.wire.LaneOfferMessage("/tmp/dsa-lane-1/l", new byte[32]));
         all.add(new BarrierArriveMessage(Integer.MIN_VALUE, 5, 3, 4, new long[] {3, 1, 2, 7, 8, 9}));
         all.add(new BarrierReleaseMessage(Integer.MIN_VALUE + 1, 5, new long[] {1, 2}));
         all.add(new ReportMessage(2, "résultat: π ≈ 3.14159 🎉"));

@@ -121,6 +121,8 @@ public final class WireFuzzing {
                 case DIFF -> new DiffMessage(10, 3, 5, new long[] {DiffMessage.run(0, 1), DiffMessage.run(2, 1)}, new byte[16]);
                 case DIFF_APPLIED -> new DiffAppliedMessage(10, "");
                 case BUDDY_COPY -> new io.dsa.agent.wire.BuddyCopyMessage(100, 1, new byte[] {1, 2, 3});
+                case LANE_REQUEST -> new io.dsa.agent.wire.LaneRequestMessage(2);
+                case LANE_OFFER -> new io.dsa.agent.wire.LaneOfferMessage("/tmp/dsa-lane-x/l", new byte[32]);
                 case BARRIER_ARRIVE -> new BarrierArriveMessage(0, 12, 1, 2, new long[] {3, 4});
                 case BARRIER_RELEASE -> new BarrierReleaseMessage(0, 12, new long[] {7});
                 case LOCK -> new LockMessage(1, LockMessage.ACQUIRE, 2, 11);

@@ -1,0 +1,185 @@
+package io.dsa.agent.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.DsaProgram;
+import io.dsa.ReduceOp;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.RunReport;
+import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.LaneChannel;
+import io.dsa.agent.wire.BarrierReleaseMessage;
+import java.io.EOFException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Barrier lanes (docs/runtime.md, "Barrier lanes") on real nodes of this JVM (Netty connections,
+ * Unix-domain lanes): collectives that agree bit for bit under every wait strategy while the lanes
+ * carry them, a lane hello with a wrong token refused while the job goes on, and lanes off.
+ */
+@Timeout(60)
+class LanesTest {
+    static final int NODES = 3;
+    static final int THREADS = 2;
+    static final int ROUNDS = 100;
+    final List<NodeRuntime> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        for (NodeRuntime n : nodes) n.close();
+    }
+
+    void start(DsaConfig base) {
+        NodeRuntime monitor = NodeRuntime.start(base);
+        nodes.add(monitor);
+        for (int k = 1; k < NODES; k++) {
+            nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(monitor.address()).build()));
+        }
+    }
+
+    static DsaConfig config(WaitStrategy wait, boolean lanes) {
+        return DsaConfig.builder().nodes(NODES).threadsPerNode(THREADS).waitStrategy(wait).barrierLanes(lanes)
+                .randomSecret().startupTimeoutMs(20_000).build();
+    }
+
+    void run(DsaProgram program) throws Exception {
+        List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES, i -> JobRunner.run(nodes.get(i), program, List.of()));
+        for (CompletableFuture<RunReport> r : runs) r.get(50, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Each round, every worker contributes {@code round * 100 + threadId} to a sum, a max and a
+     * vector sum, then passes a plain barrier; every worker checks the exact results.
+     */
+    static final DsaProgram ROUNDS_PROGRAM = rounds(ROUNDS);
+
+    static DsaProgram rounds(int count) {
+        return w -> {
+        int workers = NODES * THREADS;
+        for (int round = 0; round < count; round++) {
+            long v = round * 100L + w.threadId();
+            long sum = w.allReduce(v, ReduceOp.SUM);
+            long expected = round * 100L * workers + (long) workers * (workers - 1) / 2;
+            if (sum != expected) throw new AssertionError("round " + round + " worker " + w.threadId() + ": sum " + sum + ", expected " + expected);
+            double max = w.allReduce((double) v, ReduceOp.MAX);
+            if (max != round * 100.0 + workers - 1) throw new AssertionError("round " + round + ": max " + max);
+            w.barrier();
+        }
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(WaitStrategy.class)
+    void collectivesAgreeWhileTheLanesCarryTheGlobalBarrier(WaitStrategy wait) throws Exception {
+        start(config(wait, true));
+        // six spinning workers and three I/O threads share two cores under SPIN: fewer rounds
+        int rounds = wait == WaitStrategy.SPIN ? ROUNDS / 3 : ROUNDS;
+        run(rounds(rounds));
+        for (int k = 1; k < NODES; k++) {
+            assertTrue(nodes.get(0).lanes.hasLane(k), "node 0 has a lane to node " + k);
+            assertTrue(nodes.get(k).lanes.hasLane(0), "node " + k + " has a lane to node 0");
+            // the first two barriers set the lane up over the connection; the rest ride the lane
+            assertTrue(nodes.get(k).lanes.sent.sum() > rounds, "node " + k + " sent " + nodes.get(k).lanes.sent.sum() + " arrivals over its lane");
+            assertTrue(nodes.get(k).lanes.received.sum() > rounds, "node " + k + " received " + nodes.get(k).lanes.received.sum() + " releases");
+        }
+        assertTrue(nodes.get(0).lanes.received.sum() > 2L * rounds, "node 0 received " + nodes.get(0).lanes.received.sum() + " arrivals");
+    }
+
+    /**
+     * Vector collectives of 1,500 doubles a worker: every release (6 workers x 1,500 values, 72 KB)
+     * is beyond a lane's 64 KiB frame and comes over the connection, between small rounds that ride
+     * the lanes; a poller blocked on its lane must be woken by the release from the connection.
+     */
+    @Test
+    void collectivesBeyondALaneFrameTakeTheConnectionBetweenLaneRounds() throws Exception {
+        start(config(WaitStrategy.PARK, true));
+        run(w -> {
+            int workers = NODES * THREADS;
+            double[] v = new double[1_500];
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < v.length; i++) v[i] = round + i + w.threadId();
+                double[] sum = w.allReduce(v, ReduceOp.SUM);
+                for (int i = 0; i < v.length; i += 97) {
+                    double expected = workers * (double) (round + i) + (double) workers * (workers - 1) / 2;
+                    if (sum[i] != expected) throw new AssertionError("round " + round + " element " + i + ": " + sum[i] + ", expected " + expected);
+                }
+                long small = w.allReduce((long) w.threadId(), ReduceOp.SUM);
+                if (small != (long) workers * (workers - 1) / 2) throw new AssertionError("round " + round + ": small sum " + small);
+            }
+        });
+        for (int k = 1; k < NODES; k++) {
+            assertTrue(nodes.get(k).lanes.received.sum() > 0, "node " + k + " received the small rounds' releases over its lane");
+        }
+    }
+
+    @Test
+    void withLanesOffTheConnectionsCarryEverything() throws Exception {
+        start(config(WaitStrategy.PARK, false));
+        run(ROUNDS_PROGRAM);
+        for (NodeRuntime n : nodes) {
+            assertEquals(0, n.lanes.sent.sum() + n.lanes.received.sum(), "node " + n.nodeId + " used a lane");
+            assertNull(n.lanes.listenerPath());
+        }
+    }
+
+    /**
+     * Someone on the machine who can reach node 0's listener (only its own user can) but did not
+     * get a token over the authenticated connection: its hello, claiming node 1 and carrying a
+     * release for a generation far ahead, is closed unread, and the job's collectives stay exact.
+     * Node 0 has a token out for node 1 when the rogue says hello, so the token check alone stops
+     * it: with that check seeded away (the hello's token not compared) the rogue's release reaches
+     * node 0's barrier and the job fails ("collective at thread 1 got 0 values, expected 6").
+     */
+    @Test
+    void aHelloWithoutTheOfferedTokenIsClosedAndTheJobGoesOn() throws Exception {
+        start(config(WaitStrategy.PARK, true));
+        Path path = nodes.get(0).lanes.listenerPath();
+        assertNotNull(path, "node 0 listens for lanes");
+        // node 0 has a token out for node 1 (as if node 1 had asked), so only the token check stands in the rogue's way
+        nodes.get(0).lanes.onRequest(1, new io.dsa.agent.wire.LaneRequestMessage(1));
+        byte[] guess = new byte[LaneChannel.TOKEN_BYTES];
+        try (LaneChannel rogue = LaneChannel.dial(path, 1, guess)) {
+            assertTrue(rogue.trySend(new BarrierReleaseMessage(MonitorRole.GLOBAL_BARRIER, 1_000_000, new long[0])));
+            run(ROUNDS_PROGRAM); // node 0's poller accepts the rogue lane during the job's first barriers
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            boolean closed = false;
+            while (!closed && System.nanoTime() < deadline) {
+                try {
+                    rogue.receive(m -> { throw new AssertionError("node 0 sent " + m + " on a lane it never bound"); });
+                    Thread.onSpinWait();
+                } catch (EOFException e) {
+                    closed = true;
+                }
+            }
+            assertTrue(closed, "node 0 closed the lane whose hello carried a wrong token");
+        }
+        assertTrue(nodes.get(1).lanes.hasLane(0), "node 1's own lane is up");
+        assertFalse(nodes.get(0).lanes.received.sum() == 0, "node 0 received arrivals over the real lanes");
+    }
+
+    @Test
+    void aLaneRefusesMessagesItDoesNotCarry() throws Exception {
+        start(config(WaitStrategy.PARK, true));
+        try (LaneChannel c = LaneChannel.dial(nodes.get(0).lanes.listenerPath(), 1, new byte[LaneChannel.TOKEN_BYTES])) {
+            assertFalse(c.trySend(new io.dsa.agent.wire.LaneRequestMessage(1)), "a lane carries only barrier messages");
+            assertFalse(c.trySend(new BarrierReleaseMessage(MonitorRole.GLOBAL_BARRIER, 1, new long[LaneChannel.MAX_FRAME_BYTES / 8])),
+                    "a release beyond the lane's frame goes over the connection");
+        }
+        assertThrows(IllegalArgumentException.class, () -> LaneChannel.dial(Path.of("/nonexistent"), 1, new byte[3]));
+    }
+
+    private static void assertNull(Object o) { assertEquals(null, o); }
+}
