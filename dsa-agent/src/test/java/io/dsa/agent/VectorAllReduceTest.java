@@ -23,6 +23,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(60)
 class VectorAllReduceTest {
     private static final int[] LENGTHS = {1, 2, 7, 1000};
+    /**
+     * Rounds over {@link #LENGTHS}, each with fresh values: one already runs every length through
+     * the double and long collectives back to back (each length reused by the next operation).
+     */
+    private static final int ROUNDS = 1;
     private static final ReduceOp[] DOUBLE_OPS = {ReduceOp.SUM, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.PROD};
 
     private static void run(BarrierKind kind, ProxyMode proxy, int nodes, int threads, int fanout, DsaProgram program) {
@@ -53,7 +58,7 @@ class VectorAllReduceTest {
         run(kind, proxy, nodes, threads, fanout, w -> {
             int me = w.threadId();
             long epoch = w.epoch();
-            for (int r = 0; r < 2; r++) {
+            for (int r = 0; r < ROUNDS; r++) {
                 for (int length : LENGTHS) {
                     double[] mine = new double[length];
                     for (int j = 0; j < length; j++) mine[j] = dv(me, j, r);

@@ -73,6 +73,9 @@ final class DelegateCommands {
                 description = "Benchmark regex (default: ${DEFAULT-VALUE}).")
         String include;
 
+        /** Length of a warm-up or measurement iteration under {@code --smoke}, in milliseconds. */
+        static final int SMOKE_ITERATION_MS = 200;
+
         @Option(names = "--iterations", defaultValue = "3", description = "Measurement iterations of 1 s (default: ${DEFAULT-VALUE}).")
         int iterations;
 
@@ -80,9 +83,11 @@ final class DelegateCommands {
         public Integer call() throws Exception {
             Files.createDirectories(common.out);
             int iters = common.smoke ? 1 : iterations;
+            // a smoke run shows that every benchmark runs and reports, not a figure: 200 ms iterations
+            TimeValue iteration = common.smoke ? TimeValue.milliseconds(SMOKE_ITERATION_MS) : TimeValue.seconds(1);
             OptionsBuilder opts = new OptionsBuilder();
-            opts.include(include).forks(1).warmupIterations(common.smoke ? 1 : 2).warmupTime(TimeValue.seconds(1))
-                    .measurementIterations(iters).measurementTime(TimeValue.seconds(1)).timeUnit(TimeUnit.NANOSECONDS)
+            opts.include(include).forks(1).warmupIterations(common.smoke ? 1 : 2).warmupTime(iteration)
+                    .measurementIterations(iters).measurementTime(iteration).timeUnit(TimeUnit.NANOSECONDS)
                     .addProfiler(GCProfiler.class).resultFormat(ResultFormatType.CSV)
                     .result(common.out.resolve("jmh.csv").toString());
             // JMH refuses to start while another JMH run holds its machine-wide lock; a smoke run
@@ -113,7 +118,8 @@ final class DelegateCommands {
             chart.getStyler().setLegendVisible(false);
             if (!names.isEmpty()) chart.addSeries("score", names, scores);
             BitmapEncoder.saveBitmap(chart, common.out.resolve("jmh.png").toString(), BitmapEncoder.BitmapFormat.PNG);
-            String notes = String.format(Locale.ROOT, "- 1 fork, %d x 1 s warm-up, %d x 1 s measurement, GC profiler", common.smoke ? 1 : 2, iters);
+            String notes = String.format(Locale.ROOT, "- 1 fork, %d x %s warm-up, %d x %s measurement, GC profiler", common.smoke ? 1 : 2,
+                    iteration, iters, iteration);
             BenchOut.markdown(common.out, "jmh", "JMH micro benchmarks (short settings)", BenchCommand.typed(spec), notes, table.toString(), List.of());
             return 0;
         }

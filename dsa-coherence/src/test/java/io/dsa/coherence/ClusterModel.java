@@ -234,8 +234,8 @@ final class ClusterModel {
         int n = config.nodes();
         engines = new CoherenceEngine[n];
         stores = new Store[n];
-        channels = newChannels(config.channels());
-        sentAt = newChannels(config.channels());
+        channels = newChannels(from.channels);
+        sentAt = newChannels(from.sentAt);
         sends = from.sends;
         for (int i = 0; i < n; i++) {
             stores[i] = new Store(from.stores[i]);
@@ -257,6 +257,18 @@ final class ClusterModel {
     private static <T> ArrayDeque<T>[] newChannels(int count) {
         ArrayDeque<T>[] c = new ArrayDeque[count];
         for (int i = 0; i < c.length; i++) c[i] = new ArrayDeque<>();
+        return c;
+    }
+
+    /**
+     * @return empty channels, each with room for what the same channel of {@code sizedLike} holds: a
+     *         copy's channels, mostly empty, take a slot or two each instead of ArrayDeque's default 16
+     *         (the explorer keeps a whole breadth-first frontier of models in memory)
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> ArrayDeque<T>[] newChannels(ArrayDeque<?>[] sizedLike) {
+        ArrayDeque<T>[] c = new ArrayDeque[sizedLike.length];
+        for (int i = 0; i < c.length; i++) c[i] = new ArrayDeque<>(sizedLike[i].size());
         return c;
     }
 
