@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The arrays' element index paths (the shift-and-mask fast path for power-of-two partitions with
- * no ragged column edge, and the general path) put every element where the layout says: each
+ * no ragged column edge, and the reciprocal path for every other shape) put every element where the layout says: each
  * element written through {@code write(row, col)} or {@code write(index)} is found by
  * {@code readPartition} at {@link ArrayLayout#partitionOf}/{@link ArrayLayout#offsetInPartition},
  * and indices out of range are refused with the layout's message.
@@ -91,6 +91,9 @@ class IndexPathTest {
         "40, 50, 16, 16, BLOCK, false",      // ragged columns: general path
         "30, 50, 7, 11, BLOCK_CYCLIC, true", // general path
         "64, 64, 12, 16, BLOCK, false",      // non-power-of-two rows: general path
+        "1, 1400, 1, 700, BLOCK, true",      // NPB CG class S's vectors on 2 threads: reciprocal path
+        "45, 101, 10, 25, BLOCK, false",     // both sides non-powers of two, a last grid column of width 1
+        "17, 3, 17, 1, BLOCK, true",         // one-column partitions: divisor 1
     })
     void everyElementLandsWhereTheLayoutSays(int rows, int cols, int pr, int pc, String distribution, boolean flat) {
         try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(1).threadsPerNode(1).build())) {

@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -25,6 +26,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * Element reads and writes that hit a valid local partition, beside the same access pattern on a
  * plain {@code double[]} in the same run. Run with {@code -prof gc} to see the allocation rate.
  *
+ * <p>{@code partitionSize} 64 takes the shift-and-mask index path (power-of-two partitions); 48
+ * the reciprocal one (any other size). {@code sharedGather}/{@code plainGather} are a sparse
+ * matrix-vector product's inner loop, as in NPB CG: a 1-D vector of {@value #VECTOR} doubles in
+ * partitions of {@code VECTOR / 2} (not a power of two), read at {@value #GATHER} random
+ * positions; figures are per element.
+ *
  * <pre>java -jar dsa-bench/target/benchmarks.jar LocalHit -prof gc</pre>
  */
 @State(Scope.Thread)
@@ -34,8 +41,17 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class LocalHitBenchmark {
-    @Param({"64"})
+    @Param({"64", "48"})
     int partitionSize;
+
+    /** Length of the gathered vector: NPB CG class S's {@code na}, two partitions of 700. */
+    static final int VECTOR = 1400;
+    /** Elements read per gather. */
+    static final int GATHER = 4096;
+    private SharedDoubleArray vector;
+    private double[] plainVector;
+    private final int[] columns = new int[GATHER];
+    private final double[] weights = new double[GATHER];
 
     private static final int N = 256;
     private DsaCluster cluster;
@@ -53,7 +69,12 @@ public class LocalHitBenchmark {
         Capture(int partition) { this.partition = partition; }
 
         @Override
-        public void setup(DsaNode node) { array = node.createSharedDoubleArray("A", N, N, partition); }
+        public void setup(DsaNode node) {
+            array = node.createSharedDoubleArray("A", N, N, partition);
+            vector = node.createSharedDoubleArray("v", VECTOR, VECTOR / 2);
+        }
+
+        static volatile SharedDoubleArray vector;
 
         @Override
         public void work(DsaWorker worker) {}
@@ -65,6 +86,17 @@ public class LocalHitBenchmark {
         cluster.run(new Capture(partitionSize));
         shared = Capture.array;
         plain = new double[N * N];
+        vector = Capture.vector;
+        plainVector = new double[VECTOR];
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        for (int k = 0; k < VECTOR; k++) {
+            vector.write(k, k);   // materialises both partitions: the reads below are hits
+            plainVector[k] = k;
+        }
+        for (int k = 0; k < GATHER; k++) {
+            columns[k] = random.nextInt(VECTOR);
+            weights[k] = random.nextDouble();
+        }
     }
 
     @TearDown(Level.Trial)
@@ -92,5 +124,21 @@ public class LocalHitBenchmark {
     public void plainWrite() {
         int k = i++;
         plain[(k & (N - 1)) * N + ((k >> 8) & (N - 1))] = k;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public double sharedGather() {
+        double sum = 0;
+        for (int k = 0; k < GATHER; k++) sum += weights[k] * vector.read(columns[k]);
+        return sum;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public double plainGather() {
+        double sum = 0;
+        for (int k = 0; k < GATHER; k++) sum += weights[k] * plainVector[columns[k]];
+        return sum;
     }
 }

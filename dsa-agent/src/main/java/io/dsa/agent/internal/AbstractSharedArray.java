@@ -47,6 +47,17 @@ abstract class AbstractSharedArray implements SharedArray {
     final int colMask;
     /** log2(cols) when the fast path applies and cols is a power of two (flat index -> row, col), else -1 */
     final int flatShift;
+    // The index path for every other shape: a division by a partition side is a multiplication by
+    // its reciprocal and a shift (Reciprocal), and the partitions of the last grid column may be narrower.
+    final int partRows;
+    final int partCols;
+    final long rowReciprocal;
+    final int rowReciprocalShift;
+    final long colReciprocal;
+    final int colReciprocalShift;
+    /** The last column of the partition grid and the width of its partitions (less than partCols at a ragged edge). */
+    final int lastGridCol;
+    final int lastPartCols;
 
     AbstractSharedArray(NodeRuntime rt, ArrayState state) {
         this.rt = rt;
@@ -68,6 +79,14 @@ abstract class AbstractSharedArray implements SharedArray {
         this.rowMask = pr - 1;
         this.colMask = pc - 1;
         this.flatShift = fast && Integer.bitCount(cols) == 1 ? Integer.numberOfTrailingZeros(cols) : -1;
+        this.partRows = pr;
+        this.partCols = pc;
+        this.rowReciprocal = Reciprocal.multiplier(pr);
+        this.rowReciprocalShift = Reciprocal.shift(pr);
+        this.colReciprocal = Reciprocal.multiplier(pc);
+        this.colReciprocalShift = Reciprocal.shift(pc);
+        this.lastGridCol = gridCols - 1;
+        this.lastPartCols = cols - lastGridCol * pc;
     }
 
     @Override

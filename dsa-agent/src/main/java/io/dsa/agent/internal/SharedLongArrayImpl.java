@@ -12,7 +12,9 @@ import java.nio.ByteOrder;
  * little-endian bytes through a {@link VarHandle} view: no allocation, no lock, no message.
  * Writes re-check the stamp after a full fence and redo through the miss path if a revocation
  * raced with them (see {@link Slot}). The index arithmetic is written out in both read and write:
- * a shared helper returning partition and offset packed in a long measured 20-25% slower per hit. Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
+ * a shared helper returning partition and offset packed in a long measured 20-25% slower per hit.
+ * Power-of-two partition sides take shifts and masks; any other side a multiplication by its
+ * reciprocal ({@link Reciprocal}), never an integer division. Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
  * scripts/gen-shared-arrays.sh.
  */
 final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLongArray {
@@ -27,12 +29,20 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
     public long read(int row, int col) {
         int p;
         int off;
-        if (rowShift >= 0 && Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
-            p = (row >>> rowShift) * gridCols + (col >>> colShift);
-            off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
+        if (Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
+            if (rowShift >= 0) {
+                p = (row >>> rowShift) * gridCols + (col >>> colShift);
+                off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
+            } else {
+                int gridRow = Reciprocal.divide(row, rowReciprocal, rowReciprocalShift);
+                int gridCol = Reciprocal.divide(col, colReciprocal, colReciprocalShift);
+                p = gridRow * gridCols + gridCol;
+                int width = gridCol == lastGridCol ? lastPartCols : partCols;
+                off = ((row - gridRow * partRows) * width + col - gridCol * partCols) << SHIFT;
+            }
         } else {
-            p = layout.partitionOf(row, col);   // checks the indices
-            off = layout.offsetInPartition(row, col) << SHIFT;
+            p = layout.partitionOf(row, col);   // throws, naming the index and its range
+            off = 0;
         }
         Slot s = slots[p];
         if (Slot.readable(s.stamp)) {
@@ -59,12 +69,20 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
     public void write(int row, int col, long value) {
         int p;
         int off;
-        if (rowShift >= 0 && Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
-            p = (row >>> rowShift) * gridCols + (col >>> colShift);
-            off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
+        if (Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
+            if (rowShift >= 0) {
+                p = (row >>> rowShift) * gridCols + (col >>> colShift);
+                off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
+            } else {
+                int gridRow = Reciprocal.divide(row, rowReciprocal, rowReciprocalShift);
+                int gridCol = Reciprocal.divide(col, colReciprocal, colReciprocalShift);
+                p = gridRow * gridCols + gridCol;
+                int width = gridCol == lastGridCol ? lastPartCols : partCols;
+                off = ((row - gridRow * partRows) * width + col - gridCol * partCols) << SHIFT;
+            }
         } else {
-            p = layout.partitionOf(row, col);   // checks the indices
-            off = layout.offsetInPartition(row, col) << SHIFT;
+            p = layout.partitionOf(row, col);   // throws, naming the index and its range
+            off = 0;
         }
         Slot s = slots[p];
         int stamp = s.stamp;
