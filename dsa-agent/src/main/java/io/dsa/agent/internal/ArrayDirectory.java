@@ -269,6 +269,15 @@ final class ArrayDirectory {
         }
     }
 
+    /**
+     * Writes the diffs a scope switch pushed ({@link PushedDiffs}) into this node's valid copies of
+     * {@code a}'s partitions and keeps them as {@code a}'s patch for copies installed later; on the
+     * I/O thread, which owns the slots' bytes; the caller waits. @return partitions written now
+     */
+    int applyPushed(ArrayState a, java.util.Map<Integer, List<io.dsa.agent.wire.DiffMessage>> diffs, PushedDiffs.Fault fault) {
+        return onIoThread(() -> PushedDiffs.apply(a, diffs, fault));
+    }
+
     /** @return a future completed once this node has {@code needed} on {@code partition}: {@link GrantWaits#whenGranted} */
     CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
         return grantWaits.whenGranted(a, partition, needed);
@@ -460,6 +469,7 @@ final class ArrayDirectory {
                 throw new IllegalStateException("partition " + partition + " of array '" + a.spec.name() + "' arrived with "
                         + data.length + " bytes, expected " + expected);
             }
+            PushedDiffs.patch(a, partition, data);
             Slot s = a.slots[partition];
             s.install(data, access);
             grantWaits.granted(s);

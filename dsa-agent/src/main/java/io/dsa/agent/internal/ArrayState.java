@@ -21,6 +21,12 @@ final class ArrayState {
     volatile ArrayUse.Behaviour scopeUse;
     /** This node's buffered writes while a release scope over the array is open here, else null ({@link Scopes}). */
     volatile ReleaseBuffer release;
+    /**
+     * While a read cache over the array that a switch pushed diffs into is open here: those diffs
+     * by partition, in node order, which every copy of a partition installed meanwhile gets too
+     * ({@link PushedDiffs#apply}); else null. Set on the I/O thread, cleared by the scope's last worker.
+     */
+    volatile java.util.Map<Integer, java.util.List<io.dsa.agent.wire.DiffMessage>> patch;
     /** The buffer of the last release scope over the array, cleared, kept for the next one (null before the first). */
     private ReleaseBuffer releaseKept;
     /** This node's combined accumulates while an accumulate scope over the array is open here, else null ({@link Scopes}). */

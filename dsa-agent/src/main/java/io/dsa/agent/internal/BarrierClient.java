@@ -89,6 +89,10 @@ final class BarrierClient {
         /** Generations released; written after {@link #released}. */
         volatile long completed;
         long[] released = NONE;
+        /** The node's own payload for its next TREE arrival ({@link #stashNodePayload}), or none. */
+        long[] payload = NONE;
+        /** The last release's node payloads ({@link BarrierReleaseMessage#payload}); written with {@link #released}. */
+        long[] releasedPayloads = NONE;
 
         Global(int parties) {
             this.parties = parties;
@@ -129,6 +133,7 @@ final class BarrierClient {
         Global g = global;
         long gen;
         long[] send = null;
+        long[] payload = NONE;
         String mismatch = null;
         synchronized (g) {
             gen = g.generation;
@@ -145,6 +150,8 @@ final class BarrierClient {
                 if (++g.arrived == g.parties) {
                     mismatch = g.values.mismatch();
                     send = g.values.take();
+                    payload = g.payload;
+                    g.payload = NONE;
                     g.arrived = 0;
                     g.generation++;
                 }
@@ -161,15 +168,46 @@ final class BarrierClient {
             rt.peers().send(0, new BarrierArriveMessage(CENTRAL_GLOBAL, gen, rt.nodeId, 1, own));
         } else if (send != null) {
             long[] nodeValues = send;
+            long[] nodePayload = payload;
             long nodeGen = gen;
             if (fixedProxy) {
-                rt.peers().executeOnIoThread(() -> nodeComplete(nodeGen, nodeValues));
+                rt.peers().executeOnIoThread(() -> nodeComplete(nodeGen, nodeValues, nodePayload));
             } else {
-                nodeComplete(nodeGen, nodeValues);
+                nodeComplete(nodeGen, nodeValues, nodePayload);
             }
         }
         awaitPast(g, gen, WorkerThread.GLOBAL_BARRIER, null);
         return g.released; // written before completed, which awaitPast read
+    }
+
+    /** @return whether the global barrier carries node payloads ({@link #stashNodePayload}): only the TREE kind does */
+    boolean carriesNodePayloads() { return kind == BarrierKind.TREE; }
+
+    /**
+     * Gives this node's next global round a payload of its own (any length), which the root hands to
+     * every node with the release ({@link #releasedPayloads}). Call it before the calling worker
+     * arrives at that round, so the node's last arrival, which sends the node's arrival, carries it.
+     *
+     * @throws IllegalStateException if the barrier kind carries no payloads ({@link #carriesNodePayloads})
+     */
+    void stashNodePayload(long[] payload) {
+        if (!carriesNodePayloads()) throw new IllegalStateException("the " + kind + " global barrier carries no node payloads");
+        Global g = global;
+        synchronized (g) {
+            g.payload = payload;
+        }
+    }
+
+    /**
+     * @return the node payloads of the last global release, each as its length and its longs in
+     *         node order, or empty if no node gave one; read by a worker that passed that round,
+     *         before it (or any worker of its node) arrives at the next
+     */
+    long[] releasedPayloads() {
+        Global g = global;
+        synchronized (g) {
+            return g.releasedPayloads;
+        }
     }
 
     /**
@@ -196,9 +234,9 @@ final class BarrierClient {
     }
 
     /** This node's workers all arrived at generation {@code gen}; called by the proxy. */
-    private void nodeComplete(long gen, long[] values) {
+    private void nodeComplete(long gen, long[] values, long[] payload) {
         if (kind == BarrierKind.TREE) {
-            rt.peers().send(0, new BarrierArriveMessage(MonitorRole.GLOBAL_BARRIER, gen, rt.nodeId, global.parties, values));
+            rt.peers().send(0, new BarrierArriveMessage(MonitorRole.GLOBAL_BARRIER, gen, rt.nodeId, global.parties, values, payload));
             return;
         }
         long[] block = NONE;
@@ -418,6 +456,7 @@ final class BarrierClient {
             Global g = global;
             synchronized (g) {
                 g.released = m.values();
+                g.releasedPayloads = m.payload();
                 g.completed = m.generation() + 1;
             }
             g.wake();

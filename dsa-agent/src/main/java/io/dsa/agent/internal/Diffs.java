@@ -109,8 +109,11 @@ final class Diffs {
 
     // Writes the runs' values into the partition, or combines them with the diff's op (an accumulate scope's)
     private static void write(ArrayState a, DiffMessage m, boolean overwrite) {
-        byte[] data = a.slots[m.partition()].data;
-        ElementType type = a.spec.elementType();
+        write(a.slots[m.partition()].data, a.spec.elementType(), m, overwrite);
+    }
+
+    /** Writes {@code m}'s runs into {@code data}, a partition's bytes, or combines them with its op (unless {@code overwrite}). */
+    static void write(byte[] data, ElementType type, DiffMessage m, boolean overwrite) {
         int size = type.bytes();
         int v = 0;
         for (long run : m.runs()) {
@@ -126,9 +129,16 @@ final class Diffs {
 
     /** @return why {@code m} does not fit array {@code a} at node {@code nodeId}, or null if it does */
     static String check(int nodeId, ArrayState a, DiffMessage m) {
+        String misplaced = HomeUpdates.misplaced(nodeId, a, m.partition(), "diff of");
+        return misplaced != null ? misplaced : checkShape(a, m);
+    }
+
+    /** @return why {@code m}'s op, runs or values do not fit its partition of array {@code a}, or null if they do */
+    static String checkShape(ArrayState a, DiffMessage m) {
         int p = m.partition();
-        String misplaced = HomeUpdates.misplaced(nodeId, a, p, "diff of");
-        if (misplaced != null) return misplaced;
+        if (p < 0 || p >= a.slots.length) {
+            return "diff of partition " + p + " of array '" + a.spec.name() + "': out of range [0, " + a.slots.length + ")";
+        }
         String part = "diff of partition " + p + " of array '" + a.spec.name() + "'";
         if (m.op() != DiffMessage.WRITE) {
             if (m.op() < 0 || m.op() >= OPS.length) {

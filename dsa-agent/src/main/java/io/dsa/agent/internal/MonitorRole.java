@@ -56,11 +56,40 @@ final class MonitorRole {
         /** The global barrier's: which nodes arrived this round, and their collective values. */
         final boolean[] nodeArrived;
         final Contributions values;
+        /** The global barrier's: each node's own payload this round (empty if it gave none). */
+        final long[][] payloads;
 
         RootBarrier(int parties, int nodes, int threadsPerNode) {
             this.parties = parties;
             this.nodeArrived = new boolean[nodes];
             this.values = new Contributions(nodes * threadsPerNode, "node");
+            this.payloads = new long[nodes][];
+            java.util.Arrays.fill(payloads, BarrierArriveMessage.NO_PAYLOAD);
+        }
+
+        /**
+         * @return the round's node payloads for the release, each as its length and its longs in
+         *         node order, or none if no node gave one; forgets them
+         */
+        long[] takePayloads() {
+            long total = 0;
+            boolean any = false;
+            for (long[] p : payloads) {
+                any |= p.length > 0;
+                total += 1 + p.length;
+            }
+            long[] all = BarrierArriveMessage.NO_PAYLOAD;
+            if (any) {
+                all = new long[Math.toIntExact(total)];
+                int at = 0;
+                for (long[] p : payloads) {
+                    all[at++] = p.length;
+                    System.arraycopy(p, 0, all, at, p.length);
+                    at += p.length;
+                }
+            }
+            java.util.Arrays.fill(payloads, BarrierArriveMessage.NO_PAYLOAD);
+            return all;
         }
     }
 
@@ -197,14 +226,16 @@ final class MonitorRole {
                     error = "node " + node + " arrived twice at global barrier generation " + b.generation;
                 } else {
                     b.nodeArrived[node] = true;
+                    b.payloads[node] = a.payload();
                     if (b.values.accept(node, v.length / threadsPerNode)) b.values.put(v, 0, node * threadsPerNode, threadsPerNode);
                     if (++b.arrived == nodes) {
                         String mismatch = b.values.mismatch();
                         long[] all = b.values.take();
+                        long[] payloads = b.takePayloads();
                         if (mismatch != null) {
                             error = "collective mismatch at global barrier generation " + b.generation + ": " + mismatch;
                         } else {
-                            release = new BarrierReleaseMessage(GLOBAL_BARRIER, b.generation, all);
+                            release = new BarrierReleaseMessage(GLOBAL_BARRIER, b.generation, all, payloads);
                         }
                         Arrays.fill(b.nodeArrived, false);
                         b.arrived = 0;
@@ -227,7 +258,7 @@ final class MonitorRole {
         } else if (release != null) {
             BarrierReleaseMessage r = release;
             if (r.barrierId() == GLOBAL_BARRIER) {
-                gate.releaseGlobal(r.generation(), r.values().length == 0, () -> network.sendToAll(r));
+                gate.releaseGlobal(r.generation(), r.values().length == 0 && r.payload().length == 0, () -> network.sendToAll(r));
             } else {
                 network.sendToAll(r);
             }

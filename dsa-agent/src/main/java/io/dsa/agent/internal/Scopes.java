@@ -57,6 +57,16 @@ final class Scopes {
     private volatile int open;
     /** The directory operations of entry and exit. */
     final ScopeDirectory directory;
+    /** A known bug the pushed diffs can be made to commit (tests only), or null. */
+    volatile PushedDiffs.Fault pushFault;
+    /**
+     * Largest array whose release diffs a switch to its read cache pushes in its round (bytes of
+     * the whole array): the round's release carries every node's diffs through node 0, so a larger
+     * array's diffs go to the homes and its copies are fetched, all in flight at once.
+     */
+    static final long PUSH_MAX_ARRAY_BYTES = 256 * 1024;
+    /** Diffs pushed in switches at this node (arrays times switches), for tests and counters. */
+    final java.util.concurrent.atomic.LongAdder pushes = new java.util.concurrent.atomic.LongAdder();
 
     Scopes(NodeRuntime rt) {
         this.rt = rt;
@@ -76,7 +86,13 @@ final class Scopes {
         boolean claimed;
         int closed;
 
-        NodeScope(List<ArrayUse> uses) { this.uses = uses; }
+        /** The arrays whose diffs the switch into this scope pushed in its round ({@link #pushable}); empty for most scopes. */
+        final List<ArrayState> pushed;
+
+        NodeScope(List<ArrayUse> uses, List<ArrayState> pushed) {
+            this.uses = uses;
+            this.pushed = pushed;
+        }
     }
 
     /** Per worker: the scopes it opened and has not closed, innermost last. */
@@ -107,7 +123,7 @@ final class Scopes {
      * @throws DsaException if the workers named different scopes, or the job fails
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
-        return open(w, mine, check(mine, given), null, null, null);
+        return open(w, mine, check(mine, given), null, null, null, List.of());
     }
 
     /**
@@ -125,7 +141,7 @@ final class Scopes {
                 groups.put(key, group);
             }
         }
-        return open(w, mine, check(mine, given), null, null, group);
+        return open(w, mine, check(mine, given), null, null, group, List.of());
     }
 
     /**
@@ -136,7 +152,8 @@ final class Scopes {
      * round ({@code group} not null) is its group barrier, which carries no values: its workers'
      * uses are not compared, and {@code values} is null.
      */
-    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, ScopeGroup group) {
+    private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, ScopeGroup group,
+            List<ArrayState> pushed) {
         // the epoch names a global scope: every worker opens it at the same epoch, and a node that moved resumes at the
         // epoch of its safe point (a count of the worker's own scopes would start again from 0 there); a group's
         // workers count their scopes of the group (no node moves while one is open: no global round passes in it)
@@ -145,7 +162,7 @@ final class Scopes {
         Object key = group == null ? (Object) sequence : group.name + "#" + mine.groupOpens.merge(group.name, 1L, Long::sum);
         NodeScope node;
         synchronized (this) {
-            node = bySequence.computeIfAbsent(key, k -> new NodeScope(uses));
+            node = bySequence.computeIfAbsent(key, k -> new NodeScope(uses, pushed));
             // before the round: after it, every worker of the node has named its regions
             for (ArrayUse u : uses) {
                 if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) {
@@ -252,6 +269,15 @@ final class Scopes {
         synchronized (this) {
             open++;
         }
+        if (!node.pushed.isEmpty()) {
+            // the switch's round carried every node's diffs of these arrays: written into the copies here (and into the
+            // copies that arrive while the read cache is open) before the read cache asks for what is missing
+            var byArray = PushedDiffs.decode(rt.barriers.releasedPayloads(), rt.arrays::array);
+            for (ArrayState a : node.pushed) {
+                rt.arrays.applyPushed(a, byArray.getOrDefault(a.id, Map.of()), pushFault);
+                pushes.increment();
+            }
+        }
         for (ArrayUse u : uses) {
             ArrayState a = state(u.array());
             a.scopeUse = u.behaviour();
@@ -276,6 +302,24 @@ final class Scopes {
         }
     }
 
+    /**
+     * @return the arrays whose release diffs the switch from {@code closing} to {@code next} pushes
+     *         in its round (docs/consistency.md, "Diffs pushed in the switch"): released in
+     *         {@code closing}, read-cached in {@code next}, of at most {@link #PUSH_MAX_ARRAY_BYTES},
+     *         in a global scope whose barrier carries node payloads. Every node decides alike: the
+     *         uses are the same at every worker (the rounds check it), and so are the arrays and
+     *         the barrier kind.
+     */
+    private List<ArrayState> pushable(List<ArrayUse> closing, List<ArrayUse> next, ScopeGroup group) {
+        if (group != null || !rt.barriers.carriesNodePayloads()) return List.of();
+        List<ArrayState> pushed = new ArrayList<>();
+        for (ArrayState a : states(closing, ArrayUse.Behaviour.RELEASE)) {
+            long bytes = (long) a.layout.rows() * a.layout.cols() * a.spec.elementType().bytes();
+            if (bytes <= PUSH_MAX_ARRAY_BYTES && states(next, ArrayUse.Behaviour.READ_CACHE).contains(a)) pushed.add(a);
+        }
+        return List.copyOf(pushed);
+    }
+
     private static List<ArrayState> states(List<ArrayUse> uses, ArrayUse.Behaviour behaviour) {
         List<ArrayState> states = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == behaviour) states.add(state(u.array()));
@@ -284,12 +328,17 @@ final class Scopes {
 
     // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
-    private void tearDown(List<ArrayUse> uses) {
+    private void tearDown(List<ArrayUse> uses, List<ArrayState> pushed) {
         try {
-            // release and accumulate scopes: every diff written (combined) at its home and answered before the closing barrier
+            // release and accumulate scopes: every diff written (combined) at its home and answered before the closing
+            // barrier; but the diffs of a release scope switched to a read cache of the same array ride that barrier
             List<ArrayState> buffered = states(uses, ArrayUse.Behaviour.RELEASE);
+            buffered.removeAll(pushed);
             buffered.addAll(states(uses, ArrayUse.Behaviour.ACCUMULATE));
             if (!buffered.isEmpty()) rt.diffs.apply(buffered, "closing a scope over " + uses);
+            if (!pushed.isEmpty()) rt.barriers.stashNodePayload(PushedDiffs.encode(pushed));
+            // a read cache's pushed diffs: every node wrote them into its copies before its workers went on
+            for (ArrayState a : states(uses, ArrayUse.Behaviour.READ_CACHE)) a.patch = null;
             List<ArrayState> all = new ArrayList<>();
             for (ArrayUse u : uses) all.add(state(u.array()));
             directory.cap(all, Access.READ_WRITE);
@@ -382,7 +431,7 @@ final class Scopes {
         public void close() {
             if (closed) return;
             checkInnermost();
-            leave();
+            leave(List.of());
             round();
         }
 
@@ -410,8 +459,9 @@ final class Scopes {
                 throw e;
             }
             mine.stack.addLast(this);
-            leave();
-            return open(worker, mine, checked, values, op, group);
+            List<ArrayState> pushed = pushable(node.uses, checked, group);
+            leave(pushed);
+            return open(worker, mine, checked, values, op, group, pushed);
         }
 
         // The closing round: a global barrier, or the group's barrier.
@@ -433,8 +483,9 @@ final class Scopes {
             }
         }
 
-        // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round.
-        private void leave() {
+        // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round,
+        // and gives the round its diffs of the arrays in pushed.
+        private void leave(List<ArrayState> pushed) {
             closed = true;
             mine.stack.removeLast();
             if (group != null) mine.inGroups--;
@@ -443,7 +494,7 @@ final class Scopes {
                 last = ++node.closed == rt.threadsPerNode;
                 if (last) bySequence.remove(key);
             }
-            if (last) tearDown(node.uses);
+            if (last) tearDown(node.uses, pushed);
         }
     }
 }

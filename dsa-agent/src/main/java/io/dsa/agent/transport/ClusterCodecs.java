@@ -122,14 +122,16 @@ final class ClusterCodecs {
         out.writeInt(m.node());
         out.writeInt(m.arrivals());
         writeLongs(m.values(), out);
+        writeLongs(m.payload(), out);
     }, body -> new BarrierArriveMessage(body.readInt(), body.readLong(), body.readInt(), body.readInt(),
-            readLongs(body, "values")));
+            readLongs(body, "values"), readLongs(body, "payload")));
 
     static final MessageCodec<BarrierReleaseMessage> BARRIER_RELEASE = MessageCodec.of((m, out) -> {
         out.writeInt(m.barrierId());
         out.writeLong(m.generation());
         writeLongs(m.values(), out);
-    }, body -> new BarrierReleaseMessage(body.readInt(), body.readLong(), readLongs(body, "values")));
+        writeLongs(m.payload(), out);
+    }, body -> new BarrierReleaseMessage(body.readInt(), body.readLong(), readLongs(body, "values"), readLongs(body, "payload")));
 
     static final MessageCodec<LockMessage> LOCK = MessageCodec.of((m, out) -> {
         out.writeInt(m.lockId());

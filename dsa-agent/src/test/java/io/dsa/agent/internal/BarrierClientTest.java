@@ -71,6 +71,37 @@ class BarrierClientTest {
     }
 
     @Test
+    void treeAStashedNodePayloadTravelsWithTheNodesArrivalAndTheReleasedPayloadsReachEveryWorker() {
+        ScriptedNode n = node(2, 2, BarrierKind.TREE, 2, ProxyMode.FLOAT, 1);
+        assertTrue(n.rt.barriers.carriesNodePayloads());
+        n.rt.barriers.stashNodePayload(new long[] {4, 5, 6});
+        List<CompletableFuture<long[]>> workers = arrive(n, 10, 11);
+        n.awaitSent(0, "BarrierArrive(0, 0, 1, 2, [10, 11], payload [4, 5, 6])");
+        n.deliver(0, new BarrierReleaseMessage(0, 0, new long[] {1, 2, 10, 11}, new long[] {0, 3, 4, 5, 6}));
+        assertAllGet(new long[] {1, 2, 10, 11}, workers);
+        assertArrayEquals(new long[] {0, 3, 4, 5, 6}, n.rt.barriers.releasedPayloads());
+        List<CompletableFuture<long[]>> plain = arrivePlain(n, 2);
+        n.awaitSent(0, "BarrierArrive(0, 1, 1, 2, [])");
+        assertEquals(List.of("to 0: BarrierArrive(0, 0, 1, 2, [10, 11], payload [4, 5, 6])", "to 0: BarrierArrive(0, 1, 1, 2, [])"),
+                n.take(), "a payload goes with one arrival only");
+        n.deliver(0, new BarrierReleaseMessage(0, 1, new long[0]));
+        assertAllGet(new long[0], plain);
+        assertArrayEquals(new long[0], n.rt.barriers.releasedPayloads());
+    }
+
+    @Test
+    void theKaryAndCentralBarriersCarryNoNodePayloads() {
+        for (BarrierKind kind : new BarrierKind[] {BarrierKind.KARY, BarrierKind.CENTRAL}) {
+            ScriptedNode n = node(2, 1, kind, 2, ProxyMode.FLOAT, 1);
+            assertFalse(n.rt.barriers.carriesNodePayloads());
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> n.rt.barriers.stashNodePayload(new long[] {1}));
+            assertEquals("the " + kind + " global barrier carries no node payloads", e.getMessage());
+            n.close();
+        }
+    }
+
+    @Test
     void treeWithTheFixedProxyTheIoThreadSendsTheArrival() {
         ScriptedNode n = node(2, 2, BarrierKind.TREE, 2, ProxyMode.FIXED, 1);
         List<CompletableFuture<long[]>> workers = arrivePlain(n, 2);

@@ -181,6 +181,21 @@ class MonitorRoleTest {
     }
 
     @Test
+    void theGlobalReleaseCarriesEveryNodesPayloadInNodeOrderAndIsNoSafePoint() {
+        CompletableFuture<Long> safePoint = gate.hold(0);
+        monitor.onArrive(2, new BarrierArriveMessage(0, 0, 2, 2, new long[0], new long[] {7, 8}));
+        monitor.onArrive(0, new BarrierArriveMessage(0, 0, 0, 2, new long[0], new long[] {5}));
+        monitor.onArrive(1, new BarrierArriveMessage(0, 0, 1, 2, new long[0]));
+        assertEquals(toAll("BarrierRelease(0, 0, [], payload [1, 5, 0, 2, 7, 8])"), network.take(),
+                "each node's payload as its length and its longs, node 0 first; a node without one gives length 0");
+        assertFalse(safePoint.isDone(), "a round with payloads is no safe point");
+        for (int n = 0; n < 3; n++) monitor.onArrive(n, tree(1, n));
+        assertEquals(List.of(), network.take(), "the payloads are gone: the next plain round is held");
+        gate.release();
+        assertEquals(toAll("BarrierRelease(0, 1, [])"), network.take());
+    }
+
+    @Test
     void anArrivalAtAnotherGenerationOrTwiceFailsTheJob() {
         monitor.onArrive(1, tree(1, 1));
         assertEquals(toAll("Status(0, 3, node 1 arrived at generation 1 of barrier 0, expected 0)"), network.take());

@@ -96,6 +96,8 @@ class FrameCodecTest {
         all.add(new BarrierArriveMessage(1, 1L << 40, 3, 2, new long[] {4, 5}));
         all.add(new BarrierArriveMessage(1, 0, 3, 2, new long[0]));
         all.add(new BarrierReleaseMessage(1, 17, new long[] {1, 2, 3}));
+        all.add(new BarrierArriveMessage(0, 3, 1, 2, new long[] {4, 5}, new long[] {6, -7, Long.MIN_VALUE}));
+        all.add(new BarrierReleaseMessage(0, 3, new long[0], new long[] {0, 2, 8, 9}));
         all.add(new LockMessage(4, LockMessage.GRANT, 2, 99));
         all.add(new LockMessage(4, LockMessage.CANCEL, 2, 99));
         all.add(new LockMessage(4, LockMessage.CANCEL_ACK, 2, 99));

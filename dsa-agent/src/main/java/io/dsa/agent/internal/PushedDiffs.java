@@ -1,0 +1,176 @@
+package io.dsa.agent.internal;
+
+import io.dsa.DsaException;
+import io.dsa.agent.wire.DiffMessage;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * The diffs of a release scope that a switch to a read cache of the same array pushes to every
+ * node in the switch's own round (docs/consistency.md, "Diffs pushed in the switch"), instead of
+ * sending them to the homes, which would invalidate every copy, and fetching the copies again.
+ *
+ * <p>A node's payload ({@link #encode}) is, per array, its diffs as {@link ReleaseBuffer#diffs}
+ * gives them: {@code [arrays, then per array: arrayId, diffs, then per diff: partition, runs,
+ * the runs, value bytes, the values packed little-endian into longs]}. The round's release carries
+ * every node's payload in node order ({@link io.dsa.agent.wire.BarrierReleaseMessage#payload});
+ * {@link #decode} turns them into each array's diffs by partition, in node order, every diff
+ * checked against its array ({@link Diffs#checkShape}). Not thread-safe; the values are immutable.
+ */
+final class PushedDiffs {
+    /** Known bugs a node can be made to commit, so a test can show its checks find each; package-private. */
+    enum Fault {
+        /** a copy installed after the switch (served by a home that had not written the diffs yet) is not patched */
+        UNPATCHED_INSTALL,
+        /** the valid copies at the switch, the homes' included, are left as they were */
+        COPIES_NOT_WRITTEN
+    }
+
+    private PushedDiffs() {}
+
+    /**
+     * On the I/O thread: writes {@code diffs} (by partition, node order) into every partition of
+     * {@code a} this node holds a valid copy of (the engine grants it read access: a home with the
+     * current data, a sharer, the owner; a home partition never touched gets its zeros first), and
+     * makes them {@code a}'s {@link ArrayState#patch}, so that a copy installed while the read
+     * cache is open gets them too: it may come from a home that has not written them yet. Writing
+     * a diff twice leaves the same values (a release diff replaces elements), so a copy that
+     * already had them is unchanged.
+     *
+     * @return the partitions written now
+     */
+    static int apply(ArrayState a, Map<Integer, List<DiffMessage>> diffs, Fault fault) {
+        a.patch = fault == Fault.UNPATCHED_INSTALL ? null : diffs;
+        if (fault == Fault.COPIES_NOT_WRITTEN) return 0;
+        int written = 0;
+        for (Map.Entry<Integer, List<DiffMessage>> e : diffs.entrySet()) {
+            int p = e.getKey();
+            Slot s = a.slots[p];
+            if (!Slot.grantReadable(s.stamp)) continue; // no valid copy here: one installed later is patched
+            if (s.data == null) s.materialize(a.layout.partitionBytes(p));
+            for (DiffMessage m : e.getValue()) Diffs.write(s.data, a.spec.elementType(), m, false);
+            written++;
+        }
+        return written;
+    }
+
+    /** On the I/O thread, before a copy of partition {@code p} of {@code a} is installed: writes the open patch's diffs into it. */
+    static void patch(ArrayState a, int p, byte[] data) {
+        Map<Integer, List<DiffMessage>> open = a.patch;
+        if (open == null) return;
+        List<DiffMessage> diffs = open.get(p);
+        if (diffs == null) return;
+        for (DiffMessage m : diffs) Diffs.write(data, a.spec.elementType(), m, false);
+    }
+
+    /**
+     * @return this node's payload: the diffs of {@code arrays}' release buffers. Only once every
+     *         worker of the node has closed the release scope (nothing writes the buffers).
+     */
+    static long[] encode(List<ArrayState> arrays) {
+        List<long[]> parts = new ArrayList<>();
+        int total = 1;
+        for (ArrayState a : arrays) {
+            List<ReleaseBuffer.Diff> diffs = a.release == null ? List.of() : a.release.diffs();
+            long[] head = {a.id, diffs.size()};
+            parts.add(head);
+            total += head.length;
+            for (ReleaseBuffer.Diff d : diffs) {
+                int words = (d.values().length + Long.BYTES - 1) / Long.BYTES;
+                long[] part = new long[3 + d.runs().length + words];
+                part[0] = d.partition();
+                part[1] = d.runs().length;
+                System.arraycopy(d.runs(), 0, part, 2, d.runs().length);
+                part[2 + d.runs().length] = d.values().length;
+                ByteBuffer packed = ByteBuffer.allocate(words * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                packed.put(d.values()).rewind();
+                packed.asLongBuffer().get(part, 3 + d.runs().length, words);
+                parts.add(part);
+                total += part.length;
+            }
+        }
+        long[] payload = new long[total];
+        payload[0] = arrays.size();
+        int at = 1;
+        for (long[] part : parts) {
+            System.arraycopy(part, 0, payload, at, part.length);
+            at += part.length;
+        }
+        return payload;
+    }
+
+    /**
+     * @param payloads a release's node payloads ({@link io.dsa.agent.wire.BarrierReleaseMessage#payload})
+     * @param arrays the arrays by id
+     * @return per array id, per partition, the diffs of every node in node order (arrays and
+     *         partitions no node wrote are absent)
+     * @throws DsaException if a payload is malformed or a diff does not fit its array, naming it
+     */
+    static Map<Integer, Map<Integer, List<DiffMessage>>> decode(long[] payloads, IntFunction<ArrayState> arrays) {
+        Map<Integer, Map<Integer, List<DiffMessage>>> byArray = new HashMap<>();
+        Reader in = new Reader(payloads);
+        int node = 0;
+        while (in.more()) {
+            int length = in.count("node " + node + "'s payload length");
+            int end = in.position() + length;
+            int arrayCount = in.count("node " + node + "'s array count");
+            for (int k = 0; k < arrayCount; k++) {
+                int id = in.count("an array id of node " + node);
+                ArrayState a = arrays.apply(id);
+                int diffs = in.count("node " + node + "'s diff count of array " + id);
+                Map<Integer, List<DiffMessage>> byPartition = byArray.computeIfAbsent(id, x -> new HashMap<>());
+                for (int d = 0; d < diffs; d++) {
+                    int partition = in.count("a partition of node " + node + "'s diff");
+                    long[] runs = in.longs(in.count("the runs of node " + node + "'s diff of partition " + partition));
+                    int bytes = in.count("the value bytes of node " + node + "'s diff of partition " + partition);
+                    long[] words = in.longs((bytes + Long.BYTES - 1) / Long.BYTES);
+                    ByteBuffer unpacked = ByteBuffer.allocate(words.length * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                    unpacked.asLongBuffer().put(words);
+                    byte[] values = new byte[bytes];
+                    unpacked.get(values);
+                    DiffMessage m = new DiffMessage(0, id, partition, runs, values);
+                    String error = Diffs.checkShape(a, m);
+                    if (error != null) throw new DsaException("pushed " + error + " from node " + node);
+                    byPartition.computeIfAbsent(partition, x -> new ArrayList<>()).add(m);
+                }
+            }
+            if (in.position() != end) {
+                throw new DsaException("node " + node + "'s pushed diffs end at " + in.position() + ", its payload at " + end);
+            }
+            node++;
+        }
+        return byArray;
+    }
+
+    // Reads counts and longs from a payload, refusing what runs past its end.
+    private static final class Reader {
+        private final long[] words;
+        private int at;
+
+        Reader(long[] words) { this.words = words; }
+
+        boolean more() { return at < words.length; }
+
+        int position() { return at; }
+
+        int count(String what) {
+            if (at >= words.length) throw new DsaException("pushed diffs end before " + what + " (" + words.length + " longs)");
+            long v = words[at++];
+            if (v < 0 || v > Integer.MAX_VALUE) throw new DsaException(what + " of pushed diffs is " + v + ", out of range [0, " + Integer.MAX_VALUE + "]");
+            return (int) v;
+        }
+
+        long[] longs(int n) {
+            if (n > words.length - at) throw new DsaException("pushed diffs end " + (n - (words.length - at)) + " longs early");
+            long[] out = new long[n];
+            System.arraycopy(words, at, out, 0, n);
+            at += n;
+            return out;
+        }
+    }
+}
