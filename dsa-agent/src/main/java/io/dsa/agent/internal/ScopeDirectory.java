@@ -86,9 +86,21 @@ final class ScopeDirectory {
 
     /** Caps what this node's workers get of every partition of {@code arrays} at {@code cap} ({@link Slot#cap}), on the I/O thread. */
     void cap(List<ArrayState> capped, Access cap) {
-        if (capped.isEmpty()) return;
+        java.util.Map<ArrayState, Access> caps = new java.util.LinkedHashMap<>();
+        for (ArrayState a : capped) caps.put(a, cap);
+        capAfter(null, caps);
+    }
+
+    /**
+     * Runs {@code first} (if not null), then caps what this node's workers get of every partition
+     * of each array of {@code caps} at its access, all in one task on the I/O thread: a scope's
+     * entry hands that thread one task, not one per behaviour. The caller waits for it.
+     */
+    void capAfter(Runnable first, java.util.Map<ArrayState, Access> caps) {
+        if (first == null && caps.isEmpty()) return;
         arrays.onIoThread(() -> {
-            for (ArrayState a : capped) for (Slot s : a.slots) s.cap(cap);
+            if (first != null) first.run();
+            for (java.util.Map.Entry<ArrayState, Access> e : caps.entrySet()) for (Slot s : e.getKey().slots) s.cap(e.getValue());
             return null;
         });
     }

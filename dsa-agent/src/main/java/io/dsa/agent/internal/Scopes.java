@@ -59,12 +59,6 @@ final class Scopes {
     final ScopeDirectory directory;
     /** A known bug the pushed diffs can be made to commit (tests only), or null. */
     volatile PushedDiffs.Fault pushFault;
-    /**
-     * Largest array whose release diffs a switch to its read cache pushes in its round (bytes of
-     * the whole array): the round's release carries every node's diffs through node 0, so a larger
-     * array's diffs go to the homes and its copies are fetched, all in flight at once.
-     */
-    static final long PUSH_MAX_ARRAY_BYTES = 256 * 1024;
     /** Diffs pushed in switches at this node (arrays times switches), for tests and counters. */
     final java.util.concurrent.atomic.LongAdder pushes = new java.util.concurrent.atomic.LongAdder();
 
@@ -86,7 +80,7 @@ final class Scopes {
         boolean claimed;
         int closed;
 
-        /** The arrays whose diffs the switch into this scope pushed in its round ({@link #pushable}); empty for most scopes. */
+        /** The arrays whose diffs the switch into this scope pushed in its round ({@link ScopeSwitch#pushed}); empty for most scopes. */
         final List<ArrayState> pushed;
 
         NodeScope(List<ArrayUse> uses, List<ArrayState> pushed) {
@@ -269,14 +263,16 @@ final class Scopes {
         synchronized (this) {
             open++;
         }
+        Runnable writePushed = null;
         if (!node.pushed.isEmpty()) {
             // the switch's round carried every node's diffs of these arrays: written into the copies here (and into the
             // copies that arrive while the read cache is open) before the read cache asks for what is missing
             var byArray = PushedDiffs.decode(rt.barriers.releasedPayloads(), rt.arrays::array);
-            for (ArrayState a : node.pushed) {
-                rt.arrays.applyPushed(a, byArray.getOrDefault(a.id, Map.of()), pushFault);
-                pushes.increment();
-            }
+            PushedDiffs.Fault fault = pushFault;
+            writePushed = () -> {
+                for (ArrayState a : node.pushed) PushedDiffs.apply(a, byArray.getOrDefault(a.id, Map.of()), fault);
+            };
+            pushes.add(node.pushed.size());
         }
         for (ArrayUse u : uses) {
             ArrayState a = state(u.array());
@@ -284,40 +280,24 @@ final class Scopes {
             if (u.behaviour() == ArrayUse.Behaviour.RELEASE) a.openRelease();
             if (u.behaviour() == ArrayUse.Behaviour.ACCUMULATE) a.openAccumulate(u.op());
         }
-        // a read cache: every copy requested at once, then capped at READ (a copy lost meanwhile, to a
-        // write request sent before the scope, is asked for again by the read that misses it)
+        // one task on the I/O thread: the pushed diffs written, then the caps: a read cache at READ (its copies are
+        // asked for below; one that is lost meanwhile, to a write request sent before the scope, is asked for again by
+        // the read that misses it); a release scope at NONE, so every access misses and the miss path buffers the
+        // writes; an accumulate scope at NONE too, so a read or write misses and the miss path refuses it
+        Map<ArrayState, Access> caps = new java.util.LinkedHashMap<>();
+        for (ArrayState a : states(uses, ArrayUse.Behaviour.READ_CACHE)) caps.put(a, Access.READ);
+        for (ArrayState a : states(uses, ArrayUse.Behaviour.RELEASE)) caps.put(a, Access.NONE);
+        for (ArrayState a : states(uses, ArrayUse.Behaviour.ACCUMULATE)) caps.put(a, Access.NONE);
+        directory.capAfter(writePushed, caps);
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
-        directory.cap(states(uses, ArrayUse.Behaviour.READ_CACHE), Access.READ);
-        // a release scope: capped at NONE, so every access misses and the miss path buffers the writes
-        directory.cap(states(uses, ArrayUse.Behaviour.RELEASE), Access.NONE);
-        // an accumulate scope: capped at NONE too, so a read or write misses and the miss path refuses it
-        directory.cap(states(uses, ArrayUse.Behaviour.ACCUMULATE), Access.NONE);
         // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
         for (ArrayState a : states(uses, ArrayUse.Behaviour.OWNER_COMPUTES)) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
             withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]));
             directory.cap(List.of(a), Access.NONE);
         }
-    }
-
-    /**
-     * @return the arrays whose release diffs the switch from {@code closing} to {@code next} pushes
-     *         in its round (docs/consistency.md, "Diffs pushed in the switch"): released in
-     *         {@code closing}, read-cached in {@code next}, of at most {@link #PUSH_MAX_ARRAY_BYTES},
-     *         in a global scope whose barrier carries node payloads. Every node decides alike: the
-     *         uses are the same at every worker (the rounds check it), and so are the arrays and
-     *         the barrier kind.
-     */
-    private List<ArrayState> pushable(List<ArrayUse> closing, List<ArrayUse> next, ScopeGroup group) {
-        if (group != null || !rt.barriers.carriesNodePayloads()) return List.of();
-        List<ArrayState> pushed = new ArrayList<>();
-        for (ArrayState a : states(closing, ArrayUse.Behaviour.RELEASE)) {
-            long bytes = (long) a.layout.rows() * a.layout.cols() * a.spec.elementType().bytes();
-            if (bytes <= PUSH_MAX_ARRAY_BYTES && states(next, ArrayUse.Behaviour.READ_CACHE).contains(a)) pushed.add(a);
-        }
-        return List.copyOf(pushed);
     }
 
     private static List<ArrayState> states(List<ArrayUse> uses, ArrayUse.Behaviour behaviour) {
@@ -328,7 +308,7 @@ final class Scopes {
 
     // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
-    private void tearDown(List<ArrayUse> uses, List<ArrayState> pushed) {
+    private void tearDown(List<ArrayUse> uses, List<ArrayState> pushed, List<ArrayState> recapped) {
         try {
             // release and accumulate scopes: every diff written (combined) at its home and answered before the closing
             // barrier; but the diffs of a release scope switched to a read cache of the same array ride that barrier
@@ -339,8 +319,11 @@ final class Scopes {
             if (!pushed.isEmpty()) rt.barriers.stashNodePayload(PushedDiffs.encode(pushed));
             // a read cache's pushed diffs: every node wrote them into its copies before its workers went on
             for (ArrayState a : states(uses, ArrayUse.Behaviour.READ_CACHE)) a.patch = null;
+            // the caps lifted, but of the arrays the next scope of a switch caps again when it opens (recapped): no
+            // worker of this node touches them until then
             List<ArrayState> all = new ArrayList<>();
             for (ArrayUse u : uses) all.add(state(u.array()));
+            all.removeAll(recapped);
             directory.cap(all, Access.READ_WRITE);
             for (ArrayUse u : uses) {
                 ArrayState a = state(u.array());
@@ -431,7 +414,7 @@ final class Scopes {
         public void close() {
             if (closed) return;
             checkInnermost();
-            leave(List.of());
+            leave(List.of(), List.of());
             round();
         }
 
@@ -459,8 +442,9 @@ final class Scopes {
                 throw e;
             }
             mine.stack.addLast(this);
-            List<ArrayState> pushed = pushable(node.uses, checked, group);
-            leave(pushed);
+            List<ArrayState> pushed = group == null && rt.barriers.carriesNodePayloads()
+                    ? ScopeSwitch.pushed(node.uses, checked) : List.of();
+            leave(pushed, ScopeSwitch.recapped(node.uses, checked));
             return open(worker, mine, checked, values, op, group, pushed);
         }
 
@@ -484,8 +468,8 @@ final class Scopes {
         }
 
         // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round,
-        // and gives the round its diffs of the arrays in pushed.
-        private void leave(List<ArrayState> pushed) {
+        // gives the round its diffs of the arrays in pushed and leaves the caps of those in recapped to the next scope.
+        private void leave(List<ArrayState> pushed, List<ArrayState> recapped) {
             closed = true;
             mine.stack.removeLast();
             if (group != null) mine.inGroups--;
@@ -494,7 +478,7 @@ final class Scopes {
                 last = ++node.closed == rt.threadsPerNode;
                 if (last) bySequence.remove(key);
             }
-            if (last) tearDown(node.uses, pushed);
+            if (last) tearDown(node.uses, pushed, recapped);
         }
     }
 }
