@@ -269,15 +269,6 @@ final class ArrayDirectory {
         }
     }
 
-    /**
-     * Writes the diffs a scope switch pushed ({@link PushedDiffs}) into this node's valid copies of
-     * {@code a}'s partitions and keeps them as {@code a}'s patch for copies installed later; on the
-     * I/O thread, which owns the slots' bytes; the caller waits. @return partitions written now
-     */
-    int applyPushed(ArrayState a, java.util.Map<Integer, List<io.dsa.agent.wire.DiffMessage>> diffs, PushedDiffs.Fault fault) {
-        return onIoThread(() -> PushedDiffs.apply(a, diffs, fault));
-    }
-
     /** @return a future completed once this node has {@code needed} on {@code partition}: {@link GrantWaits#whenGranted} */
     CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
         return grantWaits.whenGranted(a, partition, needed);
@@ -414,6 +405,33 @@ final class ArrayDirectory {
     }
 
     /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
+    /**
+     * Runs {@code task} on the I/O thread, now if this is it; the caller does not wait.
+     *
+     * @return completed once it ran (exceptionally if it threw, or the node is closed)
+     */
+    CompletableFuture<Void> onIoThreadLater(Runnable task) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable run = () -> {
+            try {
+                task.run();
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        };
+        if (io.isCurrent()) {
+            run.run();
+            return done;
+        }
+        try {
+            io.execute(run);
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(new DsaException("node " + nodeId + " is closed", e));
+        }
+        return done;
+    }
+
     <T> T onIoThread(Supplier<T> task) {
         if (io.isCurrent()) return task.get();
         CompletableFuture<T> done = new CompletableFuture<>();

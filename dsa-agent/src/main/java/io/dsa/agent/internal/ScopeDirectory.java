@@ -100,9 +100,22 @@ final class ScopeDirectory {
         if (first == null && caps.isEmpty()) return;
         arrays.onIoThread(() -> {
             if (first != null) first.run();
-            for (java.util.Map.Entry<ArrayState, Access> e : caps.entrySet()) for (Slot s : e.getKey().slots) s.cap(e.getValue());
+            setCaps(caps);
             return null;
         });
+    }
+
+    /**
+     * Caps as {@link #capAfter} does, in a task on the I/O thread that the caller does not wait for:
+     * a switch's last worker to leave posts the next scope's caps before it joins the round, so the
+     * I/O thread sets them while the round travels. @return done once they are set
+     */
+    CompletableFuture<Void> capLater(java.util.Map<ArrayState, Access> caps) {
+        return arrays.onIoThreadLater(() -> setCaps(caps));
+    }
+
+    private static void setCaps(java.util.Map<ArrayState, Access> caps) {
+        for (java.util.Map.Entry<ArrayState, Access> e : caps.entrySet()) for (Slot s : e.getKey().slots) s.cap(e.getValue());
     }
 
     /** @return partition {@code p}'s bytes (little-endian) in a plain array, {@code into} if it fits; on the I/O thread */

@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * What a scope switch ({@link io.dsa.DsaScope#next}) does differently from a close followed by an
  * open ({@link Scopes}): which arrays' release diffs ride the switch's round
- * ({@link #pushed}, docs/consistency.md "Diffs pushed in the switch") and which arrays keep their
- * caps across it ({@link #recapped}). Every node decides alike: the uses are the same at every
+ * ({@link #pushed}, docs/consistency.md "Diffs pushed in the switch"), which arrays keep their
+ * caps across it ({@link #recapped}), and the caps a scope sets when it opens ({@link #caps}), which
+ * a switch's last worker to leave posts before the round. Every node decides alike: the uses are the same at every
  * worker (the scopes' rounds check it), and so are the arrays. Stateless.
  */
 final class ScopeSwitch {
@@ -55,6 +56,28 @@ final class ScopeSwitch {
             }
         }
         return List.copyOf(kept);
+    }
+
+    /**
+     * @return the caps a scope over {@code uses} sets when it opens (owner computes' aside, which it
+     *         sets after copying its partitions): a read cache at READ, release and accumulate at NONE
+     */
+    static java.util.Map<ArrayState, io.dsa.coherence.Access> caps(List<ArrayUse> uses) {
+        java.util.Map<ArrayState, io.dsa.coherence.Access> caps = new java.util.LinkedHashMap<>();
+        for (ArrayUse u : uses) {
+            switch (u.behaviour()) {
+                case READ_CACHE -> caps.put(state(u), io.dsa.coherence.Access.READ);
+                case RELEASE, ACCUMULATE -> caps.put(state(u), io.dsa.coherence.Access.NONE);
+                case OWNER_COMPUTES -> { }
+            }
+        }
+        return caps;
+    }
+
+    /** @return whether {@code uses} names an array owner-computes */
+    static boolean ownerComputes(List<ArrayUse> uses) {
+        for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.OWNER_COMPUTES) return true;
+        return false;
     }
 
     private static ArrayState state(ArrayUse u) { return ((AbstractSharedArray) u.array()).state; }

@@ -82,6 +82,8 @@ final class Scopes {
 
         /** The arrays whose diffs the switch into this scope pushed in its round ({@link ScopeSwitch#pushed}); empty for most scopes. */
         final List<ArrayState> pushed;
+        /** The caps of a switch into this scope without pushed diffs, posted before its round; guarded by the {@link Scopes}. */
+        CompletableFuture<Void> earlyCaps;
 
         NodeScope(List<ArrayUse> uses, List<ArrayState> pushed) {
             this.uses = uses;
@@ -117,7 +119,7 @@ final class Scopes {
      * @throws DsaException if the workers named different scopes, or the job fails
      */
     DsaScope open(WorkerImpl w, WorkerScopes mine, ArrayUse[] given) {
-        return open(w, mine, check(mine, given), null, null, null, List.of());
+        return open(w, mine, check(mine, given), null, null, null, List.of(), false);
     }
 
     /**
@@ -135,7 +137,7 @@ final class Scopes {
                 groups.put(key, group);
             }
         }
-        return open(w, mine, check(mine, given), null, null, group, List.of());
+        return open(w, mine, check(mine, given), null, null, group, List.of(), false);
     }
 
     /**
@@ -147,7 +149,7 @@ final class Scopes {
      * uses are not compared, and {@code values} is null.
      */
     private DsaScope open(WorkerImpl w, WorkerScopes mine, List<ArrayUse> uses, double[] values, ReduceOp op, ScopeGroup group,
-            List<ArrayState> pushed) {
+            List<ArrayState> pushed, boolean lastToLeave) {
         // the epoch names a global scope: every worker opens it at the same epoch, and a node that moved resumes at the
         // epoch of its safe point (a count of the worker's own scopes would start again from 0 there); a group's
         // workers count their scopes of the group (no node moves while one is open: no global round passes in it)
@@ -164,6 +166,9 @@ final class Scopes {
                     for (int p : u.partitions()) parts.set(p);
                 }
             }
+            // a switch's last worker to leave: every worker of the node is out of the closing scope, so the next one's
+            // caps can be set while the round travels (unless the round brings diffs to write first)
+            if (lastToLeave && pushed.isEmpty() && !ScopeSwitch.ownerComputes(uses)) node.earlyCaps = directory.capLater(ScopeSwitch.caps(uses));
         }
         if (group == null) {
             globalRound(w, sequence, uses, values, op);
@@ -284,11 +289,15 @@ final class Scopes {
         // asked for below; one that is lost meanwhile, to a write request sent before the scope, is asked for again by
         // the read that misses it); a release scope at NONE, so every access misses and the miss path buffers the
         // writes; an accumulate scope at NONE too, so a read or write misses and the miss path refuses it
-        Map<ArrayState, Access> caps = new java.util.LinkedHashMap<>();
-        for (ArrayState a : states(uses, ArrayUse.Behaviour.READ_CACHE)) caps.put(a, Access.READ);
-        for (ArrayState a : states(uses, ArrayUse.Behaviour.RELEASE)) caps.put(a, Access.NONE);
-        for (ArrayState a : states(uses, ArrayUse.Behaviour.ACCUMULATE)) caps.put(a, Access.NONE);
-        directory.capAfter(writePushed, caps);
+        CompletableFuture<Void> early;
+        synchronized (this) {
+            early = node.earlyCaps;
+        }
+        if (early != null) {
+            rt.job.await(early, "opening a scope over " + uses);
+        } else {
+            directory.capAfter(writePushed, ScopeSwitch.caps(uses));
+        }
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
@@ -444,8 +453,8 @@ final class Scopes {
             mine.stack.addLast(this);
             List<ArrayState> pushed = group == null && rt.barriers.carriesNodePayloads()
                     ? ScopeSwitch.pushed(node.uses, checked) : List.of();
-            leave(pushed, ScopeSwitch.recapped(node.uses, checked));
-            return open(worker, mine, checked, values, op, group, pushed);
+            boolean last = leave(pushed, ScopeSwitch.recapped(node.uses, checked));
+            return open(worker, mine, checked, values, op, group, pushed, last);
         }
 
         // The closing round: a global barrier, or the group's barrier.
@@ -469,7 +478,8 @@ final class Scopes {
 
         // Marks the scope closed for this worker; the node's last worker tears it down before the caller's round,
         // gives the round its diffs of the arrays in pushed and leaves the caps of those in recapped to the next scope.
-        private void leave(List<ArrayState> pushed, List<ArrayState> recapped) {
+        // @return whether this was the node's last worker to leave
+        private boolean leave(List<ArrayState> pushed, List<ArrayState> recapped) {
             closed = true;
             mine.stack.removeLast();
             if (group != null) mine.inGroups--;
@@ -479,6 +489,7 @@ final class Scopes {
                 if (last) bySequence.remove(key);
             }
             if (last) tearDown(node.uses, pushed, recapped);
+            return last;
         }
     }
 }

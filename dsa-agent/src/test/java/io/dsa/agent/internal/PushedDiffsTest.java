@@ -47,6 +47,11 @@ class PushedDiffsTest {
         return new DiffMessage(0, ArrayDirectoryTest.A, p, new long[] {DiffMessage.run(first, values.length)}, doubles(values));
     }
 
+    /** What a switch's opening does with the pushed diffs: {@link PushedDiffs#apply} on node 1's I/O thread. @return partitions written */
+    static int applyPushed(ArrayDirectory arrays, ArrayState a, Map<Integer, List<DiffMessage>> diffs, PushedDiffs.Fault fault) {
+        return arrays.onIoThread(() -> PushedDiffs.apply(a, diffs, fault));
+    }
+
     /** Node 1 asks for a read copy of partition 0: the GET_S is on its way to node 0. */
     private ArrayState withACopyRequested() {
         ArrayState a = fixture.defined();
@@ -107,7 +112,7 @@ class PushedDiffsTest {
         fixture.io.runAll();
         arrays.onCoherence(ArrayDirectoryTest.fromNode0(CoherenceOp.DATA_S, 0, 1, doubles(1, 2, 3, 4)));
         assertFalse(a.slots[1].allocated(), "partition 1, homed here, was never touched");
-        int written = arrays.applyPushed(a, Map.of(0, List.of(diff(0, 2, 30)), 1, List.of(diff(1, 0, 10), diff(1, 1, 11))), null);
+        int written = applyPushed(arrays, a, Map.of(0, List.of(diff(0, 2, 30)), 1, List.of(diff(1, 0, 10), diff(1, 1, 11))), null);
         assertEquals(2, written);
         assertArrayEquals(doubles(1, 2, 30, 4), a.slots[0].data, "the shared copy");
         assertArrayEquals(doubles(10, 11, 0, 0), a.slots[1].data, "the home's zeros with both nodes' diffs");
@@ -116,7 +121,7 @@ class PushedDiffsTest {
     @Test
     void aCopyServedBeforeTheHomeWroteTheDiffsIsPatchedWhenItArrives() {
         ArrayState a = withACopyRequested();
-        assertEquals(0, arrays.applyPushed(a, Map.of(0, List.of(diff(0, 1, 20, 21))), null), "no valid copy here yet");
+        assertEquals(0, applyPushed(arrays, a, Map.of(0, List.of(diff(0, 1, 20, 21))), null), "no valid copy here yet");
         // node 0 served the request before it wrote the diff: the old values arrive
         arrays.onCoherence(ArrayDirectoryTest.fromNode0(CoherenceOp.DATA_S, 0, 1, doubles(1, 2, 3, 4)));
         assertEquals(20.0, element(a.slots[0].data, 1));
@@ -127,7 +132,7 @@ class PushedDiffsTest {
     @Test
     void aCopyServedAfterTheHomeWroteTheDiffsIsUnchangedByThePatch() {
         ArrayState a = withACopyRequested();
-        arrays.applyPushed(a, Map.of(0, List.of(diff(0, 1, 20, 21))), null);
+        applyPushed(arrays, a, Map.of(0, List.of(diff(0, 1, 20, 21))), null);
         arrays.onCoherence(ArrayDirectoryTest.fromNode0(CoherenceOp.DATA_S, 0, 1, doubles(1, 20, 21, 4)));
         assertArrayEquals(doubles(1, 20, 21, 4), a.slots[0].data);
     }
@@ -136,13 +141,13 @@ class PushedDiffsTest {
     void theSeededBugsAreFoundByTheseChecks() {
         PushedDiffsTest unpatched = new PushedDiffsTest();
         ArrayState a = unpatched.withACopyRequested();
-        unpatched.arrays.applyPushed(a, Map.of(0, List.of(diff(0, 1, 20, 21))), PushedDiffs.Fault.UNPATCHED_INSTALL);
+        applyPushed(unpatched.arrays, a, Map.of(0, List.of(diff(0, 1, 20, 21))), PushedDiffs.Fault.UNPATCHED_INSTALL);
         unpatched.arrays.onCoherence(ArrayDirectoryTest.fromNode0(CoherenceOp.DATA_S, 0, 1, doubles(1, 2, 3, 4)));
         assertEquals(2.0, element(a.slots[0].data, 1), "UNPATCHED_INSTALL leaves the old value, which the patch check refuses");
 
         PushedDiffsTest unwritten = new PushedDiffsTest();
         ArrayState b = unwritten.fixture.defined();
-        assertEquals(0, unwritten.arrays.applyPushed(b, Map.of(1, List.of(diff(1, 0, 10))), PushedDiffs.Fault.COPIES_NOT_WRITTEN));
+        assertEquals(0, applyPushed(unwritten.arrays, b, Map.of(1, List.of(diff(1, 0, 10))), PushedDiffs.Fault.COPIES_NOT_WRITTEN));
         assertFalse(b.slots[1].allocated(), "COPIES_NOT_WRITTEN leaves the home without the diff, which the home check refuses");
     }
 }
