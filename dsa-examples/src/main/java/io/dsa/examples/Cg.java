@@ -91,18 +91,21 @@ public class Cg implements DsaProgram {
     /**
      * {@code cg-scoped}: the same CG with scopes. A worker's rows are those of its partitions
      * ({@link ArrayLayout#partitionsOfThread}). The whole run is one owner-computes scope over
-     * {@code x}, {@code z}, {@code q} and {@code r}, which only their owners touch: every
-     * update of them runs on the plain arrays {@link DsaScope#local} gives. {@code p}, the one
-     * vector every worker reads, is in a nested scope that alternates: a release scope while its
-     * owners write it (the writes are buffered and reach the homes as diffs, never demanding the
-     * data in), then a read cache that brings all of it to every node at entry (all requests in
-     * flight together), from which the worker copies it into a plain array with local hits, so
-     * the product runs on plain arrays too. For the final {@code A z}, the owners write {@code z}
-     * into {@code p}'s storage, read the same way. Each switch is {@link DsaScope#next}, made in
-     * the round of a reduction the algorithm does anyway where there is one ({@code rho}, {@code
-     * p.q}, the final sums): a step costs three global rounds ({@code p.q}, {@code r.r} and the
-     * switch back to the read cache, where {@code cg} has a barrier), and an outer iteration 76,
-     * as in {@code cg}. Same arguments and the same check against NPB's zeta as {@code cg}.
+     * {@code x}, {@code z} and {@code q}, which only their owners touch: every update of them
+     * runs on the plain arrays {@link DsaScope#local} gives. {@code r} is in a nested scope that
+     * alternates: a release scope while its owners write their part (the writes are buffered and
+     * never demand the data in), then a read cache that brings all of it to every node; the switch
+     * between them carries the written elements in its own round (docs/consistency.md, "Diffs
+     * pushed in the switch"), so the copies stay valid and nothing is fetched. Every worker then
+     * computes all of {@code p = r + beta p} in a plain array of its own, the same arithmetic the
+     * owners of {@code p} would do, so {@code p} needs no exchange and the product runs on plain
+     * arrays. For the final {@code A z}, the owners write {@code z} into {@code r}'s storage, read
+     * the same way. Each switch is {@link DsaScope#next}, made in the round of a reduction the
+     * algorithm does anyway ({@code rho}, {@code p.q}, the final sums): a step costs two global
+     * rounds ({@code p.q} and {@code r.r}), and an outer iteration 52, where {@code cg} takes 76.
+     * Same arguments, the same arithmetic (with the default partition size, zeta and rnorm are
+     * bitwise those of {@code cg}; with several partitions per worker its sums group the rows
+     * differently) and the same check against NPB's zeta as {@code cg}.
      */
     @ProgramName("cg-scoped")
     public static final class Scoped extends Cg {
@@ -154,7 +157,7 @@ public class Cg implements DsaProgram {
             result.check();
             var net = worker.node().network();
             worker.node().report(result.describe() + ", " + net.nodeCount() + " nodes x " + net.getLocalThreadCount()
-                    + " threads, partitions of " + partitionSize + (scoped ? ", scoped (owner computes, release and read cache of p)" : ""));
+                    + " threads, partitions of " + partitionSize + (scoped ? ", scoped (owner computes, release and read cache of r, p at every worker)" : ""));
         }
     }
 
@@ -198,13 +201,13 @@ public class Cg implements DsaProgram {
     }
 
     /**
-     * {@link Scoped}'s run: {@code x, z, q, r} owner-computes for the whole run, {@code p} in a
-     * nested scope that is a release scope while its owners write it and a read cache while every
-     * worker reads it, switched by {@link DsaScope#next} in the rounds of the reductions. @return
-     * zeta, rnorm and the time
+     * {@link Scoped}'s run: {@code x, z, q} owner-computes for the whole run; {@code r} in a nested
+     * scope that is a release scope while its owners write it and a read cache while every worker
+     * reads it, switched by {@link DsaScope#next} in the rounds of the reductions; {@code p}
+     * replicated in a plain array at every worker. @return zeta, rnorm and the time
      */
     private NpbCg.Result runScoped(DsaWorker worker) {
-        ArrayLayout layout = p.layout();
+        ArrayLayout layout = r.layout();
         int[] mine = layout.partitionsOfThread(worker.threadId());
         int[] first = new int[mine.length];
         NpbCg.Matrix[] rows = new NpbCg.Matrix[mine.length];
@@ -215,24 +218,22 @@ public class Cg implements DsaProgram {
         double zeta = 0;
         double rnorm = 0;
         long start = 0;
-        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(x), ArrayUse.ownerComputes(z), ArrayUse.ownerComputes(q),
-                ArrayUse.ownerComputes(r))) {
+        try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(x), ArrayUse.ownerComputes(z), ArrayUse.ownerComputes(q))) {
             Vectors v = new Vectors(mine.length, size.na);
             for (int k = 0; k < mine.length; k++) {
                 v.x[k] = scope.local(x, mine[k]);
                 v.z[k] = scope.local(z, mine[k]);
                 v.q[k] = scope.local(q, mine[k]);
-                v.r[k] = scope.local(r, mine[k]);
-                v.p[k] = new double[v.x[k].length];
+                v.r[k] = new double[v.x[k].length];
             }
-            DsaScope pScope = worker.scope(ArrayUse.release(p));
+            DsaScope rScope = worker.scope(ArrayUse.release(r));
             for (int it = 0; it <= size.niter; it++) {
                 if (it <= 1) {
                     for (double[] xk : v.x) java.util.Arrays.fill(xk, 1.0);
                     start = System.nanoTime();
                 }
                 long epoch = worker.epoch();
-                pScope = conjGradScoped(worker, rows, first, v, pScope);
+                rScope = conjGradScoped(worker, rows, first, v, rScope);
                 double xz = 0;
                 double zz = 0;
                 for (int k = 0; k < mine.length; k++) {
@@ -243,8 +244,8 @@ public class Cg implements DsaProgram {
                     }
                 }
                 double[] sums = {v.residual, xz, zz};
-                // the reduction's round is also where p stops being read and is written again
-                pScope = pScope.next(sums, ReduceOp.SUM, ArrayUse.release(p));
+                // the reduction's round is also where r stops being read and is written again
+                rScope = rScope.next(sums, ReduceOp.SUM, ArrayUse.release(r));
                 countRounds(worker, it, epoch);
                 rnorm = Math.sqrt(sums[0]);
                 zeta = size.shift + 1.0 / sums[1];
@@ -253,7 +254,7 @@ public class Cg implements DsaProgram {
                     for (int j = 0; j < v.x[k].length; j++) v.x[k][j] = norm * v.z[k][j];
                 }
             }
-            pScope.close();
+            rScope.close();
         }
         return new NpbCg.Result(size, zeta, rnorm, (System.nanoTime() - start) / 1e9);
     }
@@ -265,16 +266,17 @@ public class Cg implements DsaProgram {
 
     /**
      * A worker's vectors in {@link Scoped}: per partition {@code k} of its own, the plain arrays of
-     * {@code x, z, q, r} (the scope's), its part of {@code p} (private, written to the shared
-     * {@code p}), {@code pAll}, the copy of the whole of {@code p} read in each step, and the
-     * worker's part of the last {@code ||x - A z||^2}.
+     * {@code x, z, q} (the scope's) and its part of {@code r} (private, written to the shared
+     * {@code r}); {@code all}, the whole of {@code r} read in each step (and of {@code z} for the
+     * last product); {@code pAll}, the whole of {@code p}, which every worker updates itself; and
+     * the worker's part of the last {@code ||x - A z||^2}.
      */
     private static final class Vectors {
         final double[][] x;
         final double[][] z;
         final double[][] q;
         final double[][] r;
-        final double[][] p;
+        final double[] all;
         final double[] pAll;
         double residual;
 
@@ -283,7 +285,7 @@ public class Cg implements DsaProgram {
             z = new double[partitions][];
             q = new double[partitions][];
             r = new double[partitions][];
-            p = new double[partitions][];
+            all = new double[na];
             pAll = new double[na];
         }
     }
@@ -291,14 +293,15 @@ public class Cg implements DsaProgram {
     /**
      * NPB's {@code conj_grad} in {@link Scoped}: 25 CG steps for {@code A z = x} on this worker's
      * partitions; sets {@code v.residual} to this worker's part of {@code ||x - A z||^2}.
-     * {@code pScope} is {@code p}'s scope, a release scope on entry: each worker writes its part
-     * of {@code p} into it (buffered, sent to the homes as diffs at the switch), then switches it
-     * to a read cache in the round of a reduction the step needs anyway ({@code rho} at the
-     * start, {@code p.q} after the product) or in the one round that replaces the plain
-     * version's barrier; so a step costs three rounds, as in {@code cg}. @return {@code p}'s
-     * scope, a read cache (of {@code z}, carried in {@code p}'s storage for the last product)
+     * {@code rScope} is {@code r}'s scope, a release scope on entry. A step's two reductions are
+     * its two rounds: {@code p.q}, whose round switches {@code r} to a release scope, and
+     * {@code rho = r.r}, whose round switches it back to a read cache and so brings every worker
+     * all of the new {@code r} (the owners' writes ride that round: docs/consistency.md, "Diffs
+     * pushed in the switch"); then every worker computes all of {@code p = r + beta p} itself, the
+     * same arithmetic the owners would do, instead of a third round to exchange {@code p}. @return
+     * {@code r}'s scope, a read cache (of {@code z}, carried in {@code r}'s storage, for the last product)
      */
-    private DsaScope conjGradScoped(DsaWorker worker, NpbCg.Matrix[] rows, int[] first, Vectors v, DsaScope pScope) {
+    private DsaScope conjGradScoped(DsaWorker worker, NpbCg.Matrix[] rows, int[] first, Vectors v, DsaScope rScope) {
         double[] rho = {0};
         for (int k = 0; k < rows.length; k++) {
             for (int j = 0; j < v.x[k].length; j++) {
@@ -306,20 +309,19 @@ public class Cg implements DsaProgram {
                 v.q[k][j] = 0;
                 v.z[k][j] = 0;
                 v.r[k][j] = xj;
-                v.p[k][j] = xj;
                 rho[0] += xj * xj;
             }
-            p.write(0, first[k], 1, v.p[k].length, v.p[k]);
+            r.write(0, first[k], 1, v.r[k].length, v.r[k]);
         }
-        DsaScope s = pScope.next(rho, ReduceOp.SUM, ArrayUse.readCache(p));
+        DsaScope s = rScope.next(rho, ReduceOp.SUM, ArrayUse.readCache(r));
+        r.read(0, 0, 1, v.pAll.length, v.pAll);   // p = r, whole: local hits in the read cache
         for (int step = 0; step < NpbCg.CG_STEPS; step++) {
-            p.read(0, 0, 1, v.pAll.length, v.pAll);   // local hits: the read cache brought every partition at entry
             double[] d = {0};
             for (int k = 0; k < rows.length; k++) {
                 NpbCg.multiply(rows[k], v.pAll, v.q[k]);
                 for (int j = 0; j < v.q[k].length; j++) d[0] += v.pAll[first[k] + j] * v.q[k][j];
             }
-            s = s.next(d, ReduceOp.SUM, ArrayUse.release(p));
+            s = s.next(d, ReduceOp.SUM, ArrayUse.release(r));
             double alpha = rho[0] / d[0];
             double rho0 = rho[0];
             rho[0] = 0;
@@ -332,24 +334,22 @@ public class Cg implements DsaProgram {
                 }
             }
             if (step < NpbCg.CG_STEPS - 1) {
-                rho[0] = worker.allReduce(rho[0], ReduceOp.SUM);
+                for (int k = 0; k < rows.length; k++) r.write(0, first[k], 1, v.r[k].length, v.r[k]);
+                s = s.next(rho, ReduceOp.SUM, ArrayUse.readCache(r));
+                r.read(0, 0, 1, v.all.length, v.all);   // the new r, whole
                 double beta = rho[0] / rho0;
-                for (int k = 0; k < rows.length; k++) {
-                    for (int j = 0; j < v.p[k].length; j++) v.p[k][j] = v.r[k][j] + beta * v.pAll[first[k] + j];
-                    p.write(0, first[k], 1, v.p[k].length, v.p[k]);
-                }
-                s = s.next(ArrayUse.readCache(p));
+                for (int j = 0; j < v.pAll.length; j++) v.pAll[j] = v.all[j] + beta * v.pAll[j];
             } else {
-                // the last step's p is never read again: p's storage carries z for the final product, switched
-                // to a read cache in the round of the last rho (which only the plain version's recurrence uses)
-                for (int k = 0; k < rows.length; k++) p.write(0, first[k], 1, v.z[k].length, v.z[k]);
-                s = s.next(rho, ReduceOp.SUM, ArrayUse.readCache(p));
+                // the last step's r is never read again: r's storage carries z for the final product, switched to a
+                // read cache in the round of the last rho (which only the plain version's recurrence uses)
+                for (int k = 0; k < rows.length; k++) r.write(0, first[k], 1, v.z[k].length, v.z[k]);
+                s = s.next(rho, ReduceOp.SUM, ArrayUse.readCache(r));
             }
         }
-        p.read(0, 0, 1, v.pAll.length, v.pAll);   // z, whole
+        r.read(0, 0, 1, v.all.length, v.all);   // z, whole
         double sum = 0;
         for (int k = 0; k < rows.length; k++) {
-            NpbCg.multiply(rows[k], v.pAll, v.r[k]);
+            NpbCg.multiply(rows[k], v.all, v.r[k]);
             for (int j = 0; j < v.r[k].length; j++) {
                 double d = v.x[k][j] - v.r[k][j];
                 sum += d * d;
