@@ -444,6 +444,7 @@ final class RunCommand implements Callable<Integer> {
             long startMs) {
         List<String> command = new ArrayList<>();
         command.add(JvmCommand.javaExecutable());
+        command.addAll(JvmCommand.childJvmOptions());
         command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
         command.add(programClassPath.isEmpty() ? JvmCommand.classPath()

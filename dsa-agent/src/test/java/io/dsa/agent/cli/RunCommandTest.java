@@ -37,6 +37,9 @@ class RunCommandTest {
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
         assertTrue(cp > 0, command.toString());
+        // the build's dsa.childJvmOptions (a faster start for the tests' JVMs), right after java
+        List<String> childOptions = io.dsa.agent.host.JvmCommand.childJvmOptions();
+        assertEquals(childOptions, command.subList(1, 1 + childOptions.size()), command.toString());
         for (String entry : command.get(cp + 1).split(File.pathSeparator)) {
             assertTrue(Path.of(entry).isAbsolute(), entry);
         }
