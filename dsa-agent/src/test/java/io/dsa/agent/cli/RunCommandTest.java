@@ -93,6 +93,15 @@ class RunCommandTest {
     }
 
     @Test
+    void theLostNodeIsTheFirstOneAFailureNamesAsLost() {
+        assertEquals(1, Restarts.lostNode("job failed: lost node 1 at 127.0.0.1:4567 (it homed ...): nothing heard from node 1"));
+        assertEquals(2, Restarts.lostNode("job failed: node 1 lost node 2 at 127.0.0.1:4567: connection closed"));
+        assertEquals(12, Restarts.lostNode("lost node 12 before it joined"));
+        assertEquals(-1, Restarts.lostNode("job failed: the run timed out after 100 ms"));
+        assertEquals(-1, Restarts.lostNode("node 2 (pid 9) ended with code 1"));
+    }
+
+    @Test
     void aChildsExitIsTheReasonWhenNodeZerosRunDoesNotFailWithABetterOne() throws Exception {
         RunCommand.Verdict verdict = RunCommand.failureAfterFirstEnd(new CompletableFuture<>(),
                 CompletableFuture.completedFuture("node 2 (pid 9) ended with code 1"), 10);
