@@ -99,6 +99,19 @@ final class ChildNodes implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Kills node {@code nodeId}'s process by PID (SIGKILL, which also ends a stopped one) and its
+     * descendants, without a grace time, if it is one of these children and still runs. For a node
+     * the job lost: stopped or cut off, it would only use up the grace times of {@link #awaitExit}
+     * and {@link #destroyAll} (10 s before a restart).
+     */
+    void kill(int nodeId) {
+        Process p = processes().get(nodeId);
+        if (p == null || !p.isAlive()) return;
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+    }
+
     /** Ends every child still running: SIGTERM, then after {@link #GRACE_MS} a kill. Waits for them. */
     void destroyAll() throws InterruptedException {
         for (Process p : processes().values()) {

@@ -152,4 +152,15 @@ final class Restarts {
     static boolean namesLostNode(String failure) {
         return failure.startsWith("lost node ") || failure.contains(" lost node ");
     }
+
+    private static final java.util.regex.Pattern LOST_NODE = java.util.regex.Pattern.compile("(?:^| )lost node (\\d+) ");
+
+    /**
+     * @return the node a job's failure names as lost ({@code lost node 1 at ...}, {@code node 2 lost node 1 at ...}: the
+     *         first one named), or -1 when it names none
+     */
+    static int lostNode(String failure) {
+        java.util.regex.Matcher m = LOST_NODE.matcher(failure);
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    }
 }

@@ -354,6 +354,8 @@ final class RunCommand implements Callable<Integer> {
             if (verdict.failure() != null) {
                 // Lost, before any node process is ended here: one killed by a signal, or the failure names a lost node.
                 boolean lost = children.endedBySignal() || Restarts.namesLostNode(verdict.failure());
+                // The lost node cannot say why, nor exit on its own when it is stopped or cut off: no grace for it.
+                children.kill(Restarts.lostNode(verdict.failure()));
                 if (verdict.nodesKnow()) {
                     // The other nodes learn of the failure too: let them say why and exit on their own.
                     children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
@@ -444,6 +446,7 @@ final class RunCommand implements Callable<Integer> {
             long startMs) {
         List<String> command = new ArrayList<>();
         command.add(JvmCommand.javaExecutable());
+        command.addAll(JvmCommand.childJvmOptions());
         command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
         command.add(programClassPath.isEmpty() ? JvmCommand.classPath()

@@ -8,14 +8,24 @@ import java.util.List;
 
 /**
  * How DSA starts a JVM of its own kind: the {@code java} of this runtime, this JVM's class path
- * with absolute entries, and the system properties a child inherits (log level, Netty's leak
- * detection). Used by {@code dsa run} for its node processes and by {@code dsa host} for its
- * agents' JVMs.
+ * with absolute entries, the system properties a child inherits (log level, Netty's leak
+ * detection) and the JVM options named by {@link #CHILD_JVM_OPTIONS_PROPERTY}. Used by
+ * {@code dsa run} for its node processes and by {@code dsa host} for its agents' JVMs.
  */
 public final class JvmCommand {
+    /**
+     * The system property whose value, JVM options separated by spaces, goes on the command line
+     * of every JVM DSA starts (node processes of {@code dsa run}, job JVMs of {@code dsa host}),
+     * before the options DSA sets itself (a job's heap and processors come after it, so they win).
+     * It is inherited, so a host started with it passes it on. The tests set it to start their
+     * many short-lived JVMs faster (C1 only, the serial collector; docs/failures.md, "Fault tests
+     * that take seconds"). Each option must be {@code -X...} or {@code -D...}.
+     */
+    public static final String CHILD_JVM_OPTIONS_PROPERTY = "dsa.childJvmOptions";
+
     /** System properties passed on to child JVMs when they are set here. */
     public static final List<String> INHERITED_PROPERTIES =
-            List.of("org.slf4j.simpleLogger.defaultLogLevel", "io.netty.leakDetection.level");
+            List.of("org.slf4j.simpleLogger.defaultLogLevel", "io.netty.leakDetection.level", CHILD_JVM_OPTIONS_PROPERTY);
 
     private JvmCommand() {}
 
@@ -35,6 +45,33 @@ public final class JvmCommand {
             if (!entry.isEmpty()) entries.add(Path.of(entry).toAbsolutePath().toString());
         }
         return String.join(File.pathSeparator, entries);
+    }
+
+    /**
+     * @return the JVM options of {@link #CHILD_JVM_OPTIONS_PROPERTY} in this JVM, in order; empty when it is not set
+     * @throws IllegalArgumentException naming an option that is neither {@code -X...} nor {@code -D...}
+     */
+    public static List<String> childJvmOptions() {
+        return parseJvmOptions(System.getProperty(CHILD_JVM_OPTIONS_PROPERTY, ""));
+    }
+
+    /**
+     * @param value JVM options separated by white space
+     * @return them, in order
+     * @throws IllegalArgumentException naming an option that is neither {@code -X...} nor {@code -D...}: anything
+     *         else (a class name, {@code -cp}, {@code -jar}) would change what the child runs
+     */
+    static List<String> parseJvmOptions(String value) {
+        List<String> options = new ArrayList<>();
+        for (String option : value.trim().split("\\s+")) {
+            if (option.isEmpty()) continue;
+            if (!(option.startsWith("-X") || option.startsWith("-D")) || option.length() < 3) {
+                throw new IllegalArgumentException(CHILD_JVM_OPTIONS_PROPERTY + ": '" + option + "' in '" + value
+                        + "' is not a JVM option of the form -X..., -XX:... or -D...");
+            }
+            options.add(option);
+        }
+        return List.copyOf(options);
     }
 
     /** @return {@code -Dname=value} for each of {@link #INHERITED_PROPERTIES} set in this JVM */

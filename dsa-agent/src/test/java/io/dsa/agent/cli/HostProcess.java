@@ -46,8 +46,9 @@ final class HostProcess implements AutoCloseable {
     }
 
     private static List<String> hostCommand(String bind, Path secret, List<String> jvmOptions, List<String> hostOptions) {
-        List<String> command = new ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp", mainClassPath(),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        List<String> command = new ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable()));
+        command.addAll(io.dsa.agent.host.TestJvms.options());
+        command.addAll(List.of("-cp", mainClassPath(), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         command.addAll(jvmOptions);
         command.addAll(List.of(DsaCli.class.getName(), "host", "--bind", bind, "--port", "0", "--secret-file", secret.toString(),
                 "--work-dir", workDir(secret).toString()));
@@ -89,9 +90,10 @@ final class HostProcess implements AutoCloseable {
                 }
             }
         }
-        List<String> command = List.of(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp",
-                mainClassPath() + File.pathSeparator + aside, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "io.dsa.agent.host.StoppingHostMain", bind, secret.toString(), workDir(secret).toString(), step);
+        List<String> command = new ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable()));
+        command.addAll(io.dsa.agent.host.TestJvms.options());
+        command.addAll(List.of("-cp", mainClassPath() + File.pathSeparator + aside, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "io.dsa.agent.host.StoppingHostMain", bind, secret.toString(), workDir(secret).toString(), step));
         return started(new HostProcess(spawn(command)));
     }
 

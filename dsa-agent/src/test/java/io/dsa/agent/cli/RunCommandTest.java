@@ -37,6 +37,9 @@ class RunCommandTest {
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
         assertTrue(cp > 0, command.toString());
+        // the build's dsa.childJvmOptions (a faster start for the tests' JVMs), right after java
+        List<String> childOptions = io.dsa.agent.host.JvmCommand.childJvmOptions();
+        assertEquals(childOptions, command.subList(1, 1 + childOptions.size()), command.toString());
         for (String entry : command.get(cp + 1).split(File.pathSeparator)) {
             assertTrue(Path.of(entry).isAbsolute(), entry);
         }
@@ -87,6 +90,15 @@ class RunCommandTest {
         RunCommand.Verdict verdict = RunCommand.failureAfterFirstEnd(run, CompletableFuture.completedFuture("node 1 (pid 5) ended with code 137"), 1000);
         assertEquals(lost, verdict.failure());
         assertTrue(Restarts.namesLostNode(verdict.failure()), "a restart may follow: " + verdict);
+    }
+
+    @Test
+    void theLostNodeIsTheFirstOneAFailureNamesAsLost() {
+        assertEquals(1, Restarts.lostNode("job failed: lost node 1 at 127.0.0.1:4567 (it homed ...): nothing heard from node 1"));
+        assertEquals(2, Restarts.lostNode("job failed: node 1 lost node 2 at 127.0.0.1:4567: connection closed"));
+        assertEquals(12, Restarts.lostNode("lost node 12 before it joined"));
+        assertEquals(-1, Restarts.lostNode("job failed: the run timed out after 100 ms"));
+        assertEquals(-1, Restarts.lostNode("node 2 (pid 9) ended with code 1"));
     }
 
     @Test

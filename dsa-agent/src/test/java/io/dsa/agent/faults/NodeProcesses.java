@@ -28,9 +28,10 @@ final class NodeProcesses implements AutoCloseable {
      * {@code program}.
      */
     Process start(int node, String secret, List<String> options, String program) throws IOException {
-        List<String> command = new ArrayList<>(List.of(JvmCommand.javaExecutable(), "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", DsaCli.class.getName(), "node", "--node", Integer.toString(node),
-                "--secret-stdin"));
+        List<String> command = new ArrayList<>(List.of(JvmCommand.javaExecutable()));
+        command.addAll(io.dsa.agent.host.TestJvms.options());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                DsaCli.class.getName(), "node", "--node", Integer.toString(node), "--secret-stdin"));
         command.addAll(options);
         command.add(program);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
