@@ -65,6 +65,17 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--in-process", description = "Run every node in this JVM instead of one process per node.")
     boolean inProcess;
 
+    @Option(names = "--jvm-options", paramLabel = "OPTIONS",
+            description = {"JVM options for the node processes this command starts (nodes 1..N-1), separated by spaces,"
+                    + " each -X..., -XX:... or -D..., e.g. \"-Xmx4g\" or, for a job of a few seconds on a machine with few"
+                    + " cores, \"-XX:TieredStopAtLevel=1\" (docs/runtime.md, \"Short jobs and the JIT\"); node 0 is this"
+                    + " process: give it options with JAVA_TOOL_OPTIONS. Not with --in-process or --hosts (there: --job-heap,"
+                    + " --job-cpus)."})
+    String jvmOptions;
+
+    /** The node processes' JVM options of {@code --jvm-options}, checked; empty when not given. */
+    private List<String> nodeJvmOptions = List.of();
+
     @Mixin
     MetricsOption metrics = new MetricsOption();
 
@@ -141,6 +152,7 @@ final class RunCommand implements Callable<Integer> {
         try (ClassPathOption.Scope programs = classPath.open(spec)) {
             metrics.validate(spec);
             Checks.range(spec, "--max-restarts", maxRestarts, 0, Restarts.MAX_RESTARTS);
+            checkJvmOptions();
             if (restartFrom != null && hostsOption == null) {
                 if (inProcess) throw Checks.usage(spec, "--restart-from with --in-process: not built yet; restart with node processes");
                 restartCheckpoint = Restarts.resolve(spec, job, restartFrom, spec.commandLine().getOut());
@@ -169,6 +181,24 @@ final class RunCommand implements Callable<Integer> {
                 Jobs.printFailed(out, Jobs.describe(e));
                 return DsaCli.EXIT_FAILED;
             }
+        }
+    }
+
+    /**
+     * Checks {@code --jvm-options} and keeps them for the node processes ({@link #childCommand}).
+     *
+     * @throws picocli.CommandLine.ParameterException (exit code 2) naming a bad option, or the option it excludes
+     */
+    void checkJvmOptions() {
+        if (jvmOptions == null) return;
+        if (inProcess || hostsOption != null) {
+            throw Checks.usage(spec, "--jvm-options is for the node processes 'dsa run' starts on this machine, not with "
+                    + (inProcess ? "--in-process (every node is this JVM: use JAVA_TOOL_OPTIONS)" : "--hosts (use --job-heap and --job-cpus)"));
+        }
+        try {
+            nodeJvmOptions = JvmCommand.parseJvmOptions("--jvm-options", jvmOptions);
+        } catch (IllegalArgumentException e) {
+            throw Checks.usage(spec, e.getMessage());
         }
     }
 
@@ -447,6 +477,7 @@ final class RunCommand implements Callable<Integer> {
         List<String> command = new ArrayList<>();
         command.add(JvmCommand.javaExecutable());
         command.addAll(JvmCommand.childJvmOptions());
+        command.addAll(nodeJvmOptions);   // after the inherited ones: where both set an option, --jvm-options wins
         command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
         command.add(programClassPath.isEmpty() ? JvmCommand.classPath()

@@ -52,21 +52,22 @@ public final class JvmCommand {
      * @throws IllegalArgumentException naming an option that is neither {@code -X...} nor {@code -D...}
      */
     public static List<String> childJvmOptions() {
-        return parseJvmOptions(System.getProperty(CHILD_JVM_OPTIONS_PROPERTY, ""));
+        return parseJvmOptions(CHILD_JVM_OPTIONS_PROPERTY, System.getProperty(CHILD_JVM_OPTIONS_PROPERTY, ""));
     }
 
     /**
+     * @param source where the options come from, for the message ({@code dsa.childJvmOptions}, {@code --jvm-options})
      * @param value JVM options separated by white space
      * @return them, in order
      * @throws IllegalArgumentException naming an option that is neither {@code -X...} nor {@code -D...}: anything
      *         else (a class name, {@code -cp}, {@code -jar}) would change what the child runs
      */
-    static List<String> parseJvmOptions(String value) {
+    public static List<String> parseJvmOptions(String source, String value) {
         List<String> options = new ArrayList<>();
         for (String option : value.trim().split("\\s+")) {
             if (option.isEmpty()) continue;
             if (!(option.startsWith("-X") || option.startsWith("-D")) || option.length() < 3) {
-                throw new IllegalArgumentException(CHILD_JVM_OPTIONS_PROPERTY + ": '" + option + "' in '" + value
+                throw new IllegalArgumentException(source + ": '" + option + "' in '" + value
                         + "' is not a JVM option of the form -X..., -XX:... or -D...");
             }
             options.add(option);

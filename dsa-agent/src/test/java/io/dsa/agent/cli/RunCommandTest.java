@@ -82,6 +82,25 @@ class RunCommandTest {
     }
 
     @Test
+    void jvmOptionsReachTheNodeProcessesAfterTheInheritedOnesAndBadOnesAreRefusedNamingThem() {
+        RunCommand run = new RunCommand();
+        new CommandLine(run).setStopAtPositional(true).parseArgs("--nodes", "2", "--jvm-options", " -Xmx1g  -XX:TieredStopAtLevel=1 ",
+                "idle-test");
+        run.checkJvmOptions();
+        List<String> command = run.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+        int inherited = io.dsa.agent.host.JvmCommand.childJvmOptions().size();
+        assertEquals(List.of("-Xmx1g", "-XX:TieredStopAtLevel=1"), command.subList(1 + inherited, 3 + inherited), command.toString());
+        assertTrue(command.indexOf("-cp") > command.indexOf("-XX:TieredStopAtLevel=1"), command.toString());
+
+        Cli bad = Cli.execute("run", "--nodes", "2", "--jvm-options", "-Xmx1g -cp /tmp", TestPrograms.Idle.class.getName());
+        assertEquals(2, bad.exitCode(), bad.toString());
+        assertTrue(bad.err().contains("--jvm-options: '-cp' in '-Xmx1g -cp /tmp' is not a JVM option"), bad.toString());
+        Cli inProcess = Cli.execute("run", "--in-process", "--jvm-options", "-Xmx1g", TestPrograms.Idle.class.getName());
+        assertEquals(2, inProcess.exitCode(), inProcess.toString());
+        assertTrue(inProcess.err().contains("not with --in-process"), inProcess.toString());
+    }
+
+    @Test
     void nodeZerosRunFailingJustAfterAChildsExitIsAFailureVerdictNotAnException() throws Exception {
         // the race seen in a bench run: the killed child's exit completed the first wait, node 0's run
         // failed before the launcher looked at it, and run.join() threw past the restart logic

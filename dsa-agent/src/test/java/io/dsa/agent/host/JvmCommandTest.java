@@ -15,16 +15,16 @@ class JvmCommandTest {
     @Test
     void optionsAreSplitOnWhiteSpaceInOrder() {
         assertEquals(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Dx=y", "-Xss512k"),
-                JvmCommand.parseJvmOptions("  -XX:TieredStopAtLevel=1 -XX:+UseSerialGC\t-Dx=y \n -Xss512k "));
-        assertEquals(List.of(), JvmCommand.parseJvmOptions(""));
-        assertEquals(List.of(), JvmCommand.parseJvmOptions("   "));
+                JvmCommand.parseJvmOptions(JvmCommand.CHILD_JVM_OPTIONS_PROPERTY, "  -XX:TieredStopAtLevel=1 -XX:+UseSerialGC\t-Dx=y \n -Xss512k "));
+        assertEquals(List.of(), JvmCommand.parseJvmOptions(JvmCommand.CHILD_JVM_OPTIONS_PROPERTY, ""));
+        assertEquals(List.of(), JvmCommand.parseJvmOptions(JvmCommand.CHILD_JVM_OPTIONS_PROPERTY, "   "));
     }
 
     @Test
     void anythingButAnXOrDOptionIsRefusedNamingIt() {
         for (String bad : List.of("-cp", "-jar", "Main", "-X", "--add-opens=java.base/java.lang=ALL-UNNAMED")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> JvmCommand.parseJvmOptions("-XX:+UseSerialGC " + bad));
+                    () -> JvmCommand.parseJvmOptions(JvmCommand.CHILD_JVM_OPTIONS_PROPERTY, "-XX:+UseSerialGC " + bad));
             assertTrue(e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("-X..., -XX:... or -D..."), e.getMessage());
         }
     }
