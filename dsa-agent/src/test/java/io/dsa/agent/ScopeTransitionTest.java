@@ -25,6 +25,34 @@ import org.junit.jupiter.api.Timeout;
 class ScopeTransitionTest {
 
     /**
+     * The largest array whose diffs a switch pushes (256 KiB: 32768 doubles in partitions of 1024)
+     * over 2 nodes x 2 threads, every element written in each of two rounds: the release carries
+     * more than a barrier lane's 64 KiB frame, so the round goes over the connections instead, and
+     * every worker still reads every value in the read cache and plainly afterwards; and one array
+     * of twice that size switched the same way, whose diffs go to the homes instead (not pushed).
+     */
+    @Test
+    void aPushedSwitchLargerThanALaneFrameAndAnArrayTooLargeToPushBothSeeEveryWrite() {
+        run(2, 2, w -> {
+            for (int length : new int[] {32768, 65536}) {
+                SharedDoubleArray a = w.node().createSharedDoubleArray("big" + length, length, 1024);
+                DsaScope scope = w.scope(ArrayUse.release(a));
+                for (int round = 1; round <= 2; round++) {
+                    for (int i = w.threadId(); i < length; i += 4) a.write(i, round * 100_000 + i);
+                    scope = scope.next(ArrayUse.readCache(a));
+                    for (int i = 0; i < length; i += 7) {
+                        check(a.read(i) == round * 100_000 + i, "length " + length + " round " + round + ": " + a.read(i) + " at " + i);
+                    }
+                    if (round < 2) scope = scope.next(ArrayUse.release(a));
+                }
+                scope.close();
+                for (int i = 0; i < length; i += 5) check(a.read(i) == 200_000 + i, "length " + length + " after: " + a.read(i) + " at " + i);
+                w.barrier();
+            }
+        });
+    }
+
+    /**
      * 64 doubles in partitions of 8 over 2 nodes x 2 threads, three rounds of: a release scope in
      * which thread {@code i % 4} writes element {@code i} (every partition written by every
      * node), then {@code next} to a read cache carrying a sum; the read cache sees every write,
