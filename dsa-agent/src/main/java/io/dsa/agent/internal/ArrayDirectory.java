@@ -404,18 +404,16 @@ final class ArrayDirectory {
         });
     }
 
-    /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
     /**
      * Runs {@code task} on the I/O thread, now if this is it; the caller does not wait.
      *
-     * @return completed once it ran (exceptionally if it threw, or the node is closed)
+     * @return completed with its result once it ran (exceptionally if it threw, or the node is closed)
      */
-    CompletableFuture<Void> onIoThreadLater(Runnable task) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
+    <T> CompletableFuture<T> onIoThreadLater(Supplier<T> task) {
+        CompletableFuture<T> done = new CompletableFuture<>();
         Runnable run = () -> {
             try {
-                task.run();
-                done.complete(null);
+                done.complete(task.get());
             } catch (Throwable t) {
                 done.completeExceptionally(t);
             }
@@ -432,20 +430,11 @@ final class ArrayDirectory {
         return done;
     }
 
+    /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
     <T> T onIoThread(Supplier<T> task) {
-        if (io.isCurrent()) return task.get();
-        CompletableFuture<T> done = new CompletableFuture<>();
+        CompletableFuture<T> done = onIoThreadLater(task);
         try {
-            io.execute(() -> {
-                try {
-                    done.complete(task.get());
-                } catch (Throwable t) {
-                    done.completeExceptionally(t);
-                }
-            });
             return done.get(IO_TASK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            throw new DsaException("node " + nodeId + " is closed", e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) throw r;
             throw new DsaException("node " + nodeId + ": " + e.getCause(), e.getCause());

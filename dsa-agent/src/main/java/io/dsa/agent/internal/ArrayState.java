@@ -4,8 +4,10 @@ import io.dsa.ArrayLayout;
 import io.dsa.ArraySpec;
 import io.dsa.ArrayUse;
 import io.dsa.ReduceOp;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
 import java.util.List;
+import java.util.Map;
 
 /** One array as this node knows it: its id, layout and the node's slot per partition. */
 final class ArrayState {
@@ -26,7 +28,7 @@ final class ArrayState {
      * by partition, in node order, which every copy of a partition installed meanwhile gets too
      * ({@link PushedDiffs#apply}); else null. Set on the I/O thread, cleared by the scope's last worker.
      */
-    volatile java.util.Map<Integer, java.util.List<io.dsa.agent.wire.DiffMessage>> patch;
+    volatile Map<Integer, List<DiffMessage>> patch;
     /** The buffer of the last release scope over the array, cleared, kept for the next one (null before the first). */
     private ReleaseBuffer releaseKept;
     /** This node's combined accumulates while an accumulate scope over the array is open here, else null ({@link Scopes}). */

@@ -87,8 +87,8 @@ final class MonitorRole {
                     System.arraycopy(p, 0, all, at, p.length);
                     at += p.length;
                 }
+                java.util.Arrays.fill(payloads, BarrierArriveMessage.NO_PAYLOAD);
             }
-            java.util.Arrays.fill(payloads, BarrierArriveMessage.NO_PAYLOAD);
             return all;
         }
     }

@@ -6,7 +6,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
 
@@ -86,7 +88,7 @@ final class ScopeDirectory {
 
     /** Caps what this node's workers get of every partition of {@code arrays} at {@code cap} ({@link Slot#cap}), on the I/O thread. */
     void cap(List<ArrayState> capped, Access cap) {
-        java.util.Map<ArrayState, Access> caps = new java.util.LinkedHashMap<>();
+        Map<ArrayState, Access> caps = new LinkedHashMap<>();
         for (ArrayState a : capped) caps.put(a, cap);
         capAfter(null, caps);
     }
@@ -96,7 +98,7 @@ final class ScopeDirectory {
      * of each array of {@code caps} at its access, all in one task on the I/O thread: a scope's
      * entry hands that thread one task, not one per behaviour. The caller waits for it.
      */
-    void capAfter(Runnable first, java.util.Map<ArrayState, Access> caps) {
+    void capAfter(Runnable first, Map<ArrayState, Access> caps) {
         if (first == null && caps.isEmpty()) return;
         arrays.onIoThread(() -> {
             if (first != null) first.run();
@@ -110,12 +112,15 @@ final class ScopeDirectory {
      * a switch's last worker to leave posts the next scope's caps before it joins the round, so the
      * I/O thread sets them while the round travels. @return done once they are set
      */
-    CompletableFuture<Void> capLater(java.util.Map<ArrayState, Access> caps) {
-        return arrays.onIoThreadLater(() -> setCaps(caps));
+    CompletableFuture<Void> capLater(Map<ArrayState, Access> caps) {
+        return arrays.onIoThreadLater(() -> {
+            setCaps(caps);
+            return null;
+        });
     }
 
-    private static void setCaps(java.util.Map<ArrayState, Access> caps) {
-        for (java.util.Map.Entry<ArrayState, Access> e : caps.entrySet()) for (Slot s : e.getKey().slots) s.cap(e.getValue());
+    private static void setCaps(Map<ArrayState, Access> caps) {
+        for (Map.Entry<ArrayState, Access> e : caps.entrySet()) for (Slot s : e.getKey().slots) s.cap(e.getValue());
     }
 
     /** @return partition {@code p}'s bytes (little-endian) in a plain array, {@code into} if it fits; on the I/O thread */

@@ -1,8 +1,11 @@
 package io.dsa.agent.internal;
 
 import io.dsa.ArrayUse;
+import io.dsa.coherence.Access;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a scope switch ({@link io.dsa.DsaScope#next}) does differently from a close followed by an
@@ -62,12 +65,12 @@ final class ScopeSwitch {
      * @return the caps a scope over {@code uses} sets when it opens (owner computes' aside, which it
      *         sets after copying its partitions): a read cache at READ, release and accumulate at NONE
      */
-    static java.util.Map<ArrayState, io.dsa.coherence.Access> caps(List<ArrayUse> uses) {
-        java.util.Map<ArrayState, io.dsa.coherence.Access> caps = new java.util.LinkedHashMap<>();
+    static Map<ArrayState, Access> caps(List<ArrayUse> uses) {
+        Map<ArrayState, Access> caps = new LinkedHashMap<>();
         for (ArrayUse u : uses) {
             switch (u.behaviour()) {
-                case READ_CACHE -> caps.put(state(u), io.dsa.coherence.Access.READ);
-                case RELEASE, ACCUMULATE -> caps.put(state(u), io.dsa.coherence.Access.NONE);
+                case READ_CACHE -> caps.put(state(u), Access.READ);
+                case RELEASE, ACCUMULATE -> caps.put(state(u), Access.NONE);
                 case OWNER_COMPUTES -> { }
             }
         }

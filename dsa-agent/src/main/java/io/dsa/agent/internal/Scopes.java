@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The scopes of this node's workers (issue 13, docs/consistency.md): per phase, how each named
@@ -60,7 +61,7 @@ final class Scopes {
     /** A known bug the pushed diffs can be made to commit (tests only), or null. */
     volatile PushedDiffs.Fault pushFault;
     /** Diffs pushed in switches at this node (arrays times switches), for tests and counters. */
-    final java.util.concurrent.atomic.LongAdder pushes = new java.util.concurrent.atomic.LongAdder();
+    final LongAdder pushes = new LongAdder();
 
     Scopes(NodeRuntime rt) {
         this.rt = rt;

@@ -8,11 +8,9 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.SharedLongArray;
 import io.dsa.agent.BarrierKind;
-import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
 import io.dsa.agent.RunReport;
 import io.dsa.coherence.CoherenceOp;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -36,24 +34,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CoherenceUnderFaultsTest {
     private static final int NODES = InMemoryClusterTest.NODES;
     private static final int SEEDS = 6;
-    private final List<NodeRuntime> nodes = new ArrayList<>();
-    private InMemoryNetwork network;
+    private InMemoryVm vm;
 
     @AfterEach
     void close() {
-        for (NodeRuntime n : nodes) n.close();
-        nodes.clear();
-        if (network != null) network.close();
+        if (vm != null) vm.close();
+        vm = null;
     }
 
     List<CompletableFuture<RunReport>> run(InMemoryNetwork net, DsaProgram program) {
-        network = net;
-        DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT);
-        nodes.add(NodeRuntime.start(base, network));
-        for (int k = 1; k < NODES; k++) {
-            nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(nodes.get(0).address()).build(), network));
-        }
-        return Workers.start(0, NODES, i -> JobRunner.run(nodes.get(i), program, List.of()));
+        vm = new InMemoryVm(net, InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT));
+        return Workers.start(0, NODES, i -> JobRunner.run(vm.node(i), program, List.of()));
     }
 
     /**

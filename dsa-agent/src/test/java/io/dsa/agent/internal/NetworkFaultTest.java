@@ -36,26 +36,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NetworkFaultTest {
     static final int NODES = 4;
     static final long FAILURE_TIMEOUT_MS = 400;
-    private final List<NodeRuntime> nodes = new ArrayList<>();
+    private InMemoryVm vm;
+    private List<NodeRuntime> nodes;
     private InMemoryNetwork network;
 
     @AfterEach
     void close() {
-        for (NodeRuntime n : nodes) n.close();
-        if (network != null) network.close();
+        if (vm != null) vm.close();
     }
 
     /** Node 0, then the others joining it, on a network that applies {@code plan}, with the failure timeout {@link #FAILURE_TIMEOUT_MS}. */
     void start(FaultPlan plan, int threads) { start(plan, threads, FAILURE_TIMEOUT_MS); }
 
     void start(FaultPlan plan, int threads, long failureTimeoutMs) {
-        network = new InMemoryNetwork(plan);
-        DsaConfig base = DsaConfig.builder().nodes(NODES).threadsPerNode(threads).barrier(BarrierKind.TREE).barrierFanout(2)
-                .proxy(ProxyMode.FLOAT).randomSecret().startupTimeoutMs(20_000).failureTimeoutMs(failureTimeoutMs).build();
-        nodes.add(NodeRuntime.start(base, network));
-        for (int k = 1; k < NODES; k++) {
-            nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(nodes.get(0).address()).build(), network));
-        }
+        vm = new InMemoryVm(new InMemoryNetwork(plan), DsaConfig.builder().nodes(NODES).threadsPerNode(threads)
+                .barrier(BarrierKind.TREE).barrierFanout(2).proxy(ProxyMode.FLOAT).randomSecret().startupTimeoutMs(20_000)
+                .failureTimeoutMs(failureTimeoutMs).build());
+        nodes = vm.nodes;
+        network = vm.network;
     }
 
     /**

@@ -13,7 +13,6 @@ import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.wire.BarrierReleaseMessage;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -41,13 +40,11 @@ class PushedSwitchTest {
     static final int LENGTH = 120;
     static final int PARTITION = 20;
     static final int ROUNDS = 6;
-    private final List<NodeRuntime> nodes = new ArrayList<>();
-    private InMemoryNetwork network;
+    private InMemoryVm vm;
 
     @AfterEach
-    void close() {
-        for (NodeRuntime n : nodes) n.close();
-        if (network != null) network.close();
+    void closeTheVm() {
+        if (vm != null) vm.close();
     }
 
     private FaultPlan start() {
@@ -58,13 +55,8 @@ class PushedSwitchTest {
         plan.on("BARRIER_RELEASE").probability(0.5).delay(4, 3);
         plan.on("BARRIER_ARRIVE").probability(0.3).delay(4, 3);
         plan.on("COHERENCE").probability(0.2).delay(4, 2);
-        network = new InMemoryNetwork(plan);
-        DsaConfig base = DsaConfig.builder().nodes(NODES).threadsPerNode(THREADS).barrier(BarrierKind.TREE).proxy(ProxyMode.FLOAT)
-                .randomSecret().startupTimeoutMs(20_000).build();
-        nodes.add(NodeRuntime.start(base, network));
-        for (int k = 1; k < NODES; k++) {
-            nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(nodes.get(0).address()).build(), network));
-        }
+        vm = new InMemoryVm(new InMemoryNetwork(plan), DsaConfig.builder().nodes(NODES).threadsPerNode(THREADS)
+                .barrier(BarrierKind.TREE).proxy(ProxyMode.FLOAT).randomSecret().startupTimeoutMs(20_000).build());
         return plan;
     }
 
@@ -108,7 +100,7 @@ class PushedSwitchTest {
 
     /** Runs {@link Rounds} on every node; @return each node's run */
     private List<CompletableFuture<RunReport>> run() {
-        return Workers.start(0, NODES, k -> JobRunner.run(nodes.get(k), new Rounds(), List.of()));
+        return Workers.start(0, NODES, k -> JobRunner.run(vm.node(k), new Rounds(), List.of()));
     }
 
     @Test
@@ -117,7 +109,7 @@ class PushedSwitchTest {
         List<CompletableFuture<RunReport>> runs = run();
         for (CompletableFuture<RunReport> r : runs) Workers.result(r, 40);
         for (int k = 0; k < NODES; k++) {
-            NodeRuntime n = nodes.get(k);
+            NodeRuntime n = vm.node(k);
             assertEquals(ROUNDS, n.scopes.pushes.sum(), plan.describe() + "\nnode " + k + ": every switch to the read cache pushed");
         }
         System.out.println("PushedSwitchTest: " + ROUNDS + " pushed switches checked on " + NODES + " nodes, seed " + plan.seed);
@@ -127,12 +119,12 @@ class PushedSwitchTest {
     void onlyTheFirstReadCacheFetchesCopies() {
         FaultPlan plan = start();
         // a probe: every node's bytes received for "v" when each of its read caches opens, read by its workers' checks
-        List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES, k -> JobRunner.run(nodes.get(k), new DsaProgram() {
+        List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES, k -> JobRunner.run(vm.node(k), new DsaProgram() {
             @Override
             public void work(DsaWorker w) {
                 SharedDoubleArray v = w.node().createSharedDoubleArray("v", LENGTH, PARTITION);
                 int workers = w.node().network().getGlobalThreadCount();
-                ArrayCounters counters = nodes.get(w.nodeId()).arrays.named("v").counters;
+                ArrayCounters counters = vm.node(w.nodeId()).arrays.named("v").counters;
                 long afterFirst = -1;
                 DsaScope s = w.scope(ArrayUse.release(v));
                 for (int r = 1; r <= ROUNDS; r++) {
@@ -150,7 +142,7 @@ class PushedSwitchTest {
             }
         }, List.of()));
         for (CompletableFuture<RunReport> r : runs) Workers.result(r, 40);
-        long fetched = nodes.get(1).arrays.named("v").counters.io(ArrayCounters.BYTES_IN);
+        long fetched = vm.node(1).arrays.named("v").counters.io(ArrayCounters.BYTES_IN);
         assertTrue(fetched > 0, plan.describe() + "\nthe first read cache fetched node 1's copies");
     }
 
@@ -160,16 +152,16 @@ class PushedSwitchTest {
      * @return node 1's run
      */
     private CompletableFuture<RunReport> runWithTheHomeBehind() {
-        network.holdFrom(0, 2, m -> m instanceof BarrierReleaseMessage r && r.payload().length > 0);
+        vm.network.holdFrom(0, 2, m -> m instanceof BarrierReleaseMessage r && r.payload().length > 0);
         List<CompletableFuture<RunReport>> runs = run();
         ArrayState[] v = new ArrayState[1];
         io.dsa.agent.Await.until("node 1's copies of partitions 4 and 5, served by node 2 before its release", 20_000, () -> {
-            if (v[0] == null) v[0] = nodes.get(1).arrays.named("v");
+            if (v[0] == null) v[0] = vm.node(1).arrays.named("v");
             return v[0] != null && v[0].slots[4].cacheState() == io.dsa.CacheState.SHARED
                     && v[0].slots[5].cacheState() == io.dsa.CacheState.SHARED;
         });
-        assertTrue(network.held() > 0, "node 2's release is still held");
-        network.releaseHeld();
+        assertTrue(vm.network.held() > 0, "node 2's release is still held");
+        vm.network.releaseHeld();
         return runs.get(1);
     }
 
@@ -183,7 +175,7 @@ class PushedSwitchTest {
     @Test
     void theSeededBugOfAnUnpatchedInstallIsFound() {
         FaultPlan plan = start();
-        for (NodeRuntime n : nodes) n.scopes.pushFault = PushedDiffs.Fault.UNPATCHED_INSTALL;
+        for (NodeRuntime n : vm.nodes) n.scopes.pushFault = PushedDiffs.Fault.UNPATCHED_INSTALL;
         Throwable t = Workers.failure(runWithTheHomeBehind());
         assertTrue(String.valueOf(t.getMessage()).contains("in round 1's read cache, expected 1"), plan.describe() + "\n" + t);
     }
@@ -191,7 +183,7 @@ class PushedSwitchTest {
     @Test
     void theSeededBugOfCopiesLeftUnwrittenIsFound() {
         FaultPlan plan = start();
-        for (NodeRuntime n : nodes) n.scopes.pushFault = PushedDiffs.Fault.COPIES_NOT_WRITTEN;
+        for (NodeRuntime n : vm.nodes) n.scopes.pushFault = PushedDiffs.Fault.COPIES_NOT_WRITTEN;
         List<CompletableFuture<RunReport>> runs = run();
         Throwable t = Workers.failure(runs.get(0));
         assertTrue(String.valueOf(t.getMessage()).contains("expected"), plan.describe() + "\n" + t);
