@@ -476,10 +476,8 @@ final class ArrayDirectory {
                 throw new IllegalStateException("partition " + partition + " of array '" + a.spec.name() + "' arrived with "
                         + data.length + " bytes, expected " + expected);
             }
-            PushedDiffs.patch(a, partition, data);
-            Slot s = a.slots[partition];
-            s.install(data, access);
-            grantWaits.granted(s);
+            PushedDiffs.install(a, partition, data, access);
+            grantWaits.granted(a.slots[partition]);
         }
     }
 }

@@ -26,9 +26,16 @@ final class ArrayState {
     /**
      * While a read cache over the array that a switch pushed diffs into is open here: those diffs
      * by partition, in node order, which every copy of a partition installed meanwhile gets too
-     * ({@link PushedDiffs#apply}); else null. Set on the I/O thread, cleared by the scope's last worker.
+     * ({@link PushedDiffs#apply}); else null. Set by the switch's first worker (or the I/O thread),
+     * cleared by the scope's last worker.
      */
     volatile Map<Integer, List<DiffMessage>> patch;
+    /**
+     * Installs of a copy of a partition of this array under way on the I/O thread, its only
+     * writer: 1 from before an install reads {@link #patch} until it published the copy
+     * ({@link PushedDiffs#apply} waits for 0 after setting the patch).
+     */
+    volatile int installing;
     /** The buffer of the last release scope over the array, cleared, kept for the next one (null before the first). */
     private ReleaseBuffer releaseKept;
     /** This node's combined accumulates while an accumulate scope over the array is open here, else null ({@link Scopes}). */

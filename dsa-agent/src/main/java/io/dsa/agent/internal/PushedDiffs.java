@@ -1,6 +1,7 @@
 package io.dsa.agent.internal;
 
 import io.dsa.DsaException;
+import io.dsa.coherence.Access;
 import io.dsa.agent.wire.DiffMessage;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -28,25 +29,46 @@ final class PushedDiffs {
         /** a copy installed after the switch (served by a home that had not written the diffs yet) is not patched */
         UNPATCHED_INSTALL,
         /** the valid copies at the switch, the homes' included, are left as they were */
-        COPIES_NOT_WRITTEN
+        COPIES_NOT_WRITTEN,
+        /** a worker writes the diffs without waiting for an install under way that read no patch */
+        INSTALLS_NOT_AWAITED
     }
 
     private PushedDiffs() {}
 
     /**
-     * On the I/O thread: writes {@code diffs} (by partition, node order) into every partition of
-     * {@code a} this node holds a valid copy of (the engine grants it read access: a home with the
-     * current data, a sharer, the owner; a home partition never touched gets its zeros first), and
-     * makes them {@code a}'s {@link ArrayState#patch}, so that a copy installed while the read
-     * cache is open gets them too: it may come from a home that has not written them yet. Writing
-     * a diff twice leaves the same values (a release diff replaces elements), so a copy that
-     * already had them is unchanged.
+     * Writes {@code diffs} (by partition, node order) into every partition of {@code a} this node
+     * holds a valid copy of (the engine grants it read access: a home with the current data, a
+     * sharer, the owner; a home partition never touched gets its zeros first), and makes them
+     * {@code a}'s {@link ArrayState#patch}, so that a copy installed while the read cache is open
+     * gets them too: it may come from a home that has not written them yet. Writing a diff twice
+     * leaves the same values (a release diff replaces elements), so a copy that already had them
+     * is unchanged.
+     *
+     * <p>On the switch's first worker, beside the I/O thread, unless a slot needs its zeros
+     * ({@link #needsIoThread}: then on the I/O thread, which alone gives a slot its bytes). The
+     * two meet in three places, each safe:
+     * <ul>
+     * <li>An install ({@link #install}) that read no patch yet: it counts itself in
+     *     {@link ArrayState#installing} before it reads the patch, and this method sets the patch
+     *     before it reads the count and waits for a count of 0 (a Dekker pair on two volatiles):
+     *     either the install patches its copy, or this method sees the copy valid and writes it.
+     * <li>A copy lent to a send while the diffs are written here: the receiver gets some diffed
+     *     elements old, and its own patch (set before its node asked for anything in the scope, or
+     *     written into its copy as above) rewrites every one of them.
+     * <li>A copy decoded in place into a slot written here: only into a slot the engine no longer
+     *     grants ({@link Slot#receiveBuffer}), and its install, after the patch was set, patches it.
+     * </ul>
+     * Readers of the node wait for the scope's set-up, which ends after this method.
      *
      * @return the partitions written now
      */
     static int apply(ArrayState a, Map<Integer, List<DiffMessage>> diffs, Fault fault) {
         a.patch = fault == Fault.UNPATCHED_INSTALL ? null : diffs;
         if (fault == Fault.COPIES_NOT_WRITTEN) return 0;
+        if (fault != Fault.INSTALLS_NOT_AWAITED) {
+            while (a.installing != 0) Thread.onSpinWait(); // an install that read no patch publishes its copy first
+        }
         int written = 0;
         for (Map.Entry<Integer, List<DiffMessage>> e : diffs.entrySet()) {
             int p = e.getKey();
@@ -59,8 +81,37 @@ final class PushedDiffs {
         return written;
     }
 
-    /** On the I/O thread, before a copy of partition {@code p} of {@code a} is installed: writes the open patch's diffs into it. */
-    static void patch(ArrayState a, int p, byte[] data) {
+    /**
+     * @return whether {@link #apply} must run on the I/O thread: a partition of {@code diffs} is
+     *         valid here but has no bytes yet (homed here, never touched), and only the I/O
+     *         thread gives a slot its first bytes
+     */
+    static boolean needsIoThread(ArrayState a, Map<Integer, List<DiffMessage>> diffs) {
+        for (int p : diffs.keySet()) {
+            Slot s = a.slots[p];
+            if (Slot.grantReadable(s.stamp) && !s.allocated()) return true;
+        }
+        return false;
+    }
+
+    /**
+     * On the I/O thread: installs {@code data}, a copy of partition {@code p} of {@code a} from
+     * the network, with {@code access}, after writing the open patch's diffs into it; counted in
+     * {@link ArrayState#installing} from before the patch is read until the copy is published
+     * ({@link #apply} says why).
+     */
+    static void install(ArrayState a, int p, byte[] data, Access access) {
+        a.installing = 1;
+        try {
+            patch(a, p, data);
+            a.slots[p].install(data, access);
+        } finally {
+            a.installing = 0;
+        }
+    }
+
+    // Writes the open patch's diffs of partition p of a into data.
+    private static void patch(ArrayState a, int p, byte[] data) {
         Map<Integer, List<DiffMessage>> open = a.patch;
         if (open == null) return;
         List<DiffMessage> diffs = open.get(p);

@@ -1,12 +1,12 @@
 package io.dsa.agent.internal;
 
 import io.dsa.ElementType;
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -86,40 +86,32 @@ final class ScopeDirectory {
 
     private Access homeAccess() { return fault == Fault.HOMES_READ_NOT_OWNED ? Access.READ : Access.READ_WRITE; }
 
-    /** Caps what this node's workers get of every partition of {@code arrays} at {@code cap} ({@link Slot#cap}), on the I/O thread. */
+    /**
+     * Caps what this node's workers get of every partition of {@code capped} at {@code cap}
+     * ({@link Slot#cap}), on the calling thread: a cap is a compare-and-set of each slot's stamp,
+     * safe beside the I/O thread's grants, so a scope's entry and exit hand that thread no task.
+     * The caller is the node's last worker out of a scope or its first into one: no worker of the
+     * node touches the arrays meanwhile.
+     */
     void cap(List<ArrayState> capped, Access cap) {
-        Map<ArrayState, Access> caps = new LinkedHashMap<>();
-        for (ArrayState a : capped) caps.put(a, cap);
-        capAfter(null, caps);
+        for (ArrayState a : capped) for (Slot s : a.slots) s.cap(cap);
     }
 
     /**
-     * Runs {@code first} (if not null), then caps what this node's workers get of every partition
-     * of each array of {@code caps} at its access, all in one task on the I/O thread: a scope's
-     * entry hands that thread one task, not one per behaviour. The caller waits for it.
+     * Writes the diffs a switch pushed into {@code a} ({@link PushedDiffs#apply}) on the calling
+     * worker, or, when a partition homed here and never touched must get its zeros first (the
+     * first switch, typically), in one task on the I/O thread, which materialises slots.
      */
-    void capAfter(Runnable first, Map<ArrayState, Access> caps) {
-        if (first == null && caps.isEmpty()) return;
-        arrays.onIoThread(() -> {
-            if (first != null) first.run();
-            setCaps(caps);
-            return null;
-        });
+    void writePushed(ArrayState a, Map<Integer, List<DiffMessage>> diffs, PushedDiffs.Fault fault) {
+        if (PushedDiffs.needsIoThread(a, diffs)) {
+            arrays.onIoThread(() -> PushedDiffs.apply(a, diffs, fault));
+        } else {
+            PushedDiffs.apply(a, diffs, fault);
+        }
     }
 
-    /**
-     * Caps as {@link #capAfter} does, in a task on the I/O thread that the caller does not wait for:
-     * a switch's last worker to leave posts the next scope's caps before it joins the round, so the
-     * I/O thread sets them while the round travels. @return done once they are set
-     */
-    CompletableFuture<Void> capLater(Map<ArrayState, Access> caps) {
-        return arrays.onIoThreadLater(() -> {
-            setCaps(caps);
-            return null;
-        });
-    }
-
-    private static void setCaps(Map<ArrayState, Access> caps) {
+    /** Caps every array of {@code caps} at its access, as {@link #cap} does. */
+    static void setCaps(Map<ArrayState, Access> caps) {
         for (Map.Entry<ArrayState, Access> e : caps.entrySet()) for (Slot s : e.getKey().slots) s.cap(e.getValue());
     }
 

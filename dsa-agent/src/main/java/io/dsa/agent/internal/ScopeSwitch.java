@@ -12,7 +12,7 @@ import java.util.Map;
  * open ({@link Scopes}): which arrays' release diffs ride the switch's round
  * ({@link #pushed}, docs/consistency.md "Diffs pushed in the switch"), which arrays keep their
  * caps across it ({@link #recapped}), and the caps a scope sets when it opens ({@link #caps}), which
- * a switch's last worker to leave posts before the round. Every node decides alike: the uses are the same at every
+ * a switch's last worker to leave sets before the round. Every node decides alike: the uses are the same at every
  * worker (the scopes' rounds check it), and so are the arrays. Stateless.
  */
 final class ScopeSwitch {

@@ -83,8 +83,8 @@ final class Scopes {
 
         /** The arrays whose diffs the switch into this scope pushed in its round ({@link ScopeSwitch#pushed}); empty for most scopes. */
         final List<ArrayState> pushed;
-        /** The caps of a switch into this scope without pushed diffs, posted before its round; guarded by the {@link Scopes}. */
-        CompletableFuture<Void> earlyCaps;
+        /** Whether a switch into this scope without pushed diffs set its caps before its round; guarded by the {@link Scopes}. */
+        boolean earlyCaps;
 
         NodeScope(List<ArrayUse> uses, List<ArrayState> pushed) {
             this.uses = uses;
@@ -168,8 +168,11 @@ final class Scopes {
                 }
             }
             // a switch's last worker to leave: every worker of the node is out of the closing scope, so the next one's
-            // caps can be set while the round travels (unless the round brings diffs to write first)
-            if (lastToLeave && pushed.isEmpty() && !ScopeSwitch.ownerComputes(uses)) node.earlyCaps = directory.capLater(ScopeSwitch.caps(uses));
+            // caps can be set now, before the round (unless the round brings diffs to write first)
+            if (lastToLeave && pushed.isEmpty() && !ScopeSwitch.ownerComputes(uses)) {
+                ScopeDirectory.setCaps(ScopeSwitch.caps(uses));
+                node.earlyCaps = true;
+            }
         }
         if (group == null) {
             globalRound(w, sequence, uses, values, op);
@@ -269,15 +272,11 @@ final class Scopes {
         synchronized (this) {
             open++;
         }
-        Runnable writePushed = null;
         if (!node.pushed.isEmpty()) {
             // the switch's round carried every node's diffs of these arrays: written into the copies here (and into the
             // copies that arrive while the read cache is open) before the read cache asks for what is missing
             var byArray = PushedDiffs.decode(rt.barriers.releasedPayloads(), rt.arrays::array);
-            PushedDiffs.Fault fault = pushFault;
-            writePushed = () -> {
-                for (ArrayState a : node.pushed) PushedDiffs.apply(a, byArray.getOrDefault(a.id, Map.of()), fault);
-            };
+            for (ArrayState a : node.pushed) directory.writePushed(a, byArray.getOrDefault(a.id, Map.of()), pushFault);
             pushes.add(node.pushed.size());
         }
         for (ArrayUse u : uses) {
@@ -286,19 +285,15 @@ final class Scopes {
             if (u.behaviour() == ArrayUse.Behaviour.RELEASE) a.openRelease();
             if (u.behaviour() == ArrayUse.Behaviour.ACCUMULATE) a.openAccumulate(u.op());
         }
-        // one task on the I/O thread: the pushed diffs written, then the caps: a read cache at READ (its copies are
-        // asked for below; one that is lost meanwhile, to a write request sent before the scope, is asked for again by
-        // the read that misses it); a release scope at NONE, so every access misses and the miss path buffers the
+        // the caps, set here without the I/O thread (Slot#cap) after the pushed diffs: a read cache at READ (its copies
+        // are asked for below; one that is lost meanwhile, to a write request sent before the scope, is asked for again
+        // by the read that misses it); a release scope at NONE, so every access misses and the miss path buffers the
         // writes; an accumulate scope at NONE too, so a read or write misses and the miss path refuses it
-        CompletableFuture<Void> early;
+        boolean early;
         synchronized (this) {
             early = node.earlyCaps;
         }
-        if (early != null) {
-            rt.job.await(early, "opening a scope over " + uses);
-        } else {
-            directory.capAfter(writePushed, ScopeSwitch.caps(uses));
-        }
+        if (!early) ScopeDirectory.setCaps(ScopeSwitch.caps(uses));
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
         for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);

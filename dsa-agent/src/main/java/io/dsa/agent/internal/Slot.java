@@ -8,7 +8,10 @@ import io.dsa.coherence.Access;
  * for that access. The only translation of the coherence engine's word into worker access: the
  * engine's store ({@link ArrayDirectory}) calls {@link #grant}, {@link #install} and
  * {@link #materialize}, all on the node's I/O thread, which owns the engine; workers read the
- * {@link #stamp} and wait for it to change ({@link Waiting#await}).
+ * {@link #stamp} and wait for it to change ({@link Waiting#await}). The one change a worker makes
+ * is a scope's cap ({@link #cap}, by the node's first worker into a scope or last out of one), so
+ * every change of the stamp is a compare-and-set that recomputes the workers' access from the
+ * grant, the bytes and the cap it sees: a cap and a grant that race both land.
  *
  * <p><b>Stamp.</b> The volatile {@link #stamp} packs a version (from bit 4 up), the access the
  * engine granted this node (bits 2-3, an {@link Access} ordinal) and the access the workers have
@@ -47,14 +50,25 @@ final class Slot extends WaitPoint {
     private static final int VERSION = 16;
     private static final Access[] ACCESS = Access.values();
     private static final CacheState[] CACHE_STATE = {CacheState.INVALID, CacheState.SHARED, CacheState.EXCLUSIVE};
+    private static final java.lang.invoke.VarHandle STAMP;
+
+    static {
+        try {
+            STAMP = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "stamp", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     volatile int stamp;
     /** Written by the I/O thread before the stamp that publishes it; never replaced by another partition's array. */
     byte[] data;
     /** Accesses a worker posted and the I/O thread has not served yet (see {@link ArrayDirectory#post}). */
     volatile int posted;
-    /** The I/O thread's: the most the workers get while a scope is open (READ_WRITE outside scopes). */
-    private Access cap = Access.READ_WRITE;
+    /** The most the workers get while a scope is open (READ_WRITE outside scopes); set by {@link #cap}. */
+    private volatile Access cap = Access.READ_WRITE;
+    /** Tests only ({@code SlotCapLincheckTest}): the seeded bug of a plain store of the stamp instead of a compare-and-set. */
+    boolean plainStampStores;
 
     /**
      * @param granted the engine's initial grant: READ_WRITE for a partition homed here (untouched,
@@ -93,7 +107,7 @@ final class Slot extends WaitPoint {
     @Override
     long version() { return stamp; }
 
-    // ---- the I/O thread's side: every change of the stamp -----------------------------------------------
+    // ---- every change of the stamp: the I/O thread's, and a scope's cap ---------------------------------
 
     /** The engine raises or lowers this node's access; the workers get it if the slot has bytes. */
     void grant(Access access) {
@@ -127,27 +141,52 @@ final class Slot extends WaitPoint {
     /**
      * A scope opens or closes: the workers get at most {@code limit} of the engine's grant from
      * now on (READ for a read cache, NONE for owner computes, READ_WRITE again at exit), so
-     * accesses a scope forbids miss and fail there instead of hitting. The engine's grant is unchanged.
+     * accesses a scope forbids miss and fail there instead of hitting. The engine's grant is
+     * unchanged. Any thread: called by the worker that sets a scope up or tears it down, while no
+     * worker of the node uses the slot.
      */
     void cap(Access limit) {
         cap = limit;
-        Access granted = granted();
-        publish(granted, data == null ? Access.NONE : granted);
+        int old;
+        int next;
+        do {
+            old = stamp;
+            Access granted = ACCESS[(old >>> GRANTED_SHIFT) & ACCESS_MASK];
+            next = stamp(old, granted, data == null ? Access.NONE : granted);
+        } while (!setStamp(old, next));
+        wake();
     }
 
     private void publish(Access granted, Access workers) {
-        if (workers.ordinal() > cap.ordinal()) workers = cap;
-        stamp = ((stamp & ~(VERSION - 1)) + VERSION) | granted.ordinal() << GRANTED_SHIFT | workers.ordinal();
+        int old;
+        do {
+            old = stamp;
+        } while (!setStamp(old, stamp(old, granted, workers)));
         wake();
+    }
+
+    private boolean setStamp(int old, int next) {
+        if (!plainStampStores) return STAMP.compareAndSet(this, old, next);
+        stamp = next;
+        return true;
+    }
+
+    // The stamp after old with a new version, the grant and the workers' access at most the cap.
+    private int stamp(int old, Access granted, Access workers) {
+        Access limit = cap;
+        if (workers.ordinal() > limit.ordinal()) workers = limit;
+        return ((old & ~(VERSION - 1)) + VERSION) | granted.ordinal() << GRANTED_SHIFT | workers.ordinal();
     }
 
     /**
      * @return this slot's own array for a copy of {@code bytes} bytes arriving from the network, or
-     *         null if the workers may access the current bytes (or it has none, or another size)
+     *         null if the engine grants the current bytes (a worker may be given them by lifting a
+     *         cap, {@link #cap}, while the copy is decoded) or the workers may access them (or it
+     *         has none, or another size)
      */
     byte[] receiveBuffer(int bytes) {
         byte[] d = data;
-        return d != null && d.length == bytes && (stamp & ACCESS_MASK) == 0 ? d : null;
+        return d != null && d.length == bytes && (stamp & (ACCESS_MASK << GRANTED_SHIFT | ACCESS_MASK)) == 0 ? d : null;
     }
 
     /**
