@@ -3,7 +3,8 @@ package io.dsa.agent.internal;
 import io.dsa.DsaException;
 import io.dsa.coherence.Access;
 import io.dsa.agent.wire.DiffMessage;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +34,8 @@ final class PushedDiffs {
         /** a worker writes the diffs without waiting for an install under way that read no patch */
         INSTALLS_NOT_AWAITED
     }
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private PushedDiffs() {}
 
@@ -138,9 +141,7 @@ final class PushedDiffs {
                 part[1] = d.runs().length;
                 System.arraycopy(d.runs(), 0, part, 2, d.runs().length);
                 part[2 + d.runs().length] = d.values().length;
-                ByteBuffer packed = ByteBuffer.allocate(words * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-                packed.put(d.values()).rewind();
-                packed.asLongBuffer().get(part, 3 + d.runs().length, words);
+                pack(d.values(), part, 3 + d.runs().length);
                 parts.add(part);
                 total += part.length;
             }
@@ -153,6 +154,17 @@ final class PushedDiffs {
             at += part.length;
         }
         return payload;
+    }
+
+    // Packs values little-endian into longs from into[at] on (the last long zero-padded).
+    private static void pack(byte[] values, long[] into, int at) {
+        int full = values.length / Long.BYTES;
+        for (int k = 0; k < full; k++) into[at + k] = (long) LONGS.get(values, k * Long.BYTES);
+        if (full * Long.BYTES < values.length) {
+            long last = 0;
+            for (int i = full * Long.BYTES; i < values.length; i++) last |= (values[i] & 0xffL) << ((i - full * Long.BYTES) * 8);
+            into[at + full] = last;
+        }
     }
 
     /**
@@ -179,11 +191,7 @@ final class PushedDiffs {
                     int partition = in.count("a partition of node " + node + "'s diff");
                     long[] runs = in.longs(in.count("the runs of node " + node + "'s diff of partition " + partition));
                     int bytes = in.count("the value bytes of node " + node + "'s diff of partition " + partition);
-                    long[] words = in.longs((bytes + Long.BYTES - 1) / Long.BYTES);
-                    ByteBuffer unpacked = ByteBuffer.allocate(words.length * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-                    unpacked.asLongBuffer().put(words);
-                    byte[] values = new byte[bytes];
-                    unpacked.get(values);
+                    byte[] values = in.bytes(bytes);
                     DiffMessage m = new DiffMessage(0, id, partition, runs, values);
                     String error = Diffs.checkShape(a, m);
                     if (error != null) throw new DsaException("pushed " + error + " from node " + node);
@@ -217,11 +225,26 @@ final class PushedDiffs {
         }
 
         long[] longs(int n) {
-            if (n > words.length - at) throw new DsaException("pushed diffs end " + (n - (words.length - at)) + " longs early");
+            need(n);
             long[] out = new long[n];
             System.arraycopy(words, at, out, 0, n);
             at += n;
             return out;
+        }
+
+        /** @return {@code n} bytes packed little-endian into the next longs ({@link #encode}) */
+        byte[] bytes(int n) {
+            int full = n / Long.BYTES;
+            need((n + Long.BYTES - 1) / Long.BYTES);
+            byte[] out = new byte[n];
+            for (int k = 0; k < full; k++) LONGS.set(out, k * Long.BYTES, words[at + k]);
+            for (int i = full * Long.BYTES; i < n; i++) out[i] = (byte) (words[at + full] >>> ((i - full * Long.BYTES) * 8));
+            at += (n + Long.BYTES - 1) / Long.BYTES;
+            return out;
+        }
+
+        private void need(int n) {
+            if (n > words.length - at) throw new DsaException("pushed diffs end " + (n - (words.length - at)) + " longs early");
         }
     }
 }

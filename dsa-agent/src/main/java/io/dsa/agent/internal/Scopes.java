@@ -193,7 +193,7 @@ final class Scopes {
                 throw e;
             }
         } else {
-            rt.job.await(node.ready, "opening a scope over " + uses);
+            await(node.ready, uses);
         }
         ScopeImpl scope = new ScopeImpl(w, mine, key, node, group);
         mine.stack.addLast(scope);
@@ -296,13 +296,19 @@ final class Scopes {
         if (!early) ScopeDirectory.setCaps(ScopeSwitch.caps(uses));
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
-        for (CompletableFuture<Void> c : copies) rt.job.await(c, "opening a scope over " + uses);
+        for (CompletableFuture<Void> c : copies) await(c, uses);
         // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
         for (ArrayState a : states(uses, ArrayUse.Behaviour.OWNER_COMPUTES)) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
             withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]));
             directory.cap(List.of(a), Access.NONE);
         }
+    }
+
+    // Waits for f, part of opening a scope over uses; one done already costs nothing (no message built: once per round).
+    private void await(CompletableFuture<Void> f, List<ArrayUse> uses) {
+        if (f.isDone() && !f.isCompletedExceptionally()) return;
+        rt.job.await(f, "opening a scope over " + uses);
     }
 
     private static List<ArrayState> states(List<ArrayUse> uses, ArrayUse.Behaviour behaviour) {

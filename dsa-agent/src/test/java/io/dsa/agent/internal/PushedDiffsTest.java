@@ -92,6 +92,29 @@ class PushedDiffsTest {
     }
 
     @Test
+    void valuesThatDoNotFillTheirLastLongComeBackByteForByte() {
+        // floats: 1, 3 and 4 elements make 4, 12 and 16 bytes, so two of the three diffs end inside a long
+        ArrayState f = new ArrayState(9, Specs.fromParams("F",
+                Specs.toParams(io.dsa.ArraySpec.oneDimensional("F", io.dsa.ElementType.FLOAT, 12, 4, io.dsa.Distribution.BLOCK))), 2, 1, 1);
+        f.openRelease();
+        byte[][] written = new byte[3][];
+        for (int p = 0; p < 3; p++) {
+            ReleaseBuffer.Part part = f.release.part(p);
+            int count = new int[] {1, 3, 4}[p];
+            written[p] = new byte[count * Float.BYTES];
+            for (int i = 0; i < written[p].length; i++) written[p][i] = (byte) (0x11 * (p + 1) + i);
+            System.arraycopy(written[p], 0, part.values, 0, written[p].length);
+            for (int e = 0; e < count; e++) part.mark(e);
+        }
+        long[] node0 = PushedDiffs.encode(List.of(f));
+        long[] release = new long[1 + node0.length];
+        release[0] = node0.length;
+        System.arraycopy(node0, 0, release, 1, node0.length);
+        Map<Integer, List<DiffMessage>> byPartition = PushedDiffs.decode(release, id -> f).get(9);
+        for (int p = 0; p < 3; p++) assertArrayEquals(written[p], byPartition.get(p).get(0).values(), "partition " + p);
+    }
+
+    @Test
     void aMalformedPayloadIsRefusedNamingWhatIsWrong() {
         fixture.defined();
         // node 0: one array (A), one diff of partition 5, which A does not have
