@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import io.dsa.ElementType;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -29,7 +30,9 @@ final class ScopeDirectory {
         /** owner computes copies the home partitions in and out holding a read copy, without recalling the others */
         HOMES_READ_NOT_OWNED,
         /** a read cache of a region asks for a copy of every partition of the region but its last */
-        REGION_FILL_SHORT
+        REGION_FILL_SHORT,
+        /** owner computes copies on the worker without checking afterwards that it owned the partitions throughout */
+        COPY_NOT_RECHECKED
     }
 
     private final int nodeId;
@@ -67,13 +70,16 @@ final class ScopeDirectory {
     }
 
     /**
-     * Runs {@code copy} for every partition of {@code a} homed here, on the I/O thread, if this node
-     * still owns them all (a request that was on its way may have taken one since
-     * {@link #requestHomes} was done: then nothing is copied, and the caller asks again).
+     * Runs {@code copy} for every partition of {@code a} homed here if this node still owns them
+     * all (a request that was on its way may have taken one since {@link #requestHomes} was done:
+     * then nothing is copied, and the caller asks again). First on the calling worker
+     * ({@link #copyWhileOwned}); if ownership changed meanwhile, or was not all there, on the I/O
+     * thread, which owns the engine.
      *
      * @return whether it copied
      */
     boolean copyIfHomesOwned(ArrayState a, IntConsumer copy) {
+        if (copyWhileOwned(a, copy)) return true;
         Access needed = homeAccess();
         return arrays.onIoThread(() -> {
             for (int p = 0; p < a.slots.length; p++) {
@@ -82,6 +88,38 @@ final class ScopeDirectory {
             for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == nodeId) copy.accept(p);
             return true;
         });
+    }
+
+    /**
+     * Runs {@code copy} for every partition of {@code a} homed here on the calling thread, if the
+     * engine grants this node each of them (with bytes) before the copies and no slot's stamp
+     * changed by the end: so no grant changed in between, and the I/O thread lent or refilled
+     * none of them meanwhile (a revocation changes the stamp before the engine lends the bytes).
+     * The copies, a full fence, then the stamps read again: the Dekker pair of the hit path's
+     * writers ({@link Slot}), so a copy out that a revocation may have lent without its last
+     * stores is seen and done again. A copy that fails here may have written a plain array or a
+     * partition already: the caller's next copy overwrites all of it. {@code SlotCopyLincheckTest}
+     * model-checks a copy out racing a revocation.
+     *
+     * @return whether it copied with every partition owned throughout
+     */
+    boolean copyWhileOwned(ArrayState a, IntConsumer copy) {
+        Access needed = homeAccess();
+        int[] stamps = new int[a.slots.length];
+        for (int p = 0; p < a.slots.length; p++) {
+            if (a.layout.homeOf(p) != nodeId) continue;
+            Slot s = a.slots[p];
+            int stamp = s.stamp;
+            if (!Slot.grantedOf(stamp).allows(needed) || !s.allocated()) return false;
+            stamps[p] = stamp;
+        }
+        for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == nodeId) copy.accept(p);
+        if (fault == Fault.COPY_NOT_RECHECKED) return true;
+        VarHandle.fullFence();
+        for (int p = 0; p < a.slots.length; p++) {
+            if (a.layout.homeOf(p) == nodeId && a.slots[p].stamp != stamps[p]) return false;
+        }
+        return true;
     }
 
     private Access homeAccess() { return fault == Fault.HOMES_READ_NOT_OWNED ? Access.READ : Access.READ_WRITE; }

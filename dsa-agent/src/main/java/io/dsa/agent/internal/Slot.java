@@ -90,6 +90,9 @@ final class Slot extends WaitPoint {
     /** @return the engine's grant now, which the workers have once the slot has bytes */
     Access granted() { return ACCESS[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
 
+    /** @return the engine's grant in {@code stamp} */
+    static Access grantedOf(int stamp) { return ACCESS[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
+
     /** @return whether the engine's grant in {@code stamp} lets this node read its copy, whatever a scope's cap says */
     static boolean grantReadable(int stamp) { return (stamp >>> GRANTED_SHIFT & ACCESS_MASK) >= 1; }
 
