@@ -5,11 +5,8 @@ import io.dsa.agent.wire.DiffMessage;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.jetbrains.lincheck.LincheckAssertionError;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -70,26 +67,15 @@ public class PushedDiffsLincheckTest {
         PushedDiffs.Fault fault() { return PushedDiffs.Fault.INSTALLS_NOT_AWAITED; }
     }
 
-    static ModelCheckingOptions options() {
-        return new ModelCheckingOptions()
-                .threads(2)
-                .actorsPerThread(1)
-                .actorsBefore(0)
-                .actorsAfter(0)
-                .iterations(10)
-                .invocationsPerIteration(200);
-    }
-
     @Test
     @Timeout(120)
     void anInstallRacingTheWorkersDiffsEndsWithThem() {
-        options().check(PushedDiffsLincheckTest.class);
+        WorkerIoRace.check(PushedDiffsLincheckTest.class);
     }
 
     @Test
     @Timeout(120)
     void aWorkerThatDoesNotWaitForInstallsIsCaught() {
-        LincheckAssertionError e = Assertions.assertThrows(LincheckAssertionError.class, () -> options().check(NotAwaited.class));
-        Assertions.assertTrue(e.getMessage().contains("after the install and the diffs"), e.getMessage());
+        WorkerIoRace.assertCaught(NotAwaited.class, "after the install and the diffs");
     }
 }

@@ -4,11 +4,8 @@ import io.dsa.ArraySpec;
 import io.dsa.Distribution;
 import io.dsa.ElementType;
 import io.dsa.coherence.Access;
-import org.jetbrains.lincheck.LincheckAssertionError;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -78,26 +75,15 @@ public class SlotCopyLincheckTest {
         ScopeDirectory.Fault fault() { return ScopeDirectory.Fault.COPY_NOT_RECHECKED; }
     }
 
-    static ModelCheckingOptions options() {
-        return new ModelCheckingOptions()
-                .threads(2)
-                .actorsPerThread(1)
-                .actorsBefore(0)
-                .actorsAfter(0)
-                .iterations(10)
-                .invocationsPerIteration(200);
-    }
-
     @Test
     @Timeout(120)
     void aCopyOutThatReportsSuccessLostNoStoreToALend() {
-        options().check(SlotCopyLincheckTest.class);
+        WorkerIoRace.check(SlotCopyLincheckTest.class);
     }
 
     @Test
     @Timeout(120)
     void aCopyWithoutTheSecondLookIsCaught() {
-        LincheckAssertionError e = Assertions.assertThrows(LincheckAssertionError.class, () -> options().check(NotRechecked.class));
-        Assertions.assertTrue(e.getMessage().contains("after a copy out that reported success"), e.getMessage());
+        WorkerIoRace.assertCaught(NotRechecked.class, "after a copy out that reported success");
     }
 }
