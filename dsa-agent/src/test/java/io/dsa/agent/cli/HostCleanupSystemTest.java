@@ -134,13 +134,13 @@ class HostCleanupSystemTest {
         Poll.status(s -> s.out().contains("RUNNING"), "--hosts", host.address(), "--vm", vm, "--secret-file", secret.toString());
         List<ProcessHandle> jvms = host.process().toHandle().descendants().toList();
         assertFalse(jvms.isEmpty(), "the job runs in a JVM the host started");
-        Poll.until("the job's jar in " + host.hostDir(secret), () -> {
+        Poll.inDirectory("the job's jar in " + host.hostDir(secret), host.hostDir(secret), false, new CompletableFuture<>(), 10_000, () -> {
             try (var files = Files.list(host.hostDir(secret))) {
                 return files.anyMatch(p -> p.getFileName().toString().contains("-" + vm + "-"));
             } catch (java.io.IOException e) {
                 return false;
             }
-        }, found -> found, 10_000, 50);
+        });
         return jvms;
     }
 

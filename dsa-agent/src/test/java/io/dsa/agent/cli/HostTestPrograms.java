@@ -37,7 +37,7 @@ final class HostTestPrograms {
             for (int i = w.threadId(); i < length; i += threads) a.write(i, 2.0 * i + 1);
             w.barrier();
             if (gate != null && w.threadId() == 0) {
-                Poll.until("the gate file " + gate, () -> Files.exists(gate), open -> open, 240_000, 20);   // opened by the test
+                Poll.file("the gate file " + gate, gate, 240_000);   // opened by the test
             }
             w.barrier();
             if (w.threadId() != 0) return;

@@ -174,7 +174,7 @@ class RelayAttackTest {
                 assertEquals(List.of(), client.status(via, ATTACK_VM));
             }
             client.submit(via, job("honest-" + mode.name().toLowerCase(), marker));
-            Poll.until("the honestly sent job's file", () -> Files.exists(marker), exists -> exists, 30_000, 50);
+            Poll.file("the honestly sent job's file", marker, 30_000);
         }
     }
 
