@@ -188,6 +188,7 @@ final class HostTestPrograms {
      * {@code dir/end} exists, while node 0's waits in the next global barrier (epoch 1).
      */
     public static final class Waits implements DsaProgram {
+        private static final long END_MS = 240_000;
         private SharedDoubleArray a;
         private Path end;
 
@@ -203,13 +204,15 @@ final class HostTestPrograms {
         public void work(DsaWorker w) throws Exception {
             if (w.nodeId() == 1) a.read(0);
             w.barrier();
-            if (w.nodeId() == 1) {
-                while (!Files.exists(end)) pollForTheEnd();
-            }
+            if (w.nodeId() == 1) awaitTheEnd(Gate.openedBy("the file " + end, end, END_MS));
             w.barrier();
         }
 
-        private static void pollForTheEnd() throws InterruptedException { Thread.sleep(10); }
+        // Its own frame, just under Object.wait's: the test finds it among the worker's top frames.
+        private void awaitTheEnd(Gate gate) throws InterruptedException {
+            gate.await(END_MS + 10_000);   // opened when the file appears, or when its watch gives up
+            if (!Files.exists(end)) throw new DsaException("the file " + end + " did not appear within " + END_MS + " ms");
+        }
     }
 
     /** Node 1 calls {@code System.exit(3)} in its setup: in a host, that ends only its own JVM. */
