@@ -95,7 +95,9 @@ final class HostTestPrograms {
                             + t * 1e-3;
                     dst.write(i, v);
                 }
-                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);   // a throttle, so that moves happen mid-run
+                // A throttle, not a wait: moves and checkpoints need the barriers to go on, and the pace only
+                // makes them land mid-run; the result does not depend on it and the end waits on the file.
+                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);
                 w.barrier();
             }
             holdUntilFast(w);
@@ -121,7 +123,9 @@ final class HostTestPrograms {
                 afterBarrier = false;
                 boolean seen = w.threadId() == 0 && Files.exists(fast);
                 if (w.any(seen)) return;
-                if (w.threadId() == 0) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
+                // A throttle between rounds, not a wait: the rounds must go on (moves and checkpoints
+                // happen at their barriers); the pace only saves CPU, and the exit is the file's.
+                if (w.threadId() == 0) Thread.sleep(5);
             }
         }
     }
@@ -177,7 +181,9 @@ final class HostTestPrograms {
             do {
                 w.barrier();
                 seen = w.threadId() == 0 && Files.exists(file);
-                if (w.threadId() == 0 && !seen) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
+                // A throttle between rounds, not a wait: the rounds must go on (a clone happens at their
+                // barriers); the pace only saves CPU, and the exit is the file's.
+                if (w.threadId() == 0 && !seen) Thread.sleep(5);
             } while (!w.any(seen));
         }
     }
@@ -251,7 +257,7 @@ final class HostTestPrograms {
         public void setup(DsaNode node) throws Exception {
             if (node.network().nodeId() != 1) return;
             new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
-            Thread.sleep(60_000);   // the signal ends this JVM first
+            Thread.currentThread().join();   // forever: only the signal ends this JVM
         }
 
         @Override
