@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,8 +145,12 @@ class HostCleanupSystemTest {
         return jvms;
     }
 
-    private static void awaitEnded(List<ProcessHandle> jvms) throws InterruptedException {
-        Poll.until("the host's JVMs ended", () -> jvms.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList(),
-                List::isEmpty, 120_000, 50);
+    private static void awaitEnded(List<ProcessHandle> jvms) throws Exception {
+        try {
+            CompletableFuture.allOf(jvms.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the host's JVMs did not end within 120 s; still alive: "
+                    + jvms.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList());
+        }
     }
 }

@@ -220,8 +220,7 @@ class RelayAttackTest {
             }
             Poll.until("the relayed connection to close", c::isOpen, open -> !open, 20_000, 10);
         }
-        String log = Poll.until("the host to log why it closed the connection", () -> host.output().substring(before),
-                text -> text.contains(CLOSING), 20_000, 10);
+        String log = host.awaitOutput(CLOSING, before, 20_000);   // the host logs why it closed the connection
         assertEquals(1, log.split(CLOSING, -1).length - 1, "one logged reason:\n" + log);
         return log;
     }
