@@ -6,6 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -88,14 +91,26 @@ final class Dist {
         }
     }
 
-    /** Waits until {@code file} has a line containing {@code text}, at most {@code timeoutSeconds}. @return that line */
+    /**
+     * Waits until {@code file}, which another process writes, has a line containing {@code text}, at
+     * most {@code timeoutSeconds}; woken by the changes in the file's directory (a WatchService).
+     *
+     * @return that line
+     */
     static String awaitLine(Path file, String text, long timeoutSeconds) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(file)) {
-                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) if (line.contains(text)) return line;
+        try (WatchService watcher = file.getFileSystem().newWatchService()) {
+            file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+            while (true) {
+                // read after the watch is registered: a line written after the read wakes the wait
+                if (Files.exists(file)) {
+                    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) if (line.contains(text)) return line;
+                }
+                WatchKey key = watcher.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (key == null) break;   // the deadline passed
+                key.pollEvents();   // which change does not matter: the file is read again
+                key.reset();
             }
-            Thread.sleep(50);   // polling a file another process writes, with a deadline
         }
         throw new AssertionError("no line with '" + text + "' in " + file + " after " + timeoutSeconds + " s: "
                 + (Files.exists(file) ? Files.readString(file) : "(no file)"));

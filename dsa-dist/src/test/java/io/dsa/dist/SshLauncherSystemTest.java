@@ -1,6 +1,7 @@
 package io.dsa.dist;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -11,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -56,7 +59,9 @@ class SshLauncherSystemTest {
                 "KbdInteractiveAuthentication no", "UsePAM no", "PermitRootLogin prohibit-password",
                 "AllowUsers " + System.getProperty("user.name"), "PrintMotd no", ""));
         sshd = Dist.start(dir, Map.of(), dir.resolve("sshd.log"), SSHD.toString(), "-D", "-e", "-f", dir.resolve("sshd_config").toString());
-        for (String address : List.of("127.0.0.2", "127.0.0.3")) awaitListening(address, port, true);
+        for (String address : List.of("127.0.0.2", "127.0.0.3")) {   // sshd says so once it listens there
+            Dist.awaitLine(dir.resolve("sshd.log"), "Server listening on " + address + " port " + port + ".", 30);
+        }
     }
 
     @AfterAll
@@ -79,28 +84,33 @@ class SshLauncherSystemTest {
         // each node on its own host, as the daemons started over ssh said
         Matcher monitor = Pattern.compile("node 0 \\(monitor\\) on host 127\\.0\\.0\\.2:(\\d+) at ").matcher(run.out());
         assertTrue(monitor.find(), run.toString());
-        // the daemons stopped with the job: their port closes
-        awaitListening("127.0.0.2", Integer.parseInt(monitor.group(1)), false);
+        // the daemons stopped with the job: the processes of the ssh sessions, theirs among them, end, and their port is closed
+        awaitSessionsEnded();
+        int daemonPort = Integer.parseInt(monitor.group(1));
+        assertFalse(accepts("127.0.0.2", daemonPort), "the daemon on 127.0.0.2:" + daemonPort + " still listens");
     }
 
     private static boolean onPath(String command) throws IOException, InterruptedException {
         return Dist.run(Path.of("."), Map.of(), 10, "sh", "-c", "command -v " + command).code() == 0;
     }
 
-    // Connects until the port accepts (or refuses, if !listening) or 30 s passed.
-    private static void awaitListening(String address, int port, boolean listening) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            boolean open;
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(address, port), 1000);
-                open = true;
-            } catch (IOException e) {
-                open = false;
-            }
-            if (open == listening) return;
-            if (System.nanoTime() > deadline) throw new AssertionError(address + ":" + port + (listening ? " never listened" : " still listens"));
-            Thread.sleep(100);   // a port offers nothing to wait on
+    // Waits at most 30 s for every process that sshd runs for a session (the daemons started over ssh and theirs) to exit.
+    private static void awaitSessionsEnded() throws Exception {
+        List<ProcessHandle> sessions = sshd.descendants().toList();
+        try {
+            CompletableFuture.allOf(sessions.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the ssh sessions' processes did not end within 30 s; still alive: "
+                    + sessions.stream().filter(ProcessHandle::isAlive).map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList());
+        }
+    }
+
+    private static boolean accepts(String address, int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(address, port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 }

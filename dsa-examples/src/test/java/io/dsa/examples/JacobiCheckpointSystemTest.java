@@ -4,11 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.checkpoint.CheckpointStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,7 +55,7 @@ class JacobiCheckpointSystemTest {
         CompletableFuture<DsaCommand> run = CompletableFuture.supplyAsync(() -> DsaCommand.execute(args("run", "--nodes", "3",
                 "--threads", "1", "--timeout", "250", "--checkpoint-every", "20", "--checkpoint-dir",
                 dir.toString())));
-        await("a complete checkpoint in " + dir, () -> run.isDone() || CheckpointStore.anyComplete(dir));
+        awaitACheckpoint(run);
         assertTrue(!run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
         ProcessHandle victim = DsaCommand.liveNodeProcesses().get(0);
         victim.destroyForcibly();   // SIGKILL, by PID
@@ -67,12 +74,45 @@ class JacobiCheckpointSystemTest {
         assertEquals(result(reference), result(restarted));
     }
 
-    // Waits for another process to make `condition` true (it offers nothing to wait on), up to 120 s.
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    /**
+     * Waits up to 120 s for a complete checkpoint in {@code dir} (a manifest in an epoch's directory,
+     * written by the node processes) or the end of {@code run}: a WatchService on {@code dir} and
+     * the epochs' directories wakes it at each change, and the run's end closes the WatchService.
+     */
+    private void awaitACheckpoint(CompletableFuture<?> run) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError(what + " did not happen within 120 s");
-            Thread.sleep(2);
+        try (WatchService changes = dir.getFileSystem().newWatchService()) {
+            run.whenComplete((result, failure) -> {
+                try {
+                    changes.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            while (true) {
+                // the directories registered before the check: a checkpoint completed after it wakes the wait
+                dir.register(changes, StandardWatchEventKinds.ENTRY_CREATE);
+                for (Path epoch : epochDirectories()) {
+                    try {
+                        epoch.register(changes, StandardWatchEventKinds.ENTRY_CREATE);
+                    } catch (NoSuchFileException e) {
+                        // an old epoch deleted since the listing
+                    }
+                }
+                if (CheckpointStore.anyComplete(dir)) return;
+                WatchKey change = changes.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (change == null) throw new AssertionError("a complete checkpoint in " + dir + " did not appear within 120 s");
+                change.pollEvents();
+                change.reset();
+            }
+        } catch (ClosedWatchServiceException e) {
+            // the run ended: the caller says so
+        }
+    }
+
+    private List<Path> epochDirectories() throws IOException {
+        try (var entries = Files.list(dir)) {
+            return entries.filter(Files::isDirectory).toList();
         }
     }
 }

@@ -91,7 +91,7 @@ class CheckpointRunTest {
         CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--nodes", NODES, "--threads", "1",
                 "--timeout", "200", "--failure-timeout-ms", "1500", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString(), HELD,
                 ITERATIONS, fast().toString()));
-        Poll.until("a complete checkpoint in " + dir, () -> anyComplete() || run.isDone(), b -> b, 120_000, 2);
+        Poll.inDirectory("a complete checkpoint in " + dir, dir, true, run, 120_000, this::anyComplete);   // a manifest in an epoch's directory
         assertFalse(run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
         return run;
     }

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -134,18 +135,22 @@ class HostCleanupSystemTest {
         Poll.status(s -> s.out().contains("RUNNING"), "--hosts", host.address(), "--vm", vm, "--secret-file", secret.toString());
         List<ProcessHandle> jvms = host.process().toHandle().descendants().toList();
         assertFalse(jvms.isEmpty(), "the job runs in a JVM the host started");
-        Poll.until("the job's jar in " + host.hostDir(secret), () -> {
+        Poll.inDirectory("the job's jar in " + host.hostDir(secret), host.hostDir(secret), false, new CompletableFuture<>(), 10_000, () -> {
             try (var files = Files.list(host.hostDir(secret))) {
                 return files.anyMatch(p -> p.getFileName().toString().contains("-" + vm + "-"));
             } catch (java.io.IOException e) {
                 return false;
             }
-        }, found -> found, 10_000, 50);
+        });
         return jvms;
     }
 
-    private static void awaitEnded(List<ProcessHandle> jvms) throws InterruptedException {
-        Poll.until("the host's JVMs ended", () -> jvms.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList(),
-                List::isEmpty, 120_000, 50);
+    private static void awaitEnded(List<ProcessHandle> jvms) throws Exception {
+        try {
+            CompletableFuture.allOf(jvms.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the host's JVMs did not end within 120 s; still alive: "
+                    + jvms.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList());
+        }
     }
 }

@@ -112,8 +112,8 @@ class HostCloneSystemTest {
     }
 
     private static void awaitFile(Path file, CompletableFuture<Cli> run) throws Exception {
-        Poll.until("the job's file " + file, () -> Files.exists(file) || run.isDone(), done -> done, 120_000, 20);
-        if (!Files.exists(file)) throw new AssertionError("the job ended before " + file + ": " + run.get());
+        boolean written = Poll.inDirectory("the job's file " + file, file.getParent(), false, run, 120_000, () -> Files.exists(file));
+        if (!written) throw new AssertionError("the job ended before " + file + ": " + run.get());
     }
 
     private static Cli awaitStatus(Predicate<Cli> condition) throws InterruptedException {

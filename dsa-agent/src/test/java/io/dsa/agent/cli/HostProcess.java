@@ -184,14 +184,22 @@ final class HostProcess implements AutoCloseable {
     String address() { return address; }
 
     /** Waits until the process printed a line containing {@code text}. */
-    void awaitOutput(String text, long timeoutMs) throws InterruptedException {
+    void awaitOutput(String text, long timeoutMs) throws InterruptedException { awaitOutput(text, 0, timeoutMs); }
+
+    /**
+     * Waits until the process printed {@code text} after the first {@code from} characters of its output.
+     *
+     * @return its output from {@code from} on
+     */
+    String awaitOutput(String text, int from, long timeoutMs) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         synchronized (lock) {
-            while (!output.toString().contains(text)) {
+            while (!output.substring(from).contains(text)) {
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0 || !process.isAlive()) throw new IllegalStateException("no '" + text + "' in:\n" + output);
+                if (left <= 0 || !process.isAlive()) throw new IllegalStateException("no '" + text + "' in:\n" + output.substring(from));
                 lock.wait(Math.min(left, 100));
             }
+            return output.substring(from);
         }
     }
 

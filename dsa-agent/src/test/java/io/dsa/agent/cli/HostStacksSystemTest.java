@@ -50,7 +50,7 @@ class HostStacksSystemTest {
             int node1 = lines.indexOf("node 1 thread 1 (local 0): running");
             assertTrue(node1 > 0, "node 1's worker after node 0's: " + stacks);
             assertTrue(lines.subList(node1 + 1, lines.size()).stream().anyMatch(l -> l.startsWith("\tat ")
-                    && l.contains(HostTestPrograms.Waits.class.getName() + ".pollForTheEnd(")), stacks.toString());
+                    && l.contains(HostTestPrograms.Waits.class.getName() + ".awaitTheEnd(")), stacks.toString());
 
             Matcher m = URL.matcher(h0.output());
             assertTrue(m.find(), h0.output());

@@ -37,7 +37,7 @@ final class HostTestPrograms {
             for (int i = w.threadId(); i < length; i += threads) a.write(i, 2.0 * i + 1);
             w.barrier();
             if (gate != null && w.threadId() == 0) {
-                Poll.until("the gate file " + gate, () -> Files.exists(gate), open -> open, 240_000, 20);   // opened by the test
+                Poll.file("the gate file " + gate, gate, 240_000);   // opened by the test
             }
             w.barrier();
             if (w.threadId() != 0) return;
@@ -95,7 +95,9 @@ final class HostTestPrograms {
                             + t * 1e-3;
                     dst.write(i, v);
                 }
-                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);   // a throttle, so that moves happen mid-run
+                // A throttle, not a wait: moves and checkpoints need the barriers to go on, and the pace only
+                // makes them land mid-run; the result does not depend on it and the end waits on the file.
+                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);
                 w.barrier();
             }
             holdUntilFast(w);
@@ -121,7 +123,9 @@ final class HostTestPrograms {
                 afterBarrier = false;
                 boolean seen = w.threadId() == 0 && Files.exists(fast);
                 if (w.any(seen)) return;
-                if (w.threadId() == 0) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
+                // A throttle between rounds, not a wait: the rounds must go on (moves and checkpoints
+                // happen at their barriers); the pace only saves CPU, and the exit is the file's.
+                if (w.threadId() == 0) Thread.sleep(5);
             }
         }
     }
@@ -177,7 +181,9 @@ final class HostTestPrograms {
             do {
                 w.barrier();
                 seen = w.threadId() == 0 && Files.exists(file);
-                if (w.threadId() == 0 && !seen) Thread.sleep(5);   // a throttle between rounds; the exit waits on the file
+                // A throttle between rounds, not a wait: the rounds must go on (a clone happens at their
+                // barriers); the pace only saves CPU, and the exit is the file's.
+                if (w.threadId() == 0 && !seen) Thread.sleep(5);
             } while (!w.any(seen));
         }
     }
@@ -188,6 +194,7 @@ final class HostTestPrograms {
      * {@code dir/end} exists, while node 0's waits in the next global barrier (epoch 1).
      */
     public static final class Waits implements DsaProgram {
+        private static final long END_MS = 240_000;
         private SharedDoubleArray a;
         private Path end;
 
@@ -203,13 +210,15 @@ final class HostTestPrograms {
         public void work(DsaWorker w) throws Exception {
             if (w.nodeId() == 1) a.read(0);
             w.barrier();
-            if (w.nodeId() == 1) {
-                while (!Files.exists(end)) pollForTheEnd();
-            }
+            if (w.nodeId() == 1) awaitTheEnd(Gate.openedBy("the file " + end, end, END_MS));
             w.barrier();
         }
 
-        private static void pollForTheEnd() throws InterruptedException { Thread.sleep(10); }
+        // Its own frame, just under Object.wait's: the test finds it among the worker's top frames.
+        private void awaitTheEnd(Gate gate) throws InterruptedException {
+            gate.await(END_MS + 10_000);   // opened when the file appears, or when its watch gives up
+            if (!Files.exists(end)) throw new DsaException("the file " + end + " did not appear within " + END_MS + " ms");
+        }
     }
 
     /** Node 1 calls {@code System.exit(3)} in its setup: in a host, that ends only its own JVM. */
@@ -248,7 +257,7 @@ final class HostTestPrograms {
         public void setup(DsaNode node) throws Exception {
             if (node.network().nodeId() != 1) return;
             new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
-            Thread.sleep(60_000);   // the signal ends this JVM first
+            Thread.currentThread().join();   // forever: only the signal ends this JVM
         }
 
         @Override

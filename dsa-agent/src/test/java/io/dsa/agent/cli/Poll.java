@@ -1,13 +1,26 @@
 package io.dsa.agent.cli;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Waits for a condition that another process makes true and that gives no notification (a host's
- * status, a file a job writes): probes it at an interval until it holds or the deadline passes.
- * The one place the host system tests sleep.
+ * Waits for a condition that another process makes true, with a deadline whose failure names what
+ * was awaited. Files it writes are waited on with a {@link WatchService} on their directory
+ * ({@link #file}, {@link #inDirectory}); a condition that gives no notification (a host's status
+ * over the network, a child process appearing) is probed at an interval ({@link #until}), the one
+ * place the host system tests sleep.
  */
 final class Poll {
     private Poll() {}
@@ -24,7 +37,7 @@ final class Poll {
             last = probe.get();
             if (done.test(last)) return last;
             if (System.nanoTime() > deadline) break;
-            Thread.sleep(intervalMs);   // the other process offers nothing to wait on
+            Thread.sleep(intervalMs);   // sampling: the other process offers nothing to wait on
         }
         throw new AssertionError(what + " did not happen within " + timeoutMs + " ms; last:\n" + last);
     }
@@ -35,5 +48,64 @@ final class Poll {
         command[0] = "status";
         System.arraycopy(args, 0, command, 1, args.length);
         return until("status condition", () -> Cli.execute(command), condition, 120_000, 100);
+    }
+
+    /**
+     * Returns once {@code file} exists; woken by the changes in its directory, which must exist.
+     *
+     * @throws AssertionError naming {@code what} if it does not exist within {@code timeoutMs}
+     */
+    static void file(String what, Path file, long timeoutMs) throws InterruptedException {
+        inDirectory(what, file.getParent(), false, new CompletableFuture<>(), timeoutMs, () -> Files.exists(file));
+    }
+
+    /**
+     * Waits until {@code done} holds or {@code unless} completes, checking {@code done} whenever
+     * {@code dir} (and, with {@code subdirectories}, a directory in it) changes.
+     *
+     * @return whether {@code done} holds: false only when {@code unless} completed first
+     * @throws AssertionError naming {@code what} if neither happens within {@code timeoutMs}
+     */
+    static boolean inDirectory(String what, Path dir, boolean subdirectories, CompletableFuture<?> unless, long timeoutMs,
+            BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        try (WatchService watcher = dir.getFileSystem().newWatchService()) {
+            unless.whenComplete((result, failure) -> close(watcher));   // its end wakes the wait
+            while (true) {
+                watch(dir, subdirectories, watcher);   // before the check, so that no change after it is missed
+                if (done.getAsBoolean()) return true;
+                WatchKey key = watcher.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (key == null) throw new AssertionError(what + " did not happen within " + timeoutMs + " ms");
+                key.pollEvents();   // which change does not matter: done says what holds now
+                key.reset();
+            }
+        } catch (ClosedWatchServiceException e) {
+            return done.getAsBoolean();   // unless completed
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot watch " + dir + " for " + what, e);
+        }
+    }
+
+    private static void watch(Path dir, boolean subdirectories, WatchService watcher) throws IOException {
+        dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+                StandardWatchEventKinds.ENTRY_DELETE);
+        if (!subdirectories) return;
+        try (var entries = Files.list(dir)) {
+            for (Path sub : entries.filter(Files::isDirectory).toList()) {
+                try {
+                    watch(sub, false, watcher);   // registering one again keeps its key
+                } catch (NoSuchFileException e) {
+                    // deleted since the listing: nothing to watch
+                }
+            }
+        }
+    }
+
+    private static void close(WatchService watcher) {
+        try {
+            watcher.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -174,7 +174,7 @@ class RelayAttackTest {
                 assertEquals(List.of(), client.status(via, ATTACK_VM));
             }
             client.submit(via, job("honest-" + mode.name().toLowerCase(), marker));
-            Poll.until("the honestly sent job's file", () -> Files.exists(marker), exists -> exists, 30_000, 50);
+            Poll.file("the honestly sent job's file", marker, 30_000);
         }
     }
 
@@ -220,8 +220,7 @@ class RelayAttackTest {
             }
             Poll.until("the relayed connection to close", c::isOpen, open -> !open, 20_000, 10);
         }
-        String log = Poll.until("the host to log why it closed the connection", () -> host.output().substring(before),
-                text -> text.contains(CLOSING), 20_000, 10);
+        String log = host.awaitOutput(CLOSING, before, 20_000);   // the host logs why it closed the connection
         assertEquals(1, log.split(CLOSING, -1).length - 1, "one logged reason:\n" + log);
         return log;
     }

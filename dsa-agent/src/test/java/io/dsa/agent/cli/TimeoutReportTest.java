@@ -19,11 +19,11 @@ class TimeoutReportTest {
     private static final String STUCK = TestPrograms.Stuck.class.getName();
 
     @AfterEach
-    void releaseTheStuckWorker() { TestPrograms.Stuck.release = true; }
+    void releaseTheStuckWorker() { TestPrograms.Stuck.release.open(); }
 
     @Test
     void aJobStuckInABarrierNamesEveryWaitingWorkerAndTheMissingOneInProcess() {
-        TestPrograms.Stuck.release = false;
+        TestPrograms.Stuck.release = new Gate();
         Cli cli = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "2", "--timeout", "2", STUCK);
         assertEquals(1, cli.exitCode(), cli.toString());
         assertStuckReport(cli, 2, 2);

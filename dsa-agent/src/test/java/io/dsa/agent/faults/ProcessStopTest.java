@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,7 +40,7 @@ class ProcessStopTest {
         new Random(seed).nextBytes(random);   // a test's secret: seeded is fine
         String secret = HexFormat.of().formatHex(random);
         FaultPrograms.Churn.ARRAYS.clear();
-        FaultPrograms.Churn.ROUNDS.set(0);
+        FaultPrograms.Churn.Rounds rounds = FaultPrograms.Churn.countRounds(20);
         DsaConfig config = DsaConfig.builder().nodes(NODES).threadsPerNode(1).vmName("stop")
                 .secret(secret.getBytes(StandardCharsets.US_ASCII)).failureTimeoutMs(FAILURE_TIMEOUT_MS).build();
         try (DsaAgent node0 = DsaAgent.start(config); NodeProcesses children = new NodeProcesses()) {
@@ -50,12 +49,7 @@ class ProcessStopTest {
             Process[] p = new Process[NODES];
             for (int n = 1; n < NODES; n++) p[n] = children.start(n, secret, options, FaultPrograms.Churn.class.getName());
             CompletableFuture<RunReport> run = CompletableFuture.supplyAsync(() -> node0.run(new FaultPrograms.Churn(), List.of()));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (FaultPrograms.Churn.ROUNDS.get() < 20) {
-                assertTrue(!run.isDone(), () -> "the job ended before the stop: " + run);
-                assertTrue(System.nanoTime() < deadline, "the job did not reach round 20 within 120 s");
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));   // the rounds counter gives no notification
-            }
+            assertTrue(rounds.awaitReachedOrEnd(List.of(run), 120), () -> "the job ended before the stop: " + run);
 
             long stopNs = System.nanoTime();
             NodeProcesses.signal("STOP", p[stopped]);

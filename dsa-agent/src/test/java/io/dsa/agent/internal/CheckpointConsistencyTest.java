@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.AgentState;
+import io.dsa.agent.Await;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
@@ -18,8 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -77,7 +76,7 @@ class CheckpointConsistencyTest {
         network.holdFrom(requesterNode, homeNode, m -> m instanceof CoherenceMessage c && c.op() == CoherenceOp.GET_S);
         List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES,
                 i -> JobRunner.run(nodes.get(i), new InMemoryClusterTest.LateCopy(requesterNode, homeNode), List.of()));
-        awaitTrue("node " + requesterNode + "'s request held and the checkpoint waiting for it",
+        Await.until("node " + requesterNode + "'s request held and the checkpoint waiting for it", 20_000,
                 () -> network.held() == 1 && nodes.get(requesterNode).arrays.quiescenceWaiters() > 0);
         Path epoch2 = CheckpointStore.epochDir(dir, 2);
         assertFalse(Files.exists(epoch2.resolve(CheckpointStore.MANIFEST)), "a checkpoint was taken while a request was on its way");
@@ -107,13 +106,5 @@ class CheckpointConsistencyTest {
                 i -> JobRunner.run(nodes.get(i), new InMemoryClusterTest.LateCopy(requesterNode, homeNode), List.of(), 2));
         assertEquals(List.of("node " + requesterNode + ": read 2.0"), Workers.result(resumed.get(0), 30).lines());
         for (CompletableFuture<RunReport> r : resumed) Workers.result(r, 30);
-    }
-
-    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what + ": not within 20 s");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }

@@ -273,7 +273,7 @@ class InMemoryClusterTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (network.held() != 1) {
             assertTrue(System.nanoTime() < deadline, "the network holds " + network.held() + " messages, expected 1");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));   // sampling: the held count gives no notification
         }
         return runs;
     }
@@ -283,7 +283,7 @@ class InMemoryClusterTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!call.isDone() && node.arrays.quiescenceWaiters() == 0) {
             assertTrue(System.nanoTime() < deadline, "node " + node.nodeId + " neither returned nor waits for its requests");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));   // sampling: a node's waiters give no notification
         }
     }
 
