@@ -139,6 +139,7 @@ final class AgentProcess {
     private void launch(String cpuSet, byte[] jobSecret, byte[] clusterSecret) {
         List<String> command = new ArrayList<>(JobLimits.commandPrefix(cpuSet));
         command.add(JvmCommand.javaExecutable());
+        command.addAll(JvmCommand.releaseOptions());
         command.addAll(JvmCommand.childJvmOptions());   // before the limits, which win where both set one
         command.addAll(limits.jvmOptions());
         command.addAll(JvmCommand.inheritedProperties());

@@ -48,6 +48,15 @@ public final class JvmCommand {
     }
 
     /**
+     * @return the options every child JVM gets from the Java release it runs (this one's): on Java 22
+     *         and later, native access for the class path, which Netty's epoll transport uses (Java 24
+     *         and later warn without it); none before
+     */
+    public static List<String> releaseOptions() {
+        return Runtime.version().feature() >= 22 ? List.of("--enable-native-access=ALL-UNNAMED") : List.of();
+    }
+
+    /**
      * @return the JVM options of {@link #CHILD_JVM_OPTIONS_PROPERTY} in this JVM, in order; empty when it is not set
      * @throws IllegalArgumentException naming an option that is neither {@code -X...} nor {@code -D...}
      */

@@ -37,9 +37,11 @@ class RunCommandTest {
         assertTrue(command.get(0).endsWith(File.separator + "java"), command.toString());
         int cp = command.indexOf("-cp");
         assertTrue(cp > 0, command.toString());
-        // the build's dsa.childJvmOptions (a faster start for the tests' JVMs), right after java
+        // the Java release's options (none before Java 22), then the build's dsa.childJvmOptions (a faster start for the tests' JVMs)
+        List<String> release = io.dsa.agent.host.JvmCommand.releaseOptions();
         List<String> childOptions = io.dsa.agent.host.JvmCommand.childJvmOptions();
-        assertEquals(childOptions, command.subList(1, 1 + childOptions.size()), command.toString());
+        assertEquals(release, command.subList(1, 1 + release.size()), command.toString());
+        assertEquals(childOptions, command.subList(1 + release.size(), 1 + release.size() + childOptions.size()), command.toString());
         for (String entry : command.get(cp + 1).split(File.pathSeparator)) {
             assertTrue(Path.of(entry).isAbsolute(), entry);
         }
@@ -88,7 +90,7 @@ class RunCommandTest {
                 "idle-test");
         run.checkJvmOptions();
         List<String> command = run.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
-        int inherited = io.dsa.agent.host.JvmCommand.childJvmOptions().size();
+        int inherited = io.dsa.agent.host.JvmCommand.releaseOptions().size() + io.dsa.agent.host.JvmCommand.childJvmOptions().size();
         assertEquals(List.of("-Xmx1g", "-XX:TieredStopAtLevel=1"), command.subList(1 + inherited, 3 + inherited), command.toString());
         assertTrue(command.indexOf("-cp") > command.indexOf("-XX:TieredStopAtLevel=1"), command.toString());
 
@@ -98,6 +100,55 @@ class RunCommandTest {
         Cli inProcess = Cli.execute("run", "--in-process", "--jvm-options", "-Xmx1g", TestPrograms.Idle.class.getName());
         assertEquals(2, inProcess.exitCode(), inProcess.toString());
         assertTrue(inProcess.err().contains("not with --in-process"), inProcess.toString());
+    }
+
+    @Test
+    void anAotCacheIsTrainedByNodeOneThenUsedByEveryNodeAndTrainedAgainForAnotherClassPath(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path cacheDir = dir.resolve("aot");
+        RunCommand run = aotRun(cacheDir);
+        run.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, "");
+        assertTrue(run.aotTraining);
+        Path cache = cacheDir.resolve(RunCommand.NODE_AOT_CACHE);
+        assertTrue(run.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0).contains("-XX:AOTCacheOutput=" + cache));
+        assertFalse(String.join(" ", run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0)).contains("AOTCache"));
+
+        Files.write(cache, new byte[] {1});   // what node 1's JVM leaves when it ends
+        RunCommand again = aotRun(cacheDir);
+        again.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, "");
+        assertFalse(again.aotTraining);
+        for (int node = 1; node <= 2; node++) {
+            List<String> command = again.childCommand(node, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+            assertTrue(command.contains("-XX:AOTCache=" + cache), command.toString());
+            assertTrue(command.indexOf("-XX:AOTCache=" + cache) < command.indexOf("-cp"), command.toString());
+        }
+
+        // another --cp: the cache is not the one its JVMs would accept, so node 1 trains a new one
+        Path programs = Files.createDirectory(dir.resolve("programs"));
+        RunCommand otherPath = aotRun(cacheDir);
+        otherPath.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, programs.toString());
+        assertTrue(otherPath.aotTraining);
+        assertFalse(Files.exists(cache));
+        assertTrue(otherPath.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, programs.toString(), 0)
+                .contains("-XX:AOTCacheOutput=" + cache));
+    }
+
+    @Test
+    void anAotCacheIsRefusedBeforeJava25AndWithoutNodeProcessesNamingWhy(@org.junit.jupiter.api.io.TempDir Path dir) {
+        RunCommand old = aotRun(dir);
+        String message = org.junit.jupiter.api.Assertions.assertThrows(CommandLine.ParameterException.class,
+                () -> old.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA - 1, "")).getMessage();
+        assertTrue(message.contains("--aot-cache needs Java 25 or later (its AOT cache), and this is Java 24"), message);
+        Cli inProcess = Cli.execute("run", "--in-process", "--aot-cache", dir.toString(), TestPrograms.Idle.class.getName());
+        assertEquals(2, inProcess.exitCode(), inProcess.toString());
+        assertTrue(inProcess.err().contains("--aot-cache is for the node processes 'dsa run' starts on this machine, not with --in-process"),
+                inProcess.toString());
+    }
+
+    private static RunCommand aotRun(Path cacheDir) {
+        RunCommand run = new RunCommand();
+        new CommandLine(run).setStopAtPositional(true).parseArgs("--nodes", "2", "--aot-cache", cacheDir.toString(), "idle-test");
+        return run;
     }
 
     @Test
