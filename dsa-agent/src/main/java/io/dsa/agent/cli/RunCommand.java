@@ -226,9 +226,14 @@ final class RunCommand implements Callable<Integer> {
      * there was trained on another class path ({@code programClassPath} is {@code --cp}'s).
      *
      * @throws picocli.CommandLine.ParameterException (exit code 2) naming the Java release, a directory that cannot
-     *         be made, or the option it excludes
+     *         be made, a class directory on the class path, or the option it excludes
      */
     void checkAotCache(int javaFeature, String programClassPath) {
+        checkAotCache(javaFeature, programClassPath, nodeClassPath(programClassPath));
+    }
+
+    /** {@link #checkAotCache(int, String)} for node processes of class path {@code nodeClassPath}. */
+    void checkAotCache(int javaFeature, String programClassPath, String nodeClassPath) {
         if (aotCache == null) return;
         if (inProcess || hostsOption != null) {
             throw Checks.usage(spec, "--aot-cache is for the node processes 'dsa run' starts on this machine, not with "
@@ -239,6 +244,16 @@ final class RunCommand implements Callable<Integer> {
                     + javaFeature + " (" + System.getProperty("java.home") + "): run 'dsa' with JAVA_HOME set to a JDK "
                     + AOT_CACHE_MIN_JAVA + " or later, or without --aot-cache");
         }
+        for (String entry : nodeClassPath.split(java.io.File.pathSeparator)) {
+            java.io.File f = new java.io.File(entry);
+            String[] inside = f.isDirectory() ? f.list() : null;
+            if (inside != null && inside.length > 0) {
+                throw Checks.usage(spec, "--aot-cache needs jars on the class path, and " + entry + " is a directory of classes"
+                        + (programClassPath.contains(entry) ? " (--cp): put them in a jar ('jar cf programs.jar -C " + entry + " .')"
+                                : " (this installation's own: run the 'dsa' script, which runs dsa.jar)")
+                        + "; the JVM's AOT cache does not take directories");
+            }
+        }
         try {
             java.nio.file.Files.createDirectories(aotCache);
         } catch (IOException e) {
@@ -246,7 +261,7 @@ final class RunCommand implements Callable<Integer> {
         }
         Path cache = aotCache.resolve(NODE_AOT_CACHE);
         Path stampFile = aotCache.resolve(NODE_AOT_CACHE + ".classpath");
-        String stamp = classPathStamp(nodeClassPath(programClassPath));
+        String stamp = classPathStamp(nodeClassPath);
         try {
             // a cache trained on another class path (a rebuilt jar, another --cp) is one the JVM refuses: train again
             String trained = java.nio.file.Files.exists(stampFile) ? java.nio.file.Files.readString(stampFile) : "";
