@@ -51,7 +51,9 @@ class ScriptsTest {
         assertTrue(script.contains("projects=(-pl dsa-examples -am)"), "the demo builds without dsa-bench: " + script);
         assertTrue(script.contains("-Djansi.noreset=true"), "no ESC[0m after the build: " + script);
         assertTrue(script.contains("building DSA (first use)..."), script);
-        assertTrue(script.contains("exec \"$java_cmd\" -jar \"$jar\" \"$@\""), script);
+        // the launcher's own JVM gets its AOT cache options (none unless 'run --aot-cache' on Java 25+) before -jar
+        assertTrue(script.contains("exec \"$java_cmd\" ${aot[@]+\"${aot[@]}\"} -jar \"$jar\" \"$@\""), script);
+        assertTrue(script.contains("-XX:AOTCacheOutput=$aot_dir/launcher.aot"), script);
     }
 
     @Test
