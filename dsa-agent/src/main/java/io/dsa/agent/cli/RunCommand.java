@@ -76,21 +76,16 @@ final class RunCommand implements Callable<Integer> {
     /** The node processes' JVM options of {@code --jvm-options}, checked; empty when not given. */
     private List<String> nodeJvmOptions = List.of();
 
-    /** The smallest Java feature release with the AOT cache of {@code --aot-cache} (JEP 483 and 515). */
-    static final int AOT_CACHE_MIN_JAVA = 25;
-    /** The node processes' cache in the {@code --aot-cache} directory (the launcher's is the {@code dsa} script's). */
-    static final String NODE_AOT_CACHE = "node.aot";
-
     @Option(names = "--aot-cache", paramLabel = "DIR",
             description = {"Java 25 and later: keep what the node processes' JVMs learn (classes loaded and linked, method"
-                    + " profiles: JEP 483 and 515) in DIR/" + NODE_AOT_CACHE + ", so that later runs start and warm up faster. The"
+                    + " profiles: JEP 483 and 515) in DIR/" + AotCache.NODE_CACHE + ", so that later runs start and warm up faster. The"
                     + " first run writes it (node 1 trains it), every later run with the same DIR uses it; the 'dsa' script does"
                     + " the same for this process in DIR/launcher.aot. A cache is tied to the class path: after a rebuild, or"
                     + " with another --cp, remove DIR (docs/runtime.md, \"Short jobs and the JIT\"). Not with --in-process or --hosts."})
     Path aotCache;
 
-    /** Whether this run trains the node processes' AOT cache ({@code --aot-cache} without a cache yet). */
-    boolean aotTraining;
+    /** The node processes' AOT cache of {@code --aot-cache}, checked; null when not given. */
+    AotCache aot;
 
     @Mixin
     MetricsOption metrics = new MetricsOption();
@@ -220,13 +215,11 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Checks {@code --aot-cache} against the Java release that runs the node processes (this
-     * process's: they are started with the same {@code java}), makes the directory, and says
-     * whether this run trains the cache or uses it: it trains when there is none, or when the one
-     * there was trained on another class path ({@code programClassPath} is {@code --cp}'s).
+     * Checks {@code --aot-cache} for the node processes of this run ({@link AotCache#prepare}, with
+     * {@code --cp}'s {@code programClassPath}) and keeps it for {@link #childCommand}.
      *
-     * @throws picocli.CommandLine.ParameterException (exit code 2) naming the Java release, a directory that cannot
-     *         be made, a class directory on the class path, or the option it excludes
+     * @throws picocli.CommandLine.ParameterException (exit code 2) naming what {@link AotCache#prepare} refuses, or
+     *         the option it excludes
      */
     void checkAotCache(int javaFeature, String programClassPath) {
         checkAotCache(javaFeature, programClassPath, nodeClassPath(programClassPath));
@@ -239,58 +232,16 @@ final class RunCommand implements Callable<Integer> {
             throw Checks.usage(spec, "--aot-cache is for the node processes 'dsa run' starts on this machine, not with "
                     + (inProcess ? "--in-process" : "--hosts"));
         }
-        if (javaFeature < AOT_CACHE_MIN_JAVA) {
-            throw Checks.usage(spec, "--aot-cache needs Java " + AOT_CACHE_MIN_JAVA + " or later (its AOT cache), and this is Java "
-                    + javaFeature + " (" + System.getProperty("java.home") + "): run 'dsa' with JAVA_HOME set to a JDK "
-                    + AOT_CACHE_MIN_JAVA + " or later, or without --aot-cache");
-        }
-        for (String entry : nodeClassPath.split(java.io.File.pathSeparator)) {
-            java.io.File f = new java.io.File(entry);
-            String[] inside = f.isDirectory() ? f.list() : null;
-            if (inside != null && inside.length > 0) {
-                throw Checks.usage(spec, "--aot-cache needs jars on the class path, and " + entry + " is a directory of classes"
-                        + (programClassPath.contains(entry) ? " (--cp): put them in a jar ('jar cf programs.jar -C " + entry + " .')"
-                                : " (this installation's own: run the 'dsa' script, which runs dsa.jar)")
-                        + "; the JVM's AOT cache does not take directories");
-            }
-        }
         try {
-            java.nio.file.Files.createDirectories(aotCache);
-        } catch (IOException e) {
-            throw Checks.usage(spec, "--aot-cache " + aotCache + ": cannot make the directory: " + e);
+            aot = AotCache.prepare(aotCache, javaFeature, programClassPath, nodeClassPath, spec.commandLine().getOut());
+        } catch (IllegalArgumentException e) {
+            throw Checks.usage(spec, e.getMessage());
         }
-        Path cache = aotCache.resolve(NODE_AOT_CACHE);
-        Path stampFile = aotCache.resolve(NODE_AOT_CACHE + ".classpath");
-        String stamp = classPathStamp(nodeClassPath);
-        try {
-            // a cache trained on another class path (a rebuilt jar, another --cp) is one the JVM refuses: train again
-            String trained = java.nio.file.Files.exists(stampFile) ? java.nio.file.Files.readString(stampFile) : "";
-            aotTraining = !java.nio.file.Files.exists(cache) || !trained.equals(stamp);
-            if (aotTraining) {
-                java.nio.file.Files.deleteIfExists(cache);
-                java.nio.file.Files.writeString(stampFile, stamp);
-            }
-        } catch (IOException e) {
-            throw Checks.usage(spec, "--aot-cache " + aotCache + ": " + e);
-        }
-        spec.commandLine().getOut().println(aotTraining
-                ? "AOT cache: node 1 writes " + cache + " when it ends; later runs with --aot-cache " + aotCache + " use it"
-                : "AOT cache: the node processes use " + cache);
     }
 
     /** @return the class path of the node processes: this process's, then {@code programClassPath} ({@code --cp}) */
     static String nodeClassPath(String programClassPath) {
         return programClassPath.isEmpty() ? JvmCommand.classPath() : JvmCommand.classPath() + java.io.File.pathSeparator + programClassPath;
-    }
-
-    /** @return {@code classPath} with each entry's size and modification time: what an AOT cache is tied to */
-    static String classPathStamp(String classPath) {
-        StringBuilder stamp = new StringBuilder();
-        for (String entry : classPath.split(java.io.File.pathSeparator)) {
-            java.io.File f = new java.io.File(entry);
-            stamp.append(entry).append(' ').append(f.length()).append(' ').append(f.lastModified()).append('\n');
-        }
-        return stamp.toString();
     }
 
     /**
@@ -570,13 +521,7 @@ final class RunCommand implements Callable<Integer> {
         command.addAll(JvmCommand.releaseOptions());
         command.addAll(JvmCommand.childJvmOptions());
         command.addAll(nodeJvmOptions);   // after the inherited ones: where both set an option, --jvm-options wins
-        if (aotCache != null) {
-            // one node trains the cache: every node given the output option would write the same file
-            String cache = aotCache.resolve(NODE_AOT_CACHE).toString();
-            if (!aotTraining || node == 1) command.add("-Xlog:aot=error");   // errors only: not each class a cache leaves out
-            if (!aotTraining) command.add("-XX:AOTCache=" + cache);
-            else if (node == 1) command.add("-XX:AOTCacheOutput=" + cache);
-        }
+        if (aot != null) command.addAll(aot.jvmOptions(node));
         command.addAll(JvmCommand.inheritedProperties());
         command.add("-cp");
         command.add(nodeClassPath(programClassPath));

@@ -39,10 +39,10 @@ class AotCacheSystemTest {
     @Test
     void theFirstRunTrainsTheNodesCacheAndTheNextUsesIt(@TempDir Path dir) throws Exception {
         Optional<Path> java = java25();
-        Assumptions.assumeTrue(java.isPresent(), "skipped: no Java " + RunCommand.AOT_CACHE_MIN_JAVA
+        Assumptions.assumeTrue(java.isPresent(), "skipped: no Java " + AotCache.MIN_JAVA
                 + " or later (set DSA_TEST_JAVA25 to its java, or install one under /usr/lib/jvm)");
         Path cacheDir = dir.resolve("aot");
-        Path cache = cacheDir.resolve(RunCommand.NODE_AOT_CACHE);
+        Path cache = cacheDir.resolve(AotCache.NODE_CACHE);
 
         String classPath = jarredClassPath(dir);
         String first = run(java.get(), classPath, cacheDir);
@@ -109,7 +109,7 @@ class AotCacheSystemTest {
                 Path bin = home.resolve("bin").resolve("java");
                 if (!Files.isRegularFile(release) || !Files.isExecutable(bin)) continue;
                 Matcher m = RELEASE.matcher(Files.readString(release));
-                if (m.find() && Integer.parseInt(m.group(1)) >= RunCommand.AOT_CACHE_MIN_JAVA) return Optional.of(bin);
+                if (m.find() && Integer.parseInt(m.group(1)) >= AotCache.MIN_JAVA) return Optional.of(bin);
             }
         }
         return Optional.empty();

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 
 /** Programs that the host system tests ship to {@code dsa host} processes, which do not have them on their class path. */
 final class HostTestPrograms {
+    /** How long a program's watch for a file the test writes lasts (its gate opens then, file or not). */
+    static final long WATCH_MS = 240_000;
     private HostTestPrograms() {}
 
     /**
@@ -82,6 +84,8 @@ final class HostTestPrograms {
         @Override
         public void work(DsaWorker w) throws InterruptedException {
             int tid = w.threadId();
+            // thread 0 paces the rounds by waiting for the fast file with a short deadline each round
+            Gate fastSeen = tid == 0 ? Gate.openedBy("the file " + fast, fast, WATCH_MS) : null;
             int length = (int) a[0].layout().length();
             if (w.epoch() == 0) {
                 for (int i = tid * 8; i < tid * 8 + 8; i++) a[0].write(i, i + 0.5);
@@ -95,12 +99,12 @@ final class HostTestPrograms {
                             + t * 1e-3;
                     dst.write(i, v);
                 }
-                // A throttle, not a wait: moves and checkpoints need the barriers to go on, and the pace only
-                // makes them land mid-run; the result does not depend on it and the end waits on the file.
-                if (tid == 0 && !Files.exists(fast)) Thread.sleep(10);
+                // The pace: up to 10 ms a round until the fast file appears, so that moves and checkpoints land
+                // mid-run (they need the barriers to go on); the result does not depend on it.
+                if (tid == 0) fastSeen.await(10);
                 w.barrier();
             }
-            holdUntilFast(w);
+            holdUntilFast(w, fastSeen);
             if (tid == 0) {
                 SharedDoubleArray r = a[iterations % 2];
                 long hash = 17;
@@ -116,16 +120,16 @@ final class HostTestPrograms {
          * from a checkpoint, both only at plain barriers) past the main loop is right after a
          * round's barrier, so it goes on with the round's collective.
          */
-        private void holdUntilFast(DsaWorker w) throws InterruptedException {
+        private void holdUntilFast(DsaWorker w, Gate fastSeen) throws InterruptedException {
             boolean afterBarrier = w.epoch() > iterations + 1;
             while (true) {
                 if (!afterBarrier) w.barrier();
                 afterBarrier = false;
                 boolean seen = w.threadId() == 0 && Files.exists(fast);
                 if (w.any(seen)) return;
-                // A throttle between rounds, not a wait: the rounds must go on (moves and checkpoints
-                // happen at their barriers); the pace only saves CPU, and the exit is the file's.
-                if (w.threadId() == 0) Thread.sleep(5);
+                // up to 5 ms a round for the file: the rounds must go on (moves and checkpoints happen at
+                // their barriers) until thread 0 has seen it
+                if (w.threadId() == 0) fastSeen.await(5);
             }
         }
     }
@@ -177,13 +181,14 @@ final class HostTestPrograms {
 
         // Plain global barriers (safe points for a clone) until thread 0 sees the file; every worker leaves together.
         private static void awaitFile(DsaWorker w, Path file) throws InterruptedException {
+            Gate fileSeen = w.threadId() == 0 ? Gate.openedBy("the file " + file, file, WATCH_MS) : null;
             boolean seen;
             do {
                 w.barrier();
                 seen = w.threadId() == 0 && Files.exists(file);
-                // A throttle between rounds, not a wait: the rounds must go on (a clone happens at their
-                // barriers); the pace only saves CPU, and the exit is the file's.
-                if (w.threadId() == 0 && !seen) Thread.sleep(5);
+                // up to 5 ms a round for the file: the rounds must go on (a clone happens at their barriers)
+                // until thread 0 has seen it
+                if (w.threadId() == 0 && !seen) fileSeen.await(5);
             } while (!w.any(seen));
         }
     }

@@ -10,7 +10,12 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -19,8 +24,8 @@ import java.util.function.Supplier;
  * Waits for a condition that another process makes true, with a deadline whose failure names what
  * was awaited. Files it writes are waited on with a {@link WatchService} on their directory
  * ({@link #file}, {@link #inDirectory}); a condition that gives no notification (a host's status
- * over the network, a child process appearing) is probed at an interval ({@link #until}), the one
- * place the host system tests sleep.
+ * over the network, a child process appearing) is probed at an interval on a thread of its own
+ * while the caller waits for the first satisfying result ({@link #until}).
  */
 final class Poll {
     private Poll() {}
@@ -31,15 +36,34 @@ final class Poll {
      */
     static <T> T until(String what, Supplier<T> probe, Predicate<T> done, long timeoutMs, long intervalMs)
             throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        T last;
-        while (true) {
-            last = probe.get();
-            if (done.test(last)) return last;
-            if (System.nanoTime() > deadline) break;
-            Thread.sleep(intervalMs);   // sampling: the other process offers nothing to wait on
+        // the probe runs every intervalMs on a thread of its own; this thread waits for the first result that
+        // satisfies done, up to the deadline
+        CompletableFuture<T> found = new CompletableFuture<>();
+        AtomicReference<T> last = new AtomicReference<>();
+        ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "probe: " + what);
+            t.setDaemon(true);
+            return t;
+        });
+        prober.scheduleWithFixedDelay(() -> {
+            try {
+                T result = probe.get();
+                last.set(result);
+                if (done.test(result)) found.complete(result);
+            } catch (RuntimeException | Error e) {
+                found.completeExceptionally(e);
+            }
+        }, 0, intervalMs, TimeUnit.MILLISECONDS);
+        try {
+            return found.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(what + " did not happen within " + timeoutMs + " ms; last:\n" + last.get());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw (Error) e.getCause();
+        } finally {
+            prober.shutdownNow();
         }
-        throw new AssertionError(what + " did not happen within " + timeoutMs + " ms; last:\n" + last);
     }
 
     /** Polls {@code dsa status ARGS} every 100 ms for up to 120 s (a loaded machine starts JVMs slowly) until {@code condition} holds. */

@@ -108,16 +108,16 @@ class RunCommandTest {
         Path cacheDir = dir.resolve("aot");
         String jars = Files.writeString(dir.resolve("a.jar"), "a") + File.pathSeparator + Files.writeString(dir.resolve("b.jar"), "b");
         RunCommand run = aotRun(cacheDir);
-        run.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, "", jars);
-        assertTrue(run.aotTraining);
-        Path cache = cacheDir.resolve(RunCommand.NODE_AOT_CACHE);
+        run.checkAotCache(AotCache.MIN_JAVA, "", jars);
+        assertTrue(run.aot.training);
+        Path cache = cacheDir.resolve(AotCache.NODE_CACHE);
         assertTrue(run.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0).contains("-XX:AOTCacheOutput=" + cache));
         assertFalse(String.join(" ", run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0)).contains("AOTCache"));
 
         Files.write(cache, new byte[] {1});   // what node 1's JVM leaves when it ends
         RunCommand again = aotRun(cacheDir);
-        again.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, "", jars);
-        assertFalse(again.aotTraining);
+        again.checkAotCache(AotCache.MIN_JAVA, "", jars);
+        assertFalse(again.aot.training);
         for (int node = 1; node <= 2; node++) {
             List<String> command = again.childCommand(node, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
             assertTrue(command.contains("-XX:AOTCache=" + cache), command.toString());
@@ -127,8 +127,8 @@ class RunCommandTest {
         // another --cp: the cache is not the one its JVMs would accept, so node 1 trains a new one
         Path programs = Files.writeString(dir.resolve("programs.jar"), "p");
         RunCommand otherPath = aotRun(cacheDir);
-        otherPath.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, programs.toString(), jars + File.pathSeparator + programs);
-        assertTrue(otherPath.aotTraining);
+        otherPath.checkAotCache(AotCache.MIN_JAVA, programs.toString(), jars + File.pathSeparator + programs);
+        assertTrue(otherPath.aot.training);
         assertFalse(Files.exists(cache));
         assertTrue(otherPath.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, programs.toString(), 0)
                 .contains("-XX:AOTCacheOutput=" + cache));
@@ -139,13 +139,13 @@ class RunCommandTest {
             throws Exception {
         RunCommand old = aotRun(dir);
         String message = org.junit.jupiter.api.Assertions.assertThrows(CommandLine.ParameterException.class,
-                () -> old.checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA - 1, "")).getMessage();
+                () -> old.checkAotCache(AotCache.MIN_JAVA - 1, "")).getMessage();
         assertTrue(message.contains("--aot-cache needs Java 25 or later (its AOT cache), and this is Java 24"), message);
         // the JVM's AOT cache takes jars only: a directory of classes is refused, naming it
         Path classes = Files.createDirectories(dir.resolve("classes"));
         Files.writeString(classes.resolve("A.class"), "not really");
         String dirMessage = org.junit.jupiter.api.Assertions.assertThrows(CommandLine.ParameterException.class,
-                () -> aotRun(dir.resolve("aot")).checkAotCache(RunCommand.AOT_CACHE_MIN_JAVA, classes.toString(),
+                () -> aotRun(dir.resolve("aot")).checkAotCache(AotCache.MIN_JAVA, classes.toString(),
                         Files.writeString(dir.resolve("a.jar"), "a") + File.pathSeparator + classes)).getMessage();
         assertTrue(dirMessage.contains("--aot-cache needs jars on the class path, and " + classes + " is a directory of classes (--cp)"),
                 dirMessage);
