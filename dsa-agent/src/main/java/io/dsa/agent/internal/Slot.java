@@ -88,7 +88,7 @@ final class Slot extends WaitPoint {
     Access access() { return accessOf(stamp); }
 
     /** @return the engine's grant now, which the workers have once the slot has bytes */
-    Access granted() { return ACCESS[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
+    Access granted() { return grantedOf(stamp); }
 
     /** @return the engine's grant in {@code stamp} */
     static Access grantedOf(int stamp) { return ACCESS[(stamp >>> GRANTED_SHIFT) & ACCESS_MASK]; }
@@ -154,7 +154,7 @@ final class Slot extends WaitPoint {
         int next;
         do {
             old = stamp;
-            Access granted = ACCESS[(old >>> GRANTED_SHIFT) & ACCESS_MASK];
+            Access granted = grantedOf(old);
             next = stamp(old, granted, data == null ? Access.NONE : granted);
         } while (!setStamp(old, next));
         wake();
