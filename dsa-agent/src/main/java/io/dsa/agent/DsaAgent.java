@@ -303,6 +303,37 @@ public final class DsaAgent implements Agent, AutoCloseable {
     public void admitClone(int cloneId) { runtime.admitClone(cloneId); }
 
     /**
+     * A clone: its committed in-memory copy of its node's part of the checkpoint at {@code epoch}
+     * (docs/failures.md, "Clone promotion"); with checkpoints on, every node but node 0 sends its
+     * payload to each of its clones at every checkpoint. Any thread.
+     *
+     * @throws DsaException if this agent is no clone or keeps no committed copy of that epoch
+     */
+    public io.dsa.agent.checkpoint.CheckpointCopy cloneCheckpoint(long epoch) { return runtime.cloneCheckpoint(epoch); }
+
+    /** @return for a clone, the epochs of its node's checkpoints it keeps committed copies of, newest first; else none. Any thread. */
+    public long[] cloneCheckpointEpochs() { return runtime.cloneCheckpointEpochs(); }
+
+    /**
+     * Starts node {@code config.nodeId()} of a VM restarted from a clone's in-memory copy of the
+     * node's checkpoint ({@link #cloneCheckpoint}) instead of its file: the clone takes the node's
+     * place (docs/failures.md, "Clone promotion"). Otherwise as {@link #restart(DsaConfig,
+     * io.dsa.agent.checkpoint.CheckpointStore.Checkpoint)}; node 0 cannot restart this way.
+     *
+     * @throws DsaException if the copy is node 0's or of another node than {@code config}'s, or does not fit {@code config}
+     */
+    public static DsaAgent restart(DsaConfig config, io.dsa.agent.checkpoint.CheckpointCopy copy) {
+        if (copy.node() == 0 || copy.node() != config.nodeId()) {
+            throw new DsaException("a clone's copy of node " + copy.node() + " cannot restart node " + config.nodeId()
+                    + (copy.node() == 0 ? ": node 0 restarts from its files (the monitor's image is not copied)" : ""));
+        }
+        AgentState state = AgentState.decode(copy.payload());
+        DsaAgent a = new DsaAgent(NodeRuntime.startFromCheckpoint(config, state, null));
+        a.resumeEpoch = state.epoch();
+        return a;
+    }
+
+    /**
      * Every node of the VM, at the safe point: registers the clone of {@code cloneState} as a
      * sharer of the partitions it holds that are homed here, so later writes invalidate them.
      */

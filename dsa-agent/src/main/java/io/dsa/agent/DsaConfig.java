@@ -89,6 +89,7 @@ public final class DsaConfig {
     private final Path checkpointDir;
     private final int[] checkpointBuddies;
     private final java.util.function.LongConsumer checkpointCommitted;
+    private final String hostAddress;
 
     private DsaConfig(Builder b) {
         this.nodes = b.nodes;
@@ -115,6 +116,7 @@ public final class DsaConfig {
         this.checkpointDir = b.checkpointDir;
         this.checkpointBuddies = b.checkpointBuddies.clone();
         this.checkpointCommitted = b.checkpointCommitted;
+        this.hostAddress = b.hostAddress;
     }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
@@ -147,6 +149,7 @@ public final class DsaConfig {
         b.checkpointDir = checkpointDir;
         b.checkpointBuddies = checkpointBuddies.clone();
         b.checkpointCommitted = checkpointCommitted;
+        b.hostAddress = hostAddress;
         return b;
     }
 
@@ -249,6 +252,13 @@ public final class DsaConfig {
     /** @return told on node 0 the epoch of each checkpoint once it is complete (on the checkpoint thread) */
     public java.util.function.LongConsumer checkpointCommitted() { return checkpointCommitted; }
 
+    /**
+     * @return the control address ({@code HOST:PORT}) of the host whose JVM runs this agent, which a
+     *         clone reports with each checkpoint copy it keeps (docs/failures.md, "Clone promotion");
+     *         empty when no host runs it
+     */
+    public String hostAddress() { return hostAddress; }
+
     @Override
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
@@ -283,8 +293,15 @@ public final class DsaConfig {
         private Path checkpointDir;
         private int[] checkpointBuddies = new int[0];
         private java.util.function.LongConsumer checkpointCommitted = epoch -> { };
+        private String hostAddress = "";
 
         private Builder() {}
+
+        /** @param address the control address ({@code HOST:PORT}) of the host that runs this agent; empty (the default): none */
+        public Builder hostAddress(String address) {
+            this.hostAddress = java.util.Objects.requireNonNull(address, "host address");
+            return this;
+        }
 
         /**
          * Checkpoints on hosts, each with a directory of its own (docs/failures.md, "Checkpoints on

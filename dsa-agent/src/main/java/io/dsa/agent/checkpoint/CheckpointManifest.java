@@ -27,8 +27,14 @@ import java.util.zip.CRC32C;
  * file node-0.snap 2101336 0a1b2c3d
  * ...
  * file monitor.snap 212 1f2e3d4c
+ * clone 2 5 2101336 0a1b2c3d 127.0.0.4:7070   (node, clone id, bytes, CRC32C, the clone's host; none or more)
  * crc32c 5e6f7a8b
  * </pre>
+ *
+ * <p>A {@code clone} line says that clone 5 of node 2 acknowledged a copy of node 2's payload,
+ * which it keeps in memory: it is current at this epoch, and may take node 2's place at a restart
+ * from it (docs/failures.md, "Clone promotion"). A clone's copy is no file: a restart from the
+ * directory ignores these lines.
  *
  * @param epoch the global barriers the workers had passed: they resume at this epoch
  * @param vmName the VM's name
@@ -38,9 +44,10 @@ import java.util.zip.CRC32C;
  * @param program the program's class name
  * @param args the program's arguments
  * @param files every file of the checkpoint
+ * @param clones the clones that acknowledged a copy of their node's payload, in memory (none without clones)
  */
 public record CheckpointManifest(long epoch, String vmName, int nodes, int threadsPerNode, long every, String program,
-        List<String> args, List<FileEntry> files) {
+        List<String> args, List<FileEntry> files, List<CloneCopy> clones) {
     /** The version of the manifest (and of the file headers) this code writes and reads. */
     public static final int VERSION = 1;
     /** The manifest's first line without the version. */
@@ -50,6 +57,30 @@ public record CheckpointManifest(long epoch, String vmName, int nodes, int threa
     public CheckpointManifest {
         args = List.copyOf(args);
         files = List.copyOf(files);
+        clones = List.copyOf(clones);
+    }
+
+    /** A manifest without clone copies. */
+    public CheckpointManifest(long epoch, String vmName, int nodes, int threadsPerNode, long every, String program, List<String> args,
+            List<FileEntry> files) {
+        this(epoch, vmName, nodes, threadsPerNode, every, program, args, files, List.of());
+    }
+
+    /**
+     * A copy of a node's payload that one of its clones keeps in memory and acknowledged.
+     *
+     * @param node the node copied, in {@code [1, nodes)}
+     * @param cloneId the clone's id ({@code >= nodes})
+     * @param bytes the payload's size in bytes
+     * @param crc32c the payload's CRC32C
+     * @param host the control address ({@code HOST:PORT}) of the host running the clone; empty if none
+     */
+    public record CloneCopy(int node, int cloneId, long bytes, int crc32c, String host) {}
+
+    /** @return the clone of {@code node} that keeps a copy at this epoch on a host among {@code usable}, or null */
+    public CloneCopy cloneOf(int node, java.util.function.Predicate<String> usable) {
+        for (CloneCopy c : clones) if (c.node() == node && usable.test(c.host())) return c;
+        return null;
     }
 
     /**
@@ -74,6 +105,10 @@ public record CheckpointManifest(long epoch, String vmName, int nodes, int threa
         for (String a : args) b.append("arg ").append(URLEncoder.encode(a, StandardCharsets.UTF_8)).append('\n');
         for (FileEntry f : files) {
             b.append("file ").append(f.name()).append(' ').append(f.bytes()).append(' ').append(hex(f.crc32c())).append('\n');
+        }
+        for (CloneCopy c : clones) {
+            b.append("clone ").append(c.node()).append(' ').append(c.cloneId()).append(' ').append(c.bytes()).append(' ')
+                    .append(hex(c.crc32c())).append(' ').append(c.host().isEmpty() ? "-" : c.host()).append('\n');
         }
         String sum = hex(crc(b.toString()));   // of the lines before the checksum line
         b.append("crc32c ").append(sum).append('\n');
@@ -102,6 +137,7 @@ public record CheckpointManifest(long epoch, String vmName, int nodes, int threa
         String program = null;
         List<String> args = new ArrayList<>();
         List<FileEntry> files = new ArrayList<>();
+        List<CloneCopy> clones = new ArrayList<>();
         String[] lines = body.split("\n");
         if (lines.length == 0 || !lines[0].equals(HEADER + " " + VERSION)) {
             throw new DsaException(where + ": first line '" + (lines.length == 0 ? "" : lines[0]) + "', expected '" + HEADER + " "
@@ -126,6 +162,12 @@ public record CheckpointManifest(long epoch, String vmName, int nodes, int threa
                         if (f.length != 3 || !CheckpointStore.isFileName(f[0])) throw new IllegalArgumentException("file entry");
                         files.add(new FileEntry(f[0], Long.parseLong(f[1]), Integer.parseUnsignedInt(f[2], 16)));
                     }
+                    case "clone" -> {
+                        String[] f = value.split(" ");
+                        if (f.length != 5) throw new IllegalArgumentException("clone entry");
+                        clones.add(new CloneCopy(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Long.parseLong(f[2]),
+                                Integer.parseUnsignedInt(f[3], 16), f[4].equals("-") ? "" : f[4]));
+                    }
                     default -> throw new IllegalArgumentException("unknown field");
                 }
             } catch (IllegalArgumentException e) {
@@ -136,7 +178,13 @@ public record CheckpointManifest(long epoch, String vmName, int nodes, int threa
             throw new DsaException(where + ": incomplete (epoch " + epoch + ", vm " + vm + ", " + nodes + " nodes x " + threads
                     + " threads, program " + program + ", " + files.size() + " files, expected nodes + 1, or 2 x nodes + 1 with buddy copies)");
         }
-        return new CheckpointManifest(epoch, vm, nodes, threads, every, program, args, files);
+        for (CloneCopy c : clones) {
+            if (c.node() < 1 || c.node() >= nodes || c.cloneId() < nodes) {
+                throw new DsaException(where + ": clone " + c.cloneId() + " of node " + c.node() + " out of range (node in [1, " + nodes
+                        + "), clone id >= " + nodes + ")");
+            }
+        }
+        return new CheckpointManifest(epoch, vm, nodes, threads, every, program, args, files, clones);
     }
 
     static int crc(String text) {

@@ -51,7 +51,19 @@ final class Checkpoints {
     private static final int QUIESCE = 1;
     private static final int WRITE = 2;
     private static final int BUDDY = 3;
-    private static final int COMMIT = 4;
+    /** Round of the manifest sent to every host (and to the clones that keep copies). */
+    static final int COMMIT = 4;
+    /** Round of a clone's acknowledgement of its copy of its node's payload ({@link CloneCopies}). */
+    static final int CLONE = 5;
+
+    /** Known bugs node 0 can be made to commit, so a test can show its checks find each; package-private. */
+    enum Fault {
+        /** a clone that a node sent its copy to is listed in the manifest without the clone's acknowledgement */
+        CLONE_LISTED_UNACKNOWLEDGED
+    }
+
+    /** A seeded bug, for tests only; null in production. */
+    volatile Fault fault;
 
     private final NodeRuntime rt;
     private final Path dir;
@@ -113,6 +125,9 @@ final class Checkpoints {
 
     private void coordinate(long epoch) {
         long startNs = System.nanoTime();
+        synchronized (waits) {
+            waits.clear();   // answers of earlier checkpoints that came too late (a clone's, or one left out)
+        }
         for (int k = 0; k < rt.nodes; k++) {
             if (k == 0) rt.arrays.awaitQuiescent();
             else ask(k, QUIESCE, epoch);
@@ -123,8 +138,14 @@ final class Checkpoints {
         for (int k = -1; k < rt.nodes && buddies.length > 0; k++) copied.put(k, expect(BUDDY, epoch, k));   // -1: the monitor's
         for (int k = 1; k < rt.nodes; k++) written.put(k, request(k, WRITE, epoch));
         List<CheckpointManifest.FileEntry> files = new ArrayList<>();
-        files.add(writeOwn(epochDir, epoch));
-        for (int k = 1; k < rt.nodes; k++) files.add(entry(CheckpointStore.nodeFile(k), await(written.get(k), k, WRITE, epoch)));
+        files.add(writeOwn(epochDir, epoch).entry());
+        Map<Integer, int[]> clonesOf = new java.util.TreeMap<>();
+        for (int k = 1; k < rt.nodes; k++) {
+            String answer = await(written.get(k), k, WRITE, epoch);
+            files.add(entry(CheckpointStore.nodeFile(k), answer));
+            int[] clones = clonesIn(answer);
+            if (clones.length > 0) clonesOf.put(k, clones);
+        }
         byte[] monitorImage = rt.monitorImage().encode();
         files.add(CheckpointStore.write(epochDir, CheckpointStore.MONITOR_FILE, epoch, CheckpointStore.MONITOR_NODE, monitorImage));
         if (buddies.length > 0) {
@@ -134,18 +155,36 @@ final class Checkpoints {
                 if (c.getKey() >= 0) files.add(entry(CheckpointStore.buddyFile(c.getKey()), answer));
             }
         }
+        List<CheckpointManifest.CloneCopy> clones = acknowledgedClones(clonesOf, files, epoch);
         CheckpointManifest manifest = new CheckpointManifest(epoch, rt.config.vmName(), rt.nodes, rt.threadsPerNode, every, program,
-                args, files);
+                args, files, clones);
+        String text = epoch + "\n" + manifest.encode();
+        Map<Integer, CompletableFuture<String>> clonesCommitted = new java.util.TreeMap<>();
+        for (CheckpointManifest.CloneCopy c : clones) {
+            clonesCommitted.put(c.cloneId(), request(c.cloneId(), COMMIT, epoch, StatusMessage.CHECKPOINT_COMMIT, text));
+        }
         if (buddies.length > 0) {   // every host's directory gets the manifest; node 0's last
-            String text = epoch + "\n" + manifest.encode();
             List<CompletableFuture<String>> committed = new ArrayList<>();
             for (int k = 1; k < rt.nodes; k++) committed.add(request(k, COMMIT, epoch, StatusMessage.CHECKPOINT_COMMIT, text));
             for (int k = 1; k < rt.nodes; k++) await(committed.get(k - 1), k, COMMIT, epoch);
         }
+        // A clone that did not take the manifest is not current: node 0's manifest, which the launcher reads, leaves it out.
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cloneWaitMs());
+        List<CheckpointManifest.CloneCopy> current = new ArrayList<>();
+        for (CheckpointManifest.CloneCopy c : clones) {
+            if (answered(clonesCommitted.get(c.cloneId()), deadlineNs, "clone " + c.cloneId() + " of node " + c.node()
+                    + " did not take the manifest of epoch " + epoch) != null) {
+                current.add(c);
+            }
+        }
+        if (current.size() != clones.size()) {
+            manifest = new CheckpointManifest(epoch, rt.config.vmName(), rt.nodes, rt.threadsPerNode, every, program, args, files, current);
+        }
         CheckpointStore.commit(dir, manifest);
         long bytes = files.stream().mapToLong(CheckpointManifest.FileEntry::bytes).sum();
-        rt.config.progress().onProgress(0, String.format("checkpoint at epoch %d: %d bytes in %s, %.1f ms", epoch, bytes, epochDir,
-                (System.nanoTime() - startNs) / 1e6));
+        rt.config.progress().onProgress(0, String.format("checkpoint at epoch %d: %d bytes in %s, %.1f ms%s", epoch, bytes, epochDir,
+                (System.nanoTime() - startNs) / 1e6, manifest.clones().isEmpty() ? "" : ", current clones " + manifest.clones().stream()
+                        .map(c -> c.cloneId() + " of node " + c.node()).toList()));
         rt.config.checkpointCommitted().accept(epoch);
     }
 
@@ -155,8 +194,65 @@ final class Checkpoints {
         return new CheckpointManifest.FileEntry(name, Long.parseLong(f[0]), Integer.parseUnsignedInt(f[1], 16));
     }
 
-    // This node's snapshot at the safe point, written to its file.
-    private CheckpointManifest.FileEntry writeOwn(Path epochDir, long epoch) {
+    // The clone ids at the end of a write answer "<bytes> <crc> [<c1,c2,...>]".
+    private static int[] clonesIn(String answer) {
+        String[] f = answer.split(" ");
+        if (f.length < 3 || f[2].isEmpty()) return new int[0];
+        return java.util.Arrays.stream(f[2].split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+
+    /** How long node 0 waits for the clones' answers of one checkpoint: a clone is an extra, never a reason to stall. */
+    private long cloneWaitMs() { return Math.min(ROUND_TIMEOUT_MS, rt.config.failureTimeoutMs()); }
+
+    /**
+     * The clone copies of this checkpoint that their clones acknowledged ("<node> <bytes> <crc> <host>")
+     * within {@link #cloneWaitMs}; one that did not is left out, with a progress line, and the
+     * checkpoint goes on without it.
+     */
+    private List<CheckpointManifest.CloneCopy> acknowledgedClones(Map<Integer, int[]> clonesOf, List<CheckpointManifest.FileEntry> files,
+            long epoch) {
+        List<CheckpointManifest.CloneCopy> acknowledged = new ArrayList<>();
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cloneWaitMs());
+        for (Map.Entry<Integer, int[]> e : clonesOf.entrySet()) {
+            for (int clone : e.getValue()) {
+                if (fault == Fault.CLONE_LISTED_UNACKNOWLEDGED) {
+                    CheckpointManifest.FileEntry own = files.get(e.getKey());
+                    acknowledged.add(new CheckpointManifest.CloneCopy(e.getKey(), clone, own.bytes(), own.crc32c(), ""));
+                    continue;
+                }
+                String answer = answered(expect(CLONE, epoch, clone), deadlineNs, "clone " + clone + " of node " + e.getKey()
+                        + " did not acknowledge its copy of epoch " + epoch);
+                if (answer == null) continue;
+                String[] f = answer.split(" ");
+                if (f.length != 4 || Integer.parseInt(f[0]) != e.getKey()) {
+                    rt.config.progress().onProgress(0, "clone " + clone + " answered '" + answer + "' for node " + e.getKey() + "'s copy");
+                    continue;
+                }
+                acknowledged.add(new CheckpointManifest.CloneCopy(e.getKey(), clone, Long.parseLong(f[1]), Integer.parseUnsignedInt(f[2], 16),
+                        f[3].equals("-") ? "" : f[3]));
+            }
+        }
+        return acknowledged;
+    }
+
+    // The answer, or null after a progress line `why` when it does not come by deadlineNs (or the wait failed).
+    private String answered(CompletableFuture<String> answer, long deadlineNs, String why) {
+        try {
+            return answer.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            rt.config.progress().onProgress(0, why + " within " + cloneWaitMs() + " ms: it is not current at this checkpoint");
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting for the clones' part of a checkpoint");
+        }
+    }
+
+    /** This node's entry in the manifest, and the clones it sent a copy to. */
+    private record Own(CheckpointManifest.FileEntry entry, int[] clones) {}
+
+    // This node's snapshot at the safe point, written to its file, and sent to its buddy and its clones.
+    private Own writeOwn(Path epochDir, long epoch) {
         AgentState state = rt.snapshots.snapshot(true);
         if (state.epoch() != epoch) {
             throw new DsaException("node " + rt.nodeId + "'s workers resume at epoch " + state.epoch() + ", not at the checkpoint's " + epoch);
@@ -164,7 +260,10 @@ final class Checkpoints {
         byte[] payload = state.encode();
         CheckpointManifest.FileEntry own = CheckpointStore.write(epochDir, CheckpointStore.nodeFile(rt.nodeId), epoch, rt.nodeId, payload);
         if (buddies.length > 0) rt.peers().send(buddies[rt.nodeId], new BuddyCopyMessage(epoch, rt.nodeId, payload));
-        return own;
+        // Node 0 restarts only from its files (its monitor image has no copy at a clone).
+        int[] clones = rt.nodeId == 0 ? new int[0] : rt.clonesOfThis();
+        for (int c : clones) rt.peers().send(c, new BuddyCopyMessage(epoch, rt.nodeId, payload));
+        return new Own(own, clones);
     }
 
     private String ask(int node, int round, long epoch) { return await(request(node, round, epoch), node, round, epoch); }
@@ -182,12 +281,11 @@ final class Checkpoints {
 
     // The answer of round `round` about node `node` (for BUDDY: the node whose copy is kept), once it arrives.
     private CompletableFuture<String> expect(int round, long epoch, int node) {
-        CompletableFuture<String> answer = new CompletableFuture<>();
         synchronized (waits) {
             if (failure != null) throw new DsaException("job failed: " + failure);
-            waits.put(epoch + " " + round + " " + node, answer);
+            // a clone's answer may come before node 0 learns of the clone: it waits here for its expect
+            return waits.computeIfAbsent(epoch + " " + round + " " + node, k -> new CompletableFuture<>());
         }
-        return answer;
     }
 
     private static String await(CompletableFuture<String> answer, int node, int round, long epoch) {
@@ -223,6 +321,10 @@ final class Checkpoints {
         CompletableFuture<String> answer;
         synchronized (waits) {
             answer = waits.remove(key);
+            if (answer == null && key.split(" ")[1].equals(Integer.toString(CLONE))) {
+                waits.put(key, CompletableFuture.completedFuture(text));   // before its expect (see expect)
+                return;
+            }
         }
         if (answer != null) answer.complete(text);
     }
@@ -276,8 +378,10 @@ final class Checkpoints {
                     CheckpointStore.commit(dir, CheckpointManifest.parse(newline < 0 ? "" : m.text().substring(newline + 1),
                             "the manifest node 0 sent for epoch " + epoch));
                 } else {
-                    CheckpointManifest.FileEntry f = writeOwn(CheckpointStore.epochDir(dir, epoch), epoch);
-                    result = " " + f.bytes() + " " + Integer.toHexString(f.crc32c());
+                    Own own = writeOwn(CheckpointStore.epochDir(dir, epoch), epoch);
+                    CheckpointManifest.FileEntry f = own.entry();
+                    result = " " + f.bytes() + " " + Integer.toHexString(f.crc32c()) + (own.clones().length == 0 ? ""
+                            : " " + java.util.Arrays.stream(own.clones()).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(",")));
                 }
                 rt.peers().send(0, new StatusMessage(rt.nodeId, StatusMessage.CHECKPOINTED, epoch + " " + round + result));
             } catch (DsaException e) {

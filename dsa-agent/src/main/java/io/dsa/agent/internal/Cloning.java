@@ -29,6 +29,8 @@ final class Cloning {
     private final NodeSnapshots snapshots;
     /** A clone's: completed when its connection to node 0 closes (its VM ended). */
     private final CompletableFuture<String> monitorLost = new CompletableFuture<>();
+    /** The clones made of this node that have not left: each gets a copy of this node's checkpoints. */
+    private final java.util.Set<Integer> clonesOfThis = new java.util.concurrent.ConcurrentSkipListSet<>();
 
     Cloning(int nodeId, int nodes, int threadsPerNode, PeerNetwork network, ArrayDirectory arrays, NodeSnapshots snapshots) {
         this.nodeId = nodeId;
@@ -49,6 +51,7 @@ final class Cloning {
      */
     AgentState snapshotFor(int cloneId) {
         if (cloneId < nodes) throw new DsaException("clone id " + cloneId + " out of range [" + nodes + ", ...): ids below are the VM's nodes");
+        clonesOfThis.add(cloneId);   // copies go only to a clone that is connected, so one abandoned gets none
         AgentState own = snapshots.snapshot(false);
         List<AgentState.ArrayImage> images = new ArrayList<>();
         for (AgentState.ArrayImage a : own.arrays()) {
@@ -95,6 +98,7 @@ final class Cloning {
 
     /** A clone left (stopped, or its host went): the homes here stop waiting for it and stop listing it. */
     void forget(int clone, Throwable cause) {
+        clonesOfThis.remove(clone);
         arrays.forgetNode(clone);
         LOG.info("node {}: clone {} left ({}); no longer a sharer here", nodeId, clone, cause == null ? "connection closed" : cause.toString());
     }
@@ -102,6 +106,11 @@ final class Cloning {
     /** A clone's connection to node 0 closed: its VM ended. */
     void lostMonitor(Throwable cause) {
         monitorLost.complete(cause == null ? "connection closed" : cause.toString());
+    }
+
+    /** @return the ids of the clones of this node that are connected now, ascending */
+    int[] clonesOfThis() {
+        return clonesOfThis.stream().filter(network::connected).mapToInt(Integer::intValue).toArray();
     }
 
     /** @return for a clone, completed with the reason once its connection to node 0 closed */

@@ -63,12 +63,14 @@ final class NodeRoutes {
             else if (m.code() == StatusMessage.WORKERS && monitor != null) rt.workers.onAnswer(m);
             else if (JobLifecycle.isNodeStatus(m)) rt.job.onStatus(m);
             else if (isCheckpointRequest(m) && rt.checkpoints != null) rt.checkpoints.onRequest(m);
+            else if (m.code() == StatusMessage.CHECKPOINT_COMMIT && rt.cloneCopies != null) rt.cloneCopies.onCommit(m);
             else if (m.code() == StatusMessage.CHECKPOINTED && rt.checkpoints != null && monitor != null) rt.checkpoints.onAnswer(m);
             else if (monitor != null) monitor.onStatus(from, m);
             else router.unexpected(from, m);
         });
         router.on(BuddyCopyMessage.class, (from, m) -> {
             if (rt.checkpoints != null) rt.checkpoints.onBuddyCopy(m);
+            else if (rt.cloneCopies != null) rt.cloneCopies.onCopy(m);
             else router.unexpected(from, m);
         });
         if (monitor != null) {

@@ -61,6 +61,8 @@ public final class NodeRuntime implements AutoCloseable {
     private final MonitorRole monitor;
     /** Null unless the config asks for checkpoints. */
     final Checkpoints checkpoints;
+    /** A clone's copies of its node's checkpoints; null on a node of the VM. */
+    final CloneCopies cloneCopies;
     final WorkerReports workers;
     final NodeCounters counters;
     private final NodeTransport transport;
@@ -112,6 +114,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.checkpoints = config.checkpointEvery() > 0 && nodeId < nodes
                 ? new Checkpoints(this, config.checkpointDir(), config.checkpointEvery()) : null;
         if (checkpoints != null && monitor != null) gate.takeCheckpoints(checkpoints);
+        this.cloneCopies = nodeId >= nodes ? new CloneCopies(this, config.nodeId()) : null;
         NodeRoutes.register(this, router, calls, transport, monitor);
         try {
             transport.listen(new ConnectionEvents(nodeId, nodes, peers, router, job, moves, cloning, monitor, this::isClosed,
@@ -379,6 +382,23 @@ public final class NodeRuntime implements AutoCloseable {
 
     /** Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages. */
     public void admitClone(int cloneId) { cloning.admit(cloneId); }
+
+    /** @return the ids of this node's clones that are connected: each gets a copy of this node's checkpoints */
+    int[] clonesOfThis() { return cloning.clonesOfThis(); }
+
+    /**
+     * A clone's committed copy of its node's part of the checkpoint at {@code epoch}
+     * (docs/failures.md, "Clone promotion").
+     *
+     * @throws DsaException if this agent is no clone, or keeps no committed copy of that epoch
+     */
+    public io.dsa.agent.checkpoint.CheckpointCopy cloneCheckpoint(long epoch) {
+        if (cloneCopies == null) throw new DsaException("node " + nodeId + " is no clone: it keeps no copy of another node's checkpoints");
+        return cloneCopies.committed(epoch);
+    }
+
+    /** @return for a clone, the epochs of the checkpoints of its node it keeps committed copies of, newest first; else none */
+    public long[] cloneCheckpointEpochs() { return cloneCopies == null ? new long[0] : cloneCopies.committedEpochs(); }
 
     /**
      * Registers the clone of {@code cloneState} as a sharer of every partition it holds that is
