@@ -179,6 +179,27 @@ class CheckpointTest {
                 refused.toString());
     }
 
+    /** Clone lines (docs/failures.md, "Clone promotion"): read back as written; a clone of node 0 or with a node's id is refused. */
+    @Test
+    void aManifestsCloneCopiesReadBackAndOutOfRangeOnesAreRefused() {
+        List<CheckpointManifest.FileEntry> files = List.of(new CheckpointManifest.FileEntry("node-0.snap", 10, 1),
+                new CheckpointManifest.FileEntry("node-1.snap", 11, 2), new CheckpointManifest.FileEntry("monitor.snap", 3, 3));
+        List<CheckpointManifest.CloneCopy> clones = List.of(new CheckpointManifest.CloneCopy(1, 2, 9, 0xdeadbeef, "127.0.0.3:7000"),
+                new CheckpointManifest.CloneCopy(1, 3, 9, 7, ""));
+        CheckpointManifest m = new CheckpointManifest(4, "dsa", 2, 1, 4, "p", List.of(), files, clones);
+        CheckpointManifest back = CheckpointManifest.parse(m.encode(), "test");
+        assertEquals(clones, back.clones());
+        assertEquals(clones.get(0), back.cloneOf(1, h -> !h.isEmpty()));
+        assertEquals(null, back.cloneOf(0, h -> true));
+        for (CheckpointManifest.CloneCopy bad : List.of(new CheckpointManifest.CloneCopy(0, 2, 9, 1, ""),
+                new CheckpointManifest.CloneCopy(1, 1, 9, 1, ""))) {
+            String text = new CheckpointManifest(4, "dsa", 2, 1, 4, "p", List.of(), files, List.of(bad)).encode();
+            DsaException e = assertThrows(DsaException.class, () -> CheckpointManifest.parse(text, "m"));
+            assertEquals("m: clone " + bad.cloneId() + " of node " + bad.node() + " out of range (node in [1, 2), clone id >= 2)",
+                    e.getMessage());
+        }
+    }
+
     private static List<Byte> boxed(byte[] b) {
         List<Byte> l = new ArrayList<>();
         for (byte x : b) l.add(x);

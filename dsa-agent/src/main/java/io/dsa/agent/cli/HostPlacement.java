@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Which host runs each node of a VM on hosts, and with checkpoints, which node keeps a copy of
@@ -54,15 +57,51 @@ final class HostPlacement {
     }
 
     /**
+     * A clone of a node that keeps the node's part of the newest complete checkpoint in memory
+     * (docs/failures.md, "Clone promotion").
+     *
+     * @param node the node it copies
+     * @param cloneId its id in the VM
+     * @param host the host that runs it
+     */
+    record CurrentClone(int node, int cloneId, HostPort host) {}
+
+    /**
+     * The clones a restart promotes: for each node on a {@code lost} host, the first of its
+     * {@code clones} on a host that is neither lost nor unusable (the launcher could not reach it).
+     * Node 0 has none (it restarts from its files).
+     *
+     * @return node to the clone that takes its place, by node
+     */
+    Map<Integer, CurrentClone> promotions(Set<HostPort> lost, List<CurrentClone> clones, Predicate<HostPort> usable) {
+        Map<Integer, CurrentClone> promoted = new TreeMap<>();
+        for (CurrentClone c : clones) {
+            if (c.node() < 1 || c.node() >= hostOf.length || promoted.containsKey(c.node())) continue;
+            if (lost.contains(hostOf[c.node()]) && !lost.contains(c.host()) && usable.test(c.host())) promoted.put(c.node(), c);
+        }
+        return promoted;
+    }
+
+    /**
      * The placement of the VM restarted without the {@code lost} hosts: each node of a lost host
      * goes to the host of its buddy {@code buddies[k]}, which keeps its copy.
      *
      * @throws DsaException when a node and its buddy were both on lost hosts (no copy survives), naming both
      */
-    HostPlacement without(Set<HostPort> lost, int[] buddies) {
+    HostPlacement without(Set<HostPort> lost, int[] buddies) { return without(lost, buddies, Map.of()); }
+
+    /**
+     * As {@link #without(Set, int[])}, but each node in {@code promoted} goes to the host of its clone,
+     * which keeps its copy in memory (whether or not its buddy survived).
+     */
+    HostPlacement without(Set<HostPort> lost, int[] buddies, Map<Integer, CurrentClone> promoted) {
         HostPort[] next = hostOf.clone();
         for (int k = 0; k < hostOf.length; k++) {
             if (!lost.contains(hostOf[k])) continue;
+            if (promoted.containsKey(k)) {
+                next[k] = promoted.get(k).host();
+                continue;
+            }
             int b = buddies[k];
             if (lost.contains(hostOf[b])) {
                 throw new DsaException("node " + k + " on host " + hostOf[k] + " and its buddy node " + b + " on host " + hostOf[b]

@@ -64,6 +64,8 @@ final class HostsRun {
     private volatile long checkpointEpoch;
     /** Where node 0's host keeps the checkpoints, as it reported with the first one. */
     private volatile String checkpointWhere;
+    /** The clones that keep their node's part of the newest complete checkpoint (or the one before) in memory. */
+    private volatile List<HostPlacement.CurrentClone> currentClones = List.of();
 
     /**
      * One VM formed on the hosts: where each node runs, the buddies of its checkpoints, and what
@@ -89,8 +91,16 @@ final class HostsRun {
         final List<HostJobEventMessage> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         /** Hosts ({@code host:port}) whose connection closed or went silent while this VM ran. */
         final java.util.Set<String> lostPeers = ConcurrentHashMap.newKeySet();
+        /** The nodes of a restart that clones take the places of, by node (docs/failures.md, "Clone promotion"). */
+        final Map<Integer, HostPlacement.CurrentClone> promoted;
 
         Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch) {
+            this(index, placement, target, buddies, restartEpoch, Map.of());
+        }
+
+        Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch,
+                Map<Integer, HostPlacement.CurrentClone> promoted) {
+            this.promoted = Map.copyOf(promoted);
             this.base = (long) index << 20;
             this.placement = placement;
             this.target = target;
@@ -212,11 +222,14 @@ final class HostsRun {
             }
             java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
             restart.onLost(failure, verdictNs);
-            stopEverywhere(client, a);
+            long epoch = checkpointEpoch;
+            // a clone that keeps a lost node's checkpoint in memory takes its place: its JVM is not stopped
+            Map<Integer, HostPlacement.CurrentClone> promoted = a.placement.promotions(lost, currentClones, h -> reachable(client, h));
+            stopEverywhere(client, a, promoted.values().stream().mapToLong(HostPlacement.CurrentClone::cloneId).toArray());
             restart.onStopped(lost.isEmpty() ? "" : lost.toString());
             HostPlacement next;
             try {
-                next = a.placement.without(lost, a.buddies);
+                next = a.placement.without(lost, a.buddies, promoted);
             } catch (DsaException e) {
                 restart.onGaveUp("not restarted: " + e.getMessage());
                 Jobs.printFailed(out, failure);
@@ -226,9 +239,13 @@ final class HostsRun {
             Map<HostPort, HostPort> replacements = new java.util.LinkedHashMap<>();
             for (HostPort h : lost) if (!unusedSpares.isEmpty()) replacements.put(h, unusedSpares.remove(0));
             HostPlacement target = replacements.isEmpty() ? null : a.placement.replacing(replacements).with(0, next.host(0));
+            for (HostPlacement.CurrentClone c : promoted.values()) {
+                if (target != null) target = target.with(c.node(), c.host());   // it stays where its clone was
+                out.println("clone " + c.cloneId() + " of node " + c.node() + " on host " + c.host() + " takes node " + c.node()
+                        + "'s place: it keeps node " + c.node() + "'s checkpoint of epoch " + epoch + " in memory");
+            }
             int[] buddies = buddies(target != null ? target : next);
-            long epoch = checkpointEpoch;
-            current = new Attempt(index, next, target, buddies, epoch);
+            current = new Attempt(index, next, target, buddies, epoch, promoted);
             restart.onPlaced(next.describe(), epoch, checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch);
             if (buddies == null) {
                 out.println("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no copy"
@@ -363,6 +380,8 @@ final class HostsRun {
         if (job.checkpointDir != null && (job.checkpointEvery > 0 || a.restartEpoch != 0)) options.add("checkpointDir=" + job.checkpointDir);
         if (a.restartEpoch == NEWEST) options.add("restartEpoch=" + (node == 0 ? "newest" : Long.toString(checkpointEpoch)));
         else if (a.restartEpoch > 0) options.add("restartEpoch=" + a.restartEpoch);
+        HostPlacement.CurrentClone clone = a.promoted.get(node);
+        if (clone != null) options.add("promoteClone=" + clone.cloneId());
         return options;
     }
 
@@ -409,7 +428,35 @@ final class HostsRun {
             out.flush();
         }
         if (!e.lines().isEmpty()) checkpointWhere = e.lines().get(0);
+        List<HostPlacement.CurrentClone> clones = new ArrayList<>();
+        for (int i = 0; 2 * i + 1 < e.timings().length && i + 1 < e.lines().size(); i++) {
+            try {
+                clones.add(new HostPlacement.CurrentClone((int) e.timings()[2 * i], (int) e.timings()[2 * i + 1], HostPort.parse(e.lines().get(i + 1))));
+            } catch (IllegalArgumentException bad) {
+                out.println("clone " + e.timings()[2 * i + 1] + " of node " + e.timings()[2 * i] + " cannot be promoted: its host '"
+                        + e.lines().get(i + 1) + "' is no HOST:PORT");
+            }
+        }
+        for (HostPlacement.CurrentClone c : clones) {
+            if (currentClones.stream().noneMatch(c::equals)) {
+                out.println("clone " + c.cloneId() + " of node " + c.node() + " on host " + c.host() + " keeps node " + c.node()
+                        + "'s checkpoint of epoch " + epoch + " in memory: it can take the node's place at a restart");
+                out.flush();
+            }
+        }
+        currentClones = List.copyOf(clones);
         checkpointEpoch = epoch;
+    }
+
+    // Whether the launcher reaches `host`, which runs a clone to promote (it need not be one of --hosts).
+    private boolean reachable(HostClient client, HostPort host) {
+        try {
+            client.connect(host);
+            return true;
+        } catch (RuntimeException e) {
+            out.println("a clone on host " + host + " cannot be promoted: " + Jobs.describe(e));
+            return false;
+        }
     }
 
     /**
@@ -453,7 +500,10 @@ final class HostsRun {
      * that is stopped or cut off holds up the others by nothing, and the whole stop by at most
      * {@link #STOP_VM_MS} (its nodes, lost to the others, end with the job anyway).
      */
-    private void stopEverywhere(HostClient client, Attempt a) {
+    private void stopEverywhere(HostClient client, Attempt a) { stopEverywhere(client, a, new long[0]); }
+
+    /** As {@link #stopEverywhere(HostClient, Attempt)}, but the VM's clones {@code keep} (ids) go on, to be promoted. */
+    private void stopEverywhere(HostClient client, Attempt a, long[] keep) {
         record Stop(HostPort host, String token) {}
         Map<Stop, CompletableFuture<Void>> stops = new java.util.LinkedHashMap<>();
         java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
@@ -461,7 +511,7 @@ final class HostsRun {
             if (lost.contains(a.host(t.getKey()))) continue;   // gone, with its nodes
             Stop stop = new Stop(a.host(t.getKey()), t.getValue());
             stops.computeIfAbsent(stop, k -> CompletableFuture.runAsync(
-                    () -> client.stopVm(k.host(), job.vmName, k.token(), STOP_VM_MS), STOPPERS));
+                    () -> client.stopVm(k.host(), job.vmName, k.token(), keep, STOP_VM_MS), STOPPERS));
         }
         try {
             // connect and reply are bounded by STOP_VM_MS each

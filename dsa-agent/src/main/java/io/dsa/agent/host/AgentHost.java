@@ -79,6 +79,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public static final int MAX_READ = 1 << 16;
     /** How long one transfer step may take. */
     static final long TRANSFER_STEP_TIMEOUT_MS = 60_000;
+    /** The job option of a restart's node that starts in the JVM of a clone of the VM: {@code promoteClone=C}. */
+    static final String PROMOTE_CLONE = ChildAgent.PROMOTE_CLONE;
     /** How long a status request waits for one agent's JVM. */
     static final long STATUS_TIMEOUT_MS = 5_000;
     /** Random bytes of a stop token. */
@@ -262,8 +264,11 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             return;
         }
         try {
-            launch(job, AgentLaunchMessage.RUN, m.nodeId(), limits -> owner.send(new HostJobEventMessage(m.jobId(), m.nodeId(),
-                    HostJobEventMessage.ACCEPTED, job.stopToken, limits.notes(), new long[0])));
+            java.util.function.Consumer<JobLimits> accepted = limits -> owner.send(new HostJobEventMessage(m.jobId(), m.nodeId(),
+                    HostJobEventMessage.ACCEPTED, job.stopToken, limits.notes(), new long[0]));
+            int clone = promotedClone(m);
+            if (clone < 0) launch(job, AgentLaunchMessage.RUN, m.nodeId(), accepted);
+            else promote(job, clone, accepted);
         } catch (RuntimeException e) {
             finish(job, HostedJob.State.FAILED);
             job.announced.complete(null);
@@ -305,8 +310,62 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         job.process = p;
         p.ended().thenAccept(how -> control.execute(() -> onEnded(job, how)));
         if (closed.get() || job.state == HostedJob.State.STOPPED) throw new DsaException("the job was stopped while it started");
+        call(job, mode, configNode, p);
+    }
+
+    /** @return the clone id of the job option {@value #PROMOTE_CLONE}{@code =C}, or -1 without it */
+    static int promotedClone(HostJobMessage m) {
+        for (String option : m.options()) {
+            if (option.startsWith(PROMOTE_CLONE + "=")) {
+                try {
+                    return Integer.parseInt(option.substring(PROMOTE_CLONE.length() + 1));
+                } catch (NumberFormatException e) {
+                    throw new DsaException("job option '" + option + "': the clone id does not parse");
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * A restart's node {@code job} starts in the JVM of clone {@code cloneId} of its VM, which keeps
+     * a copy of the node's checkpoint in memory (docs/failures.md, "Clone promotion"): the clone's
+     * JVM is taken from the clone's entry (which ends without stopping it), the job's jar is written,
+     * and the JVM is told to launch the node; it closes the clone's agent and restarts the node from
+     * its copy. Like {@link #launch}, the agent runs when this returns.
+     *
+     * @throws DsaException when this host runs no such clone, or the JVM refuses (with its reason)
+     */
+    private void promote(HostedJob job, int cloneId, java.util.function.Consumer<JobLimits> accepted) {
+        HostJobMessage m = job.job;
+        HostedJob clone = jobs.get(DsaAgent.agentId(m.vmName(), cloneId));
+        AgentProcess p = clone == null ? null : clone.process;
+        if (clone == null || clone.state != HostedJob.State.CLONE || p == null || !p.usable()) {
+            throw new DsaException("host " + address() + " runs no clone " + cloneId + " of vm '" + m.vmName() + "' to promote to node "
+                    + m.nodeId());
+        }
+        accepted.accept(JobLimits.resolve(m.heapBytes(), m.cpus(), config));
+        synchronized (clone) {
+            clone.setState(HostedJob.State.MOVED);   // its JVM goes on as node k: the clone's entry ends without ending it
+            clone.process = null;
+        }
+        jobs.remove(clone.id(), clone);
+        if (m.jar().length > 0) job.jarFile = workDir.writeJar(m.vmName(), m.nodeId(), m.jar());
+        p.assign(m.vmName(), m.nodeId(), e -> onOutcome(job, e));
+        job.process = p;
+        p.ended().thenAccept(how -> control.execute(() -> onEnded(job, how)));
+        if (closed.get() || job.state == HostedJob.State.STOPPED) throw new DsaException("the job was stopped while it started");
+        call(job, AgentLaunchMessage.RUN, m.nodeId(), p);
+        LOG.info("host {}: clone {} of vm '{}' promoted to node {}", address(), cloneId, m.vmName(), m.nodeId());
+    }
+
+    // Tells the job's JVM to launch its agent, and records the answer.
+    private void call(HostedJob job, int mode, int configNode, AgentProcess p) {
+        HostJobMessage m = job.job;
+        List<String> options = new ArrayList<>(m.options());
+        options.add(ChildAgent.HOST_ADDRESS + "=" + address());
         AgentStartedMessage started = p.call(id -> new AgentLaunchMessage(id, mode, m.vmName(), configNode, m.nodes(),
-                m.threadsPerNode(), m.monitorAddress(), config.bindHost(), m.programClass(), m.args(), m.options(),
+                m.threadsPerNode(), m.monitorAddress(), config.bindHost(), m.programClass(), m.args(), options,
                 job.jarFile == null ? "" : job.jarFile.toString()), AgentStartedMessage.class, AgentProcess.START_TIMEOUT_MS);
         job.agentAddress = started.address();
         job.resumable = started.resumable();
@@ -356,7 +415,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             return;
         }
         if (e.event() == HostJobEventMessage.CHECKPOINTED || e.event() == HostJobEventMessage.RESUMED) {   // not an outcome
-            if (job.owner != null) job.owner.send(new HostJobEventMessage(job.job.jobId(), job.job.nodeId(), e.event(), e.text(), e.lines(), new long[0]));
+            if (job.owner != null) job.owner.send(new HostJobEventMessage(job.job.jobId(), job.job.nodeId(), e.event(), e.text(), e.lines(), e.timings()));
             return;
         }
         if (job.outcome != null) {   // one outcome per job; a JVM that sends more is not believed twice
@@ -447,12 +506,13 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     }
 
     /**
-     * Stops the agents of {@code vmName} whose stop token is {@code token}.
+     * Stops the agents of {@code vmName} whose stop token is {@code token}, but the clones whose ids
+     * are in {@code keep} (a launcher restarting the VM promotes them; docs/failures.md, "Clone promotion").
      *
      * @return a summary
      * @throws DsaException when the VM runs here and the token is missing or matches none of its agents
      */
-    String stopVmWithToken(String vmName, String token) {
+    String stopVmWithToken(String vmName, String token, long[] keep) {
         List<HostedJob> ofVm = jobs.values().stream().filter(j -> j.job.vmName().equals(vmName)).toList();
         if (ofVm.isEmpty()) return "stopped 0 agent(s) of vm '" + vmName + "'";
         if (token == null || token.isBlank()) {
@@ -461,11 +521,20 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         }
         byte[] given = token.getBytes(StandardCharsets.US_ASCII);
         int stopped = 0;
+        int kept = 0;
         for (HostedJob j : ofVm) {
             if (MessageDigest.isEqual(given, j.stopToken.getBytes(StandardCharsets.US_ASCII))) {
+                if (j.state == HostedJob.State.CLONE && java.util.Arrays.stream(keep).anyMatch(id -> id == j.job.nodeId())) {
+                    kept++;
+                    continue;
+                }
                 finish(j, HostedJob.State.STOPPED);
                 stopped++;
             }
+        }
+        if (kept > 0) {
+            LOG.info("host {}: kept {} clone(s) of vm '{}' for a promotion", address(), kept, vmName);
+            return "stopped " + stopped + " agent(s) of vm '" + vmName + "', kept " + kept + " clone(s) to promote";
         }
         if (stopped == 0) {
             throw new DsaException("wrong stop token for vm '" + vmName + "' on host " + address()

@@ -66,6 +66,15 @@ final class ChildAgent {
     static final String RESTART_EPOCH = "restartEpoch";
     /** {@link #restartEpoch}: the newest complete checkpoint ({@code restartEpoch=newest}, node 0 of {@code --restart-from}). */
     static final long NEWEST = -1;
+    /** The launch option a host adds: its control address, which a clone reports with its checkpoint copies. */
+    static final String HOST_ADDRESS = "hostAddress";
+    /** The launch option of a restart's node that a clone of the VM in this JVM becomes: {@code promoteClone=C}. */
+    static final String PROMOTE_CLONE = "promoteClone";
+    /**
+     * How long a clone that keeps checkpoint copies goes on after its VM's node 0 left, waiting to
+     * be promoted by a restart (docs/failures.md, "Clone promotion"); then its JVM ends.
+     */
+    static final long PROMOTION_WAIT_MS = 60_000;
     /** How long a step that waits on the VM (a safe point, a connection) may take. */
     static final long STEP_TIMEOUT_MS = AgentHost.TRANSFER_STEP_TIMEOUT_MS;
 
@@ -81,6 +90,8 @@ final class ChildAgent {
     /** Completed when the program's run returned or threw (its outcome is sent before). */
     private final CompletableFuture<Void> runEnded = new CompletableFuture<>();
     private final Map<Integer, CompletableFuture<?>> expectedMoves = new ConcurrentHashMap<>();
+    /** Set once a restart's node took this clone's place: the clone's end no longer ends the JVM. */
+    private volatile boolean promoted;
 
     /** @param vmEnded called when a clone's VM ended (its node 0 left): this JVM should end */
     ChildAgent(Connection host, byte[] clusterSecret, TransportSecurity security, Runnable vmEnded) {
@@ -97,6 +108,7 @@ final class ChildAgent {
 
     /** Loads the program (not for a clone) and, for {@link AgentLaunchMessage#RUN}, starts the agent and its run. */
     Object onLaunch(AgentLaunchMessage m) throws IOException, ReflectiveOperationException {
+        if (option(m, PROMOTE_CLONE) != null) return onPromote(m);
         if (job != null) throw new DsaException("this JVM already serves node " + job.nodeId() + " of vm '" + job.vmName() + "'");
         DsaConfig.Builder config = config(m, clusterSecret, security)   // checks the launch before anything is loaded
                 .progress(this::progressToHost);
@@ -105,9 +117,8 @@ final class ChildAgent {
         if (m.mode() != AgentLaunchMessage.RUN) return new AgentStartedMessage(m.requestId(), null, program != null && program.resumable());
         DsaConfig built = config.build();
         if (m.nodeId() == 0 && built.checkpointEvery() > 0) {   // the launcher restarts from the newest checkpoint it heard of
-            String dir = built.checkpointDir().toString();
-            built = config.onCheckpoint(epoch -> host.send(new HostJobEventMessage(0, 0, HostJobEventMessage.CHECKPOINTED,
-                    Long.toString(epoch), List.of(dir), new long[0]))).build();
+            Path dir = built.checkpointDir();
+            built = config.onCheckpoint(epoch -> host.send(checkpointed(dir, epoch))).build();
         }
         long restartEpoch = restartEpoch(m);
         if (restartEpoch == 0) {
@@ -134,6 +145,62 @@ final class ChildAgent {
             startRunner(() -> started.resume(program, m.args()));
         }
         return null;
+    }
+
+    /**
+     * A restart's node {@code m.nodeId()} takes the place of the clone in this JVM (docs/failures.md,
+     * "Clone promotion"): the clone's committed copy of the node's checkpoint at the restart's epoch
+     * is checked against the launch, the clone's agent closes, and the node restarts from the copy
+     * and runs the program, as {@link #onLaunch} does for a node restarting from its file.
+     *
+     * @throws DsaException when this JVM runs no clone of the node, or its copy is missing or does not fit
+     */
+    private Object onPromote(AgentLaunchMessage m) throws IOException, ReflectiveOperationException {
+        AgentLaunchMessage clone = job;
+        DsaAgent cloneAgent = agent;
+        long epoch = restartEpoch(m);
+        if (clone == null || clone.mode() != AgentLaunchMessage.CLONE_TARGET || cloneAgent == null) {
+            throw new DsaException("this JVM runs no clone to promote to node " + m.nodeId());
+        }
+        if (clone.nodeId() != m.nodeId() || !clone.vmName().equals(m.vmName()) || epoch < 1) {
+            throw new DsaException("the clone in this JVM copies node " + clone.nodeId() + " of vm '" + clone.vmName() + "'; it cannot"
+                    + " become node " + m.nodeId() + " of vm '" + m.vmName() + "' restarting at epoch " + epoch);
+        }
+        io.dsa.agent.checkpoint.CheckpointCopy copy = cloneAgent.cloneCheckpoint(epoch);
+        checkFits(copy.manifest(), "the clone's copy of epoch " + epoch, m);
+        DsaConfig.Builder config = config(m, clusterSecret, security).progress(this::progressToHost);
+        promoted = true;
+        cloneAgent.close();
+        agent = null;
+        job = m;
+        program = load(m);
+        agent = DsaAgent.restart(config.build(), copy);
+        host.send(new AgentStartedMessage(m.requestId(), agent.address(), program.resumable()));   // before any outcome
+        DsaAgent started = agent;
+        startRunner(() -> started.resume(program, m.args()));
+        return null;
+    }
+
+    /**
+     * @return node 0's event for the launcher once the checkpoint at {@code epoch} in {@code dir} is
+     *         complete: the directory, then the clones its manifest lists as current, each as node and
+     *         clone id in the values and its host in the lines ({@link HostJobEventMessage#CHECKPOINTED})
+     */
+    static HostJobEventMessage checkpointed(Path dir, long epoch) {
+        List<String> lines = new ArrayList<>(List.of(dir.toString()));
+        List<io.dsa.agent.checkpoint.CheckpointManifest.CloneCopy> clones;
+        try {
+            clones = CheckpointStore.manifest(CheckpointStore.epochDir(dir, epoch)).clones();
+        } catch (DsaException e) {
+            clones = List.of();   // just committed by this node: only a disk gone bad gets here, and the restart reads it again
+        }
+        long[] values = new long[2 * clones.size()];
+        for (int i = 0; i < clones.size(); i++) {
+            values[2 * i] = clones.get(i).node();
+            values[2 * i + 1] = clones.get(i).cloneId();
+            lines.add(clones.get(i).host());
+        }
+        return new HostJobEventMessage(0, 0, HostJobEventMessage.CHECKPOINTED, Long.toString(epoch), lines, values);
     }
 
     /**
@@ -177,14 +244,18 @@ final class ChildAgent {
             }
             if (cp == null) throw new DsaException("no complete checkpoint for node " + m.nodeId() + " in " + dir + refused);
         }
-        io.dsa.agent.checkpoint.CheckpointManifest c = cp.manifest();
+        checkFits(cp.manifest(), "checkpoint " + cp.dir(), m);
+        return cp;
+    }
+
+    // A checkpoint (`what`) must be of the launch's program, arguments and shape.
+    private static void checkFits(io.dsa.agent.checkpoint.CheckpointManifest c, String what, AgentLaunchMessage m) {
         if (!c.program().equals(m.programClass()) || !c.args().equals(m.args()) || c.nodes() != m.nodes()
                 || c.threadsPerNode() != m.threadsPerNode()) {
-            throw new DsaException("checkpoint " + cp.dir() + " is of " + c.program() + " " + c.args() + " on " + c.nodes() + " nodes x "
+            throw new DsaException(what + " is of " + c.program() + " " + c.args() + " on " + c.nodes() + " nodes x "
                     + c.threadsPerNode() + " threads, not of " + m.programClass() + " " + m.args() + " on " + m.nodes() + " nodes x "
                     + m.threadsPerNode() + " threads");
         }
-        return cp;
     }
 
     /**
@@ -212,10 +283,25 @@ final class ChildAgent {
             agent = DsaAgent.restore(config, state);
         } else {
             if (job.mode() != AgentLaunchMessage.CLONE_TARGET) throw new DsaException("this JVM waits for a moved node, not a clone");
-            agent = DsaAgent.restoreClone(config, state);
-            agent.monitorLost().thenRun(vmEnded);   // a clone stops when its VM's node 0 goes
+            DsaAgent clone = DsaAgent.restoreClone(config, state);
+            agent = clone;
+            clone.monitorLost().thenRun(() -> cloneVmEnded(clone));
         }
         return new AgentStartedMessage(m.requestId(), agent.address(), program != null && program.resumable());
+    }
+
+    /**
+     * A clone stops when its VM's node 0 goes, unless it keeps a copy of its node's checkpoint: then
+     * a restart may promote it, so it waits {@value #PROMOTION_WAIT_MS} ms for that first.
+     */
+    private void cloneVmEnded(DsaAgent clone) {
+        if (clone.cloneCheckpointEpochs().length == 0) {
+            vmEnded.run();
+            return;
+        }
+        CompletableFuture.delayedExecutor(PROMOTION_WAIT_MS, TimeUnit.MILLISECONDS).execute(() -> {
+            if (!promoted) vmEnded.run();
+        });
     }
 
     Object onConnect(ConnectPeersMessage m) throws ExecutionException, TimeoutException, InterruptedException {
@@ -484,6 +570,8 @@ final class ChildAgent {
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
                     case "failureTimeoutMs" -> config.failureTimeoutMs(Long.parseLong(value));
                     case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
+                    case HOST_ADDRESS -> config.hostAddress(value);
+                    case PROMOTE_CLONE -> Integer.parseInt(value);   // the host and onPromote act on it
                     case "machineThreads" -> config.machineThreads(Integer.parseInt(value));
                     case "checkpointEvery" -> checkpointEvery = Long.parseLong(value);
                     case "checkpointDir" -> checkpointDir = value;
@@ -495,13 +583,16 @@ final class ChildAgent {
                     }
                     default -> throw new DsaException("unknown job option '" + option + "'; known: barrier, fanout, proxy, wait,"
                             + " prefetchWindow, startupTimeoutMs, maxFrameBytes, failureTimeoutMs, hosts, machineThreads, checkpointEvery,"
-                            + " checkpointDir, buddies, " + RESTART_EPOCH);
+                            + " checkpointDir, buddies, " + RESTART_EPOCH + ", " + HOST_ADDRESS + ", " + PROMOTE_CLONE);
                 }
             } catch (IllegalArgumentException e) {   // valueOf, parseInt
                 throw new DsaException("job option '" + option + "' has a value that does not parse: " + e.getMessage());
             }
         }
-        if (checkpointEvery > 0) config.checkpoints(checkpointEvery, checkpointDirectory(m, checkpointDir));
+        // a clone takes no checkpoints of its own (it keeps copies of its node's in memory), so it needs no directory
+        if (checkpointEvery > 0 && m.mode() != AgentLaunchMessage.CLONE_TARGET) {
+            config.checkpoints(checkpointEvery, checkpointDirectory(m, checkpointDir));
+        }
         return config;
     }
 }

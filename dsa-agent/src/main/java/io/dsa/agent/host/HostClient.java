@@ -136,7 +136,12 @@ public final class HostClient implements AutoCloseable {
      * @throws DsaException when the host refuses (a wrong token, with its reason) or does not answer in time
      */
     public String stopVm(HostPort host, String vmName, String stopToken, long timeoutMs) {
-        return ask(host, id -> new StopVmMessage(id, vmName, stopToken), HostReplyMessage.class, "stop of vm '" + vmName + "'",
+        return stopVm(host, vmName, stopToken, new long[0], timeoutMs);
+    }
+
+    /** As {@link #stopVm(HostPort, String, String, long)}, but the VM's clones {@code keep} (ids) go on: they are to be promoted. */
+    public String stopVm(HostPort host, String vmName, String stopToken, long[] keep, long timeoutMs) {
+        return ask(host, id -> new StopVmMessage(id, vmName, stopToken, keep), HostReplyMessage.class, "stop of vm '" + vmName + "'",
                 timeoutMs).text();
     }
 

@@ -61,7 +61,7 @@ final class HostRequests {
 
     /** Stops this host's agents of a VM, if the token is the VM's. */
     void onStopVm(Connection from, StopVmMessage r) {
-        answer(from, r.requestId(), () -> ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.stopToken()), List.of()));
+        answer(from, r.requestId(), () -> ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.stopToken(), r.keep()), List.of()));
     }
 
     /** Where the workers of this host's agents are: lines for people. */

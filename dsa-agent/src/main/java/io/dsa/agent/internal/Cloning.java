@@ -87,6 +87,29 @@ final class Cloning {
         arrays.addSharers(cloneId, held);
     }
 
+    /**
+     * @return {@code arrays} as a VM restarted from a checkpoint installs them: its clones are not
+     *         part of it, so a home's entry lists none of them as a sharer (an entry that only they
+     *         shared is the home's alone again)
+     */
+    static List<AgentState.ArrayImage> withoutClones(List<AgentState.ArrayImage> arrays, int nodes) {
+        List<AgentState.ArrayImage> kept = new ArrayList<>();
+        for (AgentState.ArrayImage a : arrays) {
+            List<AgentState.PartitionImage> parts = new ArrayList<>();
+            for (AgentState.PartitionImage p : a.partitions()) {
+                int[] sharers = java.util.Arrays.stream(p.sharers()).filter(s -> s < nodes).toArray();
+                if (p.role() != AgentState.ROLE_HOME || sharers.length == p.sharers().length) {
+                    parts.add(p);
+                    continue;
+                }
+                int state = p.state() == DirectoryState.SHARED.ordinal() && sharers.length == 0 ? DirectoryState.HOME.ordinal() : p.state();
+                parts.add(new AgentState.PartitionImage(p.partition(), p.role(), state, p.owner(), sharers, p.data()));
+            }
+            kept.add(new AgentState.ArrayImage(a.id(), a.name(), a.params(), parts));
+        }
+        return kept;
+    }
+
     /** @return the partitions a clone's state holds: array id to partition numbers */
     static Map<Integer, int[]> partitionsOf(AgentState cloneState) {
         Map<Integer, int[]> held = new TreeMap<>();

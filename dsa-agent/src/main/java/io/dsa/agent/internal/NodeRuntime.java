@@ -175,7 +175,7 @@ public final class NodeRuntime implements AutoCloseable {
         try {
             if (state != null) {
                 // before anyone can reach this node: the joins and the view come after
-                rt.arrays.install(state.arrays());
+                rt.arrays.install(Cloning.withoutClones(state.arrays(), config.nodes()));
                 rt.variables.install(state.variables());
                 rt.barriers.restore(state.barriers());
                 if (rt.monitor != null) rt.monitor.install(monitorImage);

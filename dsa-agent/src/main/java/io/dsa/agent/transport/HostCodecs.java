@@ -83,7 +83,8 @@ final class HostCodecs {
         out.writeLong(m.requestId());
         writeString(m.vmName(), out);
         writeString(m.stopToken(), out);
-    }, body -> new StopVmMessage(body.readLong(), readString(body, "vmName"), readString(body, "stopToken")));
+        writeLongs(m.keep(), out);
+    }, body -> new StopVmMessage(body.readLong(), readString(body, "vmName"), readString(body, "stopToken"), readLongs(body, "keep")));
 
     static final MessageCodec<WorkersQueryMessage> WORKERS_QUERY = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());

@@ -11,7 +11,8 @@ import java.util.List;
  *        applied), {@link #STARTED} (text: the agent's {@code host:port}), {@link #DONE} (lines:
  *        the report on node 0; timings: startup and run nanoseconds), {@link #FAILED} (text: why),
  *        {@link #EXITED} (text: how the node's process ended), {@link #PROGRESS} (text: the line),
- *        {@link #CHECKPOINTED} (node 0; text: the epoch; lines: the directory on its host) or
+ *        {@link #CHECKPOINTED} (node 0; text: the epoch; lines: the directory on its host, then the host of
+ *        each clone current at that epoch; timings: each such clone's node and clone id, in pairs) or
  *        {@link #RESUMED} (node 0 of a VM restarted from a checkpoint; text: the epoch)
  * @param text see {@code event}
  * @param lines see {@code event}; empty when unused

@@ -53,6 +53,35 @@ class HostPlacementTest {
                 + " checkpoint survives", e.getMessage());
     }
 
+    /**
+     * Clone promotion (docs/failures.md, "Clone promotion"): a node of a lost host with a current
+     * clone on a host that survived and can be reached goes to the clone's host, even when its
+     * buddy was lost too; a clone on a lost or unreachable host, a clone of a node that was not
+     * lost, and a clone of node 0 are not promoted.
+     */
+    @Test
+    void aLostNodesCloneOnASurvivingHostTakesItsPlaceEvenWhenItsBuddyIsLostToo() {
+        HostPort d = new HostPort("127.0.0.5", 7000);
+        HostPort e = new HostPort("127.0.0.6", 7000);
+        HostPlacement p = HostPlacement.roundRobin(List.of(A, B, C), 3);   // A B C; buddies 1 2 0
+        List<HostPlacement.CurrentClone> clones = List.of(
+                new HostPlacement.CurrentClone(1, 3, d),    // current, on a surviving host: promoted
+                new HostPlacement.CurrentClone(1, 4, C),    // a second clone of node 1: the first wins
+                new HostPlacement.CurrentClone(2, 5, B),    // its host is lost with it
+                new HostPlacement.CurrentClone(0, 6, d));   // node 0 restarts from its files
+        java.util.Map<Integer, HostPlacement.CurrentClone> promoted = p.promotions(Set.of(B, C), clones, h -> true);
+        assertEquals(java.util.Map.of(1, clones.get(0)), promoted);
+        // node 1's buddy (node 2, on C) is lost too: without the clone no copy of node 1 survives
+        assertEquals("node 1 on host 127.0.0.3:7000 and its buddy node 2 on host 127.0.0.4:7000 were both lost: no copy of node 1's"
+                + " checkpoint survives", assertThrows(DsaException.class, () -> p.without(Set.of(B, C), p.buddies())).getMessage());
+        assertEquals("node 0 on 127.0.0.2:7000, node 1 on 127.0.0.5:7000, node 2 on 127.0.0.2:7000",
+                p.without(Set.of(B, C), p.buddies(), promoted).describe());
+        assertEquals(java.util.Map.of(), p.promotions(Set.of(B), List.of(clones.get(0)), h -> !h.equals(d)), "an unreachable host");
+        assertEquals(java.util.Map.of(), p.promotions(Set.of(C), List.of(clones.get(0)), h -> true), "node 1 was not lost");
+        assertEquals(java.util.Map.of(1, clones.get(1)), p.promotions(Set.of(B), List.of(clones.get(1), new HostPlacement.CurrentClone(1, 7, e)),
+                h -> true), "the first usable clone of the node");
+    }
+
     /** Before: a host gave each node of its VM no count of the VM's threads there (only local runs did). */
     @Test
     void theMachineThreadsOfANodeAreThoseOfItsVmOnItsHost() {

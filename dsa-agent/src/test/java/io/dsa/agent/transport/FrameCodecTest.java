@@ -129,6 +129,7 @@ class FrameCodecTest {
                 new long[0]));
         all.add(new StopVmMessage(3, "jacobi", null));
         all.add(new StopVmMessage(5, "jacobi", "00112233445566778899aabbccddeeff"));
+        all.add(new StopVmMessage(6, "jacobi", "00112233445566778899aabbccddeeff", new long[] {4, 5}));
         all.add(new HostStatusQueryMessage(4, null));
         all.add(new HostStatusQueryMessage(6, "jacobi"));
         all.add(new WorkersQueryMessage(7, "jacobi"));

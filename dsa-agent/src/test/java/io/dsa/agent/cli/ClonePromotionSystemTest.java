@@ -1,0 +1,106 @@
+package io.dsa.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A clone promoted to the node it copies (docs/failures.md, "Clone promotion"): {@code dsa host}
+ * processes on 127.0.0.2 (node 0), 127.0.0.4 (node 1, killed) and 127.0.0.3 (the clone's host, not
+ * one of the VM's {@code --hosts}); the held relaxation of {@link HostTestPrograms.Relax} with
+ * checkpoints every 20 global barriers. Node 1 is cloned to 127.0.0.3 with {@code dsa clone}; once
+ * the launcher says the clone keeps a checkpoint of node 1 in memory, node 1's host is killed by
+ * PID. Node 1 and its buddy (node 0's host keeps its file's copy) are not both lost, but the clone
+ * is preferred: the restart starts node 1 in the clone's JVM from its copy, and the run ends with
+ * the uninterrupted run's result. No randomness: the kill comes after a chosen event.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class ClonePromotionSystemTest {
+    private static final String HELD = HostTestPrograms.Relax.class.getName();
+    private static final String ITERATIONS = "60";
+
+    @TempDir
+    static Path dir;
+    static Path secret;
+    /** Node 0's host and the clone's host. */
+    static final List<HostProcess> hosts = new ArrayList<>();
+
+    @BeforeAll
+    static void startHosts() throws Exception {
+        System.out.println("ClonePromotionSystemTest: no randomness (the kill comes once the clone is current)");
+        secret = HostProcess.newSecret(dir.resolve("secret"));
+        HostProcess.startAll(2, 3, secret, hosts);
+    }
+
+    @AfterAll
+    static void stopHosts() throws Exception {
+        HostProcess.closeAll(hosts);
+    }
+
+    private static String result(Cli cli) {
+        return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
+    }
+
+    @Test
+    void aCloneThatKeepsTheLostNodesCheckpointTakesItsPlaceWithTheSameResult() throws Exception {
+        Path fastReference = dir.resolve("fast-reference");
+        Files.writeString(fastReference, "fast");
+        Cli reference = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", HELD, ITERATIONS, fastReference.toString());
+        assertEquals(0, reference.exitCode(), reference.toString());
+
+        HostProcess a = hosts.get(0);
+        HostProcess c = hosts.get(1);
+        Path fast = dir.resolve("fast-promote");
+        try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
+            String vmHosts = a.address() + "," + doomed.address();
+            Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", "promote", "--checkpoint-every", "20",
+                    "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200", HELD, ITERATIONS, fast.toString());
+            CompletableFuture<Cli> run = running.done();
+            try {
+                Poll.status(s -> s.out().lines().filter(l -> l.startsWith("promote ") && l.contains("RUNNING")).count() == 2,
+                        "--hosts", vmHosts, "--vm", "promote", "--secret-file", secret.toString());
+                Cli clone = Cli.execute("clone", "--vm", "promote", "--node", "1", "--hosts", vmHosts, "--to", c.address(),
+                        "--secret-file", secret.toString());
+                assertEquals(0, clone.exitCode(), clone.toString());
+                assertTrue(clone.out().startsWith("cloned promote/1 from " + doomed.address() + " to " + c.address() + " as promote/2"),
+                        clone.out());
+                String current = "clone 2 of node 1 on host " + c.address() + " keeps node 1's checkpoint of epoch ";
+                Poll.until("the launcher's line that the clone is current", running::outSoFar, out -> out.contains(current) || run.isDone(),
+                        120_000, 2);
+                assertFalse(run.isDone(), () -> "the run ended before the clone was current: " + run.join());
+                doomed.close();   // SIGKILL by PID: node 1's JVM ends with it
+            } finally {
+                Files.writeString(fast, "fast");
+            }
+            Cli cli = run.get(200, TimeUnit.SECONDS);
+            System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
+                    || l.startsWith("recovered") || l.startsWith("node lost")).toList());
+            assertEquals(0, cli.exitCode(), cli.toString());
+            assertEquals(result(reference), result(cli));
+            assertTrue(cli.out().contains("clone 2 of node 1 on host " + c.address() + " takes node 1's place: it keeps node 1's"
+                    + " checkpoint of epoch "), cli.toString());
+            assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + c.address()), cli.toString());
+            assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
+            // the clone became node 1 and ended with the job: no clone and no running node is left on the hosts
+            Poll.status(s -> s.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
+                    "--hosts", a.address() + "," + c.address(), "--vm", "promote", "--secret-file", secret.toString());
+            Cli status = Cli.execute("status", "--hosts", a.address() + "," + c.address(), "--vm", "promote", "--secret-file",
+                    secret.toString());
+            assertTrue(Pattern.compile("promote\\s+1\\s+" + Pattern.quote(c.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
+                    status.out());
+        }
+    }
+}
