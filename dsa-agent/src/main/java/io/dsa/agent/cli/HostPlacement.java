@@ -64,7 +64,25 @@ final class HostPlacement {
      * @param cloneId its id in the VM
      * @param host the host that runs it
      */
-    record CurrentClone(int node, int cloneId, HostPort host) {}
+    record CurrentClone(int node, int cloneId, HostPort host) {
+        /**
+         * @return the clones of node 0's {@code CHECKPOINTED} event: node and clone id in pairs in
+         *         {@code ids}, their hosts in {@code hosts}; one whose host does not parse is left
+         *         out, saying so on {@code out}
+         */
+        static List<CurrentClone> of(long[] ids, List<String> hosts, java.io.PrintWriter out) {
+            List<CurrentClone> clones = new ArrayList<>();
+            for (int i = 0; 2 * i + 1 < ids.length && i < hosts.size(); i++) {
+                try {
+                    clones.add(new CurrentClone((int) ids[2 * i], (int) ids[2 * i + 1], HostPort.parse(hosts.get(i))));
+                } catch (IllegalArgumentException bad) {
+                    out.println("clone " + ids[2 * i + 1] + " of node " + ids[2 * i] + " cannot be promoted: its host '" + hosts.get(i)
+                            + "' is no HOST:PORT");
+                }
+            }
+            return clones;
+        }
+    }
 
     /**
      * The clones a restart promotes: for each node on a {@code lost} host, the first of its

@@ -5,6 +5,8 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.host.HostClient;
+import io.dsa.agent.mobility.Choreography;
+import io.dsa.agent.mobility.RestartChoreography;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import java.io.PrintWriter;
@@ -36,12 +38,6 @@ final class HostsRun {
     static final long NEWEST = -1;
     /** How long a host has to take the connection and answer a stop of the VM (the hosts are asked in parallel). */
     static final long STOP_VM_MS = 2_000;
-    /** Threads that ask the hosts to stop, one per host at once; daemons, so a host that never answers holds up no exit. */
-    private static final java.util.concurrent.Executor STOPPERS = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "dsa-run-stop-host");
-        t.setDaemon(true);
-        return t;
-    });
 
     private final JobOptions job;
     private final List<HostPort> hosts;
@@ -52,7 +48,7 @@ final class HostsRun {
     /** Prints the nodes' progress lines with the seconds since this launcher started the job. */
     private final ProgressPrinter progress;
     /** The restart after a lost node or host (with checkpoints; docs/failures.md, "Restart on hosts"). */
-    private final HostRestart restart;
+    private final RestartReport restart;
     /** {@code --spare}: hosts that take lost hosts' places, and those not taken yet (launcher thread only). */
     private final List<HostPort> spares;
     private final List<HostPort> unusedSpares;
@@ -93,6 +89,8 @@ final class HostsRun {
         final java.util.Set<String> lostPeers = ConcurrentHashMap.newKeySet();
         /** The nodes of a restart that clones take the places of, by node (docs/failures.md, "Clone promotion"). */
         final Map<Integer, HostPlacement.CurrentClone> promoted;
+        /** Whether its nodes were submitted (a restart's are, by the restart). */
+        volatile boolean launched;
 
         Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch) {
             this(index, placement, target, buddies, restartEpoch, Map.of());
@@ -150,7 +148,7 @@ final class HostsRun {
         this.cpus = cpus;
         this.out = out;
         this.progress = new ProgressPrinter(out, System.currentTimeMillis());
-        this.restart = new HostRestart(out, maxRestarts);
+        this.restart = new RestartReport(out, maxRestarts);
     }
 
     /** @return the exit code: 0 when every node succeeded */
@@ -177,7 +175,7 @@ final class HostsRun {
     /** @return node k's checkpoint buddies for {@code placement}, null without checkpoints or when one host runs every node */
     private int[] buddies(HostPlacement placement) { return job.checkpointEvery > 0 ? placement.buddies() : null; }
 
-    // Runs the VM; with checkpoints, a VM that lost a node or host restarts from the newest complete one, as HostRestart says.
+    // Runs the VM; with checkpoints, a VM that lost a node or host restarts from the newest complete one, as RestartChoreography says.
     private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
             throws InterruptedException {
         client.onDisconnect(peer -> {
@@ -196,11 +194,14 @@ final class HostsRun {
             Jobs.printFailed(out, Jobs.describe(e));
             return DsaCli.EXIT_FAILED;
         }
+        RuntimeException lostRestart = null;   // a restarted VM that failed while starting or forming: its failure is the verdict
         for (int index = 1; ; index++) {
             Attempt a = current;
             String failure;
             try {
-                RunReport report = attempt(client, a, programType, jar, deadlineNs);
+                if (lostRestart != null) throw lostRestart;
+                if (!a.launched) launch(client, a, programType, jar, deadlineNs);
+                RunReport report = outcome(client, a, deadlineNs);
                 Jobs.printReport(out, report);
                 Jobs.printOk(out);
                 return 0;
@@ -211,6 +212,7 @@ final class HostsRun {
                 return DsaCli.EXIT_FAILED;
             } catch (RuntimeException e) {
                 failure = cause(a, e, deadlineNs);
+                lostRestart = null;
             }
             long verdictNs = System.nanoTime();
             boolean restartable = a.nodeLost() && job.checkpointEvery > 0 && restart.mayRestart() && remainingMs(deadlineNs) > 0;
@@ -220,38 +222,112 @@ final class HostsRun {
                 Jobs.printFailed(out, failure);
                 return DsaCli.EXIT_FAILED;
             }
-            java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
-            restart.onLost(failure, verdictNs);
-            long epoch = checkpointEpoch;
-            // a clone that keeps a lost node's checkpoint in memory takes its place: its JVM is not stopped
-            Map<Integer, HostPlacement.CurrentClone> promoted = a.placement.promotions(lost, currentClones, h -> reachable(client, h));
-            stopEverywhere(client, a, promoted.values().stream().mapToLong(HostPlacement.CurrentClone::cloneId).toArray());
-            restart.onStopped(lost.isEmpty() ? "" : lost.toString());
-            HostPlacement next;
+            restart.lost(failure, verdictNs);
+            HostsRestart steps = new HostsRestart(client, a, index, programType, jar, deadlineNs);
+            Choreography<RestartChoreography.State> machine = RestartChoreography.create("restart " + index + " of vm '" + job.vmName + "'",
+                    steps, (state, cause) -> cause instanceof RuntimeException r ? r : new DsaException(Jobs.describe(cause), cause));
             try {
-                next = a.placement.without(lost, a.buddies, promoted);
-            } catch (DsaException e) {
-                restart.onGaveUp("not restarted: " + e.getMessage());
-                Jobs.printFailed(out, failure);
-                return DsaCli.EXIT_FAILED;
+                machine.run();
+            } catch (RuntimeException e) {
+                if (machine.state() == RestartChoreography.State.FAILED) {
+                    restart.print("not restarted: " + Jobs.describe(e));
+                    Jobs.printFailed(out, failure);
+                    return DsaCli.EXIT_FAILED;
+                }
+                lostRestart = e;   // LOST: the new VM is current; its failure goes the way of any other
             }
+        }
+    }
+
+    /**
+     * The steps of a restart on hosts ({@link RestartChoreography}): the VM is stopped on every
+     * host that survived but for the clones that take lost nodes' places, the nodes are placed
+     * (lost hosts' nodes on their buddies' hosts or their clones' hosts; spares named as targets),
+     * started from the checkpoint node 0 reported last, and node 0 says when the VM formed.
+     */
+    private final class HostsRestart implements RestartChoreography.Port {
+        private final HostClient client;
+        private final Attempt lost;
+        private final int index;
+        private final Class<? extends DsaProgram> programType;
+        private final byte[] jar;
+        private final long deadlineNs;
+        private final long epoch = checkpointEpoch;
+        private final java.util.Set<HostPort> lostHosts;
+        private Map<Integer, HostPlacement.CurrentClone> promoted = Map.of();
+        /** Spares taking the lost hosts' places, chosen once. */
+        private Map<HostPort, HostPort> replacements;
+
+        HostsRestart(HostClient client, Attempt lost, int index, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs) {
+            this.client = client;
+            this.lost = lost;
+            this.index = index;
+            this.programType = programType;
+            this.jar = jar;
+            this.deadlineNs = deadlineNs;
+            this.lostHosts = lost.placement.hostsAmong(lost.lostPeers);
+        }
+
+        @Override
+        public void stop() {
+            // a clone that keeps a lost node's checkpoint in memory takes its place: its JVM is not stopped
+            promoted = lost.placement.promotions(lostHosts, currentClones, h -> reachable(client, h));
+            stopEverywhere(client, lost, promoted.values().stream().mapToLong(HostPlacement.CurrentClone::cloneId).toArray());
+            restart.stopped(lostHosts.isEmpty() ? "" : lostHosts.toString());
+        }
+
+        @Override
+        public void place() {
+            HostPlacement next = lost.placement.without(lostHosts, lost.buddies, promoted);
             // Spares take the lost hosts' places: the nodes restart where their copies are, then move there.
-            Map<HostPort, HostPort> replacements = new java.util.LinkedHashMap<>();
-            for (HostPort h : lost) if (!unusedSpares.isEmpty()) replacements.put(h, unusedSpares.remove(0));
-            HostPlacement target = replacements.isEmpty() ? null : a.placement.replacing(replacements).with(0, next.host(0));
+            if (replacements == null) {
+                replacements = new java.util.LinkedHashMap<>();
+                for (HostPort h : lostHosts) if (!unusedSpares.isEmpty()) replacements.put(h, unusedSpares.remove(0));
+            }
+            HostPlacement target = replacements.isEmpty() ? null : lost.placement.replacing(replacements).with(0, next.host(0));
             for (HostPlacement.CurrentClone c : promoted.values()) {
                 if (target != null) target = target.with(c.node(), c.host());   // it stays where its clone was
-                out.println("clone " + c.cloneId() + " of node " + c.node() + " on host " + c.host() + " takes node " + c.node()
+                restart.print("clone " + c.cloneId() + " of node " + c.node() + " on host " + c.host() + " takes node " + c.node()
                         + "'s place: it keeps node " + c.node() + "'s checkpoint of epoch " + epoch + " in memory");
             }
             int[] buddies = buddies(target != null ? target : next);
             current = new Attempt(index, next, target, buddies, epoch, promoted);
-            restart.onPlaced(next.describe(), epoch, checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch);
+            restart.restarting(checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch, epoch, next.describe());
             if (buddies == null) {
-                out.println("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no copy"
-                        + " can be kept on another host");
+                restart.print("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no"
+                        + " copy can be kept on another host");
             }
-            out.flush();
+        }
+
+        @Override
+        public void start() throws InterruptedException, TimeoutException {
+            try {
+                launchStarted();
+            } catch (RuntimeException e) {
+                if (promoted.isEmpty()) throw e;
+                // a clone gone or whose copy does not verify: the nodes restart from their files, where a copy survives
+                restart.print("the promotion failed (" + Jobs.describe(e) + "): the nodes restart from their checkpoint files instead");
+                stopEverywhere(client, current);
+                promoted = Map.of();
+                place();
+                launchStarted();
+            }
+        }
+
+        private void launchStarted() throws InterruptedException, TimeoutException {
+            launch(client, current, programType, jar, deadlineNs);
+            Attempt a = current;
+            for (int n = 0; n < job.nodes; n++) await(a.started.get(n), deadlineNs);
+        }
+
+        @Override
+        public void awaitFormed() throws InterruptedException, TimeoutException {
+            restart.recovered(await(current.resumed, deadlineNs));
+        }
+
+        @Override
+        public void abandon() {
+            // nothing was started: the lost VM is stopped already (or being stopped), and the run fails
         }
     }
 
@@ -286,9 +362,10 @@ final class HostsRun {
     // Whether node `node` ran on a host that a spare replaces (its restart placement differs from where the first VM had it).
     private boolean replaced(Attempt a, int node) { return !a.placement.host(node).equals(HostPlacement.roundRobin(hosts, job.nodes).host(node)); }
 
-    // Forms the VM of `a` (node 0 first, then the others with its address) and waits for every node's verdict.
-    private RunReport attempt(HostClient client, Attempt a, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
+    // Forms the VM of `a`: node 0 first, then the others with its address.
+    private void launch(HostClient client, Attempt a, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
             throws InterruptedException, TimeoutException {
+        a.launched = true;
         String monitor = null;
         for (int n = 0; n < job.nodes; n++) {
             HostPort h = a.host(n);
@@ -305,10 +382,10 @@ final class HostsRun {
                 out.flush();
             }
         }
-        if (a.restartEpoch > 0) {
-            for (int n = 0; n < job.nodes; n++) await(a.started.get(n), deadlineNs);
-            if (restart.state() == HostRestart.State.STARTING) restart.onStarted();
-        }
+    }
+
+    // Waits for every node's verdict on the VM of `a` (after the moves to spares, if any).
+    private RunReport outcome(HostClient client, Attempt a, long deadlineNs) throws InterruptedException, TimeoutException {
         if (a.target != null) moveToSpares(client, a, deadlineNs);
         RunReport report = null;
         for (int n = 0; n < job.nodes; n++) {
@@ -403,10 +480,7 @@ final class HostsRun {
             case HostJobEventMessage.STARTED -> s.complete(e);
             case HostJobEventMessage.PROGRESS -> progress.onProgress(node, e.text());
             case HostJobEventMessage.CHECKPOINTED -> onCheckpointed(a, e);
-            case HostJobEventMessage.RESUMED -> {
-                restart.onResumed(Long.parseLong(e.text()));
-                a.resumed.complete(Long.parseLong(e.text()));
-            }
+            case HostJobEventMessage.RESUMED -> a.resumed.complete(Long.parseLong(e.text()));
             case HostJobEventMessage.DONE -> f.complete(e);
             default -> {
                 a.failures.add(e);
@@ -428,15 +502,8 @@ final class HostsRun {
             out.flush();
         }
         if (!e.lines().isEmpty()) checkpointWhere = e.lines().get(0);
-        List<HostPlacement.CurrentClone> clones = new ArrayList<>();
-        for (int i = 0; 2 * i + 1 < e.timings().length && i + 1 < e.lines().size(); i++) {
-            try {
-                clones.add(new HostPlacement.CurrentClone((int) e.timings()[2 * i], (int) e.timings()[2 * i + 1], HostPort.parse(e.lines().get(i + 1))));
-            } catch (IllegalArgumentException bad) {
-                out.println("clone " + e.timings()[2 * i + 1] + " of node " + e.timings()[2 * i] + " cannot be promoted: its host '"
-                        + e.lines().get(i + 1) + "' is no HOST:PORT");
-            }
-        }
+        List<HostPlacement.CurrentClone> clones = HostPlacement.CurrentClone.of(e.timings(),
+                e.lines().isEmpty() ? List.of() : e.lines().subList(1, e.lines().size()), out);
         for (HostPlacement.CurrentClone c : clones) {
             if (currentClones.stream().noneMatch(c::equals)) {
                 out.println("clone " + c.cloneId() + " of node " + c.node() + " on host " + c.host() + " keeps node " + c.node()
@@ -485,7 +552,7 @@ final class HostsRun {
         return e.text().startsWith("node ") ? e.text() : "node " + e.nodeId() + ": " + e.text();
     }
 
-    private static HostJobEventMessage await(CompletableFuture<HostJobEventMessage> f, long deadlineNs)
+    private static <T> T await(CompletableFuture<T> f, long deadlineNs)
             throws InterruptedException, TimeoutException {
         try {
             return f.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -504,35 +571,11 @@ final class HostsRun {
 
     /** As {@link #stopEverywhere(HostClient, Attempt)}, but the VM's clones {@code keep} (ids) go on, to be promoted. */
     private void stopEverywhere(HostClient client, Attempt a, long[] keep) {
-        record Stop(HostPort host, String token) {}
-        Map<Stop, CompletableFuture<Void>> stops = new java.util.LinkedHashMap<>();
+        java.util.Set<VmStop.Stop> tokens = new java.util.LinkedHashSet<>();
         java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
         for (Map.Entry<Integer, String> t : a.stopTokens.entrySet()) {
-            if (lost.contains(a.host(t.getKey()))) continue;   // gone, with its nodes
-            Stop stop = new Stop(a.host(t.getKey()), t.getValue());
-            stops.computeIfAbsent(stop, k -> CompletableFuture.runAsync(
-                    () -> client.stopVm(k.host(), job.vmName, k.token(), keep, STOP_VM_MS), STOPPERS));
+            if (!lost.contains(a.host(t.getKey()))) tokens.add(new VmStop.Stop(a.host(t.getKey()), t.getValue()));   // a lost one is gone, with its nodes
         }
-        try {
-            // connect and reply are bounded by STOP_VM_MS each
-            CompletableFuture.allOf(stops.values().toArray(new CompletableFuture<?>[0])).get(2 * STOP_VM_MS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // each one's outcome is read below
-        }
-        List<String> problems = new ArrayList<>();
-        for (Map.Entry<Stop, CompletableFuture<Void>> s : stops.entrySet()) {
-            CompletableFuture<Void> f = s.getValue();
-            if (!f.isDone()) {
-                problems.add("host " + s.getKey().host() + " did not answer within " + 2 * STOP_VM_MS + " ms");
-            } else if (f.isCompletedExceptionally()) {
-                problems.add(Jobs.describe(f.handle((v, e) -> e).join()));
-            }
-        }
-        if (!problems.isEmpty()) {
-            out.println("warning: could not stop vm '" + job.vmName + "' everywhere: " + String.join("; ", problems));
-            out.flush();
-        }
+        VmStop.inParallel(client, job.vmName, tokens, keep, STOP_VM_MS, out);
     }
 }

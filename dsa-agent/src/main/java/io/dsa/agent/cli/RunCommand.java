@@ -13,10 +13,7 @@ import io.dsa.agent.checkpoint.CheckpointStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -188,7 +185,8 @@ final class RunCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             Restarts.prepareCheckpoints(spec, job, programType, out);
             try {
-                return inProcess ? runInProcess(programType, out) : runProcesses(programType, programs, out, err);
+                return inProcess ? runInProcess(programType, out)
+                        : new ProcessesRun(job, maxRestarts, metrics, this::childCommand, out, err).run(programType, programs, restartCheckpoint);
             } catch (RuntimeException | IOException e) {   // e.g. an agent that cannot bind, a child that cannot start
                 Jobs.printFailed(out, Jobs.describe(e));
                 return DsaCli.EXIT_FAILED;
@@ -360,89 +358,6 @@ final class RunCommand implements Callable<Integer> {
         return agents;
     }
 
-    // Runs the VM as node processes; with checkpoints, a VM that loses a node restarts from the newest complete one.
-    private int runProcesses(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, PrintWriter out,
-            PrintWriter err) throws InterruptedException, IOException {
-        long startMs = System.currentTimeMillis();
-        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
-        job.allNodesOnThisMachine();
-        // The secret as hex: what the children read from their stdin, so both sides hold the same bytes.
-        byte[] random = new byte[SECRET_BYTES];
-        new SecureRandom().nextBytes(random);
-        String secret = HexFormat.of().formatHex(random);
-        CheckpointStore.Checkpoint from = restartCheckpoint;
-        long failedAtNs = 0;
-        for (int restarts = 0; ; restarts++) {
-            Verdict verdict = attempt(programType, programs, secret, from, failedAtNs, startMs, deadlineNs, out, err);
-            if (verdict.failure() == null) {
-                Jobs.printOk(out);
-                return 0;
-            }
-            failedAtNs = verdict.atNs();
-            from = verdict.nodeLost() && job.checkpointEvery > 0 && restarts < maxRestarts && remainingMs(deadlineNs) > 0
-                    ? Restarts.newest(job.checkpointDir, out) : null;
-            if (from == null) {
-                if (verdict.nodeLost() && job.checkpointEvery > 0 && restarts < maxRestarts) {
-                    out.println("not restarted: no complete checkpoint in " + job.checkpointDir + " yet");
-                }
-                Jobs.printFailed(out, verdict.failure());
-                return DsaCli.EXIT_FAILED;
-            }
-            out.printf("node lost: %s%nevery node process ended %.1f ms after the verdict%n", verdict.failure().lines().findFirst().orElse(""),
-                    (System.nanoTime() - failedAtNs) / 1e6);
-            out.println("restarting the VM from " + from.dir()
-                    + " (epoch " + from.manifest().epoch() + "), restart " + (restarts + 1) + " of at most " + maxRestarts);
-            out.flush();
-        }
-    }
-
-    // One VM from the start, or from checkpoint `from` (then its formation is reported as the recovery from `failedAtNs`).
-    private Verdict attempt(Class<? extends DsaProgram> programType, ClassPathOption.Scope programs, String secret,
-            CheckpointStore.Checkpoint from, long failedAtNs, long startMs, long deadlineNs, PrintWriter out, PrintWriter err)
-            throws InterruptedException, IOException {
-        DsaProgram program = ProgramCatalog.instantiate(programType);
-        DsaConfig config = job.config().nodeId(0).port(0).bindHost(DsaConfig.DEFAULT_BIND_HOST)
-                .secret(secret.getBytes(StandardCharsets.US_ASCII)).progress(new ProgressPrinter(out, startMs)).build();
-        DsaAgent agent = from == null ? DsaAgent.start(config) : DsaAgent.restart(config, from);
-        if (from != null && failedAtNs != 0) {
-            long epoch = from.manifest().epoch();
-            agent.formed().thenRunAsync(() -> {   // not on the I/O thread that completes it
-                out.printf("recovered: the VM formed again and resumes at epoch %d, %.1f ms after the failure's verdict%n", epoch,
-                        (System.nanoTime() - failedAtNs) / 1e6);
-                out.flush();
-            });
-        }
-        MetricsOption.Exposure exposure = null;
-        try (ChildNodes children = new ChildNodes(out, err)) {
-            exposure = metrics.expose(config.bindHost(), () -> List.of(agent), "node 0", out);
-            if (exposure != null) exposure.register(agent);
-            for (int node = 1; node < job.nodes; node++) {
-                List<String> command = childCommand(node, agent.address(), programType, programs.joined(), startMs);
-                if (from != null) command.addAll(command.indexOf(programType.getName()), List.of(NodeCommand.RESTART_OPTION, from.dir().toAbsolutePath().toString()));
-                children.start(node, command, (secret + "\n").getBytes(StandardCharsets.US_ASCII));
-            }
-            Verdict verdict = await(agent, program, from != null, children, deadlineNs, out);
-            long verdictNs = System.nanoTime();
-            if (verdict.failure() != null) {
-                // Lost, before any node process is ended here: one killed by a signal, or the failure names a lost node.
-                boolean lost = children.endedBySignal() || Restarts.namesLostNode(verdict.failure());
-                // The lost node cannot say why, nor exit on its own when it is stopped or cut off: no grace for it.
-                children.kill(Restarts.lostNode(verdict.failure()));
-                if (verdict.nodesKnow()) {
-                    // The other nodes learn of the failure too: let them say why and exit on their own.
-                    children.awaitExit(Math.min(ChildNodes.GRACE_MS, remainingMs(deadlineNs)));
-                }
-                children.destroyAll();
-                children.drainOutput();   // the children's last words before the verdict
-                return new Verdict(verdict.failure(), verdict.nodesKnow(), lost, verdictNs);
-            }
-            return verdict;
-        } finally {
-            if (exposure != null) exposure.close();
-            closeQuietly(agent);
-        }
-    }
-
     /**
      * How a job ended: {@code failure} is null on success; {@code nodesKnow} says whether node 0
      * failed the job, so that the other nodes learn it and exit on their own (not after a time out, nor
@@ -455,28 +370,6 @@ final class RunCommand implements Callable<Integer> {
         Verdict(String failure, boolean nodesKnow) { this(failure, nodesKnow, false, 0); }
 
         static Verdict failed(String reason) { return new Verdict(reason, true); }
-    }
-
-    // Runs node 0's part and waits for the children.
-    private Verdict await(DsaAgent agent, DsaProgram program, boolean resume, ChildNodes children, long deadlineNs, PrintWriter out)
-            throws InterruptedException {
-        List<String> args = List.copyOf(job.args);
-        CompletableFuture<RunReport> run = Jobs.start(() -> resume ? agent.resume(program, args) : agent.run(program, args));
-        CompletableFuture<Object> first = CompletableFuture.anyOf(run, children.firstFailure());
-        try {
-            first.get(remainingMs(deadlineNs), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            return new Verdict(Jobs.timedOut(job.timeoutSeconds, agent.vmWorkerLines(Jobs.WORKERS_ANSWER_MS)), false);
-        } catch (ExecutionException e) {
-            return Verdict.failed(Jobs.describe(e));   // node 0's run threw: the job's first failure
-        }
-        Verdict failed = failureAfterFirstEnd(run, children.firstFailure(), Math.min(job.failureTimeoutMs, remainingMs(deadlineNs)));
-        if (failed != null) return failed;
-        RunReport report = run.join();
-        String exit = children.awaitExit(Math.max(remainingMs(deadlineNs), ChildNodes.GRACE_MS));
-        children.drainOutput();
-        Jobs.printReport(out, report);
-        return exit == null ? Verdict.OK : Verdict.failed(exit);
     }
 
     /**
@@ -535,10 +428,6 @@ final class RunCommand implements Callable<Integer> {
         command.add(programType.getName());
         command.addAll(job.args);
         return command;
-    }
-
-    private static long remainingMs(long deadlineNs) {
-        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

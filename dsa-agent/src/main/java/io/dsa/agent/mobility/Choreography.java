@@ -12,19 +12,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one driver of a move and of a clone (docs/runtime.md, "The choreography"): a fixed sequence
+ * The one driver of a move, a clone and a restart (docs/runtime.md, "The choreography"): a fixed sequence
  * of states, each with one action on a port, and the rules every failure follows. Before the
  * commit a failure abandons (every node drops what it held for the new agent, the new agent is
  * closed, the source goes on, the barrier is released if it was held) and ends in the failed
  * state; from the commit on nothing abandons: a failing step still lets the barrier go and the
  * machine ends in the lost state (the node's failure is then the ordinary loss of a node).
  *
- * Built by {@link MoveChoreography#create} and {@link CloneChoreography#create}.
+ * Built by {@link MoveChoreography#create}, {@link CloneChoreography#create} and {@link RestartChoreography#create}.
  *
  * <p>Every state change passes {@link #transitionTo}, which checks it against the sequence and
  * logs it at DEBUG. Not thread-safe: one thread runs a choreography; its port may fan steps out.
  *
- * @param <S> the states: {@link MoveChoreography.State} or {@link CloneChoreography.State}
+ * @param <S> the states: {@link MoveChoreography.State}, {@link CloneChoreography.State} or {@link RestartChoreography.State}
  */
 public final class Choreography<S extends Enum<S>> {
     private static final Logger LOG = LoggerFactory.getLogger(Choreography.class);
@@ -41,8 +41,8 @@ public final class Choreography<S extends Enum<S>> {
      * @param idle the state before {@link #run}
      * @param forward the states in order after idle, up to and including the success terminal
      * @param commit the first state whose action cannot be undone
-     * @param holding the state whose action holds the safe point (released by {@code releasing})
-     * @param releasing the state whose action releases the safe point
+     * @param holding the state whose action holds the safe point (released by {@code releasing}); null: none (a restart)
+     * @param releasing the state whose action releases the safe point; null: none
      * @param abandoning the state of giving back after a failure before the commit
      * @param failed the terminal state after abandoning
      * @param lost the terminal state after a failure from the commit on

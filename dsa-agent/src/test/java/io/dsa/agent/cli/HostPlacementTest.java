@@ -92,25 +92,23 @@ class HostPlacementTest {
     }
 
     @Test
-    void theRestartPassesItsStatesInOrderAndPrintsEachStep() {
+    void theRestartPrintsEachStepAndCountsItsRestarts() {
         StringWriter text = new StringWriter();
-        HostRestart r = new HostRestart(new PrintWriter(text), 1);
-        assertEquals(HostRestart.State.RUNNING, r.state());
-        r.onLost("lost node 1 at 127.0.0.3:5000\nmore", System.nanoTime());
-        r.onStopped("[127.0.0.3:7000]");
-        r.onPlaced("node 0 on A, node 1 on A", 100, "D/epoch-100");
-        r.onStarted();
-        r.onResumed(100);
-        assertEquals(HostRestart.State.RUNNING, r.state());
+        RestartReport r = new RestartReport(new PrintWriter(text), 1);
+        assertEquals(true, r.mayRestart());
+        r.lost("lost node 1 at 127.0.0.3:5000\nmore", System.nanoTime());
+        r.stopped("[127.0.0.3:7000]");
+        r.restarting("D/epoch-100", 100, "node 0 on A, node 1 on A");
+        r.recovered(100);
         List<String> lines = text.toString().lines().toList();
         assertEquals("node lost: lost node 1 at 127.0.0.3:5000", lines.get(0));
-        assertEquals(true, lines.get(1).startsWith("every node stopped ") && lines.get(1).endsWith(" (lost: [127.0.0.3:7000])"));
+        assertEquals(true, lines.get(1).startsWith("every node stopped ") && lines.get(1).endsWith(" ms after the verdict (lost: [127.0.0.3:7000])"),
+                lines.get(1));
         assertEquals("restarting the VM from D/epoch-100 (epoch 100), restart 1 of at most 1: node 0 on A, node 1 on A", lines.get(2));
         assertEquals(true, lines.get(3).startsWith("recovered: the VM formed again and resumes at epoch 100, "));
         assertEquals(false, r.mayRestart());
-        assertThrows(IllegalStateException.class, r::onStarted, "RUNNING -> FORMING is not a step of a restart");
-        r.onLost("again", System.nanoTime());
-        r.onGaveUp("not restarted: no copy");
-        assertEquals(HostRestart.State.GAVE_UP, r.state());
+        assertEquals(1, r.restarts());
+        r.stopped("");
+        assertEquals(true, text.toString().lines().toList().get(4).endsWith(" ms after the verdict"), "no lost hosts: nothing in brackets");
     }
 }

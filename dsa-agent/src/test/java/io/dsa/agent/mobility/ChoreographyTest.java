@@ -152,4 +152,46 @@ class ChoreographyTest {
         assertEquals("host 1", e.getMessage());
         assertEquals("host 3", e.getSuppressed()[0].getMessage());
     }
+
+    private static final List<String> RESTART_PATH = List.of("stop", "place", "start", "awaitFormed");
+
+    private static Choreography<RestartChoreography.State> restart(ScriptedPorts.Log log, String failing) {
+        return RestartChoreography.create("restart 1", ScriptedPorts.scripted(RestartChoreography.Port.class, log, failing),
+                (state, cause) -> new IllegalStateException(state + ": " + cause.getMessage(), cause));
+    }
+
+    /** A restart (the same machine for node processes and hosts): stop, place, start, await the formed VM, in order. */
+    @Test
+    void aRestartTakesEveryStepOnceInOrderAndEndsResumed() {
+        ScriptedPorts.Log log = new ScriptedPorts.Log();
+        Choreography<RestartChoreography.State> r = restart(log, null);
+        r.run();
+        assertEquals(RestartChoreography.State.RESUMED, r.state(), r.trace().toString());
+        assertEquals(RESTART_PATH, log.steps());
+    }
+
+    /** Stopping or placing fails (no checkpoint copy survives, say): nothing was started, the restart is given up. */
+    @ParameterizedTest
+    @EnumSource(value = RestartChoreography.State.class, names = {"STOPPING", "PLACING"})
+    void aRestartFailingBeforeItStartsAnythingEndsFailedWithNothingStarted(RestartChoreography.State failing) {
+        ScriptedPorts.Log log = new ScriptedPorts.Log();
+        Choreography<RestartChoreography.State> r = restart(log, ScriptedPorts.step(failing));
+        assertEquals(failing + ": injected in " + ScriptedPorts.step(failing), assertThrows(IllegalStateException.class, r::run).getMessage());
+        assertEquals(RestartChoreography.State.FAILED, r.state(), r.trace().toString());
+        List<String> expected = new ArrayList<>(RESTART_PATH.subList(0, RESTART_PATH.indexOf(ScriptedPorts.step(failing)) + 1));
+        expected.add("abandon");
+        assertEquals(expected, log.steps());
+    }
+
+    /** From the start on a new VM exists: a failure is that VM's (LOST), never given back as if nothing had started. */
+    @ParameterizedTest
+    @EnumSource(value = RestartChoreography.State.class, names = {"STARTING", "FORMING"})
+    void aRestartFailingOnceItStartedEndsLostWithoutAbandoning(RestartChoreography.State failing) {
+        ScriptedPorts.Log log = new ScriptedPorts.Log();
+        Choreography<RestartChoreography.State> r = restart(log, ScriptedPorts.step(failing));
+        assertThrows(IllegalStateException.class, r::run);
+        assertEquals(RestartChoreography.State.LOST, r.state(), r.trace().toString());
+        assertFalse(log.steps().contains("abandon"), log.steps().toString());
+        assertEquals(RESTART_PATH.subList(0, RESTART_PATH.indexOf(ScriptedPorts.step(failing)) + 1), log.steps());
+    }
 }

@@ -93,6 +93,10 @@ public final class ScriptedPorts {
             case "preparing" -> "prepare";
             case "admitting" -> "admit";
             case "registering" -> "register";
+            case "stopping" -> "stop";
+            case "placing" -> "place";
+            case "starting" -> "start";
+            case "forming" -> "awaitFormed";
             default -> throw new IllegalArgumentException("state " + state + " has no step");
         };
     }
