@@ -202,6 +202,7 @@ final class HostsRun {
                 if (lostRestart != null) throw lostRestart;
                 if (!a.launched) launch(client, a, programType, jar, deadlineNs);
                 RunReport report = outcome(client, a, deadlineNs);
+                VmStop.inParallel(client, job.vmName, cloneStops(a), new long[0], STOP_VM_MS, out);   // none is promoted
                 Jobs.printReport(out, report);
                 Jobs.printOk(out);
                 return 0;
@@ -292,6 +293,7 @@ final class HostsRun {
             }
             int[] buddies = buddies(target != null ? target : next);
             current = new Attempt(index, next, target, buddies, epoch, promoted);
+            currentClones = List.of();   // the restarted VM has none (a promoted one is its node now; the others are stopped)
             restart.restarting(checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch, epoch, next.describe());
             if (buddies == null) {
                 restart.print("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no"
@@ -569,6 +571,21 @@ final class HostsRun {
      */
     private void stopEverywhere(HostClient client, Attempt a) { stopEverywhere(client, a, new long[0]); }
 
+    /**
+     * @return the stops of the clones that keep checkpoint copies of the VM's nodes, on their hosts
+     *         (which need not be the VM's): a clone not promoted would otherwise wait for a promotion
+     *         ({@code ChildAgent.PROMOTION_WAIT_MS}). A clone has the stop token of the node it copies.
+     */
+    private java.util.Set<VmStop.Stop> cloneStops(Attempt a) {
+        java.util.Set<VmStop.Stop> stops = new java.util.LinkedHashSet<>();
+        java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
+        for (HostPlacement.CurrentClone c : currentClones) {
+            String token = a.stopTokens.get(c.node());
+            if (token != null && !lost.contains(c.host())) stops.add(new VmStop.Stop(c.host(), token));
+        }
+        return stops;
+    }
+
     /** As {@link #stopEverywhere(HostClient, Attempt)}, but the VM's clones {@code keep} (ids) go on, to be promoted. */
     private void stopEverywhere(HostClient client, Attempt a, long[] keep) {
         java.util.Set<VmStop.Stop> tokens = new java.util.LinkedHashSet<>();
@@ -576,6 +593,7 @@ final class HostsRun {
         for (Map.Entry<Integer, String> t : a.stopTokens.entrySet()) {
             if (!lost.contains(a.host(t.getKey()))) tokens.add(new VmStop.Stop(a.host(t.getKey()), t.getValue()));   // a lost one is gone, with its nodes
         }
+        tokens.addAll(cloneStops(a));
         VmStop.inParallel(client, job.vmName, tokens, keep, STOP_VM_MS, out);
     }
 }

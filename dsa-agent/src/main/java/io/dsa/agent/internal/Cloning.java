@@ -71,8 +71,17 @@ final class Cloning {
                 new AgentState.BarrierImage(0, 0, 0, 0, 0, Map.of()));
     }
 
-    /** Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages. */
+    /**
+     * Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages.
+     *
+     * @throws DsaException if a clone with that id is connected here already (ids are picked from
+     *         the hosts a {@code dsa clone} knows: one that does not know a clone's host would reuse its id)
+     */
     void admit(int cloneId) {
+        if (network.connected(cloneId)) {
+            throw new DsaException("clone id " + cloneId + " is taken: a clone with that id is connected to node " + nodeId
+                    + " (name the hosts of the VM's clones too, so the next free id is found)");
+        }
         network.grow(cloneId + 1);
         arrays.admitNodes(Math.max(cloneId + 1, 1));
     }

@@ -19,18 +19,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A clone promoted to the node it copies (docs/failures.md, "Clone promotion"): {@code dsa host}
- * processes on 127.0.0.2 (node 0), 127.0.0.4 (node 1, killed) and 127.0.0.3 (the clone's host, not
+ * processes on 127.0.0.2 (node 0), 127.0.0.4 (node 1, killed) and 127.0.0.3 (a clone's host, not
  * one of the VM's {@code --hosts}); the held relaxation of {@link HostTestPrograms.Relax} with
- * checkpoints every 20 global barriers. Node 1 is cloned to 127.0.0.3 with {@code dsa clone}; once
- * the launcher says the clone keeps a checkpoint of node 1 in memory, node 1's host is killed by
- * PID. Node 1 and its buddy (node 0's host keeps its file's copy) are not both lost, but the clone
- * is preferred: the restart starts node 1 in the clone's JVM from its copy, and the run ends with
- * the uninterrupted run's result. No randomness: the kill comes after a chosen event.
+ * checkpoints every 10 global barriers. Node 1 is cloned to 127.0.0.3 (clone 2) and to 127.0.0.2
+ * (clone 3) with {@code dsa clone}; once the launcher says both keep a checkpoint of node 1 in
+ * memory, node 1's host is killed by PID. Node 1 and its buddy (node 0's host keeps its file's
+ * copy) are not both lost, but a clone is preferred: the restart starts node 1 in clone 2's JVM
+ * from its copy, clone 3 is stopped with the lost VM, and the run ends with the uninterrupted
+ * run's result. No randomness: the kill comes after a chosen event.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ClonePromotionSystemTest {
     private static final String HELD = HostTestPrograms.Relax.class.getName();
-    private static final String ITERATIONS = "60";
+    private static final String ITERATIONS = "40";
 
     @TempDir
     static Path dir;
@@ -66,19 +67,23 @@ class ClonePromotionSystemTest {
         Path fast = dir.resolve("fast-promote");
         try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
             String vmHosts = a.address() + "," + doomed.address();
-            Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", "promote", "--checkpoint-every", "20",
+            Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", "promote", "--checkpoint-every", "10",
                     "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200", HELD, ITERATIONS, fast.toString());
             CompletableFuture<Cli> run = running.done();
             try {
                 Poll.status(s -> s.out().lines().filter(l -> l.startsWith("promote ") && l.contains("RUNNING")).count() == 2,
                         "--hosts", vmHosts, "--vm", "promote", "--secret-file", secret.toString());
-                Cli clone = Cli.execute("clone", "--vm", "promote", "--node", "1", "--hosts", vmHosts, "--to", c.address(),
-                        "--secret-file", secret.toString());
-                assertEquals(0, clone.exitCode(), clone.toString());
-                assertTrue(clone.out().startsWith("cloned promote/1 from " + doomed.address() + " to " + c.address() + " as promote/2"),
-                        clone.out());
-                String current = "clone 2 of node 1 on host " + c.address() + " keeps node 1's checkpoint of epoch ";
-                Poll.until("the launcher's line that the clone is current", running::outSoFar, out -> out.contains(current) || run.isDone(),
+                // two clones of node 1: the first is promoted, the second (on node 0's host) is stopped with the VM
+                for (HostProcess to : List.of(c, a)) {
+                    Cli clone = Cli.execute("clone", "--vm", "promote", "--node", "1", "--hosts", vmHosts + "," + c.address(), "--to", to.address(),
+                            "--secret-file", secret.toString());
+                    assertEquals(0, clone.exitCode(), clone.toString());
+                    assertTrue(clone.out().startsWith("cloned promote/1 from " + doomed.address() + " to " + to.address() + " as promote/"
+                            + (to == c ? 2 : 3)), clone.out());
+                }
+                String current = "clone 3 of node 1 on host " + a.address() + " keeps node 1's checkpoint of epoch ";
+                Poll.until("the launcher's line that both clones are current", running::outSoFar,
+                        out -> out.contains(current) && out.contains("clone 2 of node 1 on host " + c.address() + " keeps") || run.isDone(),
                         120_000, 2);
                 assertFalse(run.isDone(), () -> "the run ended before the clone was current: " + run.join());
                 doomed.close();   // SIGKILL by PID: node 1's JVM ends with it
@@ -94,11 +99,12 @@ class ClonePromotionSystemTest {
                     + " checkpoint of epoch "), cli.toString());
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + c.address()), cli.toString());
             assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
-            // the clone became node 1 and ended with the job: no clone and no running node is left on the hosts
-            Poll.status(s -> s.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
-                    "--hosts", a.address() + "," + c.address(), "--vm", "promote", "--secret-file", secret.toString());
+            // clone 2 became node 1 and ended with the job, clone 3 was stopped with the lost VM (it would wait 60 s to be
+            // promoted otherwise): no clone and no running node is left on the hosts once the run ended
             Cli status = Cli.execute("status", "--hosts", a.address() + "," + c.address(), "--vm", "promote", "--secret-file",
                     secret.toString());
+            assertTrue(status.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
+                    status.out());
             assertTrue(Pattern.compile("promote\\s+1\\s+" + Pattern.quote(c.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
                     status.out());
         }

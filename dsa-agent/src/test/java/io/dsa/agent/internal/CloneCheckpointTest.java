@@ -59,6 +59,9 @@ class CloneCheckpointTest {
         DsaConfig base = config(4);
         List<String> lines = runWithClone(base);
         assertEquals(baseline, lines);
+        // a second clone that picked a taken id (its command did not know the first's host) is refused at admission
+        assertEquals("clone id 3 is taken: a clone with that id is connected to node 2 (name the hosts of the VM's clones too, so the"
+                + " next free id is found)", assertThrows(DsaException.class, () -> nodes.get(2).admitClone(CLONE)).getMessage());
 
         Path epoch20 = CheckpointStore.epochDir(dir, 20);
         CheckpointStore.Checkpoint cp = new CheckpointStore.Checkpoint(epoch20, CheckpointStore.manifest(epoch20));
