@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Live migration between {@code dsa host} processes on 127.0.0.2 .. 127.0.0.4 (and a faulty one
  * on 127.0.0.6) with {@code dsa migrate}, while a resumable job shipped from the test classes runs.
+ * Every host starts in {@code @BeforeAll}, all at once, while the in-process baseline runs.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostMigrationSystemTest {
@@ -33,23 +34,42 @@ class HostMigrationSystemTest {
     static Path dir;
     static Path secret;
     static final List<HostProcess> hosts = new ArrayList<>();
+    /** The faulty host on 127.0.0.6: its moves stop for good after the transfer step (the test kills it). */
+    static HostProcess stopping;
     static String baseline;
 
     @BeforeAll
     static void startHostsAndRunTheBaseline() throws Exception {
         System.out.println("HostMigrationSystemTest: no randomness (the moves and the kill come at chosen steps)");
         secret = HostProcess.newSecret(dir.resolve("secret"));
-        HostProcess.startAll(2, 4, secret, hosts);
         Path fast = Files.writeString(dir.resolve("fast-baseline"), "fast");
-        // in process: the result does not depend on where the nodes run (the moved runs below are on the hosts)
-        Cli run = Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "2", RELAX, ITERATIONS, fast.toString());
-        assertEquals(0, run.exitCode(), run.toString());
-        baseline = result(run);
+        // in process, while the hosts' JVMs start: the result does not depend on where the nodes run (the moved runs below are on the hosts)
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.execute("run", "--in-process", "--nodes", "3", "--threads", "2",
+                RELAX, ITERATIONS, fast.toString()));
+        CompletableFuture<HostProcess> faulty = CompletableFuture.supplyAsync(() -> {
+            try {
+                return HostProcess.startStopping("127.0.0.6", secret, "transfer");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            HostProcess.startAll(2, 4, secret, hosts);
+        } finally {
+            stopping = faulty.get(120, TimeUnit.SECONDS);
+        }
+        Cli done = run.get(120, TimeUnit.SECONDS);
+        assertEquals(0, done.exitCode(), done.toString());
+        baseline = result(done);
     }
 
     @AfterAll
     static void stopHosts() throws Exception {
         HostProcess.closeAll(hosts);
+        if (stopping != null) stopping.close();
     }
 
     private static String address(int h) { return hosts.get(h).address(); }
@@ -100,7 +120,7 @@ class HostMigrationSystemTest {
         Path fast = dir.resolve("fast-killed");
         CompletableFuture<Cli> run = startSlowRun("killed", fast);
         // the new host stops for good once the node's state is restored there, before the other nodes connect to it
-        try (HostProcess doomed = HostProcess.startStopping("127.0.0.6", secret, "transfer")) {
+        try (HostProcess doomed = stopping) {
             try {
                 awaitStatus(s -> s.out().lines().filter(l -> l.startsWith("killed") && l.contains("RUNNING")).count() == 3,
                         "killed");
