@@ -80,15 +80,16 @@ class HostMigrationSystemTest {
         return m.group(1);
     }
 
-    private static CompletableFuture<Cli> startSlowRun(String vm, Path fast) {
-        return CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts", address(0) + "," + address(1), "--nodes", "3",
+    /** Runs the relaxation on 3 nodes of 2 threads on {@code hosts} (node k on the k-th host, cyclically) until its fast file exists. */
+    private static CompletableFuture<Cli> startSlowRun(String vm, Path fast, String hosts) {
+        return CompletableFuture.supplyAsync(() -> Cli.execute("run", "--hosts", hosts, "--nodes", "3",
                 "--threads", "2", "--vm", vm, "--secret-file", secret.toString(), RELAX, ITERATIONS, fast.toString()));
     }
 
     @Test
     void twoMigrationsDuringOneRunGiveABitwiseIdenticalResult() throws Exception {
         Path fast = dir.resolve("fast-two-moves");
-        CompletableFuture<Cli> run = startSlowRun("moves", fast);
+        CompletableFuture<Cli> run = startSlowRun("moves", fast, address(0) + "," + address(1));
         try {
             awaitStatus(s -> s.out().lines().filter(l -> l.startsWith("moves") && l.contains("RUNNING")).count() == 3, "moves");
             // node 1: host 1 -> host 2
@@ -118,14 +119,16 @@ class HostMigrationSystemTest {
     @Test
     void killingTheNewHostMidTransferLeavesTheSourceAuthoritative() throws Exception {
         Path fast = dir.resolve("fast-killed");
-        CompletableFuture<Cli> run = startSlowRun("killed", fast);
+        // a node on each of the three hosts: each takes its spare JVM, none starts one while the VM forms
+        String three = address(0) + "," + address(1) + "," + address(2);
+        CompletableFuture<Cli> run = startSlowRun("killed", fast, three);
         // the new host stops for good once the node's state is restored there, before the other nodes connect to it
         try (HostProcess doomed = stopping) {
             try {
                 awaitStatus(s -> s.out().lines().filter(l -> l.startsWith("killed") && l.contains("RUNNING")).count() == 3,
                         "killed");
                 CompletableFuture<Cli> migrate = CompletableFuture.supplyAsync(() -> Cli.execute("migrate", "--vm", "killed",
-                        "--node", "1", "--hosts", address(0) + "," + address(1), "--to", doomed.address(),
+                        "--node", "1", "--hosts", three, "--to", doomed.address(),
                         "--secret-file", secret.toString()));
                 try {
                     doomed.awaitOutput("stopped after transfer", 120_000);   // it holds node 1's state then
