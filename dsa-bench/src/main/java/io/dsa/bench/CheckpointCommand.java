@@ -94,8 +94,8 @@ final class CheckpointCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (common.smoke) {
-            nodes = 2; threads = 1; n = 64; every = 20; reps = 1;
-            iterations = killNode > 0 ? 300 : 60;   // a killed run must still be running after its first checkpoint
+            nodes = 2; threads = 1; n = 64; every = 10; reps = 1;
+            iterations = killNode > 0 ? 150 : 60;   // a killed run must still be running after its first checkpoint
         }
         if (reps < 1 || every < 1 || iterations < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--reps " + reps + ", --every " + every + ", --iterations "

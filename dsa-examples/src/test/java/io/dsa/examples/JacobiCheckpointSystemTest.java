@@ -15,6 +15,7 @@ import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,11 +26,16 @@ import org.junit.jupiter.api.io.TempDir;
  * under {@code dsa run --checkpoint-every}: a node process killed by PID once a checkpoint is
  * complete, and the whole VM restarted from it by the launcher; then {@code --restart-from} of the
  * directory left. The report line (grid, iterations, "bitwise equal to sequential", residual) must
- * be the uninterrupted run's; only the time at its end differs.
+ * be the uninterrupted run's; only the time at its end differs. The killed run is
+ * {@link TestPrograms.HeldJacobi}, which holds node 0 at epoch 20 until the test lets it go on, so
+ * the kill lands mid-run with 40 iterations; 2 nodes, so that each run starts one node process. No
+ * randomness: the kill comes after the first complete checkpoint.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class JacobiCheckpointSystemTest {
-    private static final List<String> JACOBI = List.of("jacobi", "96", "600", "16");
+    /** Grid side, iterations (checkpoints every 10: the last at epoch 40), rows per partition. */
+    private static final List<String> SIZE = List.of("96", "40", "16");
+    private static final String HELD = TestPrograms.HeldJacobi.class.getName();
 
     @TempDir
     Path dir;
@@ -41,25 +47,34 @@ class JacobiCheckpointSystemTest {
         return line.substring(0, line.indexOf(", iterations "));
     }
 
-    private static String[] args(String... options) {
+    private static String[] args(String program, String... options) {
         List<String> all = new java.util.ArrayList<>(List.of(options));
-        all.addAll(JACOBI);
+        all.add(program);
+        all.addAll(SIZE);
         return all.toArray(new String[0]);
     }
 
     @Test
     void aJacobiNodeKilledMidRunIsSurvivedWithTheUninterruptedResultAndTheDirectoryRestartsToo() throws Exception {
-        DsaCommand reference = DsaCommand.execute(args("run", "--in-process", "--nodes", "3", "--threads", "1"));
-        assertEquals(0, reference.exitCode(), reference.toString());
-
-        CompletableFuture<DsaCommand> run = CompletableFuture.supplyAsync(() -> DsaCommand.execute(args("run", "--nodes", "3",
-                "--threads", "1", "--timeout", "250", "--checkpoint-every", "20", "--checkpoint-dir",
-                dir.toString())));
-        awaitACheckpoint(run);
-        assertTrue(!run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
-        ProcessHandle victim = DsaCommand.liveNodeProcesses().get(0);
-        victim.destroyForcibly();   // SIGKILL, by PID
+        System.out.println("JacobiCheckpointSystemTest: no randomness (the kill comes after the first complete checkpoint)");
+        // beside the killed run (it starts no process): the plain program, whose result the held one must give
+        CompletableFuture<DsaCommand> uninterrupted = CompletableFuture.supplyAsync(() -> DsaCommand.execute(args("jacobi", "run",
+                "--in-process", "--nodes", "2", "--threads", "1")));
+        TestPrograms.HeldJacobi.release = new CountDownLatch(1);
+        CompletableFuture<DsaCommand> run = CompletableFuture.supplyAsync(() -> DsaCommand.execute(args(HELD, "run", "--nodes", "2",
+                "--threads", "1", "--timeout", "250", "--checkpoint-every", "10", "--checkpoint-dir", dir.toString())));
+        ProcessHandle victim;
+        try {
+            awaitACheckpoint(run);
+            assertTrue(!run.isDone(), () -> "the run ended before its first checkpoint: " + run.join());
+            victim = DsaCommand.liveNodeProcesses().get(0);
+            victim.destroyForcibly();   // SIGKILL, by PID
+        } finally {
+            TestPrograms.HeldJacobi.release.countDown();   // the restarted VM runs to the end
+        }
         DsaCommand survived = run.get(250, TimeUnit.SECONDS);
+        DsaCommand reference = uninterrupted.get(250, TimeUnit.SECONDS);
+        assertEquals(0, reference.exitCode(), reference.toString());
         System.out.println("JacobiCheckpointSystemTest: node process " + victim.pid() + " killed; "
                 + survived.out().lines().filter(l -> l.startsWith("recovered") || l.startsWith("every node") || l.startsWith("run:")).toList());
         assertEquals(0, survived.exitCode(), survived.toString());
@@ -70,7 +85,7 @@ class JacobiCheckpointSystemTest {
 
         DsaCommand restarted = DsaCommand.execute("run", "--restart-from", dir.toString(), "--timeout", "200");
         assertEquals(0, restarted.exitCode(), restarted.toString());
-        assertTrue(restarted.out().contains("restarting from " + CheckpointStore.epochDir(dir, 600)), restarted.toString());
+        assertTrue(restarted.out().contains("restarting from " + CheckpointStore.epochDir(dir, 40)), restarted.toString());
         assertEquals(result(reference), result(restarted));
     }
 

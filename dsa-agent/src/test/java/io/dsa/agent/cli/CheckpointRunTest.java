@@ -35,7 +35,7 @@ class CheckpointRunTest {
     private static final String RELAX = "io.dsa.agent.MigrationTest$Relax";
     private static final String HELD = HostTestPrograms.Relax.class.getName();
     /** Iterations of the held runs: 10 ms each until the fault, few after it. */
-    private static final String ITERATIONS = "60";
+    private static final String ITERATIONS = "30";
     /** Nodes of every run: node 0 in the launcher's JVM and one node process (each JVM started costs seconds in CI). */
     private static final String NODES = "2";
 
@@ -170,22 +170,22 @@ class CheckpointRunTest {
 
     @Test
     void restartFromADirectoryTakesTheNewestIntactCheckpointAndEndsWithTheSameResult() throws Exception {
-        String expected = reference(RELAX, "30");
+        String expected = reference(RELAX, "20");
         Cli first = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "10",
-                "--checkpoint-dir", dir.toString(), RELAX, "30");
+                "--checkpoint-dir", dir.toString(), RELAX, "20");
         assertEquals(0, first.exitCode(), first.toString());
         assertTrue(first.out().contains("checkpoints: every 10 global barriers into " + dir), first.toString());
-        assertEquals(List.of(30L, 20L), CheckpointStore.epochs(dir));
-        Path damaged = CheckpointStore.epochDir(dir, 30).resolve(CheckpointStore.nodeFile(1));
+        assertEquals(List.of(20L, 10L), CheckpointStore.epochs(dir));
+        Path damaged = CheckpointStore.epochDir(dir, 20).resolve(CheckpointStore.nodeFile(1));
         byte[] bytes = Files.readAllBytes(damaged);
         bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
         Files.write(damaged, bytes);
 
         Cli cli = Cli.execute("run", "--restart-from", dir.toString(), "--timeout", "100");
         assertEquals(0, cli.exitCode(), cli.toString());
-        assertTrue(cli.out().contains("epoch-30 refused: " + damaged + ": checksum mismatch"), cli.toString());
-        assertTrue(cli.out().contains("restarting from " + CheckpointStore.epochDir(dir, 20) + ": " + RELAX + " 30 on 2 nodes x 1 threads"
-                + " at epoch 20"), cli.toString());
+        assertTrue(cli.out().contains("epoch-20 refused: " + damaged + ": checksum mismatch"), cli.toString());
+        assertTrue(cli.out().contains("restarting from " + CheckpointStore.epochDir(dir, 10) + ": " + RELAX + " 20 on 2 nodes x 1 threads"
+                + " at epoch 10"), cli.toString());
         assertEquals(expected, result(cli));
     }
 

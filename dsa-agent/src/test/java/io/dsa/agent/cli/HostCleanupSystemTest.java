@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * What a host leaves behind: nothing once it stops (SIGTERM ends its jobs' JVMs and deletes its
  * work directory); when it is killed, its jobs' JVMs end on their own (their stdin pipe closes)
  * and the next host started on the same work directory removes its files. A launcher that times
- * out or is ended by a signal stops its VM with its stop tokens.
+ * out or is ended by a signal stops its VM with its stop tokens. The hosts whose job the tests end
+ * (127.0.0.6 to .9) start in {@code @BeforeAll}, all at once: a host's spare JVM is then ready when
+ * the job comes. No randomness.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostCleanupSystemTest {
@@ -31,10 +35,19 @@ class HostCleanupSystemTest {
     @TempDir
     static Path dir;
     static Path secret;
+    /** On 127.0.0.6 (stopped by SIGTERM), .7 (killed), .8 (its launcher times out), .9 (its launcher is ended), all at INFO. */
+    static final List<HostProcess> hosts = new ArrayList<>();
 
     @BeforeAll
-    static void makeSecret() {
+    static void makeSecretAndStartTheHosts() throws Exception {
+        System.out.println("HostCleanupSystemTest: no randomness (each test ends a host or a launcher at a chosen step)");
         secret = HostProcess.newSecret(dir.resolve("secret"));
+        HostProcess.startAll(6, 9, secret, List.of(INFO), hosts);
+    }
+
+    @AfterAll
+    static void stopHosts() throws Exception {
+        HostProcess.closeAll(hosts);
     }
 
     @Test
@@ -61,7 +74,7 @@ class HostCleanupSystemTest {
     @Test
     void sigtermEndsTheJobsJvmsAndDeletesTheWorkDirectory() throws Exception {
         Path gate = dir.resolve("gate-term");   // never opened: the host's end ends the job
-        try (HostProcess host = HostProcess.start("127.0.0.6", secret)) {
+        try (HostProcess host = hosts.get(0)) {
             CompletableFuture<Cli> run = runOn(host, "term", gate);
             List<ProcessHandle> jvms = awaitJobRunning(host, "term");
             host.process().toHandle().destroy();   // SIGTERM
@@ -78,7 +91,7 @@ class HostCleanupSystemTest {
     void aKilledHostsJobJvmsEndAndTheNextHostRemovesItsFiles() throws Exception {
         Path gate = dir.resolve("gate-kill");
         Path killedDir;
-        try (HostProcess host = HostProcess.start("127.0.0.7", secret)) {
+        try (HostProcess host = hosts.get(1)) {
             CompletableFuture<Cli> run = runOn(host, "killed", gate);
             List<ProcessHandle> jvms = awaitJobRunning(host, "killed");
             killedDir = host.hostDir(secret);
@@ -95,7 +108,8 @@ class HostCleanupSystemTest {
 
     @Test
     void aRunThatTimesOutStopsItsVmWithItsToken() throws Exception {
-        try (HostProcess host = HostProcess.start("127.0.0.8", secret, List.of(INFO), List.of())) {
+        try (HostProcess host = hosts.get(2)) {
+            // 5 s: it bounds the connection to the host and the submission too (3 s failed once under load average 9)
             Cli run = Cli.execute("run", "--hosts", host.address(), "--threads", "1", "--vm", "late", "--timeout", "5",
                     "--secret-file", secret.toString(), FILL, "10", "5", dir.resolve("gate-late").toString());
             assertEquals(DsaCli.EXIT_FAILED, run.exitCode(), run.toString());
@@ -107,11 +121,13 @@ class HostCleanupSystemTest {
 
     @Test
     void aLauncherEndedBySigtermStopsItsVmWithItsToken() throws Exception {
-        try (HostProcess host = HostProcess.start("127.0.0.9", secret, List.of(INFO), List.of())) {
-            Process launcher = new ProcessBuilder(io.dsa.agent.host.JvmCommand.javaExecutable(), "-cp",
-                    io.dsa.agent.host.JvmCommand.classPath(), DsaCli.class.getName(), "run", "--hosts", host.address(),
-                    "--threads", "1", "--vm", "interrupted", "--secret-file", secret.toString(), FILL, "10", "5",
-                    dir.resolve("gate-interrupted").toString()).redirectErrorStream(true).redirectOutput(dir.resolve("launcher.log").toFile())
+        try (HostProcess host = hosts.get(3)) {
+            List<String> command = new ArrayList<>(List.of(io.dsa.agent.host.JvmCommand.javaExecutable()));
+            command.addAll(io.dsa.agent.host.TestJvms.options());   // a faster start, as for the hosts
+            command.addAll(List.of("-cp", io.dsa.agent.host.JvmCommand.classPath(), DsaCli.class.getName(), "run", "--hosts",
+                    host.address(), "--threads", "1", "--vm", "interrupted", "--secret-file", secret.toString(), FILL, "10", "5",
+                    dir.resolve("gate-interrupted").toString()));
+            Process launcher = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("launcher.log").toFile())
                     .start();
             try {
                 Poll.status(s -> s.out().contains("RUNNING"), "--hosts", host.address(), "--vm", "interrupted",

@@ -115,9 +115,15 @@ final class HostProcess implements AutoCloseable {
      * at once (their JVMs start in parallel), and adds each to {@code into} once it listens.
      */
     static void startAll(int first, int last, Path secret, List<HostProcess> into) throws IOException, InterruptedException {
+        startAll(first, last, secret, List.of(), into);
+    }
+
+    /** {@link #startAll(int, int, Path, List)} with {@code jvmOptions} on each host's JVM. */
+    static void startAll(int first, int last, Path secret, List<String> jvmOptions, List<HostProcess> into)
+            throws IOException, InterruptedException {
         List<HostProcess> spawned = new ArrayList<>();
         try {
-            for (int h = first; h <= last; h++) spawned.add(new HostProcess(spawn(hostCommand("127.0.0." + h, secret, List.of(), List.of()))));
+            for (int h = first; h <= last; h++) spawned.add(new HostProcess(spawn(hostCommand("127.0.0." + h, secret, jvmOptions, List.of()))));
             for (HostProcess host : spawned) {
                 host.awaitAddress(60_000);
                 into.add(host);

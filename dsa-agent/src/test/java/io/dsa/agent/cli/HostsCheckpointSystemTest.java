@@ -23,26 +23,36 @@ import org.junit.jupiter.api.io.TempDir;
  * "Restart on hosts"): {@code dsa host} processes on 127.0.0.2 and 127.0.0.3, each with a
  * checkpoint directory of its own (the default, in its private work directory), run the resumable
  * relaxations of {@code MigrationTest} and {@code HostTestPrograms} (node 0 reports the bits of its
- * result), whose in-process run is the reference. No randomness: the kills come at chosen checkpoints.
+ * result), whose in-process run is the reference. The hosts that tests kill or give as a spare
+ * (127.0.0.4 to 127.0.0.6) start with the others, all at once, while the references run: a host's
+ * spare JVM is then ready when a job comes. No randomness: the kills come at chosen checkpoints.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class HostsCheckpointSystemTest {
     private static final String RELAX = "io.dsa.agent.MigrationTest$Relax";
     /** The relaxation that holds at plain barriers until its fast file exists: a kill cannot come after its end. */
     private static final String HELD = HostTestPrograms.Relax.class.getName();
-    /** Iterations of the killed runs (checkpoints every 20: the kill comes after the one at epoch 40). */
-    private static final String ITERATIONS = "80";
+    /** Iterations of the killed runs (checkpoints every 10: the kill comes after the one at epoch 20). */
+    private static final String ITERATIONS = "40";
+    /** Iterations of the {@code --restart-from} runs (checkpoints every 10: the two newest at epochs 20 and 10). */
+    private static final String RESTARTED_ITERATIONS = "20";
 
     @TempDir
     static Path dir;
     static Path secret;
+    /** 127.0.0.2 and .3, which every test may use, then .4 (killed by the first test), .5 (killed by the second) and .6 (its spare). */
     static final List<HostProcess> hosts = new ArrayList<>();
 
     @BeforeAll
-    static void startHosts() throws Exception {
+    static void startHostsAndRunTheReferences() throws Exception {
         System.out.println("HostsCheckpointSystemTest: no randomness (the kills come at chosen checkpoints)");
         secret = HostProcess.newSecret(dir.resolve("secret"));
-        HostProcess.startAll(2, 3, secret, hosts);
+        CompletableFuture<Void> references = CompletableFuture.runAsync(() -> {
+            reference(HELD, ITERATIONS);
+            reference(RELAX, RESTARTED_ITERATIONS);
+        });
+        HostProcess.startAll(2, 6, secret, hosts);
+        references.get(120, TimeUnit.SECONDS);
     }
 
     @AfterAll
@@ -106,7 +116,7 @@ class HostsCheckpointSystemTest {
     @Test
     void aHostKilledAfterACheckpointIsSurvivedOnTheRemainingHostWithTheSameResult() throws Exception {
         HostProcess a = hosts.get(0);
-        try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
+        try (HostProcess doomed = hosts.get(2)) {
             Cli cli = runAndKill(doomed, "ck-kill", null);
             assertTrue(cli.out().contains("node lost: "), cli.toString());
             assertTrue(cli.out().contains("(lost: [" + doomed.address() + "])"), cli.toString());
@@ -124,22 +134,24 @@ class HostsCheckpointSystemTest {
     @Test
     void aSpareTakesTheKilledHostsPlaceWithTheSameResultAndEachHostKeepsTheOthersCopy() throws Exception {
         HostProcess a = hosts.get(0);
-        List<HostProcess> extra = new ArrayList<>();
-        HostProcess.startAll(4, 5, secret, extra);   // both JVMs at once
-        try (HostProcess doomed = extra.get(0); HostProcess spare = extra.get(1)) {
+        try (HostProcess doomed = hosts.get(3); HostProcess spare = hosts.get(4)) {
             Path onA = checkpoints(a, "ck-spare");
             Path onSpare = checkpoints(spare, "ck-spare");
             // the job holds until node 1 runs on the spare and two checkpoints were taken there since
-            Cli cli = runAndKill(doomed, "ck-spare", () -> {
+            Cli cli = runAndKill(doomed, "ck-spare", running -> {
+                // the launcher says when the move is done; the spare's host then runs node 1
+                Poll.until("the launcher's line on the move to the spare", running::outSoFar,
+                        out -> out.contains("spare " + spare.address() + " takes node 1: moved ck-spare/1 from ") || running.done().isDone(),
+                        120_000, 5);
                 Poll.status(s -> s.out().lines().anyMatch(l -> l.matches("ck-spare\\s+1\\s+" + java.util.regex.Pattern.quote(spare.address())
                         + "\\s+.*RUNNING.*")), "--hosts", spare.address(), "--vm", "ck-spare", "--secret-file", secret.toString());
                 Poll.until("two complete checkpoints on the spare", () -> CheckpointStore.epochs(onSpare),
                         e -> e.size() >= 2 && e.stream().allMatch(x -> CheckpointStore.isComplete(onSpare, x)), 120_000, 5);
             }, "--spare", spare.address());
             assertTrue(cli.out().contains("spare " + spare.address() + " takes node 1: moved ck-spare/1 from "), cli.toString());
-            assertTrue(cli.out().contains("checkpoints: every 20 global barriers into checkpoints-ck-spare in each host's private work"
+            assertTrue(cli.out().contains("checkpoints: every 10 global barriers into checkpoints-ck-spare in each host's private work"
                     + " directory (host-PID), each node's file also copied to its buddy on another host (0->1, 1->0)"), cli.out());
-            assertTrue(cli.out().contains("first complete checkpoint at epoch 20: " + checkpoints(a, "ck-spare") + "/epoch-20 on host "
+            assertTrue(cli.out().contains("first complete checkpoint at epoch 10: " + checkpoints(a, "ck-spare") + "/epoch-10 on host "
                     + a.address()), cli.out());
             List<Long> last = CheckpointStore.epochs(onSpare);
             assertEquals(2, last.size(), last.toString());
@@ -154,13 +166,13 @@ class HostsCheckpointSystemTest {
         }
     }
 
-    /** A wait of the test's before it lets the held job end. */
+    /** A wait of the test's, on the running command, before it lets the held job end. */
     interface Wait {
-        void await() throws Exception;
+        void await(Cli.Running running) throws Exception;
     }
 
     /**
-     * Runs the held relaxation (80 iterations, checkpoints every 20) on the first host and
+     * Runs the held relaxation (40 iterations, checkpoints every 10) on the first host and
      * {@code doomed}, kills {@code doomed} by PID (SIGKILL; its node's JVM ends with it) once the
      * second checkpoint is complete and the launcher printed that it heard of the first (it
      * restarts from one it heard of), then (after {@code beforeTheEnd}, if any) lets the job end, and
@@ -171,7 +183,7 @@ class HostsCheckpointSystemTest {
         HostProcess a = hosts.get(0);
         Path fast = fastFile(vm);
         List<String> command = new ArrayList<>(List.of("run", "--hosts", a.address() + "," + doomed.address(), "--threads", "1", "--vm", vm,
-                "--checkpoint-every", "20", "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200"));
+                "--checkpoint-every", "10", "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200"));
         command.addAll(List.of(options));
         command.addAll(List.of(HELD, ITERATIONS, fast.toString()));
         Cli.Running running = Cli.start(command.toArray(new String[0]));
@@ -179,11 +191,11 @@ class HostsCheckpointSystemTest {
         Path onA = checkpoints(a, vm);
         try {
             // the launcher restarts from a checkpoint it heard of: it says so of the first
-            Poll.until("the checkpoint at epoch 40 in " + onA + ", the launcher told of one", () -> CheckpointStore.isComplete(onA, 40)
+            Poll.until("the checkpoint at epoch 20 in " + onA + ", the launcher told of one", () -> CheckpointStore.isComplete(onA, 20)
                     && running.outSoFar().contains("first complete checkpoint at epoch ") || run.isDone(), done -> done, 120_000, 2);
             assertFalse(run.isDone(), () -> "the run ended before its second checkpoint: " + run.join());
             doomed.close();   // SIGKILL by PID
-            if (beforeTheEnd != null) beforeTheEnd.await();
+            if (beforeTheEnd != null) beforeTheEnd.await(running);
         } finally {
             Files.writeString(fast, "fast");
         }
@@ -213,22 +225,22 @@ class HostsCheckpointSystemTest {
      */
     @Test
     void restartFromADirectoryOnTheHostsTakesNodeZerosNewestIntactCheckpointWithTheSameResult() throws Exception {
-        String expected = reference(RELAX, "30");
+        String expected = reference(RELAX, RESTARTED_ITERATIONS);
         String hostList = hosts.get(0).address() + "," + hosts.get(1).address();
         Path shared = dir.resolve("shared-checkpoints").toAbsolutePath();
         Cli first = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--checkpoint-every", "10",
-                "--checkpoint-dir", shared.toString(), "--secret-file", secret.toString(), "--timeout", "120", RELAX, "30");
+                "--checkpoint-dir", shared.toString(), "--secret-file", secret.toString(), "--timeout", "120", RELAX, RESTARTED_ITERATIONS);
         assertEquals(0, first.exitCode(), first.toString());
-        assertEquals(List.of(30L, 20L), CheckpointStore.epochs(shared));
-        Path damaged = CheckpointStore.epochDir(shared, 30).resolve(CheckpointStore.nodeFile(0));
+        assertEquals(List.of(20L, 10L), CheckpointStore.epochs(shared));
+        Path damaged = CheckpointStore.epochDir(shared, 20).resolve(CheckpointStore.nodeFile(0));
         byte[] bytes = Files.readAllBytes(damaged);
         bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
         Files.write(damaged, bytes);
 
         Cli cli = Cli.execute("run", "--hosts", hostList, "--threads", "1", "--vm", "ck-from", "--restart-from", shared.toString(),
-                "--secret-file", secret.toString(), "--timeout", "120", RELAX, "30");
+                "--secret-file", secret.toString(), "--timeout", "120", RELAX, RESTARTED_ITERATIONS);
         assertEquals(0, cli.exitCode(), cli.toString());
-        assertTrue(cli.out().contains("restarting from " + shared + "/epoch-20, the newest complete checkpoint on node 0's host"),
+        assertTrue(cli.out().contains("restarting from " + shared + "/epoch-10, the newest complete checkpoint on node 0's host"),
                 cli.toString());
         assertEquals(expected, result(cli));
     }
