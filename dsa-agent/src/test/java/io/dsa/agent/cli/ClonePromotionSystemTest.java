@@ -36,14 +36,27 @@ class ClonePromotionSystemTest {
     @TempDir
     static Path dir;
     static Path secret;
-    /** Node 0's host and the clone's host. */
+    /** Node 0's host, the first clone's host and node 1's host (killed), started at once so their spare JVMs are ready. */
     static final List<HostProcess> hosts = new ArrayList<>();
+    /** The in-process run's result line, run while the hosts start. */
+    static String reference;
 
     @BeforeAll
-    static void startHosts() throws Exception {
+    static void startHostsAndRunTheReference() throws Exception {
         System.out.println("ClonePromotionSystemTest: no randomness (the kill comes once the clone is current)");
         secret = HostProcess.newSecret(dir.resolve("secret"));
-        HostProcess.startAll(2, 3, secret, hosts);
+        CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> {
+            try {
+                Path fastReference = Files.writeString(dir.resolve("fast-reference"), "fast");
+                return Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", HELD, ITERATIONS, fastReference.toString());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        HostProcess.startAll(2, 4, secret, hosts);
+        Cli cli = run.get(120, TimeUnit.SECONDS);
+        assertEquals(0, cli.exitCode(), cli.toString());
+        reference = result(cli);
     }
 
     @AfterAll
@@ -57,15 +70,10 @@ class ClonePromotionSystemTest {
 
     @Test
     void aCloneThatKeepsTheLostNodesCheckpointTakesItsPlaceWithTheSameResult() throws Exception {
-        Path fastReference = dir.resolve("fast-reference");
-        Files.writeString(fastReference, "fast");
-        Cli reference = Cli.execute("run", "--in-process", "--nodes", "2", "--threads", "1", HELD, ITERATIONS, fastReference.toString());
-        assertEquals(0, reference.exitCode(), reference.toString());
-
         HostProcess a = hosts.get(0);
         HostProcess c = hosts.get(1);
         Path fast = dir.resolve("fast-promote");
-        try (HostProcess doomed = HostProcess.start("127.0.0.4", secret)) {
+        try (HostProcess doomed = hosts.get(2)) {
             String vmHosts = a.address() + "," + doomed.address();
             Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", "promote", "--checkpoint-every", "10",
                     "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200", HELD, ITERATIONS, fast.toString());
@@ -94,7 +102,7 @@ class ClonePromotionSystemTest {
             System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
                     || l.startsWith("recovered") || l.startsWith("node lost")).toList());
             assertEquals(0, cli.exitCode(), cli.toString());
-            assertEquals(result(reference), result(cli));
+            assertEquals(reference, result(cli));
             assertTrue(cli.out().contains("clone 2 of node 1 on host " + c.address() + " takes node 1's place: it keeps node 1's"
                     + " checkpoint of epoch "), cli.toString());
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + c.address()), cli.toString());
