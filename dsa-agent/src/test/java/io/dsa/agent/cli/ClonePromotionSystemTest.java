@@ -108,11 +108,12 @@ class ClonePromotionSystemTest {
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + c.address()), cli.toString());
             assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
             // clone 2 became node 1 and ended with the job, clone 3 was stopped with the lost VM (it would wait 60 s to be
-            // promoted otherwise): no clone and no running node is left on the hosts once the run ended
-            Cli status = Cli.execute("status", "--hosts", a.address() + "," + c.address(), "--vm", "promote", "--secret-file",
-                    secret.toString());
-            assertTrue(status.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
-                    status.out());
+            // promoted otherwise): no clone and no running node is left on the hosts moments after the run ended (a host
+            // reports a node's outcome before it lists the node as ended)
+            Cli status = Poll.until("no clone and no running node of the VM", () -> Cli.execute("status", "--hosts",
+                    a.address() + "," + c.address(), "--vm", "promote", "--secret-file", secret.toString()),
+                    s -> s.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
+                    10_000, 100);
             assertTrue(Pattern.compile("promote\\s+1\\s+" + Pattern.quote(c.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
                     status.out());
         }
