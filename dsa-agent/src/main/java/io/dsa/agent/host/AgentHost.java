@@ -12,8 +12,6 @@ import io.dsa.agent.transport.TransportConfig;
 import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentStartedMessage;
-import io.dsa.agent.wire.AgentStatusMessage;
-import io.dsa.agent.wire.AgentStatusQueryMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
@@ -33,7 +31,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -79,8 +76,6 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     public static final int MAX_READ = 1 << 16;
     /** How long one transfer step may take. */
     static final long TRANSFER_STEP_TIMEOUT_MS = 60_000;
-    /** The job option of a restart's node that starts in the JVM of a clone of the VM: {@code promoteClone=C}. */
-    static final String PROMOTE_CLONE = ChildAgent.PROMOTE_CLONE;
     /** How long a status request waits for one agent's JVM. */
     static final long STATUS_TIMEOUT_MS = 5_000;
     /** Random bytes of a stop token. */
@@ -102,7 +97,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     /** The agents this host serves, by id {@code vm/node}. */
     final Map<String, HostedJob> jobs = new ConcurrentHashMap<>();
     /** Nodes that ended here, for a while: status tells a finished VM from an unknown one. */
-    private final FinishedJobs finished = new FinishedJobs(System::currentTimeMillis);
+    final FinishedJobs finished = new FinishedJobs(System::currentTimeMillis);
+    private final HostStatus statusQueries = new HostStatus(this);
     /** Runs whatever blocks (starting a JVM, a transfer step): never the I/O threads. */
     final ExecutorService control = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "dsa-host-control");
@@ -186,61 +182,17 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      *         Then the nodes that ended here in the last {@link FinishedJobs#KEEP_MS} ms, in state
      *         DONE, FAILED or STOPPED, with {@code -} for the address and the counts.
      */
-    public List<StatusRow> status(String vmName) {
-        List<StatusRow> rows = new ArrayList<>();
-        for (Map.Entry<HostedJob, AgentStatusMessage> e : ask(vmName, AgentStatusQueryMessage.COUNTS_ONLY).entrySet()) {
-            HostedJob j = e.getKey();
-            AgentStatusMessage c = e.getValue();
-            rows.add(new StatusRow(j.job.vmName(), j.job.nodeId(), address(), j.agentAddress == null ? StatusRow.NO_AGENT : j.agentAddress,
-                    j.state.name(), j.job.programClass(), c == null ? 0 : c.homed(), c == null ? 0 : c.cached(), j.job.nodes()));
-        }
-        rows.sort(java.util.Comparator.comparing(StatusRow::vm).thenComparingInt(StatusRow::node));
-        rows.addAll(finished.rows(vmName));
-        return rows;
-    }
+    public List<StatusRow> status(String vmName) { return statusQueries.status(vmName); }
 
     /**
      * @return where the workers of this host's agents of {@code vmName} are, node by node: each
      *         agent's JVM is asked for its lines ({@code DsaAgent.workerLines()}); an agent that is
      *         not running or does not answer within {@link #STATUS_TIMEOUT_MS} gets a line that says so
      */
-    public List<String> workers(String vmName) {
-        List<String> lines = new ArrayList<>();
-        for (Map.Entry<HostedJob, AgentStatusMessage> e : ask(vmName, AgentStatusQueryMessage.WORKERS).entrySet()) {
-            HostedJob j = e.getKey();
-            AgentStatusMessage m = e.getValue();
-            if (m != null) {
-                lines.addAll(m.rows());
-            } else {
-                lines.add("node " + j.job.nodeId() + ": " + (j.state == HostedJob.State.RUNNING ? "its agent on " + address()
-                        + " did not answer within " + STATUS_TIMEOUT_MS + " ms" : j.state.name().toLowerCase(java.util.Locale.ROOT)));
-            }
-        }
-        return lines;
-    }
+    public List<String> workers(String vmName) { return statusQueries.workers(vmName); }
 
     /** @return the counts of this host's running agents (of {@code vmName}, or all if null), as {@code CountsRows} */
-    public List<String> counters(String vmName) {
-        List<String> rows = new ArrayList<>();
-        for (AgentStatusMessage m : ask(vmName, AgentStatusQueryMessage.COUNTERS).values()) if (m != null) rows.addAll(m.rows());
-        return rows;
-    }
-
-    // Asks the JVM of every agent of vmName (all if null) with `detail`, in parallel; null for one that cannot answer.
-    private Map<HostedJob, AgentStatusMessage> ask(String vmName, int detail) {
-        Map<HostedJob, CompletableFuture<AgentStatusMessage>> asked = new java.util.TreeMap<>(
-                java.util.Comparator.comparing((HostedJob j) -> j.job.vmName()).thenComparingInt(j -> j.job.nodeId()));
-        for (HostedJob j : jobs.values()) {
-            if (vmName != null && !vmName.equals(j.job.vmName())) continue;
-            AgentProcess p = j.process;
-            asked.put(j, p == null || j.agentAddress == null ? CompletableFuture.completedFuture(null)
-                    : CompletableFuture.supplyAsync(() -> p.call(id -> new AgentStatusQueryMessage(id, detail), AgentStatusMessage.class,
-                            STATUS_TIMEOUT_MS), control).exceptionally(e -> null));
-        }
-        Map<HostedJob, AgentStatusMessage> answers = new java.util.LinkedHashMap<>();
-        for (Map.Entry<HostedJob, CompletableFuture<AgentStatusMessage>> e : asked.entrySet()) answers.put(e.getKey(), e.getValue().join());
-        return answers;
-    }
+    public List<String> counters(String vmName) { return statusQueries.counters(vmName); }
 
     /** @return the ids of the agents that moved away from this host and whose events it relays */
     List<String> movedAway() { return source.movedAway(); }
@@ -266,7 +218,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         try {
             java.util.function.Consumer<JobLimits> accepted = limits -> owner.send(new HostJobEventMessage(m.jobId(), m.nodeId(),
                     HostJobEventMessage.ACCEPTED, job.stopToken, limits.notes(), new long[0]));
-            int clone = promotedClone(m);
+            int clone = HostedJob.promotedClone(m);
             if (clone < 0) launch(job, AgentLaunchMessage.RUN, m.nodeId(), accepted);
             else promote(job, clone, accepted);
         } catch (RuntimeException e) {
@@ -311,20 +263,6 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         p.ended().thenAccept(how -> control.execute(() -> onEnded(job, how)));
         if (closed.get() || job.state == HostedJob.State.STOPPED) throw new DsaException("the job was stopped while it started");
         call(job, mode, configNode, p);
-    }
-
-    /** @return the clone id of the job option {@value #PROMOTE_CLONE}{@code =C}, or -1 without it */
-    static int promotedClone(HostJobMessage m) {
-        for (String option : m.options()) {
-            if (option.startsWith(PROMOTE_CLONE + "=")) {
-                try {
-                    return Integer.parseInt(option.substring(PROMOTE_CLONE.length() + 1));
-                } catch (NumberFormatException e) {
-                    throw new DsaException("job option '" + option + "': the clone id does not parse");
-                }
-            }
-        }
-        return -1;
     }
 
     /**

@@ -74,6 +74,24 @@ final class HostedJob {
         return null;
     }
 
+    /**
+     * @return the clone id of the job option {@code promoteClone=C} (a restart's node that a clone of
+     *         its VM on this host becomes; docs/failures.md, "Clone promotion"), or -1 without it
+     * @throws io.dsa.DsaException when the clone id does not parse
+     */
+    static int promotedClone(HostJobMessage m) {
+        for (String option : m.options()) {
+            if (option.startsWith(ChildAgent.PROMOTE_CLONE + "=")) {
+                try {
+                    return Integer.parseInt(option.substring(ChildAgent.PROMOTE_CLONE.length() + 1));
+                } catch (NumberFormatException e) {
+                    throw new io.dsa.DsaException("job option '" + option + "': the clone id does not parse");
+                }
+            }
+        }
+        return -1;
+    }
+
     /** @return {@code vm/node} */
     String id() { return DsaAgent.agentId(job.vmName(), job.nodeId()); }
 
