@@ -32,7 +32,6 @@ final class ProcessesRun {
     }
 
     private final JobOptions job;
-    private final int maxRestarts;
     private final MetricsOption metrics;
     private final ChildCommand childCommand;
     private final PrintWriter out;
@@ -41,7 +40,6 @@ final class ProcessesRun {
 
     ProcessesRun(JobOptions job, int maxRestarts, MetricsOption metrics, ChildCommand childCommand, PrintWriter out, PrintWriter err) {
         this.job = job;
-        this.maxRestarts = maxRestarts;
         this.metrics = metrics;
         this.childCommand = childCommand;
         this.out = out;
@@ -124,7 +122,7 @@ final class ProcessesRun {
 
         @Override
         public void stop() {
-            lost.close();   // its verdict ended the node processes; node 0's agent goes here
+            lost.close();   // already done by its verdict, which ended the node processes and closed node 0 (idempotent)
             restart.stopped("");
         }
 

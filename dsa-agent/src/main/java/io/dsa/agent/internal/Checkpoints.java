@@ -311,18 +311,19 @@ final class Checkpoints {
         String[] f = m.text().split(" ", 3);
         if (f.length > 2 && f[1].equals(Integer.toString(BUDDY))) {   // "<epoch> 3 <node> <bytes> <crc>": about the node copied
             String[] copy = f[2].split(" ", 2);
-            complete(f[0] + " " + BUDDY + " " + copy[0], copy.length > 1 ? copy[1] : "");
+            complete(f[0] + " " + BUDDY + " " + copy[0], copy.length > 1 ? copy[1] : "", false);
         } else if (f.length >= 2) {
-            complete(f[0] + " " + f[1] + " " + m.node(), f.length > 2 ? f[2] : "");
+            complete(f[0] + " " + f[1] + " " + m.node(), f.length > 2 ? f[2] : "", f[1].equals(Integer.toString(CLONE)));
         }
     }
 
-    private void complete(String key, String text) {
+    // `early`: a clone's answer, which may come before node 0 expects it; kept for its expect.
+    private void complete(String key, String text, boolean early) {
         CompletableFuture<String> answer;
         synchronized (waits) {
             answer = waits.remove(key);
-            if (answer == null && key.split(" ")[1].equals(Integer.toString(CLONE))) {
-                waits.put(key, CompletableFuture.completedFuture(text));   // before its expect (see expect)
+            if (answer == null && early) {
+                waits.put(key, CompletableFuture.completedFuture(text));
                 return;
             }
         }
