@@ -56,6 +56,8 @@ final class HostsRun {
     private final boolean restartFromNewest;
     /** The VM being formed or run: the first, or the one restarted last. Events of older ones are ignored. */
     private volatile Attempt current;
+    /** VMs formed so far (launcher thread only): each takes the next index, so that its job ids are its own. */
+    private int attempts;
     /** The epoch of the newest complete checkpoint node 0 reported (0: none yet). */
     private volatile long checkpointEpoch;
     /** Where node 0's host keeps the checkpoints, as it reported with the first one. */
@@ -65,7 +67,7 @@ final class HostsRun {
 
     /**
      * One VM formed on the hosts: where each node runs, the buddies of its checkpoints, and what
-     * its hosts reported. Job ids are {@code base + node}, so events of an earlier VM are told apart.
+     * its hosts reported. Job ids are {@code base + node}, so events of an earlier VM (or a failed promotion's) are told apart.
      */
     private static final class Attempt {
         final long base;
@@ -91,10 +93,6 @@ final class HostsRun {
         final Map<Integer, HostPlacement.CurrentClone> promoted;
         /** Whether its nodes were submitted (a restart's are, by the restart). */
         volatile boolean launched;
-
-        Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch) {
-            this(index, placement, target, buddies, restartEpoch, Map.of());
-        }
 
         Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch,
                 Map<Integer, HostPlacement.CurrentClone> promoted) {
@@ -186,7 +184,7 @@ final class HostsRun {
             for (CompletableFuture<HostJobEventMessage> f : a.started.values()) f.completeExceptionally(new DsaException(why));
         });
         HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
-        current = new Attempt(0, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0);
+        current = new Attempt(attempts++, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0, Map.of());
         try {
             for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
             for (HostPort h : spares) connect(client, h, deadlineNs);
@@ -224,7 +222,7 @@ final class HostsRun {
                 return DsaCli.EXIT_FAILED;
             }
             restart.lost(failure, verdictNs);
-            HostsRestart steps = new HostsRestart(client, a, index, programType, jar, deadlineNs);
+            HostsRestart steps = new HostsRestart(client, a, programType, jar, deadlineNs);
             Choreography<RestartChoreography.State> machine = RestartChoreography.create("restart " + index + " of vm '" + job.vmName + "'",
                     steps, (state, cause) -> cause instanceof RuntimeException r ? r : new DsaException(Jobs.describe(cause), cause));
             try {
@@ -249,7 +247,6 @@ final class HostsRun {
     private final class HostsRestart implements RestartChoreography.Port {
         private final HostClient client;
         private final Attempt lost;
-        private final int index;
         private final Class<? extends DsaProgram> programType;
         private final byte[] jar;
         private final long deadlineNs;
@@ -259,10 +256,9 @@ final class HostsRun {
         /** Spares taking the lost hosts' places, chosen once. */
         private Map<HostPort, HostPort> replacements;
 
-        HostsRestart(HostClient client, Attempt lost, int index, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs) {
+        HostsRestart(HostClient client, Attempt lost, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs) {
             this.client = client;
             this.lost = lost;
-            this.index = index;
             this.programType = programType;
             this.jar = jar;
             this.deadlineNs = deadlineNs;
@@ -292,9 +288,12 @@ final class HostsRun {
                         + "'s place: it keeps node " + c.node() + "'s checkpoint of epoch " + epoch + " in memory");
             }
             int[] buddies = buddies(target != null ? target : next);
-            current = new Attempt(index, next, target, buddies, epoch, promoted);
+            boolean again = current != lost;   // placed before: a promotion failed, and this is its fallback to the files
+            current = new Attempt(attempts++, next, target, buddies, epoch, promoted);
             currentClones = List.of();   // the restarted VM has none (a promoted one is its node now; the others are stopped)
-            restart.restarting(checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch, epoch, next.describe());
+            String where = checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch;
+            if (again) restart.restartingAgain(where, epoch, next.describe());
+            else restart.restarting(where, epoch, next.describe());
             if (buddies == null) {
                 restart.print("checkpoints go on in the directory of host " + next.host(0) + " alone: every node runs there now, so no"
                         + " copy can be kept on another host");

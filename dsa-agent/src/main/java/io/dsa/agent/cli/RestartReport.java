@@ -47,6 +47,15 @@ final class RestartReport {
                 + (placement.isEmpty() ? "" : ": " + placement));
     }
 
+    /**
+     * The same restart begins again from the checkpoint's files, as its first placement failed to start (a clone
+     * whose promotion failed): counted once against {@code --max-restarts}, as the loss was one.
+     */
+    synchronized void restartingAgain(String where, long epoch, String placement) {
+        print("restarting the VM from " + where + " (epoch " + epoch + ") instead, still restart " + restarts + " of at most " + maxRestarts
+                + (placement.isEmpty() ? "" : ": " + placement));
+    }
+
     /** Node 0 said the VM formed again and resumes at {@code epoch}. */
     synchronized void recovered(long epoch) {
         print(String.format("recovered: the VM formed again and resumes at epoch %d, %.1f ms after the failure's verdict", epoch,

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,6 +28,13 @@ import org.junit.jupiter.api.io.TempDir;
  * copy) are not both lost, but a clone is preferred: the restart starts node 1 in clone 2's JVM
  * from its copy, clone 3 is stopped with the lost VM, and the run ends with the uninterrupted
  * run's result. No randomness: the kill comes after a chosen event.
+ *
+ * <p>The second test takes the promotion's fallback: node 1 of a VM on 127.0.0.2 and 127.0.0.5 is
+ * cloned to 127.0.0.2; once the clone is current, its JVM is stopped (SIGSTOP, so that no checkpoint
+ * can leave it out: node 0 waits for its acknowledgement), node 1's host is killed, and the clone's
+ * JVM is killed (SIGKILL), each by PID. The launcher still takes the clone for current, its
+ * promotion fails, and node 1 restarts from its file's copy on node 0's host instead, with the same
+ * result.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ClonePromotionSystemTest {
@@ -36,7 +44,10 @@ class ClonePromotionSystemTest {
     @TempDir
     static Path dir;
     static Path secret;
-    /** Node 0's host, the first clone's host and node 1's host (killed), started at once so their spare JVMs are ready. */
+    /**
+     * Node 0's host, the first clone's host, node 1's host (killed) and the second test's node 1's host (killed),
+     * started at once so their spare JVMs are ready.
+     */
     static final List<HostProcess> hosts = new ArrayList<>();
     /** The in-process run's result line, run while the hosts start. */
     static String reference;
@@ -53,7 +64,7 @@ class ClonePromotionSystemTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        HostProcess.startAll(2, 4, secret, hosts);
+        HostProcess.startAll(2, 5, secret, hosts);
         Cli cli = run.get(120, TimeUnit.SECONDS);
         assertEquals(0, cli.exitCode(), cli.toString());
         reference = result(cli);
@@ -68,6 +79,20 @@ class ClonePromotionSystemTest {
         return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
     }
 
+    /** Starts the held relaxation as VM {@code vm} on {@code vmHosts} and waits until both nodes run; the fast file ends it. */
+    private static Cli.Running startHeld(String vm, String vmHosts, Path fast) throws Exception {
+        Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", vm, "--checkpoint-every", "10",
+                "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200", HELD, ITERATIONS, fast.toString());
+        try {
+            Poll.status(s -> s.out().lines().filter(l -> l.startsWith(vm + " ") && l.contains("RUNNING")).count() == 2,
+                    "--hosts", vmHosts, "--vm", vm, "--secret-file", secret.toString());
+            return running;
+        } catch (Exception | AssertionError e) {
+            Files.writeString(fast, "fast");
+            throw e;
+        }
+    }
+
     @Test
     void aCloneThatKeepsTheLostNodesCheckpointTakesItsPlaceWithTheSameResult() throws Exception {
         HostProcess a = hosts.get(0);
@@ -75,12 +100,9 @@ class ClonePromotionSystemTest {
         Path fast = dir.resolve("fast-promote");
         try (HostProcess doomed = hosts.get(2)) {
             String vmHosts = a.address() + "," + doomed.address();
-            Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", "promote", "--checkpoint-every", "10",
-                    "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200", HELD, ITERATIONS, fast.toString());
+            Cli.Running running = startHeld("promote", vmHosts, fast);
             CompletableFuture<Cli> run = running.done();
             try {
-                Poll.status(s -> s.out().lines().filter(l -> l.startsWith("promote ") && l.contains("RUNNING")).count() == 2,
-                        "--hosts", vmHosts, "--vm", "promote", "--secret-file", secret.toString());
                 // two clones of node 1: the first is promoted, the second (on node 0's host) is stopped with the VM
                 for (HostProcess to : List.of(c, a)) {
                     Cli clone = Cli.execute("clone", "--vm", "promote", "--node", "1", "--hosts", vmHosts + "," + c.address(), "--to", to.address(),
@@ -115,6 +137,52 @@ class ClonePromotionSystemTest {
                     s -> s.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
                     10_000, 100);
             assertTrue(Pattern.compile("promote\\s+1\\s+" + Pattern.quote(c.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
+                    status.out());
+        }
+    }
+
+    @Test
+    void aCloneWhosePromotionFailsLeavesTheRestartToTheCheckpointFiles() throws Exception {
+        HostProcess a = hosts.get(0);
+        Path fast = dir.resolve("fast-fallback");
+        try (HostProcess doomed = hosts.get(3)) {
+            String vmHosts = a.address() + "," + doomed.address();
+            Cli.Running running = startHeld("fallback", vmHosts, fast);
+            CompletableFuture<Cli> run = running.done();
+            try {
+                Cli clone = Cli.execute("clone", "--vm", "fallback", "--node", "1", "--hosts", vmHosts, "--to", a.address(),
+                        "--secret-file", secret.toString());
+                assertEquals(0, clone.exitCode(), clone.toString());
+                Poll.until("the launcher's line that the clone is current", running::outSoFar,
+                        out -> out.contains("clone 2 of node 1 on host " + a.address() + " keeps node 1's checkpoint of epoch ") || run.isDone(),
+                        120_000, 2);
+                assertFalse(run.isDone(), () -> "the run ended before the clone was current: " + run.join());
+                Cli status = Cli.execute("status", "--hosts", a.address(), "--vm", "fallback", "--secret-file", secret.toString());
+                Matcher row = Pattern.compile("(?m)^fallback\\s+2\\s+\\S+\\s+\\S+:(\\d+)\\s+CLONE\\b").matcher(status.out());
+                assertTrue(row.find(), status.out());
+                long clonePid = ListeningProcess.pid(Integer.parseInt(row.group(1)), a.process().toHandle());
+                ListeningProcess.signal("STOP", clonePid);   // no checkpoint completes without it now: it stays listed as current
+                doomed.close();                              // SIGKILL by PID: node 1's JVM ends with it
+                ListeningProcess.signal("KILL", clonePid);  // its promotion will fail
+            } finally {
+                Files.writeString(fast, "fast");
+            }
+            Cli cli = run.get(200, TimeUnit.SECONDS);
+            System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
+                    || l.startsWith("the promotion") || l.startsWith("recovered") || l.startsWith("node lost")).toList());
+            assertEquals(0, cli.exitCode(), cli.toString());
+            assertEquals(reference, result(cli));
+            assertTrue(cli.out().contains("clone 2 of node 1 on host " + a.address() + " takes node 1's place"), cli.toString());
+            assertTrue(cli.out().contains("the promotion failed ("), cli.toString());
+            assertTrue(cli.out().contains("): the nodes restart from their checkpoint files instead"), cli.toString());
+            assertTrue(cli.out().contains(" instead, still restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + a.address()),
+                    cli.toString());
+            assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
+            Cli status = Poll.until("no clone and no running node of the VM", () -> Cli.execute("status", "--hosts",
+                    a.address(), "--vm", "fallback", "--secret-file", secret.toString()),
+                    s -> s.out().lines().noneMatch(l -> l.startsWith("fallback ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
+                    10_000, 100);
+            assertTrue(Pattern.compile("fallback\\s+1\\s+" + Pattern.quote(a.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
                     status.out());
         }
     }
