@@ -303,6 +303,14 @@ public final class DsaAgent implements Agent, AutoCloseable {
     public void admitClone(int cloneId) { runtime.admitClone(cloneId); }
 
     /**
+     * Node 0: the id the VM's next clone takes, handed out once: above the nodes' ids, every id
+     * handed out or admitted before, and every clone connected (docs/hosts.md, "Cloning").
+     *
+     * @throws io.dsa.DsaException on any other node
+     */
+    public int allocateCloneId() { return runtime.allocateCloneId(); }
+
+    /**
      * A clone: its committed in-memory copy of its node's part of the checkpoint at {@code epoch}
      * (docs/failures.md, "Clone promotion"); with checkpoints on, every node but node 0 sends its
      * payload to each of its clones at every checkpoint. Any thread.

@@ -574,6 +574,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             else if (message instanceof HostReplyMessage r) replies.onReply(r);
             else if (message instanceof HostStatusMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof TransferReportMessage r) replies.onAnswer(r.requestId(), r);
+            else if (message instanceof io.dsa.agent.wire.CloneIdMessage r) replies.onAnswer(r.requestId(), r);
             else if (message instanceof HostJobEventMessage e) source.relay(connection, e);
             else {
                 LOG.warn("host {}: unexpected {} from {}; closing that connection", address(),

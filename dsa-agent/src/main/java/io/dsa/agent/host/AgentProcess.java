@@ -11,6 +11,7 @@ import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.AgentStatusMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostReplyMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.ElementsMessage;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -353,7 +354,8 @@ final class AgentProcess {
             long id = message instanceof HostReplyMessage r ? r.requestId()
                     : message instanceof AgentStartedMessage s ? s.requestId()
                     : message instanceof AgentStatusMessage s ? s.requestId()
-                    : message instanceof ElementsMessage e ? e.requestId() : -1;
+                    : message instanceof ElementsMessage e ? e.requestId()
+                    : message instanceof CloneIdMessage i ? i.requestId() : -1;
             if (id >= 0) {
                 CompletableFuture<Object> f = pending.get(id);
                 String invalid = message instanceof AgentStartedMessage s ? invalidStart(s) : null;

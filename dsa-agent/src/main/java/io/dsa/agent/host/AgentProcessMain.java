@@ -7,6 +7,7 @@ import io.dsa.agent.transport.TransportConfig;
 import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
 import io.dsa.agent.wire.AgentControlMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
@@ -214,6 +215,7 @@ public final class AgentProcessMain {
         if (m instanceof CommitMoveMessage x) return c.onCommit(x);
         if (m instanceof AbandonMoveMessage x) return c.onAbandon(x);
         if (m instanceof AdmitCloneMessage x) return c.onAdmit(x);
+        if (m instanceof AllocateCloneIdMessage x) return c.onAllocateCloneId(x);
         if (m instanceof RegisterCloneMessage x) return c.onRegister(x);
         if (m instanceof SnapshotMessage x) return c.onSnapshot(x);
         if (m instanceof RetireMessage x) return c.onRetire(x);

@@ -20,6 +20,8 @@ import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
 import io.dsa.agent.wire.AgentResumeMessage;
@@ -70,10 +72,8 @@ final class ChildAgent {
     static final String HOST_ADDRESS = "hostAddress";
     /** The launch option of a restart's node that a clone of the VM in this JVM becomes: {@code promoteClone=C}. */
     static final String PROMOTE_CLONE = "promoteClone";
-    /**
-     * How long a clone that keeps checkpoint copies goes on after its VM's node 0 left, waiting to
-     * be promoted by a restart (docs/failures.md, "Clone promotion"); then its JVM ends.
-     */
+    /** How long a clone that keeps checkpoint copies goes on after its VM's node 0 left, waiting to be promoted by a
+     *  restart (docs/failures.md, "Clone promotion"); then its JVM ends. */
     static final long PROMOTION_WAIT_MS = 60_000;
     /** How long a step that waits on the VM (a safe point, a connection) may take. */
     static final long STEP_TIMEOUT_MS = AgentHost.TRANSFER_STEP_TIMEOUT_MS;
@@ -433,6 +433,8 @@ final class ChildAgent {
     }
 
     // ---- a clone of some node --------------------------------------------------------------------
+
+    Object onAllocateCloneId(AllocateCloneIdMessage m) { return new CloneIdMessage(m.requestId(), running().allocateCloneId()); }
 
     Object onAdmit(AdmitCloneMessage m) {
         running().admitClone(m.cloneId());

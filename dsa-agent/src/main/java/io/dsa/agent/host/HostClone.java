@@ -6,6 +6,8 @@ import io.dsa.agent.DsaAgent;
 import io.dsa.agent.TransferReport;
 import io.dsa.agent.mobility.CloneChoreography;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
 import io.dsa.agent.wire.AgentStartedMessage;
@@ -55,7 +57,8 @@ final class HostClone extends HostSteps implements CloneChoreography.Port {
         m = described.message();
         locate(m);
         if (ref.node() >= m.nodes()) throw new DsaException("agent " + agentId + " is a clone; clone node 0 to " + (m.nodes() - 1));
-        cloneId = Math.max(m.nodes(), hostOf.keySet().stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+        cloneId = target.ask(hostOf.get(0), ref.vm(), 0, AllocateCloneIdMessage::new, CloneIdMessage.class).cloneId();   // once per VM
+        if (cloneId < m.nodes()) throw new DsaException("node 0 of vm '" + ref.vm() + "' gave clone id " + cloneId + ", a node's");
         cloneAgentId = DsaAgent.agentId(ref.vm(), cloneId);
         job = new HostedJob(new HostJobMessage(m.jobId(), ref.vm(), cloneId, m.nodes(), m.threadsPerNode(), m.monitorAddress(),
                 m.programClass(), m.args(), m.options(), new byte[0], m.heapBytes(), m.cpus()), null, described.stopToken());

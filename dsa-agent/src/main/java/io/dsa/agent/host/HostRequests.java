@@ -5,6 +5,8 @@ import io.dsa.agent.DsaAgent;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentControlMessage;
 import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.CommitMoveMessage;
@@ -99,6 +101,7 @@ final class HostRequests {
             else if (step instanceof AdmitCloneMessage x) answer = ask(r, id -> new AdmitCloneMessage(id, x.cloneId()));
             else if (step instanceof RegisterCloneMessage x) answer = ask(r, id -> new RegisterCloneMessage(id, x.cloneId(), x.partitions()));
             else if (step instanceof ReadArrayMessage x) answer = read(r, x);
+            else if (step instanceof AllocateCloneIdMessage) answer = allocateCloneId(r);
             else throw new DsaException("no host handler for step " + step.getClass().getSimpleName());
             if (answer instanceof HostReplyMessage h) answer = new HostReplyMessage(r.requestId(), true, h.text(), h.rows(), h.payload());
             from.send(answer);
@@ -157,6 +160,13 @@ final class HostRequests {
         ElementsMessage m = host.part(r.vmName(), r.nodeId()).process.call(id -> new ReadArrayMessage(id, x.name(), x.from(), x.count()),
                 ElementsMessage.class, AgentHost.TRANSFER_STEP_TIMEOUT_MS + ROUND_TRIP_MS);
         return new ElementsMessage(r.requestId(), m.from(), m.elementType(), m.bits());
+    }
+
+    // Node 0's host: the agent hands out the id; it goes back under the caller's request id.
+    private CloneIdMessage allocateCloneId(NodeRequestMessage r) {
+        CloneIdMessage m = host.part(r.vmName(), r.nodeId()).process.call(AllocateCloneIdMessage::new, CloneIdMessage.class,
+                AgentHost.TRANSFER_STEP_TIMEOUT_MS + ROUND_TRIP_MS);
+        return new CloneIdMessage(r.requestId(), m.cloneId());
     }
 
     // Node 0's host: the agent holds the next global barrier's release and answers at the safe point.

@@ -174,12 +174,17 @@ final class TransferTarget {
 
     /** Sends {@code step} for node {@code node} of {@code vm} to the host at {@code to} and waits for its answer. */
     HostReplyMessage ask(String to, String vm, int node, LongFunction<AgentControlMessage> step) {
+        return ask(to, vm, node, step, HostReplyMessage.class);
+    }
+
+    /** As {@link #ask(String, String, int, LongFunction)}, for a step answered with an {@code answer} (or refused). */
+    <T> T ask(String to, String vm, int node, LongFunction<AgentControlMessage> step, Class<T> answer) {
         Connection c = peer(to);
         long id = host.replies.open(c);
         AgentControlMessage m = step.apply(id);
         c.send(new NodeRequestMessage(vm, node, m));
         return host.replies.await(id, m.getClass().getSimpleName().replace("Message", "") + " for node " + node + " of vm '" + vm
-                + "' on host " + to, TIMEOUT_MS + 10_000);
+                + "' on host " + to, TIMEOUT_MS + 10_000, answer);
     }
 
     /** @return the host at {@code to}'s agents of {@code vm}, checked */

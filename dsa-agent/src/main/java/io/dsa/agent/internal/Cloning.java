@@ -29,6 +29,8 @@ final class Cloning {
     private final NodeSnapshots snapshots;
     /** A clone's: completed when its connection to node 0 closes (its VM ended). */
     private final CompletableFuture<String> monitorLost = new CompletableFuture<>();
+    /** Node 0: the lowest id it may hand out to the next clone ({@link #allocateId}). */
+    private int nextCloneId;
     /** The clones made of this node that have not left: each gets a copy of this node's checkpoints. */
     private final java.util.Set<Integer> clonesOfThis = new java.util.concurrent.ConcurrentSkipListSet<>();
 
@@ -72,15 +74,32 @@ final class Cloning {
     }
 
     /**
+     * Node 0: the id of the next clone of the VM, handed out once (docs/hosts.md, "Cloning"): above
+     * the nodes, every id handed out or admitted before, and every clone connected here (node 0
+     * admits every clone, and a clone dials every node).
+     *
+     * @throws DsaException on another node
+     */
+    synchronized int allocateId() {
+        if (nodeId != 0) throw new DsaException("node " + nodeId + " hands out no clone ids: node 0 does");
+        int id = Math.max(nextCloneId, nodes);
+        while (network.connected(id)) id++;
+        nextCloneId = id + 1;
+        return id;
+    }
+
+    /**
      * Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages.
      *
-     * @throws DsaException if a clone with that id is connected here already (ids are picked from
-     *         the hosts a {@code dsa clone} knows: one that does not know a clone's host would reuse its id)
+     * @throws DsaException if a clone with that id is connected here already (a second clone given
+     *         an id node 0 did not hand out, as {@code DsaCluster} or an older host may)
      */
     void admit(int cloneId) {
+        synchronized (this) {
+            nextCloneId = Math.max(nextCloneId, cloneId + 1);
+        }
         if (network.connected(cloneId)) {
-            throw new DsaException("clone id " + cloneId + " is taken: a clone with that id is connected to node " + nodeId
-                    + " (name the hosts of the VM's clones too, so the next free id is found)");
+            throw new DsaException("clone id " + cloneId + " is taken: a clone with that id is connected to node " + nodeId);
         }
         network.grow(cloneId + 1);
         arrays.admitNodes(Math.max(cloneId + 1, 1));

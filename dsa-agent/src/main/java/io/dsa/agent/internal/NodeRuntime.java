@@ -383,6 +383,9 @@ public final class NodeRuntime implements AutoCloseable {
     /** Accepts node ids up to {@code cloneId} (a clone joins): its connection and messages. */
     public void admitClone(int cloneId) { cloning.admit(cloneId); }
 
+    /** Node 0: the id of the VM's next clone, each handed out once. */
+    public int allocateCloneId() { return cloning.allocateId(); }
+
     /** @return the ids of this node's clones that are connected: each gets a copy of this node's checkpoints */
     int[] clonesOfThis() { return cloning.clonesOfThis(); }
 

@@ -42,7 +42,7 @@ final class HostCodecs {
     /** The steps a {@link NodeRequestMessage} may carry. */
     static final Set<MessageType> NODE_STEPS = EnumSet.of(MessageType.HOLD_BARRIER, MessageType.RELEASE_BARRIER,
             MessageType.EXPECT_MOVE, MessageType.AWAIT_MOVE, MessageType.COMMIT_MOVE, MessageType.ABANDON_MOVE,
-            MessageType.ADMIT_CLONE, MessageType.REGISTER_CLONE, MessageType.READ_ARRAY);
+            MessageType.ADMIT_CLONE, MessageType.REGISTER_CLONE, MessageType.READ_ARRAY, MessageType.ALLOCATE_CLONE_ID);
 
     /** Bytes of an {@link AgentRow} at the least: five string lengths and four int32. */
     private static final int MIN_ROW_BYTES = 5 * Integer.BYTES + 4 * Integer.BYTES;

@@ -64,6 +64,8 @@ final class MessageCodecs {
         put(MessageType.COMMIT_MOVE, SupervisionCodecs.COMMIT_MOVE);
         put(MessageType.ABANDON_MOVE, SupervisionCodecs.ABANDON_MOVE);
         put(MessageType.ADMIT_CLONE, SupervisionCodecs.ADMIT_CLONE);
+        put(MessageType.ALLOCATE_CLONE_ID, SupervisionCodecs.ALLOCATE_CLONE_ID);
+        put(MessageType.CLONE_ID, SupervisionCodecs.CLONE_ID);
         put(MessageType.REGISTER_CLONE, SupervisionCodecs.REGISTER_CLONE);
         put(MessageType.READ_ARRAY, SupervisionCodecs.READ_ARRAY);
         put(MessageType.SNAPSHOT, SupervisionCodecs.SNAPSHOT);

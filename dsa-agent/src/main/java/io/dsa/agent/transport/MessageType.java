@@ -4,6 +4,8 @@ import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AccumulateMessage;
 import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
 import io.dsa.agent.wire.AgentResumeMessage;
@@ -124,7 +126,9 @@ enum MessageType {
     REGISTER_CLONE(84, RegisterCloneMessage.class, false),
     READ_ARRAY(85, ReadArrayMessage.class, false),
     SNAPSHOT(86, SnapshotMessage.class, false),
-    RETIRE(87, RetireMessage.class, false);
+    RETIRE(87, RetireMessage.class, false),
+    ALLOCATE_CLONE_ID(95, AllocateCloneIdMessage.class, false),
+    CLONE_ID(96, CloneIdMessage.class, false);
 
     /** Codes fit the frame's uint8 type field. */
     static final int MAX_CODE = 255;

@@ -14,6 +14,8 @@ import static io.dsa.agent.transport.WireFields.writeStrings;
 
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentControlMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
@@ -35,7 +37,7 @@ import io.netty.buffer.ByteBuf;
 import java.util.function.LongFunction;
 
 /**
- * The codecs of the supervision messages between a host and its agents' JVMs (codes 70..87);
+ * The codecs of the supervision messages between a host and its agents' JVMs (codes 70..87, 95, 96);
  * encode beside decode. The requests that carry only their id are one int64.
  */
 final class SupervisionCodecs {
@@ -51,6 +53,7 @@ final class SupervisionCodecs {
     static final MessageCodec<HoldBarrierMessage> HOLD_BARRIER = idOnly(HoldBarrierMessage::new);
     static final MessageCodec<ReleaseBarrierMessage> RELEASE_BARRIER = idOnly(ReleaseBarrierMessage::new);
     static final MessageCodec<RetireMessage> RETIRE = idOnly(RetireMessage::new);
+    static final MessageCodec<AllocateCloneIdMessage> ALLOCATE_CLONE_ID = idOnly(AllocateCloneIdMessage::new);
 
     static final MessageCodec<AgentLaunchMessage> AGENT_LAUNCH = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());
@@ -112,6 +115,10 @@ final class SupervisionCodecs {
     static final MessageCodec<AdmitCloneMessage> ADMIT_CLONE = MessageCodec.of(
             (m, out) -> writeIdAndInt(m.requestId(), m.cloneId(), out),
             body -> new AdmitCloneMessage(body.readLong(), body.readInt()));
+
+    static final MessageCodec<CloneIdMessage> CLONE_ID = MessageCodec.of(
+            (m, out) -> writeIdAndInt(m.requestId(), m.cloneId(), out),
+            body -> new CloneIdMessage(body.readLong(), body.readInt()));
 
     static final MessageCodec<RegisterCloneMessage> REGISTER_CLONE = MessageCodec.of((m, out) -> {
         writeIdAndInt(m.requestId(), m.cloneId(), out);

@@ -56,9 +56,10 @@ import io.netty.handler.codec.CorruptedFrameException;
  *   <li>{@link CoherenceMessage}: u8 op code, int32 arrayId, partition, source, destination,
  *       requester, then data as {@code byte[]}.</li>
  * </ul>
- * The supervision messages between a host and its agents' JVMs (codes 70..87, records
+ * The supervision messages between a host and its agents' JVMs (codes 70..87, 95 and 96: records
  * implementing {@link AgentControlMessage} and their answers) follow the same rules; the ones that
- * carry only a request id are an int64.
+ * carry only a request id are an int64. CLONE_ID (96), the answer to ALLOCATE_CLONE_ID (95), is an
+ * int64 request id and an int32 clone id ({@code >= 0}).
  * A NODE_REQUEST (69) is a VM name, an int32 node id, the u8 type code of its step (one of the
  * supervision steps {@link HostCodecs#NODE_STEPS}) and that step's body as its own frame would
  * carry it. A HOST_STATUS (88) is an int64 request id, an int32 row count and per row: vm,

@@ -59,9 +59,13 @@ class CloneCheckpointTest {
         DsaConfig base = config(4);
         List<String> lines = runWithClone(base);
         assertEquals(baseline, lines);
-        // a second clone that picked a taken id (its command did not know the first's host) is refused at admission
-        assertEquals("clone id 3 is taken: a clone with that id is connected to node 2 (name the hosts of the VM's clones too, so the"
-                + " next free id is found)", assertThrows(DsaException.class, () -> nodes.get(2).admitClone(CLONE)).getMessage());
+        // node 0 hands out clone ids above every admitted one, each once; a clone given a taken id anyway is refused at admission
+        assertEquals(CLONE + 1, nodes.get(0).allocateCloneId());
+        assertEquals(CLONE + 2, nodes.get(0).allocateCloneId());
+        assertEquals("node 2 hands out no clone ids: node 0 does", assertThrows(DsaException.class, () -> nodes.get(2).allocateCloneId())
+                .getMessage());
+        assertEquals("clone id 3 is taken: a clone with that id is connected to node 2",
+                assertThrows(DsaException.class, () -> nodes.get(2).admitClone(CLONE)).getMessage());
 
         Path epoch20 = CheckpointStore.epochDir(dir, 20);
         CheckpointStore.Checkpoint cp = new CheckpointStore.Checkpoint(epoch20, CheckpointStore.manifest(epoch20));

@@ -2,6 +2,8 @@ package io.dsa.agent.transport;
 
 import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
 import io.dsa.agent.wire.AgentResumeMessage;
@@ -166,6 +168,8 @@ class FrameCodecTest {
         all.add(new ReadArrayMessage(19, "phases.A", 0, 96));
         all.add(new SnapshotMessage(20, -1));
         all.add(new RetireMessage(21));
+        all.add(new AllocateCloneIdMessage(21));
+        all.add(new CloneIdMessage(21, 5));
         all.add(new HeartbeatMessage(1_000));
         // a host's typed requests and answers (issue 14: no text targets to re-parse)
         all.add(new NodeRequestMessage("jacobi", 0, new HoldBarrierMessage(22)));
@@ -177,6 +181,7 @@ class FrameCodecTest {
         all.add(new NodeRequestMessage("vm-é", 0, new AdmitCloneMessage(28, 4)));
         all.add(new NodeRequestMessage("vm", 1, new RegisterCloneMessage(29, 4, new long[] {RegisterCloneMessage.pack(3, 1)})));
         all.add(new NodeRequestMessage("vm", 1, new RegisterCloneMessage(30, 4, new long[0])));
+        all.add(new NodeRequestMessage("vm", 0, new AllocateCloneIdMessage(31)));
         all.add(new NodeRequestMessage("vm", 2, new ReadArrayMessage(31, "phases.A\tx", Long.MAX_VALUE, 96)));
         all.add(new HostStatusMessage(32, List.of(
                 new AgentRow("jacobi", 2, "127.0.0.1:7000", "127.0.0.1:41000", "RUNNING", "io.dsa.examples.Jacobi", 12, 3, 4),

@@ -7,6 +7,8 @@ import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
+import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
 import io.dsa.agent.wire.AgentResumeMessage;
@@ -77,10 +79,14 @@ public final class WireFuzzing {
     /** @return the name of the type with index {@code index} */
     public static String typeName(int index) { return MessageType.values()[index].name(); }
 
-    /** @return the names of the supervision messages between a host and its job JVMs (codes AGENT_LAUNCH's to RETIRE's), in code order */
+    /**
+     * @return the names of the supervision messages between a host and its job JVMs (codes AGENT_LAUNCH's to RETIRE's,
+     *         then ALLOCATE_CLONE_ID and CLONE_ID), in code order
+     */
     public static List<String> supervisionTypes() {
         return Arrays.stream(MessageType.values())
-                .filter(t -> t.code() >= MessageType.AGENT_LAUNCH.code() && t.code() <= MessageType.RETIRE.code())
+                .filter(t -> t.code() >= MessageType.AGENT_LAUNCH.code() && t.code() <= MessageType.RETIRE.code()
+                        || t == MessageType.ALLOCATE_CLONE_ID || t == MessageType.CLONE_ID)
                 .map(Enum::name).toList();
     }
 
@@ -172,6 +178,8 @@ public final class WireFuzzing {
                 case READ_ARRAY -> new ReadArrayMessage(26, "A", 0, 16);
                 case SNAPSHOT -> new SnapshotMessage(27, -1);
                 case RETIRE -> new RetireMessage(28);
+                case ALLOCATE_CLONE_ID -> new AllocateCloneIdMessage(29);
+                case CLONE_ID -> new CloneIdMessage(29, 5);
             });
         }
         return all;

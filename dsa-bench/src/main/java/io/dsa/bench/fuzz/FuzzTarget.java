@@ -37,7 +37,7 @@ public enum FuzzTarget {
     HANDSHAKE("handshake", HandshakeFuzzer.class, HandshakeFuzzer::fuzzerTestOneInput, HandshakeFuzzer::seeds),
     /** Host requests, replies, jobs, job events and transfers with the host's field parsers. */
     HOST_MESSAGES("host-messages", HostMessageFuzzer.class, HostMessageFuzzer::fuzzerTestOneInput, HostMessageFuzzer::seeds),
-    /** The 18 supervision messages between a host and its job JVMs, with their receivers' checks. */
+    /** The 20 supervision messages between a host and its job JVMs, with their receivers' checks. */
     SUPERVISION("supervision", SupervisionFuzzer.class, SupervisionFuzzer::fuzzerTestOneInput, SupervisionFuzzer::seeds),
     /** The rows of host replies: status rows, transfer reports, read rows. */
     HOST_REPLIES("host-replies", HostReplyFuzzer.class, HostReplyFuzzer::fuzzerTestOneInput, HostReplyFuzzer::seeds),
