@@ -79,13 +79,18 @@ class ClonePromotionSystemTest {
         return cli.out().lines().filter(l -> l.startsWith("node 0: relax ")).findFirst().orElseThrow(() -> new AssertionError(cli));
     }
 
-    /** Starts the held relaxation as VM {@code vm} on {@code vmHosts} and waits until both nodes run; the fast file ends it. */
+    /**
+     * Starts the held relaxation as VM {@code vm} on {@code vmHosts} and waits until its first checkpoint is complete
+     * (so both nodes run), from the launcher's output: asking the hosts' status instead, a round of connections every
+     * 100 ms, took CPU from the JVMs starting. The fast file ends the run.
+     */
     private static Cli.Running startHeld(String vm, String vmHosts, Path fast) throws Exception {
         Cli.Running running = Cli.start("run", "--hosts", vmHosts, "--threads", "1", "--vm", vm, "--checkpoint-every", "10",
                 "--failure-timeout-ms", "1500", "--secret-file", secret.toString(), "--timeout", "200", HELD, ITERATIONS, fast.toString());
         try {
-            Poll.status(s -> s.out().lines().filter(l -> l.startsWith(vm + " ") && l.contains("RUNNING")).count() == 2,
-                    "--hosts", vmHosts, "--vm", vm, "--secret-file", secret.toString());
+            Poll.until("the launcher's line on the first complete checkpoint", running::outSoFar,
+                    out -> out.contains("first complete checkpoint at epoch ") || running.done().isDone(), 120_000, 2);
+            assertFalse(running.done().isDone(), () -> "the run ended before its first checkpoint: " + running.done().join());
             return running;
         } catch (Exception | AssertionError e) {
             Files.writeString(fast, "fast");
