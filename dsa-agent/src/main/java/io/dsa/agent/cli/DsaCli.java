@@ -21,9 +21,6 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "DSA: distributed shared arrays for SPMD Java programs.",
-        subcommands = {RunCommand.class, ProgramsCommand.class, HostCommand.class, StatusCommand.class, MigrateCommand.class,
-            CloneCommand.class, ReadCommand.class, KeygenCommand.class, SecretCommand.class, CompletionCommand.class,
-            NodeCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         footer = {"", "Run 'dsa COMMAND --help' for a command's options."})
 public final class DsaCli implements Callable<Integer> {
@@ -35,6 +32,15 @@ public final class DsaCli implements Callable<Integer> {
     /** The SLF4J simple logger's level property; {@code dsa} defaults it to {@value #DEFAULT_LOG_LEVEL}. */
     static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
     static final String DEFAULT_LOG_LEVEL = "warn";
+
+    /**
+     * The built-in commands, in the order {@code dsa --help} lists them. Registered by
+     * {@link #commandLine()}, not by the {@code @Command} annotation, so that
+     * {@link #commandLine(String...)} can build only the one a command line names.
+     */
+    private static final List<Class<?>> COMMANDS = List.of(RunCommand.class, ProgramsCommand.class, HostCommand.class,
+            StatusCommand.class, MigrateCommand.class, CloneCommand.class, ReadCommand.class, KeygenCommand.class, SecretCommand.class,
+            CompletionCommand.class, NodeCommand.class);
 
     @Spec
     CommandSpec spec;
@@ -48,7 +54,7 @@ public final class DsaCli implements Callable<Integer> {
      * {@code node}; child JVMs inherit it.
      */
     public static void main(String[] args) {
-        CommandLine cli = commandLine();
+        CommandLine cli = commandLine(args);
         cli.setExecutionStrategy(parsed -> {
             Verbosity.configure(parsed);   // before the command makes its first logger
             return new CommandLine.RunLast().execute(parsed);
@@ -56,10 +62,50 @@ public final class DsaCli implements Callable<Integer> {
         System.exit(cli.execute(args));
     }
 
-    /** @return the {@code dsa} command line, ready to {@code execute(args)}; used by {@link #main} and tests */
+    /** @return the {@code dsa} command line with every command, ready to {@code execute(args)}; used by tests */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new DsaCli());
+        for (Class<?> command : COMMANDS) cli.addSubcommand(instance(command));
         for (DsaCliExtension extension : ServiceLoader.load(DsaCliExtension.class)) extension.register(cli);
+        return configured(cli);
+    }
+
+    /**
+     * The command line for {@code args}: when they name a built-in command (the first argument that is no option;
+     * the top-level options {@code -h}, {@code -V} and {@code -v} take no value), the {@code dsa} command with that one
+     * subcommand, else {@link #commandLine()}. Picocli builds a command's model from its annotations by reflection,
+     * which took about 0.4 s of a fresh JVM for every command, and every {@code dsa} command, daemon and node process
+     * starts a fresh JVM; one command's model is what it runs (docs/runtime.md, "Short jobs and the JIT").
+     * {@code dsa}'s own help, a mistyped command's suggestions, the shell completion (which lists every command) and
+     * the extensions' commands get the whole line.
+     */
+    public static CommandLine commandLine(String... args) {
+        String name = null;
+        for (String a : args) {
+            if (!a.startsWith("-")) {
+                name = a;
+                break;
+            }
+        }
+        for (Class<?> command : COMMANDS) {
+            if (command != CompletionCommand.class && command.getAnnotation(Command.class).name().equals(name)) {
+                CommandLine cli = new CommandLine(new DsaCli());
+                cli.addSubcommand(instance(command));
+                return configured(cli);
+            }
+        }
+        return commandLine();
+    }
+
+    private static Object instance(Class<?> command) {
+        try {
+            return command.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot make the command " + command.getName(), e);
+        }
+    }
+
+    private static CommandLine configured(CommandLine cli) {
         cli.setParameterExceptionHandler(DsaCli::onParameterError);
         // Everything after PROGRAM belongs to the program, even if it looks like an option.
         cli.setStopAtPositional(true);

@@ -3,14 +3,17 @@ package io.dsa.agent.cli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
-/** Runs the {@code dsa} command line in this JVM and captures its output and exit code. */
+/**
+ * Runs the {@code dsa} command line in this JVM, built as {@link DsaCli#main} builds it (only the
+ * command the arguments name), and captures its output and exit code.
+ */
 record Cli(int exitCode, String out, String err) {
     static Cli execute(String... args) {
         return execute(new StringWriter(), new StringWriter(), args);
     }
 
     private static Cli execute(StringWriter out, StringWriter err, String... args) {
-        picocli.CommandLine cli = DsaCli.commandLine();
+        picocli.CommandLine cli = DsaCli.commandLine(args);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);

@@ -30,6 +30,37 @@ class DsaCliTest {
         assertEquals("", cli.err(), cli.toString());
     }
 
+    /** What {@code main} builds for a command line: the one command it names, with the same help as in the whole line. */
+    @ParameterizedTest
+    @ValueSource(strings = {"run", "programs", "node", "host", "status", "migrate", "clone", "read", "keygen", "secret"})
+    void aCommandLineNamingOneCommandBuildsOnlyItWithTheSameHelpAndOptions(String command) {
+        picocli.CommandLine one = DsaCli.commandLine("-v", command, "--help");
+        picocli.CommandLine all = DsaCli.commandLine();
+        assertEquals(java.util.List.of(command), java.util.List.copyOf(one.getSubcommands().keySet()));
+        picocli.CommandLine.Model.CommandSpec mine = one.getSubcommands().get(command).getCommandSpec();
+        picocli.CommandLine.Model.CommandSpec whole = all.getSubcommands().get(command).getCommandSpec();
+        assertEquals(whole.commandLine().getUsageMessage(), mine.commandLine().getUsageMessage());
+        assertEquals(whole.optionsMap().keySet(), mine.optionsMap().keySet());
+        assertEquals(whole.parser().stopAtPositional(), mine.parser().stopAtPositional());
+        assertEquals(whole.parser().caseInsensitiveEnumValuesAllowed(), mine.parser().caseInsensitiveEnumValuesAllowed());
+    }
+
+    /** The top-level help, a mistyped command's suggestions, the completion script and the extensions need every command. */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "--help", "-v", "completion", "statsu", "bench"})
+    void aCommandLineNamingNoBuiltInCommandOrTheCompletionBuildsThemAll(String first) {
+        picocli.CommandLine cli = first.isEmpty() ? DsaCli.commandLine(new String[0]) : DsaCli.commandLine(first);
+        assertEquals(DsaCli.commandLine().getSubcommands().keySet(), cli.getSubcommands().keySet());
+        assertTrue(cli.getSubcommands().size() >= 11, cli.getSubcommands().keySet().toString());
+    }
+
+    @Test
+    void aMistypedCommandIsSuggestedFromEveryCommand() {
+        Cli cli = Cli.execute("statsu", "--hosts", "127.0.0.1:1");
+        assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
+        assertTrue(cli.err().contains("status"), cli.toString());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "run", "programs", "node", "host", "status", "migrate", "clone", "read", "keygen", "secret"})
     void versionPrintsTheVersionAndExitsZero(String command) {
