@@ -63,6 +63,48 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Runs of a DSA VM with every node in the bench JVM ({@code DsaCluster.local}), one after another, so that the JIT has
+     * compiled DSA and the program when the later ones run: the warm figure is the median of the later half. The DSA runs
+     * of the experiments start their node JVMs afresh, while sequential Java is timed after a warm-up run in the bench JVM
+     * (BENCHMARKS.md, "Warm runs").
+     */
+    static final class WarmRuns {
+        /** Most runs. */
+        static final int MAX = 100;
+
+        @Option(names = "--warm-runs", defaultValue = "5",
+                description = "Runs of each DSA VM with every node in this JVM, one after another; the warm row is the median of"
+                        + " the later half, once the JIT compiled DSA and the program. 0: none, 1 to " + MAX
+                        + " (default: ${DEFAULT-VALUE}; --smoke: 1).")
+        int runs;
+
+        /** @throws CommandLine.ParameterException if {@code --warm-runs} is out of range */
+        void check(CommandSpec spec) {
+            if (runs < 0 || runs > MAX) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--warm-runs " + runs + " out of range [0, " + MAX + "]");
+            }
+        }
+
+        /**
+         * @param config the VM, run {@link #runs} times
+         * @param seconds the figure of one run's report
+         * @return the median of the later half of the runs
+         */
+        double median(io.dsa.agent.DsaConfig config, io.dsa.DsaProgram program, java.util.List<String> args,
+                java.util.function.ToDoubleFunction<io.dsa.agent.RunReport> seconds) {
+            double[] t = new double[runs];
+            for (int r = 0; r < runs; r++) {
+                try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
+                    t[r] = seconds.applyAsDouble(vm.run(program, args.toArray(new String[0])));
+                }
+            }
+            System.out.printf(java.util.Locale.ROOT, "warm runs of %s %s: %s%n", program.getClass().getSimpleName(), args,
+                    java.util.Arrays.toString(t));
+            return BenchOut.median(java.util.Arrays.copyOfRange(t, runs / 2, runs));
+        }
+    }
+
     /** @return the command line as typed, for the Markdown ("dsa bench miss --sizes 8,16"; arguments with spaces quoted) */
     static String typed(CommandSpec spec) {
         CommandLine.ParseResult root = spec.root().commandLine().getParseResult();

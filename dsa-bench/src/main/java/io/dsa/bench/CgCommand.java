@@ -1,5 +1,6 @@
 package io.dsa.bench;
 
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.TransportSecurity;
@@ -55,10 +56,13 @@ final class CgCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.Waits waits = new BenchCommand.Waits();
 
+    @Mixin
+    BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
+
     static final String CSV_HEADER = "class,kind,wait,nodes,threads,seconds,vs_sequential,load";
 
     /**
-     * One measurement: kind seq, dsa or mpi; the DSA VM's wait strategy (null otherwise); nodes x
+     * One measurement: kind seq, dsa, dsa-warm or mpi; the DSA VM's wait strategy (null otherwise); nodes x
      * threads (ranks x 1 for MPI, 1 x 1 sequential); seconds; vs sequential.
      */
     record Row(String kind, NpbCg.Size size, WaitStrategy strategy, int nodes, int threads, double seconds, double vsSequential,
@@ -67,6 +71,7 @@ final class CgCommand implements Callable<Integer> {
             return switch (kind) {
                 case "seq" -> "sequential Java";
                 case "dsa" -> "DSA " + nodes + "x" + threads + " " + strategy;
+                case "dsa-warm" -> "DSA " + nodes + "x" + threads + " " + strategy + " warm";
                 default -> "MPI + C np=" + nodes;
             };
         }
@@ -74,8 +79,9 @@ final class CgCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (common.smoke) { classes = List.of("S"); shapes = List.of("2x1"); peer.reps = 1; peer.mpiNp = List.of(2); }
+        if (common.smoke) { classes = List.of("S"); shapes = List.of("2x1"); peer.reps = 1; peer.mpiNp = List.of(2); warm.runs = 1; }
         if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + peer.reps + " not >= 1");
+        warm.check(spec);
         List<NpbCg.Size> sizes = new ArrayList<>();
         for (String c : classes) {
             try {
@@ -104,6 +110,11 @@ final class CgCommand implements Callable<Integer> {
                     }
                     double s = BenchOut.median(t);
                     rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
+                    if (warm.runs > 0) {
+                        double w = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).build(),
+                                new Cg(), List.of(size.name()), CgCommand::secondsUnchecked);
+                        rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
+                    }
                 }
             }
             if (exe != null) {
@@ -129,6 +140,14 @@ final class CgCommand implements Callable<Integer> {
             if (line.contains("(verified)") && m.find()) return Double.parseDouble(m.group(2));
         }
         throw new IOException("no verified CG report line with ' N iterations S s' in " + report.lines());
+    }
+
+    private static double secondsUnchecked(RunReport report) {
+        try {
+            return seconds(report);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** @return the MPI + C CG's median seconds over {@code --reps} runs inside one mpirun */
@@ -159,11 +178,15 @@ final class CgCommand implements Callable<Integer> {
         for (NpbCg.Size size : sizes) {
             Row seq = find(rows, "seq", size, null, 1, 1);
             for (WaitStrategy wait : strategies) {
-                for (int[] target : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
-                    Row dsa = find(rows, "dsa", size, wait, target[0], target[1]);
-                    String what = "class " + size + ", DSA " + target[0] + "x" + target[1] + " " + wait + " vs sequential Java";
-                    targets.add(dsa == null ? what + ": not measured in this run"
-                            : BenchOut.ratio(what, dsa.seconds() * 1e3, seq.seconds() * 1e3, target[2], "ms"));
+                for (String kind : List.of("dsa", "dsa-warm")) {
+                    if (kind.equals("dsa-warm") && warm.runs == 0) continue;
+                    for (int[] target : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
+                        Row dsa = find(rows, kind, size, wait, target[0], target[1]);
+                        String what = "class " + size + ", DSA " + target[0] + "x" + target[1] + " " + wait + (kind.equals("dsa") ? "" : " warm")
+                                + " vs sequential Java";
+                        targets.add(dsa == null ? what + ": not measured in this run"
+                                : BenchOut.ratio(what, dsa.seconds() * 1e3, seq.seconds() * 1e3, target[2], "ms"));
+                    }
                 }
                 for (int[] pair : new int[][] {{2, 1, 2}, {4, 2, 4}}) {
                     Row dsa = find(rows, "dsa", size, wait, pair[0], pair[1]);
@@ -179,7 +202,8 @@ final class CgCommand implements Callable<Integer> {
         String notes = String.format(Locale.ROOT, "- NPB's benchmark time (the niter timed iterations after one untimed one; matrix "
                 + "generation excluded), every run verified against NPB's zeta (relative error <= 1e-10); medians of %d run(s). "
                 + "DSA: `cg` example, one JVM per node, node 0 in the bench JVM; sequential Java: `NpbCg.run` in the bench JVM "
-                + "after a warm-up run; MPI + C: `cg_mpi.c` (the same row blocks, MPI_Allgatherv of p, MPI_Allreduce dot products) "
+                + "after a warm-up run; DSA warm: every node in the bench JVM (DsaCluster.local), " + warm.runs + " runs in a row, "
+                + "the median of the later half; MPI + C: `cg_mpi.c` (the same row blocks, MPI_Allgatherv of p, MPI_Allreduce dot products) "
                 + "over loopback TCP. Per outer iteration DSA runs 76 global rounds (collectives and barriers), MPI 78 collectives "
                 + "(it gathers p in all 25 steps and z once; DSA reads them through the shared arrays).", peer.reps);
         BenchOut.markdown(common.out, "cg", "NAS Parallel Benchmarks CG", BenchCommand.typed(spec), notes, table.toString(), targets);

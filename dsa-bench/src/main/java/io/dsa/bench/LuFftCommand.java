@@ -1,6 +1,7 @@
 package io.dsa.bench;
 
 import io.dsa.DsaProgram;
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import io.dsa.examples.Fft2d;
 import io.dsa.examples.Lu;
@@ -25,6 +26,13 @@ import picocli.CommandLine.Spec;
  * sequential Java version ({@link Sequential}, in this JVM), and the MPI + C version of the same
  * algorithm ({@code dsa-bench/src/main/c/lu_mpi.c}, {@code fft_mpi.c}; skipped with a message if
  * {@code mpicc}/{@code mpirun} are missing). Times are medians over {@code --reps} runs.
+ *
+ * <p>Each DSA run above starts its nodes' JVMs afresh (node 0 in this JVM), so it measures the JIT's
+ * warm-up as much as DSA (its crypto, its codec and the example's kernels start interpreted), while
+ * the sequential run is timed after a warm-up run. So the {@code dsa-warm} rows run each shape in
+ * this JVM ({@code DsaCluster.local}: every node in one JVM, over the same loopback connections and
+ * protection) {@code --warm-runs} times in a row and take the median of the later half: DSA and
+ * sequential Java both warm (BENCHMARKS.md, "Warm runs").
  */
 abstract class LuFftCommand implements Callable<Integer> {
     @Spec
@@ -45,9 +53,12 @@ abstract class LuFftCommand implements Callable<Integer> {
     List<String> shapes;
 
     @Mixin
+    BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
+
+    @Mixin
     MpiPeer.Options peer = new MpiPeer.Options();
 
-    /** One measurement; kind is dsa, seq or mpi; threads is 1 for seq and mpi. */
+    /** One measurement; kind is dsa, dsa-warm, seq or mpi; threads is 1 for seq and mpi. */
     record Row(String kind, int nodes, int threads, int block, double seconds, double speedup, double load) {}
 
     abstract String name();
@@ -72,9 +83,10 @@ abstract class LuFftCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (common.smoke) { n = 64; blocks = List.of(16); shapes = List.of("2x1"); peer.reps = 1; peer.mpiNp = List.of(2); }
+        if (common.smoke) { n = 64; blocks = List.of(16); shapes = List.of("2x1"); peer.reps = 1; peer.mpiNp = List.of(2); warm.runs = 1; }
         List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
         if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + peer.reps + " not >= 1");
+        warm.check(spec);
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seq = new LinkedHashMap<>();
         for (int b : blocks) {
@@ -97,9 +109,33 @@ abstract class LuFftCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "%s n=%d dsa %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1], b, s, seq.get(b) / s);
             }
         }
+        if (warm.runs > 0) rows.addAll(warm(vmShapes, seq));
         if (!peer.noMpi) rows.addAll(mpi(seq));
         write(rows);
         return 0;
+    }
+
+    // Every shape and partition run --warm-runs times with every node in this JVM; the row is the median of the later half.
+    private List<Row> warm(List<int[]> vmShapes, Map<Integer, Double> seq) {
+        List<Row> rows = new ArrayList<>();
+        for (int[] shape : vmShapes) {
+            for (int b : blocks) {
+                double s = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(), program(),
+                        List.of(Integer.toString(n), Integer.toString(b)), this::secondsUnchecked);
+                rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage()));
+                System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1],
+                        b, s, seq.get(b) / s);
+            }
+        }
+        return rows;
+    }
+
+    private double secondsUnchecked(RunReport report) {
+        try {
+            return seconds(report);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private double seconds(RunReport report) throws IOException {
@@ -133,24 +169,33 @@ abstract class LuFftCommand implements Callable<Integer> {
                 .findFirst().orElse(null);
     }
 
-    /** @return one "DSA 2x1 vs MPI np=2" ratio line per partition size where both were measured, then best vs best */
+    /**
+     * @return one "DSA 2x1 vs MPI np=2" ratio line per partition size where both were measured, then best vs best; the same for
+     *         the warm runs
+     */
     List<String> target(List<Row> rows, double limit, String label) {
+        List<String> lines = new ArrayList<>(target(rows, limit, label, "dsa", "DSA"));
+        if (rows.stream().anyMatch(r -> r.kind().equals("dsa-warm"))) lines.addAll(target(rows, limit, label, "dsa-warm", "DSA warm"));
+        return lines;
+    }
+
+    private List<String> target(List<Row> rows, double limit, String label, String kind, String what) {
         List<String> lines = new ArrayList<>();
         Row bestDsa = null, bestMpi = null;
         for (int b : blocks) {
-            Row dsa = find(rows, "dsa", 2, 1, b), mpi = find(rows, "mpi", 2, 1, mpiUsesBlock() ? b : 0);
+            Row dsa = find(rows, kind, 2, 1, b), mpi = find(rows, "mpi", 2, 1, mpiUsesBlock() ? b : 0);
             if (dsa != null && (bestDsa == null || dsa.seconds() < bestDsa.seconds())) bestDsa = dsa;
             if (mpi != null && (bestMpi == null || mpi.seconds() < bestMpi.seconds())) bestMpi = mpi;
             if (dsa != null && mpi != null) {
-                lines.add(BenchOut.ratio(label + " n=" + n + ", DSA 2 nodes x 1 thread, partition " + b + " vs MPI + C np=2"
+                lines.add(BenchOut.ratio(label + " n=" + n + ", " + what + " 2 nodes x 1 thread, partition " + b + " vs MPI + C np=2"
                         + (mpiUsesBlock() ? ", same block" : ""), dsa.seconds() * 1e3, mpi.seconds() * 1e3, limit, "ms"));
             }
         }
         if (bestDsa != null && bestMpi != null && mpiUsesBlock()) {
-            lines.add(BenchOut.ratio(label + " n=" + n + ", best DSA 2x1 (partition " + bestDsa.block() + ") vs best MPI + C np=2 (block "
+            lines.add(BenchOut.ratio(label + " n=" + n + ", best " + what + " 2x1 (partition " + bestDsa.block() + ") vs best MPI + C np=2 (block "
                     + bestMpi.block() + ")", bestDsa.seconds() * 1e3, bestMpi.seconds() * 1e3, limit, "ms"));
         }
-        if (lines.isEmpty()) lines.add(label + " vs MPI + C: not measured in this run (needs shape 2x1 and MPI np=2)");
+        if (lines.isEmpty()) lines.add(label + " (" + what + ") vs MPI + C: not measured in this run (needs shape 2x1 and MPI np=2)");
         return lines;
     }
 
@@ -169,6 +214,11 @@ abstract class LuFftCommand implements Callable<Integer> {
             int nodes = Integer.parseInt(p[0]), threads = Integer.parseInt(p[1]);
             List<Row> s = rows.stream().filter(r -> r.kind().equals("dsa") && r.nodes() == nodes && r.threads() == threads).toList();
             series.put("DSA " + nodes + "x" + threads, new double[][] {s.stream().mapToDouble(Row::block).toArray(), s.stream().mapToDouble(Row::seconds).toArray()});
+            List<Row> w = rows.stream().filter(r -> r.kind().equals("dsa-warm") && r.nodes() == nodes && r.threads() == threads).toList();
+            if (!w.isEmpty()) {
+                series.put("DSA " + nodes + "x" + threads + " warm", new double[][] {w.stream().mapToDouble(Row::block).toArray(),
+                        w.stream().mapToDouble(Row::seconds).toArray()});
+            }
         }
         List<Row> seqRows = rows.stream().filter(r -> r.kind().equals("seq")).toList();
         series.put("sequential Java", new double[][] {seqRows.stream().mapToDouble(Row::block).toArray(), seqRows.stream().mapToDouble(Row::seconds).toArray()});
@@ -181,8 +231,9 @@ abstract class LuFftCommand implements Callable<Integer> {
         }
         BenchOut.plot(common.out, name(), title() + ", n=" + n, "partition side", "seconds (median)", true, series);
         String notes = String.format(Locale.ROOT, "- n=%d; DSA: one JVM per node, node 0 in the bench JVM, the example's own compute timer "
-                + "(verification excluded); sequential Java in the bench JVM after a warm-up run; MPI + C: OpenMPI over loopback TCP; "
-                + "medians of %d run(s)", n, peer.reps);
+                + "(verification excluded); sequential Java in the bench JVM after a warm-up run; dsa-warm: every node in the bench "
+                + "JVM (DsaCluster.local), %d runs in a row, the median of the later half; MPI + C: OpenMPI over loopback TCP; "
+                + "medians of %d run(s)", n, warm.runs, peer.reps);
         BenchOut.markdown(common.out, name(), title() + " (paper Figs. 12-14)", BenchCommand.typed(spec), notes, table.toString(),
                 targetLines(rows));
     }

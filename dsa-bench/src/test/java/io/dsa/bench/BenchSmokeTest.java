@@ -87,13 +87,14 @@ class BenchSmokeTest {
             assertEquals(0, dsa("bench", e, "--smoke", "--out", out.toString(), "--c-src", c), e);
             List<String[]> rows = csv(out.resolve(e + ".csv"), "kind,n,nodes,threads,partition,seconds,speedup,load");
             List<String> kinds = rows.stream().map(r -> r[0]).toList();
-            assertEquals(mpi ? List.of("seq", "dsa", "mpi") : List.of("seq", "dsa"), kinds, e);
+            assertEquals(mpi ? List.of("seq", "dsa", "dsa-warm", "mpi") : List.of("seq", "dsa", "dsa-warm"), kinds, e);
             for (String[] r : rows) {
                 double s = Double.parseDouble(r[5]);
                 assertTrue(s > 0 && s < 60, e + " seconds plausible: " + String.join(",", r));
             }
             assertTrue(Files.size(out.resolve(e + ".png")) > 1000);
-            assertTrue(Files.readString(out.resolve(e + ".md")).contains("vs MPI + C"));
+            String md = Files.readString(out.resolve(e + ".md"));
+            assertTrue(md.contains("vs MPI + C") && md.contains("DSA warm") && md.contains("dsa-warm"), md);
         }
     }
 
@@ -104,8 +105,8 @@ class BenchSmokeTest {
         boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
         assertEquals(0, dsa("bench", "cg", "--smoke", "--out", out.toString(), "--c-src", c));
         List<String[]> rows = csv(out.resolve("cg.csv"), CgCommand.CSV_HEADER);
-        assertEquals(mpi ? List.of("seq", "dsa", "mpi") : List.of("seq", "dsa"), rows.stream().map(r -> r[1]).toList());
-        assertEquals(mpi ? List.of("", "ADAPTIVE", "") : List.of("", "ADAPTIVE"), rows.stream().map(r -> r[2]).toList());
+        assertEquals(mpi ? List.of("seq", "dsa", "dsa-warm", "mpi") : List.of("seq", "dsa", "dsa-warm"), rows.stream().map(r -> r[1]).toList());
+        assertEquals(mpi ? List.of("", "ADAPTIVE", "ADAPTIVE", "") : List.of("", "ADAPTIVE", "ADAPTIVE"), rows.stream().map(r -> r[2]).toList());
         for (String[] r : rows) {
             assertEquals("S", r[0]);
             double s = Double.parseDouble(r[5]);
@@ -113,7 +114,9 @@ class BenchSmokeTest {
         }
         assertEquals("1.000", rows.get(0)[6], "the sequential row is the baseline");
         assertTrue(Files.size(out.resolve("cg.png")) > 1000);
-        assertTrue(Files.readString(out.resolve("cg.md")).contains("class S, DSA 2x1 ADAPTIVE vs sequential Java"));
+        String md = Files.readString(out.resolve("cg.md"));
+        assertTrue(md.contains("class S, DSA 2x1 ADAPTIVE vs sequential Java") && md.contains("class S, DSA 2x1 ADAPTIVE warm vs sequential Java"),
+                md);
     }
 
     @Test
