@@ -54,7 +54,9 @@ final class MpiPeer {
     }
 
     /**
-     * Compiles {@code src} into {@code out/NAME} (the source's name without {@code .c}).
+     * Compiles {@code src} into {@code out/NAME} (the source's name without {@code .c}) with {@code -O3 -march=native}: the
+     * peer gets the vector instructions of this CPU, as the JIT gives the Java side (with {@code -O2}, the LU of
+     * {@code lu_mpi.c} took 0.31 s on 2 ranks instead of 0.053 s; BENCHMARKS.md, "Warm runs").
      *
      * @return the executable, or null when the peer is skipped (the reason is printed)
      * @throws IOException if {@code mpicc} fails on the source
@@ -71,7 +73,7 @@ final class MpiPeer {
         Files.createDirectories(out);
         String name = src.getFileName().toString().replaceFirst("\\.c$", "");
         Path exe = out.resolve(name).toAbsolutePath();
-        Exec cc = exec(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString(), "-lm"));
+        Exec cc = exec(List.of("mpicc", "-O3", "-march=native", "-o", exe.toString(), src.toString(), "-lm"));
         if (cc.exit() != 0) throw new IOException("mpicc failed on " + src + ":\n" + cc.output());
         return exe;
     }
