@@ -57,7 +57,7 @@ final class HostClone extends HostSteps implements CloneChoreography.Port {
         m = described.message();
         locate(m);
         if (ref.node() >= m.nodes()) throw new DsaException("agent " + agentId + " is a clone; clone node 0 to " + (m.nodes() - 1));
-        cloneId = target.ask(hostOf.get(0), ref.vm(), 0, AllocateCloneIdMessage::new, CloneIdMessage.class).cloneId();   // once per VM
+        cloneId = target.ask(hostOf.get(0), ref.vm(), 0, AllocateCloneIdMessage::new, CloneIdMessage.class).cloneId();   // each id once
         if (cloneId < m.nodes()) throw new DsaException("node 0 of vm '" + ref.vm() + "' gave clone id " + cloneId + ", a node's");
         cloneAgentId = DsaAgent.agentId(ref.vm(), cloneId);
         job = new HostedJob(new HostJobMessage(m.jobId(), ref.vm(), cloneId, m.nodes(), m.threadsPerNode(), m.monitorAddress(),
