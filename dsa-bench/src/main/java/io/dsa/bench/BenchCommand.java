@@ -88,19 +88,22 @@ public final class BenchCommand implements Callable<Integer> {
 
         /**
          * @param config the VM, run {@link #runs} times
+         * @param program a new program for each run
          * @param seconds the figure of one run's report
          * @return the median of the later half of the runs
          */
-        double median(io.dsa.agent.DsaConfig config, io.dsa.DsaProgram program, java.util.List<String> args,
+        double median(io.dsa.agent.DsaConfig config, java.util.function.Supplier<io.dsa.DsaProgram> program, java.util.List<String> args,
                 java.util.function.ToDoubleFunction<io.dsa.agent.RunReport> seconds) {
             double[] t = new double[runs];
+            String name = "";
             for (int r = 0; r < runs; r++) {
+                io.dsa.DsaProgram p = program.get();
+                name = p.getClass().getSimpleName();
                 try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
-                    t[r] = seconds.applyAsDouble(vm.run(program, args.toArray(new String[0])));
+                    t[r] = seconds.applyAsDouble(vm.run(p, args.toArray(new String[0])));
                 }
             }
-            System.out.printf(java.util.Locale.ROOT, "warm runs of %s %s: %s%n", program.getClass().getSimpleName(), args,
-                    java.util.Arrays.toString(t));
+            System.out.printf(java.util.Locale.ROOT, "warm runs of %s %s: %s%n", name, args, java.util.Arrays.toString(t));
             return BenchOut.median(java.util.Arrays.copyOfRange(t, runs / 2, runs));
         }
     }

@@ -112,7 +112,7 @@ final class CgCommand implements Callable<Integer> {
                     rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                     if (warm.runs > 0) {
                         double w = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).build(),
-                                new Cg(), List.of(size.name()), CgCommand::secondsUnchecked);
+                                Cg::new, List.of(size.name()), CgCommand::secondsUnchecked);
                         rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
                 }

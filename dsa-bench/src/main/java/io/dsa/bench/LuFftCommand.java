@@ -120,7 +120,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         for (int[] shape : vmShapes) {
             for (int b : blocks) {
-                double s = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(), program(),
+                double s = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(), this::program,
                         List.of(Integer.toString(n), Integer.toString(b)), this::secondsUnchecked);
                 rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage()));
                 System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1],

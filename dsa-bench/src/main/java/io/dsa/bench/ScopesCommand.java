@@ -100,6 +100,9 @@ final class ScopesCommand implements Callable<Integer> {
     @Option(names = "--no-jmh", description = "Skip the JMH run of the owner-computes kernels.")
     boolean noJmh;
 
+    @Mixin
+    BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
+
     @Option(names = "--label", paramLabel = "TEXT", defaultValue = "",
             description = "Added to the plot's title and the Markdown, e.g. \"noisy, concurrent load\".")
     String label;
@@ -118,7 +121,7 @@ final class ScopesCommand implements Callable<Integer> {
         double run();
     }
 
-    /** One measurement: kind seq, plain, scoped or mpi. */
+    /** One measurement: kind seq, plain, scoped, plain-warm, scoped-warm ({@link BenchCommand.WarmRuns}) or mpi. */
     record Row(String example, String kind, int nodes, int threads, double seconds, double vsSequential, double load) {
         String label() {
             return switch (kind) {
@@ -140,8 +143,10 @@ final class ScopesCommand implements Callable<Integer> {
             cgClass = "S";
             shapes = List.of("2x1");
             peer.reps = 1;
+            warm.runs = 1;
         }
         if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--runs: " + peer.reps + " not >= 1");
+        warm.check(spec);
         for (String e : examples) {
             if (!EXAMPLES.contains(e)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--examples: '" + e + "' unknown, expected some of " + EXAMPLES);
@@ -164,6 +169,11 @@ final class ScopesCommand implements Callable<Integer> {
                     }
                     double s = BenchOut.median(t);
                     rows.add(print(new Row(name, kind, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
+                    if (warm.runs > 0) {
+                        double w = warm.median(io.dsa.agent.DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(),
+                                kind.equals("plain") ? ex.plain() : ex.scoped(), ex.args(), report -> secondsUnchecked(ex, report));
+                        rows.add(print(new Row(name, kind + "-warm", shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
+                    }
                 }
             }
             rows.addAll(mpi(ex, ranks, seq));
@@ -270,6 +280,14 @@ final class ScopesCommand implements Callable<Integer> {
     }
 
     /** @return the compute seconds of a verified report */
+    private static double secondsUnchecked(Example ex, RunReport report) {
+        try {
+            return seconds(ex, report);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private static double seconds(Example ex, RunReport report) throws IOException {
         for (String line : report.lines()) {
             Matcher m = ex.time().matcher(line);
@@ -361,7 +379,8 @@ final class ScopesCommand implements Callable<Integer> {
                 + " (verification excluded). Sequential Java in the bench JVM after a warm-up run (jacobi: `Jacobi.sequential`;"
                 + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
                 + " the sequential 2-D FFT of `dsa bench fft`, forward transform; psrs: `Arrays.sort` of the same keys). MPI + C over loopback TCP where a peer exists"
-                + " (lu_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s). Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
+                + " (lu_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s); the -warm kinds: every node in the bench JVM,"
+                + " " + warm.runs + " runs in a row, the median of the later half. Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
                 label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, psrsArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
                         + " sweep / update; data `scopes-kernels.csv`.");
         BenchOut.markdown(common.out, "scopes", "Scopes: the examples with and without scopes (issue 13)", BenchCommand.typed(spec),
@@ -375,23 +394,26 @@ final class ScopesCommand implements Callable<Integer> {
             Row seq = find(rows, e, "seq", 1, 1);
             for (String shape : shapes) {
                 int[] s = BenchCommand.vmShapes(spec, List.of(shape)).get(0);
-                Row plain = find(rows, e, "plain", s[0], s[1]);
-                Row scoped = find(rows, e, "scoped", s[0], s[1]);
-                if (plain == null || scoped == null) continue;
-                lines.add(String.format(Locale.ROOT, "%s, DSA %s scoped vs plain (no target): %.1f / %.1f ms = %.2fx", e, shape,
-                        scoped.seconds() * 1e3, plain.seconds() * 1e3, scoped.seconds() / plain.seconds()));
-                if (s[0] == 2 && s[1] == 1 && List.of("mm2", "cg", "psrs").contains(e)) {
-                    lines.add(BenchOut.ratio(e + ", DSA 2x1 scoped vs sequential Java (faster than it)", scoped.seconds() * 1e3,
-                            seq.seconds() * 1e3, 1.0, "ms"));
-                }
-                Row mpi = find(rows, e, "mpi", s[0], 1);
-                if (mpi != null && s[1] == 1) {
-                    double limit = e.equals("cg") ? 1.3 : e.equals("fft") ? 1.5 : Double.NaN;
-                    lines.add(Double.isNaN(limit)
-                            ? String.format(Locale.ROOT, "%s, DSA %s scoped vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx", e,
-                                    shape, s[0], scoped.seconds() * 1e3, mpi.seconds() * 1e3, scoped.seconds() / mpi.seconds())
-                            : BenchOut.ratio(e + ", DSA " + shape + " scoped vs MPI + C np=" + s[0], scoped.seconds() * 1e3,
-                                    mpi.seconds() * 1e3, limit, "ms"));
+                for (String warmth : List.of("", "-warm")) {
+                    Row plain = find(rows, e, "plain" + warmth, s[0], s[1]);
+                    Row scoped = find(rows, e, "scoped" + warmth, s[0], s[1]);
+                    if (plain == null || scoped == null) continue;
+                    String dsa = "DSA " + shape + (warmth.isEmpty() ? "" : " warm");
+                    lines.add(String.format(Locale.ROOT, "%s, %s scoped vs plain (no target): %.1f / %.1f ms = %.2fx", e, dsa,
+                            scoped.seconds() * 1e3, plain.seconds() * 1e3, scoped.seconds() / plain.seconds()));
+                    if (s[0] == 2 && s[1] == 1 && List.of("mm2", "cg", "psrs").contains(e)) {
+                        lines.add(BenchOut.ratio(e + ", " + dsa + " scoped vs sequential Java (faster than it)", scoped.seconds() * 1e3,
+                                seq.seconds() * 1e3, 1.0, "ms"));
+                    }
+                    Row mpi = find(rows, e, "mpi", s[0], 1);
+                    if (mpi != null && s[1] == 1) {
+                        double limit = e.equals("cg") ? 1.3 : e.equals("fft") ? 1.5 : Double.NaN;
+                        lines.add(Double.isNaN(limit)
+                                ? String.format(Locale.ROOT, "%s, %s scoped vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx", e,
+                                        dsa, s[0], scoped.seconds() * 1e3, mpi.seconds() * 1e3, scoped.seconds() / mpi.seconds())
+                                : BenchOut.ratio(e + ", " + dsa + " scoped vs MPI + C np=" + s[0], scoped.seconds() * 1e3,
+                                        mpi.seconds() * 1e3, limit, "ms"));
+                    }
                 }
             }
         }

@@ -58,7 +58,9 @@ class ScopesSmokeTest {
         for (String e : ScopesCommand.EXAMPLES) {
             expected.add(e + ",seq,1,1");
             expected.add(e + ",plain,2,1");
+            expected.add(e + ",plain-warm,2,1");
             expected.add(e + ",scoped,2,1");
+            expected.add(e + ",scoped-warm,2,1");
             if (mpi && (e.equals("lu") || e.equals("cg") || e.equals("fft"))) expected.add(e + ",mpi,2,1");
         }
         List<String[]> rows = lines.subList(1, lines.size()).stream().map(l -> l.split(",", -1)).toList();
@@ -83,9 +85,12 @@ class ScopesSmokeTest {
         assertTrue(md.contains("| cg | DSA 2x1 scoped | 2 | 1 |"), md);
         assertTrue(md.contains("mm2, DSA 2x1 scoped vs sequential Java (faster than it)"), md);
         assertTrue(md.contains("psrs, DSA 2x1 scoped vs sequential Java (faster than it)"), md);
+        assertTrue(md.contains("psrs, DSA 2x1 warm scoped vs sequential Java (faster than it)"), md);
+        assertTrue(md.contains("| cg | DSA 2x1 scoped-warm | 2 | 1 |"), md);
         assertTrue(md.contains("kernel jacobiSweep on a scope's arrays vs the same loop on plain double[]s (JMH)"), md);
         assertTrue(md.contains("kernel luUpdate on a scope's arrays"), md);
         if (mpi) assertTrue(md.contains("cg, DSA 2x1 scoped vs MPI + C np=2"), md);
         if (mpi) assertTrue(md.contains("fft, DSA 2x1 scoped vs MPI + C np=2"), md);
+        if (mpi) assertTrue(md.contains("fft, DSA 2x1 warm scoped vs MPI + C np=2"), md);
     }
 }
