@@ -62,7 +62,7 @@ public final class DsaCli implements Callable<Integer> {
         System.exit(cli.execute(args));
     }
 
-    /** @return the {@code dsa} command line with every command, ready to {@code execute(args)}; used by tests */
+    /** @return the {@code dsa} command line with every command, ready to {@code execute(args)}; for tests and a command that runs another */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new DsaCli());
         for (Class<?> command : COMMANDS) cli.addSubcommand(instance(command));
