@@ -62,7 +62,10 @@ public final class DsaCli implements Callable<Integer> {
         System.exit(cli.execute(args));
     }
 
-    /** @return the {@code dsa} command line with every command, ready to {@code execute(args)}; for tests and a command that runs another */
+    /**
+     * @return the {@code dsa} command line with every command, ready to {@code execute(args)}; for tests and a command
+     *         that runs another
+     */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new DsaCli());
         for (Class<?> command : COMMANDS) cli.addSubcommand(instance(command));
