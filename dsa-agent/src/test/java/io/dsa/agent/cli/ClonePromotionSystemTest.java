@@ -98,6 +98,34 @@ class ClonePromotionSystemTest {
         }
     }
 
+    /** {@code dsa clone} of node 1 of {@code vm} to {@code to}; asserts that it succeeded. */
+    private static Cli cloneNode1(String vm, String vmHosts, HostProcess to) {
+        Cli clone = Cli.execute("clone", "--vm", vm, "--node", "1", "--hosts", vmHosts, "--to", to.address(), "--secret-file",
+                secret.toString());
+        assertEquals(0, clone.exitCode(), clone.toString());
+        return clone;
+    }
+
+    /** Waits until the launcher said of each clone ({@code "clone C of node 1 on host H"}) that it keeps a checkpoint. */
+    private static void awaitCurrent(Cli.Running running, String... clones) throws InterruptedException {
+        Poll.until("the launcher's line that each clone is current", running::outSoFar, out -> running.done().isDone()
+                || java.util.Arrays.stream(clones).allMatch(c -> out.contains(c + " keeps node 1's checkpoint of epoch ")), 120_000, 2);
+        assertFalse(running.done().isDone(), () -> "the run ended before the clones were current: " + running.done().join());
+    }
+
+    /**
+     * Node 1 ended DONE on {@code node1Host}, and no clone and no running node of {@code vm} is left on {@code hosts} moments
+     * after the run ended (a host reports a node's outcome before it lists the node as ended).
+     */
+    private static void assertNothingLeftButNode1Done(String vm, String hosts, HostProcess node1Host) throws InterruptedException {
+        Cli status = Poll.until("no clone and no running node of the VM", () -> Cli.execute("status", "--hosts", hosts, "--vm", vm,
+                "--secret-file", secret.toString()),
+                s -> s.out().lines().noneMatch(l -> l.startsWith(vm + " ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
+                10_000, 100);
+        assertTrue(Pattern.compile(vm + "\\s+1\\s+" + Pattern.quote(node1Host.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
+                status.out());
+    }
+
     @Test
     void aCloneThatKeepsTheLostNodesCheckpointTakesItsPlaceWithTheSameResult() throws Exception {
         HostProcess a = hosts.get(0);
@@ -111,17 +139,11 @@ class ClonePromotionSystemTest {
                 // two clones of node 1: the first is promoted, the second (on node 0's host) is stopped with the VM; node 0 hands
                 // out their ids, so the second command need not name the first clone's host
                 for (HostProcess to : List.of(c, a)) {
-                    Cli clone = Cli.execute("clone", "--vm", "promote", "--node", "1", "--hosts", vmHosts, "--to", to.address(),
-                            "--secret-file", secret.toString());
-                    assertEquals(0, clone.exitCode(), clone.toString());
+                    Cli clone = cloneNode1("promote", vmHosts, to);
                     assertTrue(clone.out().startsWith("cloned promote/1 from " + doomed.address() + " to " + to.address() + " as promote/"
                             + (to == c ? 2 : 3)), clone.out());
                 }
-                String current = "clone 3 of node 1 on host " + a.address() + " keeps node 1's checkpoint of epoch ";
-                Poll.until("the launcher's line that both clones are current", running::outSoFar,
-                        out -> out.contains(current) && out.contains("clone 2 of node 1 on host " + c.address() + " keeps") || run.isDone(),
-                        120_000, 2);
-                assertFalse(run.isDone(), () -> "the run ended before the clone was current: " + run.join());
+                awaitCurrent(running, "clone 2 of node 1 on host " + c.address(), "clone 3 of node 1 on host " + a.address());
                 doomed.close();   // SIGKILL by PID: node 1's JVM ends with it
             } finally {
                 Files.writeString(fast, "fast");
@@ -136,14 +158,8 @@ class ClonePromotionSystemTest {
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + c.address()), cli.toString());
             assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
             // clone 2 became node 1 and ended with the job, clone 3 was stopped with the lost VM (it would wait 60 s to be
-            // promoted otherwise): no clone and no running node is left on the hosts moments after the run ended (a host
-            // reports a node's outcome before it lists the node as ended)
-            Cli status = Poll.until("no clone and no running node of the VM", () -> Cli.execute("status", "--hosts",
-                    a.address() + "," + c.address(), "--vm", "promote", "--secret-file", secret.toString()),
-                    s -> s.out().lines().noneMatch(l -> l.startsWith("promote ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
-                    10_000, 100);
-            assertTrue(Pattern.compile("promote\\s+1\\s+" + Pattern.quote(c.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
-                    status.out());
+            // promoted otherwise)
+            assertNothingLeftButNode1Done("promote", a.address() + "," + c.address(), c);
         }
     }
 
@@ -156,13 +172,8 @@ class ClonePromotionSystemTest {
             Cli.Running running = startHeld("fallback", vmHosts, fast);
             CompletableFuture<Cli> run = running.done();
             try {
-                Cli clone = Cli.execute("clone", "--vm", "fallback", "--node", "1", "--hosts", vmHosts, "--to", a.address(),
-                        "--secret-file", secret.toString());
-                assertEquals(0, clone.exitCode(), clone.toString());
-                Poll.until("the launcher's line that the clone is current", running::outSoFar,
-                        out -> out.contains("clone 2 of node 1 on host " + a.address() + " keeps node 1's checkpoint of epoch ") || run.isDone(),
-                        120_000, 2);
-                assertFalse(run.isDone(), () -> "the run ended before the clone was current: " + run.join());
+                cloneNode1("fallback", vmHosts, a);
+                awaitCurrent(running, "clone 2 of node 1 on host " + a.address());
                 Cli status = Cli.execute("status", "--hosts", a.address(), "--vm", "fallback", "--secret-file", secret.toString());
                 Matcher row = Pattern.compile("(?m)^fallback\\s+2\\s+\\S+\\s+\\S+:(\\d+)\\s+CLONE\\b").matcher(status.out());
                 assertTrue(row.find(), status.out());
@@ -184,12 +195,7 @@ class ClonePromotionSystemTest {
             assertTrue(cli.out().contains(" instead, still restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + a.address()),
                     cli.toString());
             assertTrue(cli.out().contains("recovered: the VM formed again and resumes at epoch "), cli.toString());
-            Cli status = Poll.until("no clone and no running node of the VM", () -> Cli.execute("status", "--hosts",
-                    a.address(), "--vm", "fallback", "--secret-file", secret.toString()),
-                    s -> s.out().lines().noneMatch(l -> l.startsWith("fallback ") && (l.contains(" CLONE ") || l.contains(" RUNNING "))),
-                    10_000, 100);
-            assertTrue(Pattern.compile("fallback\\s+1\\s+" + Pattern.quote(a.address()) + "\\s+-\\s+DONE").matcher(status.out()).find(),
-                    status.out());
+            assertNothingLeftButNode1Done("fallback", a.address(), a);
         }
     }
 }
