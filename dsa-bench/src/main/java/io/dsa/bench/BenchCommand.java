@@ -93,19 +93,26 @@ public final class BenchCommand implements Callable<Integer> {
          * @return the median of the later half of the runs
          */
         double median(io.dsa.agent.DsaConfig config, java.util.function.Supplier<io.dsa.DsaProgram> program, java.util.List<String> args,
-                java.util.function.ToDoubleFunction<io.dsa.agent.RunReport> seconds) {
+                ReportSeconds seconds) throws java.io.IOException {
             double[] t = new double[runs];
             String name = "";
             for (int r = 0; r < runs; r++) {
                 io.dsa.DsaProgram p = program.get();
                 name = p.getClass().getSimpleName();
                 try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
-                    t[r] = seconds.applyAsDouble(vm.run(p, args.toArray(new String[0])));
+                    t[r] = seconds.of(vm.run(p, args.toArray(new String[0])));
                 }
             }
             System.out.printf(java.util.Locale.ROOT, "warm runs of %s %s: %s%n", name, args, java.util.Arrays.toString(t));
             return BenchOut.median(java.util.Arrays.copyOfRange(t, runs / 2, runs));
         }
+    }
+
+    /** The figure an experiment reads from a run's report lines. */
+    @FunctionalInterface
+    interface ReportSeconds {
+        /** @throws java.io.IOException when the report holds no such figure */
+        double of(io.dsa.agent.RunReport report) throws java.io.IOException;
     }
 
     /** @return the command line as typed, for the Markdown ("dsa bench miss --sizes 8,16"; arguments with spaces quoted) */

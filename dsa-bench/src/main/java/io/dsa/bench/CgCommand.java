@@ -112,7 +112,7 @@ final class CgCommand implements Callable<Integer> {
                     rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                     if (warm.runs > 0) {
                         double w = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).build(),
-                                Cg::new, List.of(size.name()), CgCommand::secondsUnchecked);
+                                Cg::new, List.of(size.name()), CgCommand::seconds);
                         rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
                 }
@@ -140,14 +140,6 @@ final class CgCommand implements Callable<Integer> {
             if (line.contains("(verified)") && m.find()) return Double.parseDouble(m.group(2));
         }
         throw new IOException("no verified CG report line with ' N iterations S s' in " + report.lines());
-    }
-
-    private static double secondsUnchecked(RunReport report) {
-        try {
-            return seconds(report);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     /** @return the MPI + C CG's median seconds over {@code --reps} runs inside one mpirun */

@@ -116,26 +116,18 @@ abstract class LuFftCommand implements Callable<Integer> {
     }
 
     // Every shape and partition run --warm-runs times with every node in this JVM; the row is the median of the later half.
-    private List<Row> warm(List<int[]> vmShapes, Map<Integer, Double> seq) {
+    private List<Row> warm(List<int[]> vmShapes, Map<Integer, Double> seq) throws IOException {
         List<Row> rows = new ArrayList<>();
         for (int[] shape : vmShapes) {
             for (int b : blocks) {
                 double s = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(), this::program,
-                        List.of(Integer.toString(n), Integer.toString(b)), this::secondsUnchecked);
+                        List.of(Integer.toString(n), Integer.toString(b)), this::seconds);
                 rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage()));
                 System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1],
                         b, s, seq.get(b) / s);
             }
         }
         return rows;
-    }
-
-    private double secondsUnchecked(RunReport report) {
-        try {
-            return seconds(report);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     private double seconds(RunReport report) throws IOException {

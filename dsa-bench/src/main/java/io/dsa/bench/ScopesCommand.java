@@ -171,7 +171,7 @@ final class ScopesCommand implements Callable<Integer> {
                     rows.add(print(new Row(name, kind, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                     if (warm.runs > 0) {
                         double w = warm.median(io.dsa.agent.DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(),
-                                kind.equals("plain") ? ex.plain() : ex.scoped(), ex.args(), report -> secondsUnchecked(ex, report));
+                                kind.equals("plain") ? ex.plain() : ex.scoped(), ex.args(), report -> seconds(ex, report));
                         rows.add(print(new Row(name, kind + "-warm", shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
                 }
@@ -280,14 +280,6 @@ final class ScopesCommand implements Callable<Integer> {
     }
 
     /** @return the compute seconds of a verified report */
-    private static double secondsUnchecked(Example ex, RunReport report) {
-        try {
-            return seconds(ex, report);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     private static double seconds(Example ex, RunReport report) throws IOException {
         for (String line : report.lines()) {
             Matcher m = ex.time().matcher(line);
