@@ -30,7 +30,9 @@ import java.util.concurrent.CompletableFuture;
  *     target: {@link #connectToPeers()}; wait for it and for the futures of the expects;</li>
  * <li>on any failure so far: every other node {@link #abandonMovedNode(int)}, close the target,
  *     node 0 {@link #releaseHeldBarrier()}: the old agent stays authoritative;</li>
- * <li>commit: every other node {@link #commitMovedNode(int, String)}; old agent
+ * <li>commit: every other node {@link #commitMovedNode(int, String)}, node 0 first (the old agent
+ *     reports to node 0, which must have retired its connection before another node's commit
+ *     makes the old agent report that node lost); old agent
  *     {@link #retireAfterMigration()} then {@link #close()}; node 0 {@link #releaseHeldBarrier()};
  *     target {@link #resume(DsaProgram, List)}.</li>
  * </ol>

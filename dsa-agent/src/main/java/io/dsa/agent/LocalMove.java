@@ -118,7 +118,7 @@ final class LocalMove implements MoveChoreography.Port {
     public void commit() throws Exception {
         committed = true;
         String address = target.address();
-        Fanout.all(others(), j -> cluster.agent(j).commitMovedNode(node, address));
+        Fanout.nodeZeroFirst(others(), j -> cluster.agent(j).commitMovedNode(node, address));
         CompletableFuture<RunReport> old = cluster.replace(node, target, successor = new CompletableFuture<>());
         source.retireAfterMigration();
         try {

@@ -108,7 +108,7 @@ final class HostMove extends HostSteps implements MoveChoreography.Port {
     @Override
     public void commit() throws Exception {
         String newAddress = job.agentAddress;
-        askAll(nodes(m.nodes(), ref.node()), id -> new CommitMoveMessage(id, ref.node(), newAddress));
+        askNodeZeroFirst(nodes(m.nodes(), ref.node()), id -> new CommitMoveMessage(id, ref.node(), newAddress));
         job.setState(HostedJob.State.RUNNING);
         if (host.jobs.putIfAbsent(agentId, job) != null) {
             throw new DsaException("host " + host.address() + " already serves agent " + agentId);

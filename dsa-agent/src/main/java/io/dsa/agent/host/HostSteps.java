@@ -52,6 +52,11 @@ abstract class HostSteps {
         Fanout.all(nodes, j -> ask(j, step));
     }
 
+    /** Asks node 0 first, then the other {@code nodes} in parallel: a move's commit ({@link Fanout#nodeZeroFirst}). */
+    final void askNodeZeroFirst(List<Integer> nodes, LongFunction<AgentControlMessage> step) throws Exception {
+        Fanout.nodeZeroFirst(nodes, j -> ask(j, step));
+    }
+
     /** @return the node ids {@code [0, count)} without {@code except} (-1 for none) */
     static List<Integer> nodes(int count, int except) {
         List<Integer> ids = new ArrayList<>();

@@ -20,6 +20,23 @@ public final class Fanout {
     }
 
     /**
+     * Runs {@code step} at node 0 first, if {@code nodes} holds it, then at the other nodes at once
+     * ({@link #all}): the order of a move's commit. The moving node's old agent reports what it
+     * sees (a lost peer, its end) to node 0 only; once node 0 has committed, the old connection is
+     * retired there and whatever the old agent still sends is dropped. Committed the other way
+     * round, a peer's commit closes its old connection, the old agent reports that peer as lost,
+     * and node 0, still holding the old connection as the node's, fails the job (and sends the
+     * abort to the old agent, so the new one waits forever at its first barrier).
+     *
+     * @throws Exception node 0's failure (no other node is asked), or the first of the others'
+     */
+    public static void nodeZeroFirst(List<Integer> nodes, Step<Integer> step) throws Exception {
+        List<Integer> rest = new ArrayList<>(nodes);
+        if (rest.remove(Integer.valueOf(0))) step.run(0);
+        if (!rest.isEmpty()) all(rest, step);
+    }
+
+    /**
      * Runs {@code step} for every target, each on its own thread (the caller's for a single one), and
      * returns when every one ended.
      *

@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Whole nodes (3 x 2 threads) wired by an {@link InMemoryNetwork}: the real runtime, every message
  * through the real codec, no sockets. A small job end to end under every barrier kind, a failing
  * worker, and a live migration of node 2 at a planned epoch; requests still on their way at the
- * safe point of a move.
+ * safe point of a move; the order of a move's commit.
  */
 @Timeout(60)
 class InMemoryClusterTest {
@@ -329,5 +329,70 @@ class InMemoryClusterTest {
         assertEquals(List.of("node 2: read 2.0"), Workers.result(runs.get(0), 30).lines());
         Workers.result(runs.get(1), 30);
         Workers.result(runs.get(2), 30);
+    }
+
+    /**
+     * The order of a move's commit (runtime.md, "What moves, in order", step 5). Each commit closes
+     * that node's connection to the moving node's old agent, which reports what it sees to node 0
+     * alone. Node 0 first: the old agent lost the monitor, which ends its job here and nowhere
+     * else, and the moved job ends as it would have. Node 1 first (the order that left
+     * {@code MigrationTest} hanging about one run in five): node 0 still holds the old connection
+     * as node 2's and takes the old agent's report that it lost node 1 for the job's failure. Each
+     * commit here waits until the old agent reacted to the one before, so the order decides and
+     * no timing does.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void theOldAgentsWordOnTheCommitsIsDroppedOnlyWhenNodeZeroCommitsFirst(boolean nodeZeroFirst) throws Exception {
+        DsaConfig base = config(BarrierKind.KARY, ProxyMode.FLOAT);
+        String baseline = null;
+        if (nodeZeroFirst) {
+            start(base);
+            baseline = Workers.result(run(new Relax()).get(0), 30).lines().get(0);
+            for (NodeRuntime n : nodes) n.close();
+            nodes.clear();
+        }
+        start(base);
+        NodeRuntime monitor = nodes.get(0);
+        NodeRuntime source = nodes.get(2);
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(8);
+        List<CompletableFuture<RunReport>> runs = run(new Relax());
+        safePoint.get(30, TimeUnit.SECONDS);
+        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), nodes.get(1).expectMove(2));
+        AgentState state = AgentState.decode(source.snapshot().encode());
+        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
+                network);
+        nodes.add(target);
+        target.connectMoved().get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        if (!nodeZeroFirst) {
+            nodes.get(1).commitMove(2, target.address());
+            String failure = awaitFailure(monitor, "node 0, after node 1's commit");
+            assertTrue(failure.startsWith("node 2 lost node 1"), failure);
+            return;   // the abort went to the old agent; the new one would wait at its first barrier for good
+        }
+        monitor.commitMove(2, target.address());
+        assertTrue(awaitFailure(source, "the old agent, after node 0's commit").startsWith("lost the monitor"));
+        nodes.get(1).commitMove(2, target.address());
+        source.retireAfterMove();
+        runs.get(2).handle((r, e) -> null).get(10, TimeUnit.SECONDS);
+        source.close();
+        monitor.releaseHeldGlobal();
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new Relax(), List.of(), state.epoch()))
+                .get(0);
+        assertEquals(List.of(baseline), Workers.result(runs.get(0), 30).lines());
+        Workers.result(runs.get(1), 30);
+        Workers.result(resumed, 30);
+        org.junit.jupiter.api.Assertions.assertNull(monitor.job.failure(), "node 0 took no failure from the old agent");
+    }
+
+    /** @return {@code node}'s job failure, once it has one; 10 s at most */
+    static String awaitFailure(NodeRuntime node, String who) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (node.job.failure() == null) {
+            assertTrue(System.nanoTime() < deadline, who + ": no failure within 10 s");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));   // sampling: a failure gives no notification here
+        }
+        return node.job.failure();
     }
 }

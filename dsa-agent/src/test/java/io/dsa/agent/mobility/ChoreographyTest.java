@@ -153,6 +153,43 @@ class ChoreographyTest {
         assertEquals("host 3", e.getSuppressed()[0].getMessage());
     }
 
+    /**
+     * A move's commit asks node 0 first and the others only once it returned (what the old agent
+     * still reports goes to node 0, which must have retired its connection by then); node 0's
+     * failure asks no one else. With {@code Fanout.all} in its place, the others start while node 0
+     * still commits, and the first check fails.
+     */
+    @Test
+    void theCommitAsksNodeZeroFirstAndTheOthersOnlyAfterIt() throws Exception {
+        java.util.concurrent.CountDownLatch othersMayStart = new java.util.concurrent.CountDownLatch(1);
+        List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+        Fanout.nodeZeroFirst(List.of(1, 0, 2, 3), n -> {
+            if (n == 0) {
+                events.add("node 0 begins");
+                // the others would start meanwhile, were they asked in parallel with node 0
+                othersMayStart.await(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+                events.add("node 0 committed");
+            } else {
+                events.add("node " + n);
+                othersMayStart.countDown();
+            }
+        });
+        assertEquals(List.of("node 0 begins", "node 0 committed"), events.subList(0, 2), events.toString());
+        assertEquals(List.of("node 1", "node 2", "node 3"), events.subList(2, 5).stream().sorted().toList());
+
+        List<Integer> asked = java.util.Collections.synchronizedList(new ArrayList<>());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Fanout.nodeZeroFirst(List.of(1, 0, 2), n -> {
+            asked.add(n);
+            if (n == 0) throw new IllegalStateException("node 0 holds no connection from the new agent");
+        }));
+        assertEquals("node 0 holds no connection from the new agent", e.getMessage());
+        assertEquals(List.of(0), asked);
+
+        asked.clear();
+        Fanout.nodeZeroFirst(List.of(2, 1), asked::add);   // a list without node 0: all in parallel
+        assertEquals(List.of(1, 2), asked.stream().sorted().toList());
+    }
+
     private static final List<String> RESTART_PATH = List.of("stop", "place", "start", "awaitFormed");
 
     private static Choreography<RestartChoreography.State> restart(ScriptedPorts.Log log, String failing) {
