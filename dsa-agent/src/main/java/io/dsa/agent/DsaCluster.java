@@ -88,16 +88,19 @@ public final class DsaCluster implements AutoCloseable {
      * @throws IllegalArgumentException if {@code timeout} is not positive
      */
     public RunReport run(DsaProgram program, java.time.Duration timeout, String... args) {
+        return run(program, positiveNanos(timeout), args);
+    }
+
+    /** @return {@code timeout} in nanoseconds, at most {@code Long.MAX_VALUE} (none) @throws IllegalArgumentException if not positive */
+    private static long positiveNanos(java.time.Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout " + timeout.toMillis() + " ms out of range [1, " + Long.MAX_VALUE + "]");
         }
-        long timeoutNs;
         try {
-            timeoutNs = timeout.toNanos();
+            return timeout.toNanos();
         } catch (ArithmeticException e) {
-            timeoutNs = Long.MAX_VALUE;
+            return Long.MAX_VALUE;
         }
-        return run(program, timeoutNs, args);
     }
 
     private RunReport run(DsaProgram program, long timeoutNs, String... args) {
@@ -252,6 +255,23 @@ public final class DsaCluster implements AutoCloseable {
      *         or a move fails (its node then stays where it was and the job runs on unplanned)
      */
     public PlannedRun runWithMigrations(DsaProgram program, List<PlannedMove> moves, String... args) {
+        return runWithMigrations(program, moves, Long.MAX_VALUE, args);
+    }
+
+    /**
+     * As {@link #runWithMigrations(DsaProgram, List, String...)}, failing the job when it has not
+     * finished within {@code timeout}, as {@link #run(DsaProgram, java.time.Duration, String...)}
+     * does: a run that would hang (a move gone wrong) ends with the job's first failure instead,
+     * and a move still waiting for its safe point then fails too.
+     *
+     * @param timeout how long the whole run, moves included, may take; positive
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public PlannedRun runWithMigrations(DsaProgram program, List<PlannedMove> moves, java.time.Duration timeout, String... args) {
+        return runWithMigrations(program, moves, positiveNanos(timeout), args);
+    }
+
+    private PlannedRun runWithMigrations(DsaProgram program, List<PlannedMove> moves, long timeoutNs, String... args) {
         if (!program.resumable()) {
             throw new DsaException("program " + program.getClass().getName() + " is not resumable(): its nodes cannot move"
                     + " while it runs");
@@ -268,7 +288,7 @@ public final class DsaCluster implements AutoCloseable {
         }
         CompletableFuture<Long> gate = moves.isEmpty() ? null : agent(0).holdAtGlobalBarrier(moves.get(0).atEpoch());
         CompletableFuture<RunReport> job = new CompletableFuture<>();
-        Thread runner = new Thread(() -> complete(job, () -> run(program, args)), "dsa-cluster-planned-run");
+        Thread runner = new Thread(() -> complete(job, () -> run(program, timeoutNs, args)), "dsa-cluster-planned-run");
         runner.setDaemon(true);
         runner.start();
         List<MigrationReport> reports = new ArrayList<>();

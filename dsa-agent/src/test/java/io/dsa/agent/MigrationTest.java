@@ -34,6 +34,12 @@ class MigrationTest {
 
     /** Enough for moves at chosen epochs; the moves that fail start at iteration 5 and hold the workers within a few. */
     private static final int ITERATIONS = 160;
+    /**
+     * Bounds each planned run, below the test's own timeout: a run that hangs ends with the job's
+     * first failure in the test's message (as the commit-order hang's "node 2 lost node 1" would
+     * have), not with a bare timeout.
+     */
+    private static final java.time.Duration RUN_TIMEOUT = java.time.Duration.ofSeconds(40);
     /** Counted down by thread 0 once the job is under way. */
     static volatile CountDownLatch started = new CountDownLatch(1);
 
@@ -135,7 +141,7 @@ class MigrationTest {
             String before = cluster.agent(1).address();
             DsaCluster.PlannedRun planned = cluster.runWithMigrations(new Relax(), List.of(
                     new DsaCluster.PlannedMove(1, "127.0.0.1", ITERATIONS / 4),
-                    new DsaCluster.PlannedMove(2, "127.0.0.1", ITERATIONS / 2)), String.valueOf(ITERATIONS));
+                    new DsaCluster.PlannedMove(2, "127.0.0.1", ITERATIONS / 2)), RUN_TIMEOUT, String.valueOf(ITERATIONS));
             MigrationReport m1 = planned.migrations().get(0);
             MigrationReport m2 = planned.migrations().get(1);
             System.out.println(kind + ": " + m1 + "; " + m2);
@@ -176,9 +182,30 @@ class MigrationTest {
         try (DsaCluster cluster = DsaCluster.local(config(3, kind))) {
             List<DsaCluster.PlannedMove> planned = new java.util.ArrayList<>();
             for (int i = 0; i < moves; i++) planned.add(new DsaCluster.PlannedMove(nodes[i], "127.0.0.1", epochs[i]));
-            DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), planned, String.valueOf(ITERATIONS));
+            DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), planned, RUN_TIMEOUT, String.valueOf(ITERATIONS));
             for (int i = 0; i < moves; i++) assertEquals(epochs[i], r.migrations().get(i).epoch(), plan + ": " + r.migrations());
             assertEquals(expected, r.run().lines(), plan);
+        }
+    }
+
+    /**
+     * A planned run with a timeout: the move is made, and the run, which would go on for hours,
+     * fails saying that it timed out (before, a planned run had no bound); a timeout that is not
+     * positive is refused naming it.
+     */
+    @Test
+    void aPlannedRunThatDoesNotEndInTimeFailsSayingSo() {
+        DsaConfig config = config(2, BarrierKind.TREE).toBuilder().failureTimeoutMs(1_000).build();
+        try (DsaCluster cluster = DsaCluster.local(config)) {
+            String before = cluster.agent(1).address();
+            List<DsaCluster.PlannedMove> move = List.of(new DsaCluster.PlannedMove(1, "127.0.0.1", 3));
+            IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                    () -> cluster.runWithMigrations(new Relax(), move, java.time.Duration.ZERO, "10"));
+            assertEquals("timeout 0 ms out of range [1, " + Long.MAX_VALUE + "]", zero.getMessage());
+            DsaException e = assertThrows(DsaException.class, () -> cluster.runWithMigrations(new Relax(), move,
+                    java.time.Duration.ofMillis(1_500), String.valueOf(Integer.MAX_VALUE)));
+            assertTrue(e.getMessage().contains("the run timed out after 1500 ms"), e.getMessage());
+            assertNotEquals(before, cluster.agent(1).address(), "node 1 moved before the time was up");
         }
     }
 
@@ -188,7 +215,7 @@ class MigrationTest {
         try (DsaCluster cluster = DsaCluster.local(config(2, BarrierKind.TREE))) {
             DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), List.of(
                     new DsaCluster.PlannedMove(1, "127.0.0.1", ITERATIONS / 4), new DsaCluster.PlannedMove(1, "127.0.0.1", 3 * ITERATIONS / 4)),
-                    String.valueOf(ITERATIONS));
+                    RUN_TIMEOUT, String.valueOf(ITERATIONS));
             MigrationReport m1 = r.migrations().get(0);
             MigrationReport m2 = r.migrations().get(1);
             assertEquals(m1.to(), m2.from());

@@ -38,7 +38,8 @@ class MigrationOnLocalClusterTest {
         try (DsaCluster cluster = DsaCluster.local(config())) {
             List<DsaCluster.PlannedMove> plan = new ArrayList<>();
             for (int i = 0; i < moves.length; i++) plan.add(new DsaCluster.PlannedMove(moves[i], "127.0.0.1", atEpochs[i]));
-            reports = cluster.runWithMigrations(program.apply(actual), plan, args).migrations();
+            // bounded below the test's timeout: a run that would hang ends with the job's first failure in the message
+            reports = cluster.runWithMigrations(program.apply(actual), plan, java.time.Duration.ofSeconds(60), args).migrations();
         }
         double[] e = expected.get(1, TimeUnit.SECONDS);
         double[] a = actual.get(1, TimeUnit.SECONDS);
