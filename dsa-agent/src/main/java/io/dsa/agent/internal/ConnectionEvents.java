@@ -86,6 +86,12 @@ final class ConnectionEvents implements InboundHandler {
         // a moved node's old connection, replaced at the commit: what its old agent still sends (e.g. that it
         // lost a peer which had already switched to the new agent) is not the node's any more
         if (moves.isRetired(c)) return;
+        // a moving node's new agent before the commit: see MoveSwitch.isHeld
+        if (moves.isHeld(c)) {
+            moves.droppedWhileHeld.increment();
+            LOG.debug("node {} dropped {} from node {}'s new agent: its move has not committed", nodeId, m, c.peerNodeId());
+            return;
+        }
         int from = c.peerNodeId();
         try {
             if (monitor != null && m instanceof JoinMessage join) {

@@ -77,6 +77,22 @@ final class MoveSwitch {
         if (monitor != null) monitor.onMoved(node, address);
     }
 
+    /** Messages that came on a held connection before its move committed, and were dropped (tests and diagnostics). */
+    final java.util.concurrent.atomic.LongAdder droppedWhileHeld = new java.util.concurrent.atomic.LongAdder();
+
+    /**
+     * @return whether {@code c} is a moving node's new connection still held aside: what it carries
+     *         is dropped. The new agent sends nothing before the commit (its workers resume after
+     *         the release); what it does send is its word on the move's own steps, e.g. that a
+     *         node which abandoned the move, closing its held connection, is lost. Taken as the
+     *         node's, that would fail the job the old agent still runs.
+     */
+    boolean isHeld(Connection c) {
+        if (incoming.isEmpty()) return false;
+        CompletableFuture<Connection> f = incoming.get(c.peerNodeId());
+        return f != null && f.getNow(null) == c;
+    }
+
     /** @return whether {@code c} was replaced by a move (what it carries is dropped) */
     boolean isRetired(Connection c) {
         return !retired.isEmpty() && retired.contains(c);

@@ -362,6 +362,9 @@ public final class NodeRuntime implements AutoCloseable {
     /** The move of {@code node} failed: drops the held connection; the old agent stays. */
     public void abandonMove(int node) { moves.abandon(node); }
 
+    /** @return messages this node dropped because they came on a moving node's held connection ({@link MoveSwitch#isHeld}) */
+    long droppedWhileHeld() { return moves.droppedWhileHeld.sum(); }
+
     /** Commits the move of {@code node} to {@code address}: the held connection replaces the old one. */
     public void commitMove(int node, String address) { moves.commit(node, address); }
 

@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Whole nodes (3 x 2 threads) wired by an {@link InMemoryNetwork}: the real runtime, every message
  * through the real codec, no sockets. A small job end to end under every barrier kind, a failing
  * worker, and a live migration of node 2 at a planned epoch; requests still on their way at the
- * safe point of a move; the order of a move's commit.
+ * safe point of a move; the order of a move's commit; an abandoned move's new agent.
  */
 @Timeout(60)
 class InMemoryClusterTest {
@@ -384,6 +384,48 @@ class InMemoryClusterTest {
         Workers.result(runs.get(1), 30);
         Workers.result(resumed, 30);
         org.junit.jupiter.api.Assertions.assertNull(monitor.job.failure(), "node 0 took no failure from the old agent");
+    }
+
+    /**
+     * A move abandoned after the new agent connected: a node that abandons closes its held
+     * connection, and the new agent reports that node lost to node 0, over the connection node 0
+     * still holds aside. Node 0 drops what a held connection carries ({@code MoveSwitch.isHeld}),
+     * so the job, which the old agent still runs, goes on and ends as without the move. Before,
+     * node 0 took the report for the job's failure. Deterministic: the test waits until node 0
+     * dropped the report or failed.
+     */
+    @Test
+    void anAbandonedMovesNewAgentCannotFailTheJobTheOldAgentStillRuns() throws Exception {
+        DsaConfig base = config(BarrierKind.TREE, ProxyMode.FLOAT);
+        start(base);
+        String baseline = Workers.result(run(new Relax()).get(0), 30).lines().get(0);
+        for (NodeRuntime n : nodes) n.close();
+        nodes.clear();
+        start(base);
+        NodeRuntime monitor = nodes.get(0);
+        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(8);
+        List<CompletableFuture<RunReport>> runs = run(new Relax());
+        safePoint.get(30, TimeUnit.SECONDS);
+        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), nodes.get(1).expectMove(2));
+        AgentState state = AgentState.decode(nodes.get(2).snapshot().encode());
+        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
+                network);
+        nodes.add(target);
+        target.connectMoved().get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        nodes.get(1).abandonMove(2);   // closes node 1's held connection: the new agent reports node 1 lost, to node 0
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (monitor.droppedWhileHeld() == 0 && monitor.job.failure() == null) {
+            assertTrue(System.nanoTime() < deadline, "node 0 neither dropped the new agent's report nor failed within 10 s");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));   // sampling: neither gives a notification
+        }
+        org.junit.jupiter.api.Assertions.assertNull(monitor.job.failure(), "node 0 took the abandoned new agent's word");
+        monitor.abandonMove(2);
+        target.close();
+        monitor.releaseHeldGlobal();   // the old agent goes on
+        assertEquals(List.of(baseline), Workers.result(runs.get(0), 30).lines());
+        Workers.result(runs.get(1), 30);
+        Workers.result(runs.get(2), 30);
     }
 
     /** @return {@code node}'s job failure, once it has one; 10 s at most */
