@@ -172,13 +172,30 @@ class InMemoryClusterTest {
     @Test
     void node2MovesToANewAgentAtAPlannedEpochAndTheResultIsTheSame() throws Exception {
         DsaConfig base = config(BarrierKind.TREE, ProxyMode.FLOAT);
+        String baseline = unmovedResult(base);
+        Moving m = toSafePoint(base);
+        NodeRuntime target = moveNode2(base, m.state(), m.held(), m.runs().get(2));
+        assertEquals(List.of(baseline), resume(target, m));
+        assertEquals(target.address(), nodes.get(0).view().get(2));
+    }
+
+    /** @return node 0's report line of a run of {@link Relax} on a VM of {@code base} without a move (the VM is closed after) */
+    String unmovedResult(DsaConfig base) {
         start(base);
         List<CompletableFuture<RunReport>> unmoved = run(new Relax());
-        List<String> baseline = Workers.result(unmoved.get(0), 30).lines();
+        List<String> lines = Workers.result(unmoved.get(0), 30).lines();
         for (CompletableFuture<RunReport> r : unmoved) Workers.result(r, 30);
         for (NodeRuntime n : nodes) n.close();
         nodes.clear();
+        assertEquals(1, lines.size(), lines.toString());
+        return lines.get(0);
+    }
 
+    /** A run of {@link Relax} at the safe point of node 2's move: the nodes' runs, node 2's state, the other nodes' expects. */
+    record Moving(List<CompletableFuture<RunReport>> runs, AgentState state, List<CompletableFuture<?>> held) {}
+
+    /** Starts a VM of {@code base} and runs {@link Relax} to the safe point at epoch 8, where nodes 0 and 1 expect node 2's move. */
+    Moving toSafePoint(DsaConfig base) throws Exception {
         start(base);
         NodeRuntime monitor = nodes.get(0);
         CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(8);
@@ -187,13 +204,27 @@ class InMemoryClusterTest {
         List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), nodes.get(1).expectMove(2));
         AgentState state = AgentState.decode(nodes.get(2).snapshot().encode());
         assertEquals(8, state.epoch());
-        NodeRuntime target = moveNode2(base, state, held, runs.get(2));
-        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new Relax(), List.of(), state.epoch()))
+        return new Moving(runs, state, held);
+    }
+
+    /** Node 2's new agent from {@code state}, connected to the others, whose expects ({@code held}) then hold its connections. */
+    NodeRuntime connectedTarget(DsaConfig base, AgentState state, List<CompletableFuture<?>> held) throws Exception {
+        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(nodes.get(0).address()).build(), state,
+                network);
+        nodes.add(target);
+        target.connectMoved().get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        return target;
+    }
+
+    /** Resumes {@link Relax} on node 2's new agent. @return node 0's report lines, once every node's run ended */
+    static List<String> resume(NodeRuntime target, Moving m) {
+        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new Relax(), List.of(), m.state().epoch()))
                 .get(0);
-        assertEquals(baseline, Workers.result(runs.get(0), 30).lines());
-        Workers.result(runs.get(1), 30);
+        List<String> lines = Workers.result(m.runs().get(0), 30).lines();
+        Workers.result(m.runs().get(1), 30);
         Workers.result(resumed, 30);
-        assertEquals(target.address(), monitor.view().get(2));
+        return lines;
     }
 
     /**
@@ -207,11 +238,7 @@ class InMemoryClusterTest {
             throws Exception {
         NodeRuntime monitor = nodes.get(0);
         NodeRuntime source = nodes.get(2);
-        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
-                network);
-        nodes.add(target);
-        target.connectMoved().get(10, TimeUnit.SECONDS);
-        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        NodeRuntime target = connectedTarget(base, state, held);
         monitor.commitMove(2, target.address());
         nodes.get(1).commitMove(2, target.address());
         source.retireAfterMove();
@@ -345,26 +372,11 @@ class InMemoryClusterTest {
     @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
     void theOldAgentsWordOnTheCommitsIsDroppedOnlyWhenNodeZeroCommitsFirst(boolean nodeZeroFirst) throws Exception {
         DsaConfig base = config(BarrierKind.KARY, ProxyMode.FLOAT);
-        String baseline = null;
-        if (nodeZeroFirst) {
-            start(base);
-            baseline = Workers.result(run(new Relax()).get(0), 30).lines().get(0);
-            for (NodeRuntime n : nodes) n.close();
-            nodes.clear();
-        }
-        start(base);
+        String baseline = nodeZeroFirst ? unmovedResult(base) : null;
+        Moving m = toSafePoint(base);
         NodeRuntime monitor = nodes.get(0);
         NodeRuntime source = nodes.get(2);
-        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(8);
-        List<CompletableFuture<RunReport>> runs = run(new Relax());
-        safePoint.get(30, TimeUnit.SECONDS);
-        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), nodes.get(1).expectMove(2));
-        AgentState state = AgentState.decode(source.snapshot().encode());
-        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
-                network);
-        nodes.add(target);
-        target.connectMoved().get(10, TimeUnit.SECONDS);
-        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        NodeRuntime target = connectedTarget(base, m.state(), m.held());
         if (!nodeZeroFirst) {
             nodes.get(1).commitMove(2, target.address());
             String failure = awaitFailure(monitor, "node 0, after node 1's commit");
@@ -375,14 +387,10 @@ class InMemoryClusterTest {
         assertTrue(awaitFailure(source, "the old agent, after node 0's commit").startsWith("lost the monitor"));
         nodes.get(1).commitMove(2, target.address());
         source.retireAfterMove();
-        runs.get(2).handle((r, e) -> null).get(10, TimeUnit.SECONDS);
+        m.runs().get(2).handle((r, e) -> null).get(10, TimeUnit.SECONDS);
         source.close();
         monitor.releaseHeldGlobal();
-        CompletableFuture<RunReport> resumed = Workers.start(2, 3, i -> JobRunner.run(target, new Relax(), List.of(), state.epoch()))
-                .get(0);
-        assertEquals(List.of(baseline), Workers.result(runs.get(0), 30).lines());
-        Workers.result(runs.get(1), 30);
-        Workers.result(resumed, 30);
+        assertEquals(List.of(baseline), resume(target, m));
         org.junit.jupiter.api.Assertions.assertNull(monitor.job.failure(), "node 0 took no failure from the old agent");
     }
 
@@ -397,22 +405,10 @@ class InMemoryClusterTest {
     @Test
     void anAbandonedMovesNewAgentCannotFailTheJobTheOldAgentStillRuns() throws Exception {
         DsaConfig base = config(BarrierKind.TREE, ProxyMode.FLOAT);
-        start(base);
-        String baseline = Workers.result(run(new Relax()).get(0), 30).lines().get(0);
-        for (NodeRuntime n : nodes) n.close();
-        nodes.clear();
-        start(base);
+        String baseline = unmovedResult(base);
+        Moving m = toSafePoint(base);
         NodeRuntime monitor = nodes.get(0);
-        CompletableFuture<Long> safePoint = monitor.holdGlobalRelease(8);
-        List<CompletableFuture<RunReport>> runs = run(new Relax());
-        safePoint.get(30, TimeUnit.SECONDS);
-        List<CompletableFuture<?>> held = List.of(monitor.expectMove(2), nodes.get(1).expectMove(2));
-        AgentState state = AgentState.decode(nodes.get(2).snapshot().encode());
-        NodeRuntime target = NodeRuntime.restore(base.toBuilder().nodeId(2).monitorAddress(monitor.address()).build(), state,
-                network);
-        nodes.add(target);
-        target.connectMoved().get(10, TimeUnit.SECONDS);
-        CompletableFuture.allOf(held.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        NodeRuntime target = connectedTarget(base, m.state(), m.held());
         nodes.get(1).abandonMove(2);   // closes node 1's held connection: the new agent reports node 1 lost, to node 0
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (monitor.droppedWhileHeld() == 0 && monitor.job.failure() == null) {
@@ -423,9 +419,9 @@ class InMemoryClusterTest {
         monitor.abandonMove(2);
         target.close();
         monitor.releaseHeldGlobal();   // the old agent goes on
-        assertEquals(List.of(baseline), Workers.result(runs.get(0), 30).lines());
-        Workers.result(runs.get(1), 30);
-        Workers.result(runs.get(2), 30);
+        assertEquals(List.of(baseline), Workers.result(m.runs().get(0), 30).lines());
+        Workers.result(m.runs().get(1), 30);
+        Workers.result(m.runs().get(2), 30);
     }
 
     /** @return {@code node}'s job failure, once it has one; 10 s at most */
