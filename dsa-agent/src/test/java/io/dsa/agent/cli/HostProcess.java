@@ -141,6 +141,7 @@ final class HostProcess implements AutoCloseable {
             System.out.println("---- host " + h.address() + " output:\n" + h.output());
             h.close();
         }
+        hosts.clear();   // a class run again in this JVM (a loop of it, an IDE's repeat) starts its own hosts
     }
 
     /** This JVM's class path without the test classes. */

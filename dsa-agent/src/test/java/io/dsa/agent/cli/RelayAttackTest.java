@@ -79,7 +79,8 @@ class RelayAttackTest {
 
     @AfterAll
     static void stopHosts() throws Exception {
-        HostProcess.closeAll(List.copyOf(hosts.values()));
+        HostProcess.closeAll(new java.util.ArrayList<>(hosts.values()));
+        hosts.clear();
     }
 
     @ParameterizedTest
