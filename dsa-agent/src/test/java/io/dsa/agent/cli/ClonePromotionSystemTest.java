@@ -126,6 +126,16 @@ class ClonePromotionSystemTest {
                 status.out());
     }
 
+    /** Waits for the launcher's end, prints its recovery lines, and checks that it ended well with the uninterrupted run's result. */
+    private static Cli endedWithTheReference(Cli.Running running) throws Exception {
+        Cli cli = running.done().get(200, TimeUnit.SECONDS);
+        System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
+                || l.startsWith("the promotion") || l.startsWith("recovered") || l.startsWith("node lost")).toList());
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertEquals(reference, result(cli));
+        return cli;
+    }
+
     @Test
     void aCloneThatKeepsTheLostNodesCheckpointTakesItsPlaceWithTheSameResult() throws Exception {
         HostProcess a = hosts.get(0);
@@ -134,7 +144,6 @@ class ClonePromotionSystemTest {
         try (HostProcess doomed = hosts.get(2)) {
             String vmHosts = a.address() + "," + doomed.address();
             Cli.Running running = startHeld("promote", vmHosts, fast);
-            CompletableFuture<Cli> run = running.done();
             try {
                 // two clones of node 1: the first is promoted, the second (on node 0's host) is stopped with the VM; node 0 hands
                 // out their ids, so the second command need not name the first clone's host
@@ -148,11 +157,7 @@ class ClonePromotionSystemTest {
             } finally {
                 Files.writeString(fast, "fast");
             }
-            Cli cli = run.get(200, TimeUnit.SECONDS);
-            System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
-                    || l.startsWith("recovered") || l.startsWith("node lost")).toList());
-            assertEquals(0, cli.exitCode(), cli.toString());
-            assertEquals(reference, result(cli));
+            Cli cli = endedWithTheReference(running);
             assertTrue(cli.out().contains("clone 2 of node 1 on host " + c.address() + " takes node 1's place: it keeps node 1's"
                     + " checkpoint of epoch "), cli.toString());
             assertTrue(cli.out().contains(", restart 1 of at most 3: node 0 on " + a.address() + ", node 1 on " + c.address()), cli.toString());
@@ -170,7 +175,6 @@ class ClonePromotionSystemTest {
         try (HostProcess doomed = hosts.get(3)) {
             String vmHosts = a.address() + "," + doomed.address();
             Cli.Running running = startHeld("fallback", vmHosts, fast);
-            CompletableFuture<Cli> run = running.done();
             try {
                 cloneNode1("fallback", vmHosts, a);
                 awaitCurrent(running, "clone 2 of node 1 on host " + a.address());
@@ -184,11 +188,7 @@ class ClonePromotionSystemTest {
             } finally {
                 Files.writeString(fast, "fast");
             }
-            Cli cli = run.get(200, TimeUnit.SECONDS);
-            System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
-                    || l.startsWith("the promotion") || l.startsWith("recovered") || l.startsWith("node lost")).toList());
-            assertEquals(0, cli.exitCode(), cli.toString());
-            assertEquals(reference, result(cli));
+            Cli cli = endedWithTheReference(running);
             assertTrue(cli.out().contains("clone 2 of node 1 on host " + a.address() + " takes node 1's place"), cli.toString());
             assertTrue(cli.out().contains("the promotion failed ("), cli.toString());
             assertTrue(cli.out().contains("): the nodes restart from their checkpoint files instead"), cli.toString());
