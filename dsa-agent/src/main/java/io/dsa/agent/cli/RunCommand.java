@@ -74,14 +74,17 @@ final class RunCommand implements Callable<Integer> {
     private List<String> nodeJvmOptions = List.of();
 
     @Option(names = "--aot-cache", paramLabel = "DIR",
-            description = {"Java 25 and later: keep what the node processes' JVMs learn (classes loaded and linked, method"
-                    + " profiles: JEP 483 and 515) in DIR/" + AotCache.NODE_CACHE + ", so that later runs start and warm up faster. The"
-                    + " first run writes it (node 1 trains it), every later run with the same DIR uses it; the 'dsa' script does"
-                    + " the same for this process in DIR/launcher.aot. A cache is tied to the class path: after a rebuild, or"
-                    + " with another --cp, remove DIR (docs/runtime.md, \"Short jobs and the JIT\"). Not with --in-process or --hosts."})
+            description = {"Keep what the node processes' JVMs learn in DIR, so that later runs start and warm up faster: on"
+                    + " Java 25 and later the JVM's AOT cache (classes loaded and linked, method profiles: JEP 483 and 515) in DIR/"
+                    + AotCache.NODE_CACHE + ", before that its class data archive (the classes loaded and verified) in DIR/"
+                    + AotCache.NODE_ARCHIVE + ". The first run writes it (node 1 trains it), every later run with the same DIR uses"
+                    + " it; the 'dsa' script does the same for this process (DIR/launcher.aot or DIR/launcher.jsa). A cache is tied"
+                    + " to the class path and the JVM: after a rebuild, with another --cp or another java, the next run trains it"
+                    + " again (docs/runtime.md, \"Short jobs and the JIT\"). Jars only on the class path. Not with --in-process or"
+                    + " --hosts."})
     Path aotCache;
 
-    /** The node processes' AOT cache of {@code --aot-cache}, checked; null when not given. */
+    /** The node processes' cache of {@code --aot-cache}, checked; null when not given. */
     AotCache aot;
 
     @Mixin

@@ -25,12 +25,17 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code dsa run --aot-cache} on a real Java 25 or later (docs/runtime.md, "Short jobs and the
- * JIT"): the launcher runs in a JVM of that release, so its node processes do too. The first run
- * trains the node processes' cache, the second uses it and its JVM reports no error about it (a
- * cache it refuses, as one of another class path, is logged at error level). Skipped, saying so,
- * when no such JDK is found: {@code DSA_TEST_JAVA25} names its {@code java}, else the JDKs under
- * {@code /usr/lib/jvm} are looked at.
+ * {@code dsa run --aot-cache} on real JVMs (docs/runtime.md, "Short jobs and the JIT"): the launcher
+ * runs in a JVM of the release under test, so its node processes do too. The first run trains the
+ * node processes' cache, the second uses it.
+ * <ul>
+ *   <li>On this JVM's release (before Java 25: the class data archive), the second run's node JVM
+ *       loads classes from the archive (its class loading log says so).
+ *   <li>On Java 25 or later (the AOT cache), its JVM reports no error about it (a cache it refuses,
+ *       as one of another class path, is logged at error level). Skipped, saying so, when no such
+ *       JDK is found: {@code DSA_TEST_JAVA25} names its {@code java}, else the JDKs under
+ *       {@code /usr/lib/jvm} are looked at.
+ * </ul>
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class AotCacheSystemTest {
@@ -54,6 +59,34 @@ class AotCacheSystemTest {
         assertTrue(second.contains("AOT cache: the node processes use " + cache), second);
         assertTrue(second.contains("result: OK"), second);
         assertFalse(second.contains("[error"), "the node's JVM logged an error about its cache: " + second);
+    }
+
+    @Test
+    void beforeJava25TheFirstRunWritesTheNodesClassDataArchiveAndTheNextLoadsClassesFromIt(@TempDir Path dir) throws Exception {
+        int release = Runtime.version().feature();
+        Assumptions.assumeTrue(release < AotCache.MIN_JAVA, "skipped: this JVM is Java " + release + ", which keeps an AOT cache");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path cacheDir = dir.resolve("cds");
+        Path archive = cacheDir.resolve(AotCache.NODE_ARCHIVE);
+        String classPath = jarredClassPath(dir);
+
+        String first = run(java, classPath, cacheDir);
+        assertTrue(first.contains("class data archive: node 1 writes " + archive), first);
+        assertTrue(first.contains("result: OK"), first);
+        assertTrue(Files.size(archive) > 0, "no archive after the training run: " + first);
+
+        // the node's JVM logs where each class came from: "source: shared objects file (top)" is the archive on top of the JDK's
+        Path logs = Files.createDirectories(dir.resolve("logs"));
+        String second = run(java, classPath, cacheDir, "--jvm-options", "-Xlog:class+load=info:file=" + logs.resolve("node-%p.log"));
+        assertTrue(second.contains("class data archive: the node processes use " + archive), second);
+        assertTrue(second.contains("result: OK"), second);
+        try (Stream<Path> files = Files.list(logs)) {
+            List<Path> nodeLogs = files.toList();
+            assertEquals(1, nodeLogs.size(), nodeLogs.toString());
+            String loaded = Files.readString(nodeLogs.get(0));
+            assertTrue(loaded.lines().anyMatch(l -> l.contains("io.dsa.agent.DsaAgent source: shared objects file (top)")),
+                    "node 1 did not load DsaAgent from the archive: " + loaded.lines().filter(l -> l.contains("io.dsa.")).limit(5).toList());
+        }
     }
 
     /**
@@ -82,11 +115,13 @@ class AotCacheSystemTest {
         return String.join(File.pathSeparator, entries);
     }
 
-    /** @return the output of {@code dsa run --aot-cache cacheDir} of an idle program on 2 nodes, which must exit 0 */
-    private static String run(Path java, String classPath, Path cacheDir) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(java.toString(), "-cp", classPath, DsaCli.class.getName(), "run",
-                "--aot-cache", cacheDir.toString(), "--nodes", "2", "--threads", "1", "--timeout", "120",
-                TestPrograms.Idle.class.getName()).redirectErrorStream(true).start();
+    /** @return the output of {@code dsa run --aot-cache cacheDir [options]} of an idle program on 2 nodes, which must exit 0 */
+    private static String run(Path java, String classPath, Path cacheDir, String... options) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classPath, DsaCli.class.getName(), "run",
+                "--aot-cache", cacheDir.toString(), "--nodes", "2", "--threads", "1", "--timeout", "120"));
+        command.addAll(List.of(options));
+        command.add(TestPrograms.Idle.class.getName());
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
             String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "dsa run did not end after its output did: " + output);

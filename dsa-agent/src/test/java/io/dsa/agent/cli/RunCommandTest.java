@@ -135,20 +135,51 @@ class RunCommandTest {
     }
 
     @Test
-    void anAotCacheIsRefusedBeforeJava25WithClassDirectoriesAndWithoutNodeProcessesNamingWhy(@org.junit.jupiter.api.io.TempDir Path dir)
+    void beforeJava25TheCacheIsAClassDataArchiveTrainedByNodeOneThenUsedByEveryNode(@org.junit.jupiter.api.io.TempDir Path dir)
             throws Exception {
-        RunCommand old = aotRun(dir);
-        String message = org.junit.jupiter.api.Assertions.assertThrows(CommandLine.ParameterException.class,
-                () -> old.checkAotCache(AotCache.MIN_JAVA - 1, "")).getMessage();
-        assertTrue(message.contains("--aot-cache needs Java 25 or later (its AOT cache), and this is Java 24"), message);
-        // the JVM's AOT cache takes jars only: a directory of classes is refused, naming it
+        Path cacheDir = dir.resolve("cds");
+        String jars = Files.writeString(dir.resolve("a.jar"), "a").toString();
+        RunCommand run = aotRun(cacheDir);
+        run.checkAotCache(AotCache.MIN_JAVA - 1, "", jars);
+        assertTrue(run.aot.training);
+        Path archive = cacheDir.resolve(AotCache.NODE_ARCHIVE);
+        List<String> trainer = run.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+        assertTrue(trainer.contains("-XX:ArchiveClassesAtExit=" + archive), trainer.toString());
+        assertTrue(trainer.contains("-Xlog:cds*=error"), trainer.toString());
+        assertFalse(String.join(" ", run.childCommand(2, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0)).contains("Archive"));
+
+        Files.write(archive, new byte[] {1});   // what node 1's JVM leaves when it ends
+        RunCommand again = aotRun(cacheDir);
+        again.checkAotCache(AotCache.MIN_JAVA - 1, "", jars);
+        assertFalse(again.aot.training);
+        for (int node = 1; node <= 2; node++) {
+            List<String> command = again.childCommand(node, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+            assertTrue(command.contains("-XX:SharedArchiveFile=" + archive), command.toString());
+            assertTrue(command.indexOf("-XX:SharedArchiveFile=" + archive) < command.indexOf("-cp"), command.toString());
+            assertFalse(String.join(" ", command).contains("AOTCache"), command.toString());
+        }
+        // a JVM of release 25 keeps its own kind of cache beside it: it trains one
+        RunCommand newer = aotRun(cacheDir);
+        newer.checkAotCache(AotCache.MIN_JAVA, "", jars);
+        assertTrue(newer.aot.training);
+        assertTrue(Files.exists(archive));
+    }
+
+    @Test
+    void anAotCacheIsRefusedWithClassDirectoriesAndWithoutNodeProcessesNamingWhy(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        // the JVM's AOT cache and its class data archive take jars only: a directory of classes is refused, naming it
         Path classes = Files.createDirectories(dir.resolve("classes"));
         Files.writeString(classes.resolve("A.class"), "not really");
-        String dirMessage = org.junit.jupiter.api.Assertions.assertThrows(CommandLine.ParameterException.class,
-                () -> aotRun(dir.resolve("aot")).checkAotCache(AotCache.MIN_JAVA, classes.toString(),
-                        Files.writeString(dir.resolve("a.jar"), "a") + File.pathSeparator + classes)).getMessage();
-        assertTrue(dirMessage.contains("--aot-cache needs jars on the class path, and " + classes + " is a directory of classes (--cp)"),
-                dirMessage);
+        for (int java : new int[] {AotCache.MIN_JAVA, 17}) {
+            String dirMessage = org.junit.jupiter.api.Assertions.assertThrows(CommandLine.ParameterException.class,
+                    () -> aotRun(dir.resolve("aot")).checkAotCache(java, classes.toString(),
+                            Files.writeString(dir.resolve("a.jar"), "a") + File.pathSeparator + classes)).getMessage();
+            assertTrue(dirMessage.contains("--aot-cache needs jars on the class path, and " + classes + " is a directory of classes (--cp)"),
+                    dirMessage);
+            assertTrue(dirMessage.contains(java >= AotCache.MIN_JAVA ? "the JVM's AOT cache does not take directories"
+                    : "the JVM's class data archive (Java 17) does not take directories"), dirMessage);
+        }
         Cli inProcess = Cli.execute("run", "--in-process", "--aot-cache", dir.toString(), TestPrograms.Idle.class.getName());
         assertEquals(2, inProcess.exitCode(), inProcess.toString());
         assertTrue(inProcess.err().contains("--aot-cache is for the node processes 'dsa run' starts on this machine, not with --in-process"),
