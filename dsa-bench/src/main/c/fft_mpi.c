@@ -6,6 +6,7 @@
  * Usage: mpirun -np P fft_mpi N [REPS]   (N a power of two, divisible by P) */
 #include <math.h>
 #include <mpi.h>
+#include "peer.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +53,9 @@ static void pass(double *re, double *im, double *tre, double *tim, double *s, do
 
 static double input(int r, int c, int part) { return (((r * 7919 + c * 104729 + part * 31) % 2000) / 1000.0) - 1.0; }
 
-static int cmp(const void *x, const void *y) { double a = *(const double *)x, b = *(const double *)y; return (a > b) - (a < b); }
-
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    peer_start(&argc, &argv, &rank, &size);
     if (argc < 2) { if (rank == 0) fprintf(stderr, "usage: fft_mpi N [REPS]\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     int n = atoi(argv[1]), reps = argc > 2 ? atoi(argv[2]) : 3;
     if (n < size || (n & (n - 1)) != 0 || n % size != 0) {
@@ -93,8 +90,7 @@ int main(int argc, char **argv) {
     MPI_Reduce(&err, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     int status = 0;
     if (rank == 0) {
-        qsort(times, reps, sizeof(double), cmp);
-        printf("time %.6f\nerror %.3e\n", times[reps / 2], worst);
+        printf("time %.6f\nerror %.3e\n", peer_median(times, reps), worst);
         if (!(worst < 1e-9)) { fprintf(stderr, "fft_mpi: inverse differs from the input by %.3e\n", worst); status = 1; }
     }
     free(re); free(im); free(tre); free(tim); free(s); free(r); free(times);

@@ -8,19 +8,16 @@
  * Usage: mpirun -np P lu_mpi N B [REPS] */
 #include <math.h>
 #include <mpi.h>
+#include "peer.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static double a_at(int i, int j, int n) { return i == j ? n + 1.0 : ((i * 7919 + j * 104729) % 1000) / 1000.0 - 0.5; }
 
-static int cmp(const void *x, const void *y) { double a = *(const double *)x, b = *(const double *)y; return (a > b) - (a < b); }
-
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    peer_start(&argc, &argv, &rank, &size);
     if (argc < 3) { if (rank == 0) fprintf(stderr, "usage: lu_mpi N B [REPS]\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     int n = atoi(argv[1]), b = atoi(argv[2]), reps = argc > 3 ? atoi(argv[3]) : 3;
     if (b < 1 || n % b != 0) { if (rank == 0) fprintf(stderr, "lu_mpi: B=%d must divide N=%d\n", b, n); MPI_Abort(MPI_COMM_WORLD, 2); }
@@ -98,8 +95,7 @@ int main(int argc, char **argv) {
                 if (e > worst) worst = e;
             }
         }
-        qsort(times, reps, sizeof(double), cmp);
-        printf("time %.6f\nresidual %.3e\n", times[reps / 2], worst);
+        printf("time %.6f\nresidual %.3e\n", peer_median(times, reps), worst);
         if (!(worst < 1e-9)) { fprintf(stderr, "lu_mpi: residual %.3e >= 1e-9\n", worst); status = 1; }
         free(all);
     }

@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
  * {@code dsa bench scopes} (issue 13): each example that has a scoped version ({@code jacobi},
  * {@code lu}, {@code mm2}, {@code cg}, {@code fft}, {@code psrs}) run plain and scoped on DSA VMs
  * of one JVM per node, beside the sequential Java version in this JVM and, where one exists
- * ({@code lu_mpi.c}, {@code cg_mpi.c}, {@code fft_mpi.c}), the MPI + C version of the same
+ * ({@code lu_mpi.c}, {@code mm2_mpi.c}, {@code cg_mpi.c}, {@code fft_mpi.c}), the MPI + C version of the same
  * algorithm (skipped with a message where {@code mpicc}/{@code mpirun} are missing). Every DSA run
  * passes the example's own self-check; the figures are the examples' own compute timers, medians
  * of {@code --runs}. Then, unless {@code --no-jmh}, {@link ScopedKernelBenchmark} in one JMH run:
@@ -202,7 +202,7 @@ final class ScopesCommand implements Callable<Integer> {
             case "mm2" -> {
                 int n = intArg("--mm2", mm2Args, 0, 2);
                 yield new Example(name, Mm2::new, Mm2.Scoped::new, mm2Args, Pattern.compile("compute ([0-9.]+) ms"), 1e-3,
-                        () -> sequentialMm2(n), null, List.of());
+                        () -> sequentialMm2(n), "mm2_mpi.c", List.of(Integer.toString(n), Integer.toString(peer.reps)));
             }
             case "fft" -> {
                 int n = intArg("--fft", fftArgs, 0, 2);
@@ -371,7 +371,7 @@ final class ScopesCommand implements Callable<Integer> {
                 + " (verification excluded). Sequential Java in the bench JVM after a warm-up run (jacobi: `Jacobi.sequential`;"
                 + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
                 + " the sequential 2-D FFT of `dsa bench fft`, forward transform; psrs: `Arrays.sort` of the same keys). MPI + C over loopback TCP where a peer exists"
-                + " (lu_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s); the -warm kinds: every node in the bench JVM,"
+                + " (lu_mpi.c, mm2_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s); the -warm kinds: every node in the bench JVM,"
                 + " " + warm.runs + " runs in a row, the median of the later half. Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
                 label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, psrsArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
                         + " sweep / update; data `scopes-kernels.csv`.");
@@ -399,7 +399,7 @@ final class ScopesCommand implements Callable<Integer> {
                     }
                     Row mpi = find(rows, e, "mpi", s[0], 1);
                     if (mpi != null && s[1] == 1) {
-                        double limit = e.equals("cg") ? 1.3 : e.equals("fft") ? 1.5 : Double.NaN;
+                        double limit = e.equals("cg") || e.equals("mm2") ? 1.3 : e.equals("fft") ? 1.5 : Double.NaN;
                         lines.add(Double.isNaN(limit)
                                 ? String.format(Locale.ROOT, "%s, %s scoped vs MPI + C np=%d (no target): %.1f / %.1f ms = %.2fx", e,
                                         dsa, s[0], scoped.seconds() * 1e3, mpi.seconds() * 1e3, scoped.seconds() / mpi.seconds())

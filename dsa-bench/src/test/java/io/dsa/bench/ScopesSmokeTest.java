@@ -19,7 +19,7 @@ import picocli.CommandLine;
 /**
  * {@code dsa bench scopes} through the real {@code dsa} command line: a {@code --smoke} run writes,
  * for every example, a sequential row, a plain and a scoped DSA row (each DSA run passed the
- * example's check) and the MPI + C rows where a peer exists and Open MPI is installed, the JMH
+ * example's check) and the MPI + C rows where a peer exists (lu, mm2, cg, fft) and Open MPI is installed, the JMH
  * kernel pairs, the PNG and the Markdown with the target lines; bad options are usage errors.
  */
 class ScopesSmokeTest {
@@ -61,7 +61,7 @@ class ScopesSmokeTest {
             expected.add(e + ",plain-warm,2,1");
             expected.add(e + ",scoped,2,1");
             expected.add(e + ",scoped-warm,2,1");
-            if (mpi && (e.equals("lu") || e.equals("cg") || e.equals("fft"))) expected.add(e + ",mpi,2,1");
+            if (mpi && (e.equals("lu") || e.equals("mm2") || e.equals("cg") || e.equals("fft"))) expected.add(e + ",mpi,2,1");
         }
         List<String[]> rows = lines.subList(1, lines.size()).stream().map(l -> l.split(",", -1)).toList();
         assertEquals(expected, rows.stream().map(r -> String.join(",", r[0], r[1], r[2], r[3])).toList());
@@ -92,5 +92,6 @@ class ScopesSmokeTest {
         if (mpi) assertTrue(md.contains("cg, DSA 2x1 scoped vs MPI + C np=2"), md);
         if (mpi) assertTrue(md.contains("fft, DSA 2x1 scoped vs MPI + C np=2"), md);
         if (mpi) assertTrue(md.contains("fft, DSA 2x1 warm scoped vs MPI + C np=2"), md);
+        if (mpi) assertTrue(md.contains("mm2, DSA 2x1 scoped vs MPI + C np=2"), md);
     }
 }

@@ -169,47 +169,58 @@ public class Mm2 implements DsaProgram {
     /**
      * {@code out = left x right} for this worker's blocks {@code mine} of {@code out}, in a scope
      * where {@code left} and {@code right} are read caches and {@code out} is owner-computes. The
-     * worker copies {@code right} a block column and {@code left} a block row at a time (local
-     * hits), then multiplies on plain arrays into the result's partition.
+     * worker copies all of {@code right} and, per grid row of its blocks, that row band of
+     * {@code left} into plain arrays (local hits), multiplies the band over the columns its blocks
+     * of that row cover (adjacent blocks merged, so the inner loop runs along whole rows as the
+     * sequential product's does), and copies each block's columns into the result's partition.
      */
     private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
         ArrayLayout layout = out.layout();
         try (DsaScope scope = worker.scope(ArrayUse.readCache(left), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
             if (mine.length == 0) return;
-            // right's column blocks, each n x w contiguous: the kernel then walks it with stride w, not n
-            long[][] rightBlocks = new long[layout.partitionGridCols()][];
-            long[] leftRows = new long[layout.spec().partitionRows() * n];
-            int leftFirst = -1;
-            for (int part : mine) {
-                int r0 = layout.partitionFirstRow(part);
-                int c0 = layout.partitionFirstCol(part);
-                int h = layout.partitionRows(part);
-                int w = layout.partitionCols(part);
-                if (r0 != leftFirst) {
-                    left.read(r0, 0, h, n, leftRows);
-                    leftFirst = r0;
+            long[] rightAll = new long[n * n];
+            right.read(0, 0, n, n, rightAll);
+            int bandRows = layout.spec().partitionRows();
+            long[] leftRows = new long[bandRows * n];
+            long[] band = new long[bandRows * n];
+            int[] from = new int[mine.length];   // the band's column intervals [from, to), adjacent blocks merged
+            int[] to = new int[mine.length];
+            int gridCols = layout.partitionGridCols();
+            for (int first = 0; first < mine.length; ) {
+                int gridRow = mine[first] / gridCols;
+                int last = first;
+                int intervals = 0;
+                for (; last < mine.length && mine[last] / gridCols == gridRow; last++) {
+                    int c0 = layout.partitionFirstCol(mine[last]);
+                    int c1 = c0 + layout.partitionCols(mine[last]);
+                    if (intervals > 0 && to[intervals - 1] == c0) to[intervals - 1] = c1;
+                    else { from[intervals] = c0; to[intervals++] = c1; }
                 }
-                int gridCol = part % layout.partitionGridCols();
-                if (rightBlocks[gridCol] == null) {
-                    rightBlocks[gridCol] = new long[n * w];
-                    right.read(0, c0, n, w, rightBlocks[gridCol]);
-                }
-                long[] rb = rightBlocks[gridCol];
-                long[] o = scope.local(out, part);
-                java.util.Arrays.fill(o, 0);
+                int r0 = layout.partitionFirstRow(mine[first]);
+                int h = layout.partitionRows(mine[first]);
+                left.read(r0, 0, h, n, leftRows);
+                java.util.Arrays.fill(band, 0, h * n, 0);
                 for (int i = 0; i < h; i++) {
+                    int oi = i * n;
                     for (int k = 0; k < n; k++) {
-                        long a = leftRows[i * n + k];
+                        long a = leftRows[oi + k];
                         if (a == 0) continue;
-                        int rk = k * w;
-                        int oi = i * w;
-                        for (int j = 0; j < w; j++) o[oi + j] += a * rb[rk + j];
+                        int rk = k * n;
+                        for (int v = 0; v < intervals; v++) {
+                            for (int j = from[v]; j < to[v]; j++) band[oi + j] += a * rightAll[rk + j];
+                        }
                     }
                 }
+                for (int b = first; b < last; b++) {
+                    long[] o = scope.local(out, mine[b]);
+                    int c0 = layout.partitionFirstCol(mine[b]);
+                    int w = layout.partitionCols(mine[b]);
+                    for (int i = 0; i < h; i++) System.arraycopy(band, i * n + c0, o, i * w, w);
+                }
+                first = last;
             }
         }
     }
-
 
     /** Element {@code (i, j)} of the initial matrix {@code which} (0 = Q, 1 = R). */
     public static long initial(long seed, int which, int i, int j, int n) {

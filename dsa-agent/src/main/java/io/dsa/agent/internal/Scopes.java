@@ -296,7 +296,8 @@ final class Scopes {
         if (!early) ScopeDirectory.setCaps(ScopeSwitch.caps(uses));
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
-        for (CompletableFuture<Void> c : copies) await(c, uses);
+        // one wait for all of them: the worker is woken once, by the last copy, not once per copy still on its way
+        if (!copies.isEmpty()) await(CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])), uses);
         // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
         for (ArrayState a : states(uses, ArrayUse.Behaviour.OWNER_COMPUTES)) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
