@@ -73,7 +73,9 @@ public final class BenchCommand implements Callable<Integer> {
         /** Most runs. */
         static final int MAX = 100;
 
-        @Option(names = "--warm-runs", defaultValue = "5",
+        // 20, not 5: on a 2-core machine the compiler threads still take a core for the first 6-10 s of a JVM, so the
+        // later half of five runs was not warm yet (BENCHMARKS.md, "MM2 beside an MPI + C peer")
+        @Option(names = "--warm-runs", defaultValue = "20",
                 description = "Runs of each DSA VM with every node in this JVM, one after another; the warm row is the median of"
                         + " the later half, once the JIT compiled DSA and the program. 0: none, 1 to " + MAX
                         + " (default: ${DEFAULT-VALUE}; --smoke: 1).")
