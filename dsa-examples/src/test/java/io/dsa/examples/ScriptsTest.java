@@ -51,9 +51,13 @@ class ScriptsTest {
         assertTrue(script.contains("projects=(-pl dsa-examples -am)"), "the demo builds without dsa-bench: " + script);
         assertTrue(script.contains("-Djansi.noreset=true"), "no ESC[0m after the build: " + script);
         assertTrue(script.contains("building DSA (first use)..."), script);
-        // the launcher's own JVM gets its AOT cache options (none unless 'run --aot-cache' on Java 25+) before -jar
+        // the launcher's own JVM gets its cache options (none unless 'run --aot-cache') before -jar: on Java 25+ the AOT
+        // cache, before that a class data archive
         assertTrue(script.contains("exec \"$java_cmd\" ${aot[@]+\"${aot[@]}\"} -jar \"$jar\" \"$@\""), script);
-        assertTrue(script.contains("-XX:AOTCacheOutput=$aot_dir/launcher.aot"), script);
+        assertTrue(script.contains("cache=\"$aot_dir/launcher.aot\" log=-Xlog:aot=error use=-XX:AOTCache= write=-XX:AOTCacheOutput="),
+                script);
+        assertTrue(script.contains("cache=\"$aot_dir/launcher.jsa\" log='-Xlog:cds*=error' use=-XX:SharedArchiveFile="
+                + " write=-XX:ArchiveClassesAtExit="), script);
     }
 
     @Test
