@@ -66,8 +66,8 @@ public final class BenchCommand implements Callable<Integer> {
     /**
      * Runs of a DSA VM with every node in the bench JVM ({@code DsaCluster.local}), one after another, so that the JIT has
      * compiled DSA and the program when the later ones run: the warm figure is the median of the later half. The DSA runs
-     * of the experiments start their node JVMs afresh, while sequential Java is timed after a warm-up run in the bench JVM
-     * (BENCHMARKS.md, "Warm runs").
+     * of the experiments start their node JVMs afresh, while sequential Java is timed in the bench JVM after
+     * {@link #sequentialWarmUps} warm-up runs (BENCHMARKS.md, "Warm runs").
      */
     static final class WarmRuns {
         /** Most runs. */
@@ -80,6 +80,12 @@ public final class BenchCommand implements Callable<Integer> {
                         + " the later half, once the JIT compiled DSA and the program. 0: none, 1 to " + MAX
                         + " (default: ${DEFAULT-VALUE}; --smoke: 1).")
         int runs;
+
+        /**
+         * @return how many untimed runs the sequential Java baseline gets before it is timed: as many as the DSA warm
+         *         runs (at least one), so both sides are timed equally warm
+         */
+        int sequentialWarmUps() { return Math.max(1, runs); }
 
         /** @throws CommandLine.ParameterException if {@code --warm-runs} is out of range */
         void check(CommandSpec spec) {

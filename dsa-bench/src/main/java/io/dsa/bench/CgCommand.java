@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code dsa bench cg}: the NAS Parallel Benchmarks' CG ({@link Cg}) on DSA VMs of one JVM per
  * node, beside the sequential Java CG of the same algorithm ({@link NpbCg#run}, in this JVM after
- * a warm-up run) and the MPI + C CG of the same algorithm ({@code dsa-bench/src/main/c/cg_mpi.c};
+ * as many warm-up runs as {@code --warm-runs}) and the MPI + C CG of the same algorithm ({@code dsa-bench/src/main/c/cg_mpi.c};
  * skipped with a message where {@code mpicc}/{@code mpirun} are missing), all verified against
  * NPB's zeta. Every figure is NPB's benchmark time (the {@code niter} timed iterations, matrix
  * generation excluded), the median of {@code --reps} runs.
@@ -96,7 +96,7 @@ final class CgCommand implements Callable<Integer> {
         Path exe = peer.noMpi ? null : MpiPeer.compile(peer.cSrc.resolve("cg_mpi.c"), common.out);
         for (NpbCg.Size size : sizes) {
             NpbCg.Matrix matrix = NpbCg.makea(size);
-            NpbCg.run(size, matrix).check(); // warm-up
+            for (int w = 0; w < warm.sequentialWarmUps(); w++) NpbCg.run(size, matrix).check();   // warm-up, as the DSA warm rows
             double[] t = new double[peer.reps];
             for (int r = 0; r < peer.reps; r++) t[r] = NpbCg.run(size, matrix).check().seconds();
             double seq = BenchOut.median(t);
@@ -194,7 +194,7 @@ final class CgCommand implements Callable<Integer> {
         String notes = String.format(Locale.ROOT, "- NPB's benchmark time (the niter timed iterations after one untimed one; matrix "
                 + "generation excluded), every run verified against NPB's zeta (relative error <= 1e-10); medians of %d run(s). "
                 + "DSA: `cg` example, one JVM per node, node 0 in the bench JVM; sequential Java: `NpbCg.run` in the bench JVM "
-                + "after a warm-up run; DSA warm: every node in the bench JVM (DsaCluster.local), " + warm.runs + " runs in a row, "
+                + "after " + warm.sequentialWarmUps() + " warm-up run(s); DSA warm: every node in the bench JVM (DsaCluster.local), " + warm.runs + " runs in a row, "
                 + "the median of the later half; MPI + C: `cg_mpi.c` (the same row blocks, MPI_Allgatherv of p, MPI_Allreduce dot products) "
                 + "over loopback TCP. Per outer iteration DSA runs 76 global rounds (collectives and barriers), MPI 78 collectives "
                 + "(it gathers p in all 25 steps and z once; DSA reads them through the shared arrays).", peer.reps);

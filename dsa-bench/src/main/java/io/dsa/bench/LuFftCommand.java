@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>Each DSA run above starts its nodes' JVMs afresh (node 0 in this JVM), so it measures the JIT's
  * warm-up as much as DSA (its crypto, its codec and the example's kernels start interpreted), while
- * the sequential run is timed after a warm-up run. So the {@code dsa-warm} rows run each shape in
+ * the sequential run is timed after as many warm-up runs as {@code --warm-runs}. So the {@code dsa-warm} rows run each shape in
  * this JVM ({@code DsaCluster.local}: every node in one JVM, over the same loopback connections and
  * protection) {@code --warm-runs} times in a row and take the median of the later half: DSA and
  * sequential Java both warm (BENCHMARKS.md, "Warm runs").
@@ -91,7 +91,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         Map<Integer, Double> seq = new LinkedHashMap<>();
         for (int b : blocks) {
             double[] t = new double[peer.reps];
-            sequential(b);   // warm-up
+            for (int w = 0; w < warm.sequentialWarmUps(); w++) sequential(b);   // warm-up, as the DSA warm rows
             for (int r = 0; r < peer.reps; r++) t[r] = sequential(b);
             seq.put(b, BenchOut.median(t));
             rows.add(new Row("seq", 1, 1, b, seq.get(b), 1.0, BarrierBench.loadAverage()));
@@ -223,9 +223,9 @@ abstract class LuFftCommand implements Callable<Integer> {
         }
         BenchOut.plot(common.out, name(), title() + ", n=" + n, "partition side", "seconds (median)", true, series);
         String notes = String.format(Locale.ROOT, "- n=%d; DSA: one JVM per node, node 0 in the bench JVM, the example's own compute timer "
-                + "(verification excluded); sequential Java in the bench JVM after a warm-up run; dsa-warm: every node in the bench "
-                + "JVM (DsaCluster.local), %d runs in a row, the median of the later half; MPI + C: OpenMPI over loopback TCP; "
-                + "medians of %d run(s)", n, warm.runs, peer.reps);
+                + "(verification excluded); sequential Java in the bench JVM after %d warm-up run(s); dsa-warm: every node in the "
+                + "bench JVM (DsaCluster.local), %d runs in a row, the median of the later half; MPI + C: OpenMPI over loopback TCP; "
+                + "medians of %d run(s)", n, warm.sequentialWarmUps(), warm.runs, peer.reps);
         BenchOut.markdown(common.out, name(), title() + " (paper Figs. 12-14)", BenchCommand.typed(spec), notes, table.toString(),
                 targetLines(rows));
     }

@@ -271,9 +271,9 @@ final class ScopesCommand implements Callable<Integer> {
         return s;
     }
 
-    /** @return the median of {@code --runs} sequential runs after one warm-up run */
+    /** @return the median of {@code --runs} sequential runs after {@link BenchCommand.WarmRuns#sequentialWarmUps} warm-up runs */
     private double sequentialMedian(Example ex) {
-        ex.sequential().run();
+        for (int w = 0; w < warm.sequentialWarmUps(); w++) ex.sequential().run();   // as warm as the DSA warm rows
         double[] t = new double[peer.reps];
         for (int r = 0; r < peer.reps; r++) t[r] = ex.sequential().run();
         return BenchOut.median(t);
@@ -368,7 +368,7 @@ final class ScopesCommand implements Callable<Integer> {
         }
         String notes = String.format(Locale.ROOT, "- %sDSA: the example (`NAME`) and its scoped version (`NAME-scoped`), one JVM per"
                 + " node, node 0 in the bench JVM, each run passing the example's own check; the example's own compute timer"
-                + " (verification excluded). Sequential Java in the bench JVM after a warm-up run (jacobi: `Jacobi.sequential`;"
+                + " (verification excluded). Sequential Java in the bench JVM after as many warm-up runs as the warm rows (jacobi: `Jacobi.sequential`;"
                 + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
                 + " the sequential 2-D FFT of `dsa bench fft`, forward transform; psrs: `Arrays.sort` of the same keys). MPI + C over loopback TCP where a peer exists"
                 + " (lu_mpi.c, mm2_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s); the -warm kinds: every node in the bench JVM,"
