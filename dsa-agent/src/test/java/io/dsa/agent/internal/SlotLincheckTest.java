@@ -187,6 +187,12 @@ public class SlotLincheckTest {
                 .invocationsPerIteration(150);
     }
 
+    /**
+     * The options for a mutant: the same exploration, without shrinking the failing scenario
+     * afterwards (the shrinking re-runs the model checker many times and only shortens the report).
+     */
+    static ModelCheckingOptions mutantOptions() { return options().minimizeFailedScenario(false); }
+
     @Test
     @Timeout(120)
     void writesInterleavedWithHandoverAreNeverLost() {
@@ -197,7 +203,7 @@ public class SlotLincheckTest {
     @Timeout(120)
     void aWriteWithoutTheStampRecheckIsCaught() {
         org.jetbrains.lincheck.LincheckAssertionError e = org.junit.jupiter.api.Assertions.assertThrows(
-                org.jetbrains.lincheck.LincheckAssertionError.class, () -> options().check(WithoutStampRecheck.class));
+                org.jetbrains.lincheck.LincheckAssertionError.class, () -> mutantOptions().check(WithoutStampRecheck.class));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("Invalid execution results"), e.getMessage());
     }
 
@@ -205,7 +211,7 @@ public class SlotLincheckTest {
     @Timeout(120)
     void aCopyDecodedIntoAnArrayTheWorkersStillWriteIsCaught() {
         org.jetbrains.lincheck.LincheckAssertionError e = org.junit.jupiter.api.Assertions.assertThrows(
-                org.jetbrains.lincheck.LincheckAssertionError.class, () -> options().check(DecodingIntoAnAccessibleArray.class));
+                org.jetbrains.lincheck.LincheckAssertionError.class, () -> mutantOptions().check(DecodingIntoAnAccessibleArray.class));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("Invalid execution results"), e.getMessage());
     }
 }
