@@ -179,18 +179,18 @@ final class PushedDiffs {
         Reader in = new Reader(payloads);
         int node = 0;
         while (in.more()) {
-            int length = in.count("node " + node + "'s payload length");
+            int length = in.count(Field.PAYLOAD_LENGTH, node, 0, 0);
             int end = in.position() + length;
-            int arrayCount = in.count("node " + node + "'s array count");
+            int arrayCount = in.count(Field.ARRAY_COUNT, node, 0, 0);
             for (int k = 0; k < arrayCount; k++) {
-                int id = in.count("an array id of node " + node);
+                int id = in.count(Field.ARRAY_ID, node, 0, 0);
                 ArrayState a = arrays.apply(id);
-                int diffs = in.count("node " + node + "'s diff count of array " + id);
+                int diffs = in.count(Field.DIFF_COUNT, node, id, 0);
                 Map<Integer, List<DiffMessage>> byPartition = byArray.computeIfAbsent(id, x -> new HashMap<>());
                 for (int d = 0; d < diffs; d++) {
-                    int partition = in.count("a partition of node " + node + "'s diff");
-                    long[] runs = in.longs(in.count("the runs of node " + node + "'s diff of partition " + partition));
-                    int bytes = in.count("the value bytes of node " + node + "'s diff of partition " + partition);
+                    int partition = in.count(Field.PARTITION, node, id, 0);
+                    long[] runs = in.longs(in.count(Field.RUNS, node, id, partition));
+                    int bytes = in.count(Field.VALUE_BYTES, node, id, partition);
                     byte[] values = in.bytes(bytes);
                     DiffMessage m = new DiffMessage(0, id, partition, runs, values);
                     String error = Diffs.checkShape(a, m);
@@ -206,6 +206,26 @@ final class PushedDiffs {
         return byArray;
     }
 
+    /**
+     * The counts of a payload, named in an error only: decoding runs in every switch's round, so it
+     * builds no text unless a count is bad.
+     */
+    private enum Field {
+        PAYLOAD_LENGTH, ARRAY_COUNT, ARRAY_ID, DIFF_COUNT, PARTITION, RUNS, VALUE_BYTES;
+
+        String describe(int node, int array, int partition) {
+            return switch (this) {
+                case PAYLOAD_LENGTH -> "node " + node + "'s payload length";
+                case ARRAY_COUNT -> "node " + node + "'s array count";
+                case ARRAY_ID -> "an array id of node " + node;
+                case DIFF_COUNT -> "node " + node + "'s diff count of array " + array;
+                case PARTITION -> "a partition of node " + node + "'s diff";
+                case RUNS -> "the runs of node " + node + "'s diff of partition " + partition;
+                case VALUE_BYTES -> "the value bytes of node " + node + "'s diff of partition " + partition;
+            };
+        }
+    }
+
     // Reads counts and longs from a payload, refusing what runs past its end.
     private static final class Reader {
         private final long[] words;
@@ -217,10 +237,15 @@ final class PushedDiffs {
 
         int position() { return at; }
 
-        int count(String what) {
-            if (at >= words.length) throw new DsaException("pushed diffs end before " + what + " (" + words.length + " longs)");
+        int count(Field what, int node, int array, int partition) {
+            if (at >= words.length) {
+                throw new DsaException("pushed diffs end before " + what.describe(node, array, partition) + " (" + words.length + " longs)");
+            }
             long v = words[at++];
-            if (v < 0 || v > Integer.MAX_VALUE) throw new DsaException(what + " of pushed diffs is " + v + ", out of range [0, " + Integer.MAX_VALUE + "]");
+            if (v < 0 || v > Integer.MAX_VALUE) {
+                throw new DsaException(what.describe(node, array, partition) + " of pushed diffs is " + v + ", out of range [0, "
+                        + Integer.MAX_VALUE + "]");
+            }
             return (int) v;
         }
 

@@ -125,8 +125,11 @@ class PushedDiffsTest {
         assertTrue(assertThrows(DsaException.class, () -> PushedDiffs.decode(shortValues, arrays::array)).getMessage()
                 .contains("8 bytes of values, expected 16"));
         long[] truncated = {9, 1, ArrayDirectoryTest.A, 1, 0};
-        assertTrue(assertThrows(DsaException.class, () -> PushedDiffs.decode(truncated, arrays::array)).getMessage()
-                .startsWith("pushed diffs end "));
+        assertEquals("pushed diffs end before the runs of node 0's diff of partition 0 (5 longs)",
+                assertThrows(DsaException.class, () -> PushedDiffs.decode(truncated, arrays::array)).getMessage());
+        long[] negativeCount = {4, 1, ArrayDirectoryTest.A, -3};
+        assertEquals("node 0's diff count of array " + ArrayDirectoryTest.A + " of pushed diffs is -3, out of range [0, 2147483647]",
+                assertThrows(DsaException.class, () -> PushedDiffs.decode(negativeCount, arrays::array)).getMessage());
     }
 
     @Test
