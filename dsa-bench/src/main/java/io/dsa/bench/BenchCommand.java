@@ -73,9 +73,10 @@ public final class BenchCommand implements Callable<Integer> {
         /** Most runs. */
         static final int MAX = 100;
 
-        // 20, not 5: on a 2-core machine the compiler threads still take a core for the first 6-10 s of a JVM, so the
-        // later half of five runs was not warm yet (BENCHMARKS.md, "MM2 beside an MPI + C peer")
-        @Option(names = "--warm-runs", defaultValue = "20",
+        // 40, not 20 (and not 5): on a 2-core machine the compiler threads took 53% of the CPU over a scoped CG's runs 5-15
+        // and 19% over runs 40-60; its runs fell from about 0.18 s to about 0.05 s between runs 15 and 25, so the later half
+        // of twenty runs was partly cold (BENCHMARKS.md, "Forty warm runs")
+        @Option(names = "--warm-runs", defaultValue = "40",
                 description = "Runs of each DSA VM with every node in this JVM, one after another; the warm row is the median of"
                         + " the later half, once the JIT compiled DSA and the program. 0: none, 1 to " + MAX
                         + " (default: ${DEFAULT-VALUE}; --smoke: 1).")

@@ -44,6 +44,10 @@ final class Lanes implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Lanes.class);
     private static final int CHECK_EVERY = 64;
     private static final int YIELD_EVERY = 128;
+    /** The least spin of the VM's wait strategy ({@link Waiting#laneSpinNs}) for which node 0 offers a lane shared memory. */
+    static final long RING_SPIN_NS = 10_000;
+    /** Spin turns per look at the sockets while some lane has a ring (accepts, hellos, doorbells, lanes without one). */
+    private static final int SELECT_EVERY = 16;
 
     private final int nodeId;
     private final Peers peers;
@@ -67,6 +71,8 @@ final class Lanes implements AutoCloseable {
 
     // By peer node id (node 0: every other node; elsewhere: index 0 only). Under `this`.
     private final LaneChannel[] lanes;
+    /** A copy of {@link #lanes} for the poller's spin, which reads the lanes' rings without a lock; set under `this`. */
+    private volatile LaneChannel[] polled;
     private final Connection[] laneConnections;
     // Node 0: the token each node was offered and the connection it was offered on. Under `this`.
     private final byte[][] tokens;
@@ -89,6 +95,7 @@ final class Lanes implements AutoCloseable {
         this.job = job;
         this.spinNs = spinNs;
         this.lanes = new LaneChannel[capacity];
+        this.polled = new LaneChannel[capacity];
         this.laneConnections = new Connection[capacity];
         this.tokens = new byte[capacity][];
         this.tokenConnections = new Connection[capacity];
@@ -230,6 +237,7 @@ final class Lanes implements AutoCloseable {
             }
             lanes[0] = lane;
             laneConnections[0] = now;
+            polled = lanes.clone();
         }
         lane.channel().register(selector, SelectionKey.OP_READ, 0);
         return true;
@@ -242,26 +250,67 @@ final class Lanes implements AutoCloseable {
         long spinUntil = spin == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + spin;
         int turns = 0;
         while (p.version() <= gen) {
-            if (selector.selectNow() > 0) {
+            // the rings are memory; the sockets a system call each look, so with rings they are looked at less often
+            boolean rings = readRings();
+            if (rings) continue;
+            ++turns;
+            if ((!anyRing() || turns % SELECT_EVERY == 0) && selector.selectNow() > 0) {
                 handleSelected();
                 continue;
             }
-            if (++turns % CHECK_EVERY == 0) job.checkFailed();
+            if (turns % CHECK_EVERY == 0) job.checkFailed();
             if (spinUntil == Long.MAX_VALUE || System.nanoTime() < spinUntil) {
                 if (turns % YIELD_EVERY == 0) Thread.yield();
                 else Thread.onSpinWait();
                 continue;
             }
+            if (!sleepOnRings()) continue; // a ring got bytes meanwhile
             selecting = me;
             try {
                 if (p.version() > gen) break;
                 selector.select(NodeRuntime.POLL_MS);
             } finally {
                 selecting = null;
+                awakeOnRings();
             }
             handleSelected();
             job.checkFailed();
         }
+    }
+
+    // Under pollLock: reads every lane whose ring holds bytes. @return whether any did
+    private boolean readRings() {
+        boolean any = false;
+        LaneChannel[] all = polled;
+        for (int node = 0; node < all.length; node++) {
+            LaneChannel lane = all[node];
+            if (lane != null && lane.ringReadable()) {
+                read(lane.channel().keyFor(selector), node, false);
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    private boolean anyRing() {
+        for (LaneChannel lane : polled) if (lane != null && lane.hasRing()) return true;
+        return false;
+    }
+
+    // Under pollLock, before blocking: every ring's writer is to ring the doorbell. @return false if a ring has bytes already
+    private boolean sleepOnRings() {
+        LaneChannel[] all = polled;
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] != null && !all[i].sleep()) {
+                for (int j = 0; j < i; j++) if (all[j] != null) all[j].awake();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void awakeOnRings() {
+        for (LaneChannel lane : polled) if (lane != null) lane.awake();
     }
 
     /** The global barrier was released (or the job failed): wakes a poller blocked in the selector. */
@@ -320,6 +369,20 @@ final class Lanes implements AutoCloseable {
                 tokenConnections[node] = null;
             }
         }
+        if (refused == null) {
+            // shared memory saves the system calls of a poller that spins; one that blocks needs the kernel to wake it,
+            // and the socket alone does that with less work (docs/runtime.md, "Barrier lanes in shared memory")
+            if (spinNs.getAsLong() >= RING_SPIN_NS) {
+                try {
+                    c.offerRing(listener.nextRingFile(node)); // before polled shows the lane: its ring is read from the start
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("node 0's barrier lane to node {} stays on its socket: {}", node, e.toString());
+                }
+            }
+            synchronized (this) {
+                polled = lanes.clone();
+            }
+        }
         if (refused != null) {
             LOG.warn("node 0 closed a barrier lane whose hello {}", refused);
             key.cancel();
@@ -333,26 +396,31 @@ final class Lanes implements AutoCloseable {
     }
 
     private void read(SelectionKey key, int node) {
+        read(key, node, true);
+    }
+
+    // Reads node's lane: what its socket (if socketToo) and its ring hold. key: the socket's selection key (null if not registered).
+    private void read(SelectionKey key, int node, boolean socketToo) {
         LaneChannel lane;
         Connection bound;
         synchronized (this) {
             lane = lanes[node];
             bound = laneConnections[node];
         }
-        if (lane == null || lane.channel() != key.channel()) {
-            key.cancel();
+        if (lane == null || key != null && lane.channel() != key.channel()) {
+            if (key != null) key.cancel();
             return;
         }
         if (!peers.holds(node, bound)) {
-            key.cancel();
+            if (key != null) key.cancel();
             drop(node, lane, "node " + node + " has a new connection");
             return;
         }
         try {
-            int n = lane.receive(m -> dispatch.accept(node, m));
+            int n = lane.receive(m -> dispatch.accept(node, m), socketToo);
             received.add(n);
         } catch (IOException e) {
-            key.cancel();
+            if (key != null) key.cancel();
             drop(node, lane, e.toString());
         }
     }
@@ -363,16 +431,29 @@ final class Lanes implements AutoCloseable {
             if (lanes[node] != lane) return;
             lanes[node] = null;
             laneConnections[node] = null;
+            polled = lanes.clone();
         }
         lane.close();
         LOG.debug("node {} dropped its barrier lane to node {}: {}", nodeId, node, why);
     }
+
+    /** @return the directory of node 0's lanes' shared memory files, or null (tests) */
+    Path ringDirectory() { return listener == null ? null : listener.ringDirectory(); }
 
     /** @return node 0's listener path, or null (tests) */
     Path listenerPath() { return listener == null ? null : listener.path(); }
 
     /** @return whether node {@code node}'s lane is up at this node (tests) */
     synchronized boolean hasLane(int node) { return node < lanes.length && lanes[node] != null; }
+
+    /** @return whether node {@code node}'s lane carries its frames in shared memory (tests) */
+    synchronized boolean hasRing(int node) { return hasLane(node) && lanes[node].hasRing(); }
+
+    /** @return frames this node sent to node {@code node} through their lane's shared memory (tests) */
+    synchronized long ringFrames(int node) { return hasLane(node) ? lanes[node].ringFrames() : 0; }
+
+    /** @return doorbells this node rang for node {@code node}'s poller (tests) */
+    synchronized long bells(int node) { return hasLane(node) ? lanes[node].bells() : 0; }
 
     @Override
     public void close() {
@@ -381,6 +462,7 @@ final class Lanes implements AutoCloseable {
             closed = true;
             all = lanes.clone();
             java.util.Arrays.fill(lanes, null);
+            polled = lanes.clone();
         }
         for (LaneChannel l : all) if (l != null) l.close();
         if (listener != null) listener.close();

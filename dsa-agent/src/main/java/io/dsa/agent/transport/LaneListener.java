@@ -14,17 +14,22 @@ import java.nio.file.attribute.PosixFilePermissions;
  * process's user may enter ({@code rwx------}), so nothing on the network can reach it and no other
  * user of the machine can connect. Which node a lane belongs to is decided by the token of its
  * hello ({@link LaneChannel}), which node 0 handed out over an authenticated connection.
- * Non-blocking: the lane poller accepts. The directory goes with {@link #close()}.
+ * Non-blocking: the lane poller accepts. The lanes' shared memory ({@link LaneRing}) goes in another
+ * such directory in {@code /dev/shm} where the machine has one. The directories go with {@link #close()}.
  */
 public final class LaneListener implements AutoCloseable {
     private final Path dir;
     private final Path path;
     private final ServerSocketChannel server;
+    /** Where the lanes' shared memory goes: a private directory in /dev/shm where there is one, else {@link #dir}. */
+    private final Path ringDir;
+    private final java.util.concurrent.atomic.AtomicInteger rings = new java.util.concurrent.atomic.AtomicInteger();
 
-    private LaneListener(Path dir, Path path, ServerSocketChannel server) {
+    private LaneListener(Path dir, Path path, ServerSocketChannel server, Path ringDir) {
         this.dir = dir;
         this.path = path;
         this.server = server;
+        this.ringDir = ringDir;
     }
 
     /**
@@ -40,7 +45,7 @@ public final class LaneListener implements AutoCloseable {
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(path));
             server.configureBlocking(false);
-            return new LaneListener(dir, path, server);
+            return new LaneListener(dir, path, server, ringDir(dir));
         } catch (IOException | RuntimeException e) {
             if (server != null) server.close();
             Files.deleteIfExists(path);
@@ -48,6 +53,25 @@ public final class LaneListener implements AutoCloseable {
             throw e;
         }
     }
+
+    // Memory-backed where the machine has /dev/shm (a file on disk would be written back now and then), else beside the socket.
+    private static Path ringDir(Path dir) {
+        Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm) || !Files.isWritable(shm)) return dir;
+        try {
+            return Files.createTempDirectory(shm, "dsa-lane-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException | RuntimeException e) {
+            return dir;
+        }
+    }
+
+    /** @return a new path for a lane's shared memory ({@link LaneChannel#offerRing}), in a directory only this user may enter */
+    public Path nextRingFile(int node) {
+        return ringDir.resolve("n" + node + "-" + rings.incrementAndGet());
+    }
+
+    /** @return the directory of the lanes' shared memory files */
+    public Path ringDirectory() { return ringDir; }
 
     /** @return the socket's path, to hand to the nodes in their lane offers */
     public Path path() { return path; }
@@ -71,9 +95,19 @@ public final class LaneListener implements AutoCloseable {
         }
         try {
             Files.deleteIfExists(path);
-            Files.deleteIfExists(dir);
+            if (!ringDir.equals(dir)) deleteWithFiles(ringDir);
+            deleteWithFiles(dir);
         } catch (IOException ignored) {
-            // a leftover empty directory in the temporary directory: harmless
+            // a leftover private directory in the temporary directory: harmless
         }
+    }
+
+    // A directory and the lane files still in it (a dialer that never mapped its lane's).
+    private static void deleteWithFiles(Path d) throws IOException {
+        if (!Files.isDirectory(d)) return;
+        try (var files = Files.list(d)) {
+            for (Path f : (Iterable<Path>) files::iterator) Files.deleteIfExists(f);
+        }
+        Files.deleteIfExists(d);
     }
 }

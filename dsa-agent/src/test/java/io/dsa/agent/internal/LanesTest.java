@@ -45,7 +45,7 @@ class LanesTest {
     void start(DsaConfig base) {
         NodeRuntime monitor = NodeRuntime.start(base);
         nodes.add(monitor);
-        for (int k = 1; k < NODES; k++) {
+        for (int k = 1; k < base.nodes(); k++) {
             nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(monitor.address()).build()));
         }
     }
@@ -56,7 +56,7 @@ class LanesTest {
     }
 
     void run(DsaProgram program) throws Exception {
-        List<CompletableFuture<RunReport>> runs = Workers.start(0, NODES, i -> JobRunner.run(nodes.get(i), program, List.of()));
+        List<CompletableFuture<RunReport>> runs = Workers.start(0, nodes.size(), i -> JobRunner.run(nodes.get(i), program, List.of()));
         for (CompletableFuture<RunReport> r : runs) r.get(50, TimeUnit.SECONDS);
     }
 
@@ -84,7 +84,10 @@ class LanesTest {
     @ParameterizedTest
     @EnumSource(WaitStrategy.class)
     void collectivesAgreeWhileTheLanesCarryTheGlobalBarrier(WaitStrategy wait) throws Exception {
-        start(config(wait, true));
+        DsaConfig config = config(wait, true);
+        start(config);
+        // shared memory where the lane's poller spins (SPIN; ADAPTIVE with a core per spinning worker), sockets alone where it blocks
+        boolean rings = Waiting.laneSpinNs(wait, config.machineThreads(), THREADS) >= Lanes.RING_SPIN_NS;
         // six spinning workers and three I/O threads share two cores under SPIN: fewer rounds
         int rounds = wait == WaitStrategy.SPIN ? ROUNDS / 3 : ROUNDS;
         run(rounds(rounds));
@@ -94,8 +97,44 @@ class LanesTest {
             // the first two barriers set the lane up over the connection; the rest ride the lane
             assertTrue(nodes.get(k).lanes.sent.sum() > rounds, "node " + k + " sent " + nodes.get(k).lanes.sent.sum() + " arrivals over its lane");
             assertTrue(nodes.get(k).lanes.received.sum() > rounds, "node " + k + " received " + nodes.get(k).lanes.received.sum() + " releases");
+            assertEquals(rings, nodes.get(0).lanes.hasRing(k) && nodes.get(k).lanes.hasRing(0), "node " + k + "'s lane has shared memory");
+            if (rings) {
+                // the lane's frames travel in shared memory, its socket only rings
+                assertTrue(nodes.get(k).lanes.ringFrames(0) > rounds, "node " + k + " sent " + nodes.get(k).lanes.ringFrames(0) + " arrivals through it");
+                assertTrue(nodes.get(0).lanes.ringFrames(k) > rounds, "node 0 sent " + nodes.get(0).lanes.ringFrames(k) + " releases through it");
+            }
         }
         assertTrue(nodes.get(0).lanes.received.sum() > 2L * rounds, "node 0 received " + nodes.get(0).lanes.received.sum() + " arrivals");
+        // each dialer removed its lane's file once it had mapped it
+        Path ringDir = nodes.get(0).lanes.ringDirectory();
+        try (var left = java.nio.file.Files.list(ringDir)) {
+            assertEquals(List.of(), left.filter(p -> !p.getFileName().toString().equals("l")).toList(), "lane files left in " + ringDir);
+        }
+    }
+
+    /**
+     * Two nodes of one worker under ADAPTIVE, a core for each spinning worker: the lane has
+     * shared memory. Worker 1 dawdles every third round (0.2 ms and more), so node 0's poller
+     * spins out, blocks, and is woken by the doorbell of the arrival that lands in its ring;
+     * every round's sum is exact.
+     */
+    @Test
+    void aPollerThatBlocksIsWokenByTheDoorbellOfItsRing() throws Exception {
+        DsaConfig config = DsaConfig.builder().nodes(2).threadsPerNode(1).waitStrategy(WaitStrategy.ADAPTIVE).barrierLanes(true)
+                .randomSecret().startupTimeoutMs(20_000).build();
+        org.junit.jupiter.api.Assumptions.assumeTrue(Waiting.laneSpinNs(WaitStrategy.ADAPTIVE, config.machineThreads(), 1) >= Lanes.RING_SPIN_NS,
+                "this machine has fewer cores than two spinning workers");
+        start(config);
+        run(w -> {
+            for (int round = 0; round < 60; round++) {
+                if (w.threadId() == 1 && round % 3 == 0) java.util.concurrent.locks.LockSupport.parkNanos(200_000 + round * 10_000L);
+                long sum = w.allReduce((long) round * 10 + w.threadId(), ReduceOp.SUM);
+                if (sum != round * 20L + 1) throw new AssertionError("round " + round + ": sum " + sum + ", expected " + (round * 20L + 1));
+            }
+        });
+        assertTrue(nodes.get(0).lanes.hasRing(1) && nodes.get(1).lanes.hasRing(0), "the lane has shared memory");
+        assertTrue(nodes.get(1).lanes.ringFrames(0) > 50, "node 1 sent " + nodes.get(1).lanes.ringFrames(0) + " arrivals through it");
+        assertTrue(nodes.get(1).lanes.bells(0) > 0, "node 1 rang for node 0's blocked poller");
     }
 
     /**
