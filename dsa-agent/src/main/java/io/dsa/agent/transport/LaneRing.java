@@ -31,7 +31,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  * or the writer sees the flag and rings the doorbell ({@link #published}).
  */
 public final class LaneRing {
-    /** Data bytes per direction: twice a lane's largest frame with its length. */
+    /** Data bytes per direction: two of a lane's largest frames with their lengths, and 64 KiB more. */
     public static final int CAPACITY = 2 * (Integer.BYTES + LaneChannel.MAX_FRAME_BYTES) + 64 * 1024;
     private static final int WRITTEN = 0;
     private static final int READ = 64;
