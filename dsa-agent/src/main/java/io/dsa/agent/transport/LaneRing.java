@@ -70,7 +70,12 @@ public final class LaneRing {
      */
     public static MappedByteBuffer map(Path file) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            if (ch.size() == 0) ch.write(ByteBuffer.wrap(new byte[1]), 2L * BYTES - 1); // sized here: the file was created empty
+            if (ch.size() == 0) {
+                // written out whole, not sized sparse: in /dev/shm a page first touched when the file system is full
+                // would kill the JVM with SIGBUS; a full one fails this write instead, and the lane keeps its socket
+                ByteBuffer zeros = ByteBuffer.allocate(2 * BYTES);
+                while (zeros.hasRemaining()) ch.write(zeros, zeros.position());
+            }
             if (ch.size() != 2L * BYTES) throw new IOException(file + " holds " + ch.size() + " bytes, a lane file " + 2L * BYTES);
             MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, 2L * BYTES);
             m.order(ByteOrder.nativeOrder());
