@@ -88,6 +88,20 @@ public final class BenchCommand implements Callable<Integer> {
          */
         int sequentialWarmUps() { return Math.max(1, runs); }
 
+        /**
+         * Times the sequential Java baseline as warm as the DSA warm rows: {@link #sequentialWarmUps} untimed runs, then
+         * {@code reps} timed ones.
+         *
+         * @param run one run, returning its seconds
+         * @return the median of the timed runs
+         */
+        double sequentialMedian(java.util.function.DoubleSupplier run, int reps) {
+            for (int w = 0; w < sequentialWarmUps(); w++) run.getAsDouble();
+            double[] t = new double[reps];
+            for (int r = 0; r < reps; r++) t[r] = run.getAsDouble();
+            return BenchOut.median(t);
+        }
+
         /** @throws CommandLine.ParameterException if {@code --warm-runs} is out of range */
         void check(CommandSpec spec) {
             if (runs < 0 || runs > MAX) {

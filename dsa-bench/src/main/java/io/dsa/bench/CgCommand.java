@@ -96,13 +96,11 @@ final class CgCommand implements Callable<Integer> {
         Path exe = peer.noMpi ? null : MpiPeer.compile(peer.cSrc.resolve("cg_mpi.c"), common.out);
         for (NpbCg.Size size : sizes) {
             NpbCg.Matrix matrix = NpbCg.makea(size);
-            for (int w = 0; w < warm.sequentialWarmUps(); w++) NpbCg.run(size, matrix).check();   // warm-up, as the DSA warm rows
-            double[] t = new double[peer.reps];
-            for (int r = 0; r < peer.reps; r++) t[r] = NpbCg.run(size, matrix).check().seconds();
-            double seq = BenchOut.median(t);
+            double seq = warm.sequentialMedian(() -> NpbCg.run(size, matrix).check().seconds(), peer.reps);
             rows.add(print(new Row("seq", size, null, 1, 1, seq, 1.0, BarrierBench.loadAverage())));
             for (int[] shape : vmShapes) {
                 for (WaitStrategy wait : strategies) {
+                    double[] t = new double[peer.reps];
                     for (int r = 0; r < peer.reps; r++) {
                         RunReport report = ProcessVm.run(new Cg(), shape[0], shape[1], List.of(size.name()), common.out,
                                 TransportSecurity.ENCRYPT, wait);

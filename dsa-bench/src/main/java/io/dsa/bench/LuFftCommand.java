@@ -90,10 +90,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seq = new LinkedHashMap<>();
         for (int b : blocks) {
-            double[] t = new double[peer.reps];
-            for (int w = 0; w < warm.sequentialWarmUps(); w++) sequential(b);   // warm-up, as the DSA warm rows
-            for (int r = 0; r < peer.reps; r++) t[r] = sequential(b);
-            seq.put(b, BenchOut.median(t));
+            seq.put(b, warm.sequentialMedian(() -> sequential(b), peer.reps));
             rows.add(new Row("seq", 1, 1, b, seq.get(b), 1.0, BarrierBench.loadAverage()));
             System.out.printf(Locale.ROOT, "%s n=%d seq block %d: %.3f s%n", name(), n, b, seq.get(b));
         }

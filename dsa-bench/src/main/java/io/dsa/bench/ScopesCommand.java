@@ -271,12 +271,9 @@ final class ScopesCommand implements Callable<Integer> {
         return s;
     }
 
-    /** @return the median of {@code --runs} sequential runs after {@link BenchCommand.WarmRuns#sequentialWarmUps} warm-up runs */
+    /** @return the median of {@code --runs} sequential runs, as warm as the DSA warm rows */
     private double sequentialMedian(Example ex) {
-        for (int w = 0; w < warm.sequentialWarmUps(); w++) ex.sequential().run();   // as warm as the DSA warm rows
-        double[] t = new double[peer.reps];
-        for (int r = 0; r < peer.reps; r++) t[r] = ex.sequential().run();
-        return BenchOut.median(t);
+        return warm.sequentialMedian(() -> ex.sequential().run(), peer.reps);
     }
 
     /** @return the compute seconds of a verified report */

@@ -48,6 +48,10 @@ final class Lanes implements AutoCloseable {
     static final long RING_SPIN_NS = 10_000;
     /** Spin turns per look at the sockets while some lane has a ring (accepts, hellos, doorbells, lanes without one). */
     private static final int SELECT_EVERY = 16;
+    /** What {@link #readRings} found: frames read, rings without bytes, no ring at all. */
+    private static final int READ = 0;
+    private static final int EMPTY = 1;
+    private static final int NO_RING = 2;
 
     private final int nodeId;
     private final Peers peers;
@@ -251,10 +255,10 @@ final class Lanes implements AutoCloseable {
         int turns = 0;
         while (p.version() <= gen) {
             // the rings are memory; the sockets a system call each look, so with rings they are looked at less often
-            boolean rings = readRings();
-            if (rings) continue;
+            int rings = readRings();
+            if (rings == READ) continue;
             ++turns;
-            if ((!anyRing() || turns % SELECT_EVERY == 0) && selector.selectNow() > 0) {
+            if ((rings == NO_RING || turns % SELECT_EVERY == 0) && selector.selectNow() > 0) {
                 handleSelected();
                 continue;
             }
@@ -278,23 +282,22 @@ final class Lanes implements AutoCloseable {
         }
     }
 
-    // Under pollLock: reads every lane whose ring holds bytes. @return whether any did
-    private boolean readRings() {
-        boolean any = false;
+    // Under pollLock: reads every lane whose ring holds bytes, in one pass over the lanes.
+    // @return READ if any did, EMPTY if some lane has a ring but none held bytes, NO_RING if no lane has one
+    private int readRings() {
+        int result = NO_RING;
         LaneChannel[] all = polled;
         for (int node = 0; node < all.length; node++) {
             LaneChannel lane = all[node];
-            if (lane != null && lane.ringReadable()) {
+            if (lane == null || !lane.hasRing()) continue;
+            if (lane.ringReadable()) {
                 read(lane.channel().keyFor(selector), node, false);
-                any = true;
+                result = READ;
+            } else if (result == NO_RING) {
+                result = EMPTY;
             }
         }
-        return any;
-    }
-
-    private boolean anyRing() {
-        for (LaneChannel lane : polled) if (lane != null && lane.hasRing()) return true;
-        return false;
+        return result;
     }
 
     // Under pollLock, before blocking: every ring's writer is to ring the doorbell. @return false if a ring has bytes already
