@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * the reciprocal one (any other size). {@code sharedGather}/{@code plainGather} are a sparse
  * matrix-vector product's inner loop, as in NPB CG: a 1-D vector of {@value #VECTOR} doubles in
  * partitions of {@code VECTOR / 2} (not a power of two), read at {@value #GATHER} random
- * positions; figures are per element.
+ * positions; figures are per element. {@code sharedRegionRead}/{@code sharedRegionWrite} copy the
+ * whole array in one region access, beside {@code System.arraycopy} a row at a time on the plain
+ * array; figures are per element.
  *
  * <pre>java -jar dsa-bench/target/benchmarks.jar LocalHit -prof gc</pre>
  */
@@ -57,6 +59,8 @@ public class LocalHitBenchmark {
     private DsaCluster cluster;
     private SharedDoubleArray shared;
     private double[] plain;
+    /** A region's buffer: the whole array, row-major. */
+    private final double[] region = new double[N * N];
     private int i;
 
     /** Captures the array a one-node VM creates, so the benchmark thread can hit it. */
@@ -124,6 +128,36 @@ public class LocalHitBenchmark {
     public void plainWrite() {
         int k = i++;
         plain[(k & (N - 1)) * N + ((k >> 8) & (N - 1))] = k;
+    }
+
+    /** The whole {@code N x N} array as one region read (every partition a local hit), per element. */
+    @Benchmark
+    @OperationsPerInvocation(N * N)
+    public double[] sharedRegionRead() {
+        shared.read(0, 0, N, N, region);
+        return region;
+    }
+
+    /** The same copy from a plain row-major {@code double[]}, a row at a time. */
+    @Benchmark
+    @OperationsPerInvocation(N * N)
+    public double[] plainRegionRead() {
+        for (int r = 0; r < N; r++) System.arraycopy(plain, r * N, region, r * N, N);
+        return region;
+    }
+
+    /** The whole array as one region write (this node owns every partition), per element. */
+    @Benchmark
+    @OperationsPerInvocation(N * N)
+    public void sharedRegionWrite() {
+        shared.write(0, 0, N, N, region);
+    }
+
+    /** The same copy into a plain row-major {@code double[]}, a row at a time. */
+    @Benchmark
+    @OperationsPerInvocation(N * N)
+    public void plainRegionWrite() {
+        for (int r = 0; r < N; r++) System.arraycopy(region, r * N, plain, r * N, N);
     }
 
     @Benchmark

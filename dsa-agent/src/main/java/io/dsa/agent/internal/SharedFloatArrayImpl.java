@@ -5,7 +5,9 @@ import io.dsa.SharedFloatArray;
 import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 
 /**
  * Shared array of {@code float}. Element hits read the slot's stamp and access the partition's
@@ -16,12 +18,17 @@ import java.nio.ByteOrder;
  * Power-of-two partition sides take shifts and masks; any other side a multiplication by its
  * reciprocal ({@link Reciprocal}), never an integer division. That path is written out in read and
  * write too: moved into a helper returning a packed long, the 48-wide partition's hits measured
- * 12-20% slower (LocalHitBenchmark, three alternating runs, 2026-11-28). Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
+ * 12-20% slower (LocalHitBenchmark, three alternating runs, 2026-11-28). Partition and region
+ * copies of {@link #BULK_MIN} elements or more per row move through a little-endian
+ * {@link FloatBuffer} view of the partition's bytes ({@link #bulk}), whose absolute bulk get and put
+ * copy memory in one go, where the element loop converts one value at a time. Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
  * scripts/gen-shared-arrays.sh.
  */
 final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFloatArray {
     private static final VarHandle VIEW = MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int SHIFT = 2;
+    /** Row segments at least this long are copied through the bulk view; shorter ones element by element. */
+    static final int BULK_MIN = 8;
 
     SharedFloatArrayImpl(NodeRuntime rt, ArrayState state) {
         super(rt, state);
@@ -169,8 +176,7 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
             awaitAccess(partition, Access.READ);
             int stamp = s.stamp;
             if (!Slot.readable(stamp)) continue;
-            byte[] d = s.data;
-            for (int i = 0; i < n; i++) dst[i] = (float) VIEW.get(d, i << SHIFT);
+            bulk(s, s.data).get(0, dst, 0, n);
             // the copy is one version of the partition: a revocation and refill in place during it shows in the stamp
             VarHandle.loadLoadFence();
             if (s.stamp == stamp) return;
@@ -193,8 +199,7 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
             awaitAccess(partition, Access.READ_WRITE);
             int stamp = s.stamp;
             if (!Slot.writable(stamp)) continue;
-            byte[] d = s.data;
-            for (int i = 0; i < n; i++) VIEW.set(d, i << SHIFT, src[i]);
+            bulk(s, s.data).put(0, src, 0, n);
             VarHandle.fullFence();
             if (s.stamp == stamp) return;
         }
@@ -245,14 +250,25 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
             int stamp = s.stamp;
             if (write ? !Slot.writable(stamp) : !Slot.readable(stamp)) continue;
             byte[] d = s.data;
-            for (int r = 0; r < rows; r++) {
-                int src = base + r * width;
-                int b = (bufRow + r) * bufWidth + bufCol;
-                for (int c = 0; c < cols; c++) {
+            if (cols >= BULK_MIN) {
+                FloatBuffer view = bulk(s, d);
+                for (int r = 0; r < rows; r++) {
                     if (write) {
-                        VIEW.set(d, (src + c) << SHIFT, buf[b + c]);
+                        view.put(base + r * width, buf, (bufRow + r) * bufWidth + bufCol, cols);
                     } else {
-                        buf[b + c] = (float) VIEW.get(d, (src + c) << SHIFT);
+                        view.get(base + r * width, buf, (bufRow + r) * bufWidth + bufCol, cols);
+                    }
+                }
+            } else {
+                for (int r = 0; r < rows; r++) {
+                    int src = base + r * width;
+                    int b = (bufRow + r) * bufWidth + bufCol;
+                    for (int c = 0; c < cols; c++) {
+                        if (write) {
+                            VIEW.set(d, (src + c) << SHIFT, buf[b + c]);
+                        } else {
+                            buf[b + c] = (float) VIEW.get(d, (src + c) << SHIFT);
+                        }
                     }
                 }
             }
@@ -263,6 +279,19 @@ final class SharedFloatArrayImpl extends AbstractSharedArray implements SharedFl
             }
             if (s.stamp == stamp) return;
         }
+    }
+
+    /**
+     * @return a little-endian view of {@code d}, {@code s}'s bytes, for absolute bulk gets and puts
+     *         (they move no position, so workers share it); made once per array and kept in the
+     *         slot, so a copy allocates nothing after the slot's first
+     */
+    private static FloatBuffer bulk(Slot s, byte[] d) {
+        Slot.BulkView b = s.bulk;
+        if (b != null && b.data() == d) return (FloatBuffer) b.view();
+        FloatBuffer view = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        s.bulk = new Slot.BulkView(d, view);
+        return view;
     }
 
     /**

@@ -63,6 +63,12 @@ final class Slot extends WaitPoint {
     volatile int stamp;
     /** Written by the I/O thread before the stamp that publishes it; never replaced by another partition's array. */
     byte[] data;
+    /**
+     * The typed arrays' bulk view of {@link #data} (see {@code SharedDoubleArrayImpl.bulk}): a cache
+     * any thread may fill, a plain field holding an immutable pair, so a reader sees null, or a
+     * view with the array it was made for, which it checks against the array it copies.
+     */
+    BulkView bulk;
     /** Accesses a worker posted and the I/O thread has not served yet (see {@link ArrayDirectory#post}). */
     volatile int posted;
     /** The most the workers get while a scope is open (READ_WRITE outside scopes); set by {@link #cap}. */
@@ -209,4 +215,7 @@ final class Slot extends WaitPoint {
 
     /** @return whether the slot has bytes */
     boolean allocated() { return data != null; }
+
+    /** A partition's bytes and a typed little-endian view of them. */
+    record BulkView(byte[] data, java.nio.Buffer view) {}
 }
