@@ -4,8 +4,6 @@ import io.dsa.ElementType;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -156,27 +154,27 @@ final class ScopeDirectory {
     /** @return partition {@code p}'s bytes (little-endian) in a plain array, {@code into} if it fits; on the I/O thread */
     static Object copyIn(ArrayState a, int p, Object into) {
         int n = a.layout.partitionElements(p);
-        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
         ElementType type = a.spec.elementType();
+        java.nio.Buffer view = a.slots[p].bulkView(type);
         switch (type) {
             case DOUBLE -> {
                 double[] d = into instanceof double[] x && x.length == n ? x : new double[n];
-                b.asDoubleBuffer().get(d);
+                ((java.nio.DoubleBuffer) view).get(0, d, 0, n);
                 return d;
             }
             case FLOAT -> {
                 float[] d = into instanceof float[] x && x.length == n ? x : new float[n];
-                b.asFloatBuffer().get(d);
+                ((java.nio.FloatBuffer) view).get(0, d, 0, n);
                 return d;
             }
             case INT -> {
                 int[] d = into instanceof int[] x && x.length == n ? x : new int[n];
-                b.asIntBuffer().get(d);
+                ((java.nio.IntBuffer) view).get(0, d, 0, n);
                 return d;
             }
             case LONG -> {
                 long[] d = into instanceof long[] x && x.length == n ? x : new long[n];
-                b.asLongBuffer().get(d);
+                ((java.nio.LongBuffer) view).get(0, d, 0, n);
                 return d;
             }
             default -> throw new AssertionError(type);
@@ -185,12 +183,14 @@ final class ScopeDirectory {
 
     /** Writes the plain array {@code from} into partition {@code p}'s bytes (little-endian); on the I/O thread. */
     static void copyOut(ArrayState a, int p, Object from) {
-        ByteBuffer b = ByteBuffer.wrap(a.slots[p].data).order(ByteOrder.LITTLE_ENDIAN);
-        switch (a.spec.elementType()) {
-            case DOUBLE -> b.asDoubleBuffer().put((double[]) from);
-            case FLOAT -> b.asFloatBuffer().put((float[]) from);
-            case INT -> b.asIntBuffer().put((int[]) from);
-            case LONG -> b.asLongBuffer().put((long[]) from);
+        ElementType type = a.spec.elementType();
+        java.nio.Buffer view = a.slots[p].bulkView(type);
+        switch (type) {
+            case DOUBLE -> ((java.nio.DoubleBuffer) view).put(0, (double[]) from);
+            case FLOAT -> ((java.nio.FloatBuffer) view).put(0, (float[]) from);
+            case INT -> ((java.nio.IntBuffer) view).put(0, (int[]) from);
+            case LONG -> ((java.nio.LongBuffer) view).put(0, (long[]) from);
+            default -> throw new AssertionError(type);
         }
     }
 }

@@ -1,11 +1,11 @@
 package io.dsa.agent.internal;
 
+import io.dsa.ElementType;
 import io.dsa.ReduceOp;
 import io.dsa.SharedIntArray;
 import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.IntBuffer;
 
@@ -20,8 +20,8 @@ import java.nio.IntBuffer;
  * write too: moved into a helper returning a packed long, the 48-wide partition's hits measured
  * 12-20% slower (LocalHitBenchmark, three alternating runs, 2026-11-28). Partition and region
  * copies of {@link #BULK_MIN} elements or more per row move through a little-endian
- * {@link IntBuffer} view of the partition's bytes ({@link #bulk}), whose absolute bulk get and put
- * copy memory in one go, where the element loop converts one value at a time. Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
+ * {@link IntBuffer} view of the partition's bytes ({@link Slot#bulkView}), whose absolute bulk get
+ * and put copy memory in one go, where the element loop converts one value at a time. Generated from dsa-agent/src/main/template/SharedArrayImpl.java.template by
  * scripts/gen-shared-arrays.sh.
  */
 final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntArray {
@@ -176,7 +176,7 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             awaitAccess(partition, Access.READ);
             int stamp = s.stamp;
             if (!Slot.readable(stamp)) continue;
-            bulk(s, s.data).get(0, dst, 0, n);
+            bulk(s).get(0, dst, 0, n);
             // the copy is one version of the partition: a revocation and refill in place during it shows in the stamp
             VarHandle.loadLoadFence();
             if (s.stamp == stamp) return;
@@ -199,7 +199,7 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             awaitAccess(partition, Access.READ_WRITE);
             int stamp = s.stamp;
             if (!Slot.writable(stamp)) continue;
-            bulk(s, s.data).put(0, src, 0, n);
+            bulk(s).put(0, src, 0, n);
             VarHandle.fullFence();
             if (s.stamp == stamp) return;
         }
@@ -251,7 +251,7 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             if (write ? !Slot.writable(stamp) : !Slot.readable(stamp)) continue;
             byte[] d = s.data;
             if (cols >= BULK_MIN) {
-                IntBuffer view = bulk(s, d);
+                IntBuffer view = bulk(s);
                 for (int r = 0; r < rows; r++) {
                     if (write) {
                         view.put(base + r * width, buf, (bufRow + r) * bufWidth + bufCol, cols);
@@ -281,17 +281,9 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
         }
     }
 
-    /**
-     * @return a little-endian view of {@code d}, {@code s}'s bytes, for absolute bulk gets and puts
-     *         (they move no position, so workers share it); made once per array and kept in the
-     *         slot, so a copy allocates nothing after the slot's first
-     */
-    private static IntBuffer bulk(Slot s, byte[] d) {
-        Slot.BulkView b = s.bulk;
-        if (b != null && b.data() == d) return (IntBuffer) b.view();
-        IntBuffer view = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
-        s.bulk = new Slot.BulkView(d, view);
-        return view;
+    /** @return {@code s}'s bulk view ({@link Slot#bulkView}); {@code s} has bytes */
+    private static IntBuffer bulk(Slot s) {
+        return (IntBuffer) s.bulkView(ElementType.INT);
     }
 
     /**

@@ -1,7 +1,11 @@
 package io.dsa.agent.internal;
 
 import io.dsa.CacheState;
+import io.dsa.ElementType;
 import io.dsa.coherence.Access;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * One node's copy of one partition, the access its workers have to it, and the workers waiting
@@ -64,11 +68,10 @@ final class Slot extends WaitPoint {
     /** Written by the I/O thread before the stamp that publishes it; never replaced by another partition's array. */
     byte[] data;
     /**
-     * The typed arrays' bulk view of {@link #data} (see {@code SharedDoubleArrayImpl.bulk}): a cache
-     * any thread may fill, a plain field holding an immutable pair, so a reader sees null, or a
-     * view with the array it was made for, which it checks against the array it copies.
+     * The cache of {@link #bulkView}: a plain field holding an immutable pair, so a thread sees
+     * null or a view with the array it was made for, which it checks against {@link #data}.
      */
-    BulkView bulk;
+    private BulkView bulk;
     /** Accesses a worker posted and the I/O thread has not served yet (see {@link ArrayDirectory#post}). */
     volatile int posted;
     /** The most the workers get while a scope is open (READ_WRITE outside scopes); set by {@link #cap}. */
@@ -216,6 +219,30 @@ final class Slot extends WaitPoint {
     /** @return whether the slot has bytes */
     boolean allocated() { return data != null; }
 
+    /**
+     * A little-endian view of {@link #data} as {@code type}'s buffer ({@code DoubleBuffer}, ...), for
+     * absolute bulk gets and puts: they copy memory in one go where a {@code VarHandle} loop converts
+     * one element at a time, and move no position, so threads share the view. Made once per array
+     * and kept, so a copy allocates nothing after the slot's first; a thread that finds none, or
+     * one made for an earlier array, makes its own. Only while {@link #data} is not null: after the
+     * stamp allowed an access, or on the I/O thread.
+     */
+    Buffer bulkView(ElementType type) {
+        byte[] d = data;
+        BulkView b = bulk;
+        if (b != null && b.data() == d) return b.view();
+        ByteBuffer bytes = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
+        Buffer view = switch (type) {
+            case DOUBLE -> bytes.asDoubleBuffer();
+            case FLOAT -> bytes.asFloatBuffer();
+            case INT -> bytes.asIntBuffer();
+            case LONG -> bytes.asLongBuffer();
+            default -> throw new IllegalArgumentException("no bulk view of " + type + " elements");
+        };
+        bulk = new BulkView(d, view);
+        return view;
+    }
+
     /** A partition's bytes and a typed little-endian view of them. */
-    record BulkView(byte[] data, java.nio.Buffer view) {}
+    private record BulkView(byte[] data, Buffer view) {}
 }
