@@ -19,6 +19,7 @@ import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.JarQueryMessage;
 import io.dsa.agent.wire.StopVmMessage;
 import io.dsa.agent.wire.WorkersQueryMessage;
 import io.dsa.agent.wire.CountersQueryMessage;
@@ -86,6 +87,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     private final HostConfig config;
     private final byte[] secret;
     private final WorkDir workDir;
+    /** The program jars jobs shipped, kept for the next jobs of the same program (in {@link #workDir}). */
+    private final JarCache jars;
     private final Transport transport;
     private final JobLimits.CpuSets cpuSets = JobLimits.CpuSets.forThisProcess();
     /** The limits of a job that asks for none; a spare JVM has them. */
@@ -118,6 +121,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         this.secret = config.secret();
         this.defaultLimits = JobLimits.resolve(0, 0, config);
         this.workDir = WorkDir.create(config.workDir());
+        this.jars = new JarCache(workDir.path());
         try {
             this.transport = Transport.start(TransportConfig.builder().vmName(HOST_VM).nodeId(HOST_ID).secret(secret)
                     .security(config.security()).bindHost(config.bindHost()).port(config.port())
@@ -199,7 +203,15 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
 
     // ---- jobs ------------------------------------------------------------------------------------
 
-    private void startJob(Connection owner, HostJobMessage m) {
+    private void startJob(Connection owner, HostJobMessage shipped) {
+        HostJobMessage m;
+        try {
+            m = jars.withKeptJar(shipped);
+        } catch (RuntimeException e) {
+            owner.send(event(shipped, HostJobEventMessage.FAILED, "node " + shipped.nodeId() + " cannot start on host " + address()
+                    + ": " + describe(e)));
+            return;
+        }
         if (closed.get()) {
             owner.send(event(m, HostJobEventMessage.FAILED, "host " + address() + " is shutting down"));
             return;
@@ -234,6 +246,9 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         owner.send(event(m, HostJobEventMessage.STARTED, job.agentAddress));
         job.announced.complete(null);
     }
+
+    /** @return whether this host keeps the program jar whose SHA-256 is {@code digest} */
+    boolean keepsJar(byte[] digest) { return jars.has(digest); }
 
     /**
      * Starts the JVM of {@code job} and hands it the job: writes the shipped jar to the work
@@ -567,6 +582,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             if (message instanceof HostJobMessage m) control.execute(() -> startJob(connection, m));
             else if (message instanceof HostStatusQueryMessage r) control.execute(() -> requests.onStatusQuery(connection, r));
             else if (message instanceof StopVmMessage r) control.execute(() -> requests.onStopVm(connection, r));
+            else if (message instanceof JarQueryMessage r) control.execute(() -> requests.onJarQuery(connection, r));
             else if (message instanceof WorkersQueryMessage r) control.execute(() -> requests.onWorkersQuery(connection, r));
             else if (message instanceof CountersQueryMessage r) control.execute(() -> requests.onCountersQuery(connection, r));
             else if (message instanceof TransferMessage t) control.execute(() -> requests.onTransfer(connection, t));

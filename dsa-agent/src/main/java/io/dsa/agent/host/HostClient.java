@@ -13,6 +13,7 @@ import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.JarQueryMessage;
 import io.dsa.agent.wire.StopVmMessage;
 import io.dsa.agent.wire.WorkersQueryMessage;
 import io.dsa.agent.wire.CountersQueryMessage;
@@ -143,6 +144,16 @@ public final class HostClient implements AutoCloseable {
     public String stopVm(HostPort host, String vmName, String stopToken, long[] keep, long timeoutMs) {
         return ask(host, id -> new StopVmMessage(id, vmName, stopToken, keep), HostReplyMessage.class, "stop of vm '" + vmName + "'",
                 timeoutMs).text();
+    }
+
+    /**
+     * @return whether {@code host} keeps the program jar whose SHA-256 is {@code digest} (an earlier
+     *         job shipped it), so that a job may name it instead of shipping it ({@link JarQueryMessage})
+     * @throws DsaException when the host cannot be asked or refuses
+     */
+    public boolean keepsJar(HostPort host, byte[] digest) {
+        byte[] answer = ask(host, id -> new JarQueryMessage(id, digest), HostReplyMessage.class, "program jar query", timeoutMs).payload();
+        return answer.length == 1 && answer[0] == 1;
     }
 
     /**

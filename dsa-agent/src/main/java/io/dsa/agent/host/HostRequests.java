@@ -17,6 +17,7 @@ import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostStatusMessage;
 import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.JarQueryMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.ReadArrayMessage;
 import io.dsa.agent.wire.RegisterCloneMessage;
@@ -64,6 +65,17 @@ final class HostRequests {
     /** Stops this host's agents of a VM, if the token is the VM's. */
     void onStopVm(Connection from, StopVmMessage r) {
         answer(from, r.requestId(), () -> ok(r.requestId(), host.stopVmWithToken(r.vmName(), r.stopToken(), r.keep()), List.of()));
+    }
+
+    /** Whether this host keeps a program jar: one byte, 1 or 0 (see {@link JarQueryMessage}). */
+    void onJarQuery(Connection from, JarQueryMessage r) {
+        answer(from, r.requestId(), () -> {
+            if (r.digest() == null || r.digest().length != JarCache.DIGEST_BYTES) {
+                throw new IllegalArgumentException("a jar digest of " + (r.digest() == null ? 0 : r.digest().length)
+                        + " bytes: SHA-256 has " + JarCache.DIGEST_BYTES);
+            }
+            return new HostReplyMessage(r.requestId(), true, "", List.of(), new byte[] {(byte) (host.keepsJar(r.digest()) ? 1 : 0)});
+        });
     }
 
     /** Where the workers of this host's agents are: lines for people. */

@@ -19,6 +19,7 @@ import java.util.stream.Stream;
  * or a whole class path ({@code dsa run --classpath}) packed into one JAR.
  */
 public final class JobJar {
+    private static final java.time.LocalDateTime FIXED_TIME = java.time.LocalDateTime.of(1980, 1, 1, 0, 0);
     /** Largest JAR shipped: it travels in one frame. */
     public static final int MAX_JAR_BYTES = 48 << 20;
 
@@ -90,7 +91,7 @@ public final class JobJar {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (JarOutputStream jar = new JarOutputStream(bytes)) {
             for (java.util.Map.Entry<String, ByteArrayOutputStream> f : files.entrySet()) {
-                jar.putNextEntry(new JarEntry(f.getKey()));
+                jar.putNextEntry(entry(f.getKey()));
                 f.getValue().writeTo(jar);
                 jar.closeEntry();
                 if (bytes.size() > MAX_JAR_BYTES) break;
@@ -122,6 +123,18 @@ public final class JobJar {
         }
     }
 
+    /**
+     * @return an entry named {@code name} with a fixed time (1980-01-01 00:00, the first a JAR can
+     *         hold), so that the same files pack into the same bytes: a host that keeps a program
+     *         jar by its digest (docs/hosts.md, "Program jars kept by the hosts") then recognises a
+     *         class directory packed again by a later run
+     */
+    private static JarEntry entry(String name) {
+        JarEntry e = new JarEntry(name);
+        e.setTimeLocal(FIXED_TIME);
+        return e;
+    }
+
     private static byte[] pack(Path dir) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         List<Path> files;
@@ -130,7 +143,7 @@ public final class JobJar {
         }
         try (JarOutputStream jar = new JarOutputStream(bytes)) {
             for (Path f : files) {
-                jar.putNextEntry(new JarEntry(dir.relativize(f).toString().replace('\\', '/')));
+                jar.putNextEntry(entry(dir.relativize(f).toString().replace('\\', '/')));
                 Files.copy(f, jar);
                 jar.closeEntry();
             }

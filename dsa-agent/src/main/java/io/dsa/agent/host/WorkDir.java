@@ -185,7 +185,8 @@ final class WorkDir implements AutoCloseable {
         }
     }
 
-    private static Path writeFile(Path file) throws IOException {
+    /** Creates {@code file}, readable and writable by this user only where the file system has POSIX modes. */
+    static Path writeFile(Path file) throws IOException {
         if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             FileAttribute<Set<PosixFilePermission>> mode = PosixFilePermissions.asFileAttribute(PRIVATE_FILE);
             Files.createFile(file, mode);

@@ -16,18 +16,19 @@ import static io.dsa.agent.transport.WireFields.writeStrings;
 import io.dsa.ElementType;
 import io.dsa.agent.wire.AgentControlMessage;
 import io.dsa.agent.wire.AgentRow;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.ElementsMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostStatusQueryMessage;
-import io.dsa.agent.wire.StopVmMessage;
-import io.dsa.agent.wire.WorkersQueryMessage;
-import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.HostStatusMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.JarQueryMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.StopVmMessage;
 import io.dsa.agent.wire.TransferMessage;
 import io.dsa.agent.wire.TransferReportMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.CorruptedFrameException;
 import java.util.EnumSet;
@@ -85,6 +86,11 @@ final class HostCodecs {
         writeString(m.stopToken(), out);
         writeLongs(m.keep(), out);
     }, body -> new StopVmMessage(body.readLong(), readString(body, "vmName"), readString(body, "stopToken"), readLongs(body, "keep")));
+
+    static final MessageCodec<JarQueryMessage> JAR_QUERY = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        writeBytes(m.digest(), out);
+    }, body -> new JarQueryMessage(body.readLong(), readBytes(body, "digest")));
 
     static final MessageCodec<WorkersQueryMessage> WORKERS_QUERY = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());

@@ -47,6 +47,7 @@ final class MessageCodecs {
         put(MessageType.TRANSFER_REPORT, HostCodecs.TRANSFER_REPORT);
         put(MessageType.HOST_STATUS_QUERY, HostCodecs.HOST_STATUS_QUERY);
         put(MessageType.STOP_VM, HostCodecs.STOP_VM);
+        put(MessageType.JAR_QUERY, HostCodecs.JAR_QUERY);
         put(MessageType.WORKERS_QUERY, HostCodecs.WORKERS_QUERY);
         put(MessageType.COUNTERS_QUERY, HostCodecs.COUNTERS_QUERY);
 

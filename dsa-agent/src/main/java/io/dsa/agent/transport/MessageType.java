@@ -4,53 +4,54 @@ import io.dsa.agent.wire.AbandonMoveMessage;
 import io.dsa.agent.wire.AccumulateMessage;
 import io.dsa.agent.wire.AccumulatedMessage;
 import io.dsa.agent.wire.AdmitCloneMessage;
-import io.dsa.agent.wire.AllocateCloneIdMessage;
-import io.dsa.agent.wire.CloneIdMessage;
 import io.dsa.agent.wire.AgentLaunchMessage;
 import io.dsa.agent.wire.AgentRestoreMessage;
 import io.dsa.agent.wire.AgentResumeMessage;
 import io.dsa.agent.wire.AgentStartedMessage;
 import io.dsa.agent.wire.AgentStatusMessage;
 import io.dsa.agent.wire.AgentStatusQueryMessage;
+import io.dsa.agent.wire.AllocateCloneIdMessage;
 import io.dsa.agent.wire.AwaitMoveMessage;
 import io.dsa.agent.wire.BarrierArriveMessage;
-import io.dsa.agent.wire.CommitMoveMessage;
-import io.dsa.agent.wire.ConnectPeersMessage;
-import io.dsa.agent.wire.ExpectMoveMessage;
-import io.dsa.agent.wire.HoldBarrierMessage;
-import io.dsa.agent.wire.ReadArrayMessage;
-import io.dsa.agent.wire.RegisterCloneMessage;
-import io.dsa.agent.wire.ReleaseBarrierMessage;
-import io.dsa.agent.wire.RetireMessage;
-import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.BuddyCopyMessage;
+import io.dsa.agent.wire.CloneIdMessage;
+import io.dsa.agent.wire.CommitMoveMessage;
+import io.dsa.agent.wire.ConnectPeersMessage;
+import io.dsa.agent.wire.CountersQueryMessage;
 import io.dsa.agent.wire.DefineMessage;
 import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.agent.wire.DiffMessage;
+import io.dsa.agent.wire.ElementsMessage;
+import io.dsa.agent.wire.ExpectMoveMessage;
+import io.dsa.agent.wire.HoldBarrierMessage;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
-import io.dsa.agent.wire.HostStatusQueryMessage;
-import io.dsa.agent.wire.StopVmMessage;
-import io.dsa.agent.wire.WorkersQueryMessage;
-import io.dsa.agent.wire.CountersQueryMessage;
-import io.dsa.agent.wire.TransferMessage;
-import io.dsa.agent.wire.NodeRequestMessage;
 import io.dsa.agent.wire.HostStatusMessage;
-import io.dsa.agent.wire.ElementsMessage;
-import io.dsa.agent.wire.TransferReportMessage;
+import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.JarQueryMessage;
 import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LaneOfferMessage;
 import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.ReadArrayMessage;
+import io.dsa.agent.wire.RegisterCloneMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
+import io.dsa.agent.wire.ReleaseBarrierMessage;
 import io.dsa.agent.wire.ReportMessage;
+import io.dsa.agent.wire.RetireMessage;
+import io.dsa.agent.wire.SnapshotMessage;
 import io.dsa.agent.wire.StatusMessage;
+import io.dsa.agent.wire.StopVmMessage;
+import io.dsa.agent.wire.TransferMessage;
+import io.dsa.agent.wire.TransferReportMessage;
 import io.dsa.agent.wire.VarOpMessage;
 import io.dsa.agent.wire.VarResultMessage;
 import io.dsa.agent.wire.ViewMessage;
+import io.dsa.agent.wire.WorkersQueryMessage;
 import io.dsa.coherence.CoherenceMessage;
 
 import java.util.HashMap;
@@ -128,7 +129,8 @@ enum MessageType {
     SNAPSHOT(86, SnapshotMessage.class, false),
     RETIRE(87, RetireMessage.class, false),
     ALLOCATE_CLONE_ID(95, AllocateCloneIdMessage.class, false),
-    CLONE_ID(96, CloneIdMessage.class, false);
+    CLONE_ID(96, CloneIdMessage.class, false),
+    JAR_QUERY(97, JarQueryMessage.class, false);
 
     /** Codes fit the frame's uint8 type field. */
     static final int MAX_CODE = 255;

@@ -75,6 +75,33 @@ class HostsSystemTest {
         assertTrue(run.out().contains("result: OK"), run.out());
     }
 
+    /**
+     * The hosts keep the program jar a job shipped (docs/hosts.md, "Program jars kept by the hosts"): after a run,
+     * each host says it keeps the jar the launcher packs from the test classes (byte for byte the same in every run),
+     * the next run names it instead of shipping it, and its program still comes from that jar.
+     */
+    @Test
+    void aLaterRunNamesTheJarTheHostsKeepInsteadOfShippingIt() {
+        Cli first = Cli.execute("run", "--hosts", hostList(), "--threads", "1", "--vm", "kept-1", "--secret-file", secret.toString(),
+                FILL, "300", "20");
+        assertEquals(0, first.exitCode(), first.toString());
+        byte[] digest = io.dsa.agent.host.JarCache.digest(io.dsa.agent.host.JobJar.of(HostTestPrograms.Fill.class));
+        try (io.dsa.agent.host.HostClient client = io.dsa.agent.host.HostClient.open(
+                Secrets.fromFile(secret, false, warning -> { }), "127.0.0.1", 10_000)) {
+            for (HostProcess h : hosts) {
+                assertTrue(client.keepsJar(io.dsa.agent.HostPort.parse(h.address()), digest), h.address());
+                assertFalse(client.keepsJar(io.dsa.agent.HostPort.parse(h.address()), new byte[32]), h.address());
+            }
+        }
+        Cli second = Cli.execute("run", "--hosts", hostList(), "--threads", "1", "--vm", "kept-2", "--secret-file", secret.toString(),
+                FILL, "300", "20");
+        assertEquals(0, second.exitCode(), second.toString());
+        assertTrue(second.out().contains("): shipped to no host; kept by "), second.out());
+        assertTrue(second.out().contains("node 0: sum 90000 expected 90000"), second.out());
+        assertTrue(second.out().contains("loaded by dsa-job-kept-2-0"), second.out());
+        assertTrue(second.out().contains("result: OK"), second.out());
+    }
+
     @Test
     void twoVmsShareTheHostsAndStatusShowsBoth() throws Exception {
         Path gate = dir.resolve("gate-two-vms");

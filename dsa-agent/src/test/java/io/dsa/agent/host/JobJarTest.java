@@ -55,4 +55,26 @@ class JobJarTest {
         }
         return files;
     }
+
+    @Test
+    void theSameFilesPackIntoTheSameBytesLaterToo(@TempDir Path dir) throws Exception {
+        Path classes = dir.resolve("classes");
+        Files.createDirectories(classes.resolve("my"));
+        Files.writeString(classes.resolve("my/A.class"), "a");
+        Files.writeString(classes.resolve("my/B.class"), "b");
+        byte[] first = JobJar.read(classes);
+        // a file's time moves on: the same bytes still pack into the same JAR, so a host that keeps the jar knows it
+        Files.setLastModifiedTime(classes.resolve("my/A.class"), java.nio.file.attribute.FileTime.fromMillis(86_400_000L));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(first, JobJar.read(classes));
+        // and no entry carries the clock's time, which would change from one run to the next
+        for (byte[] jar : List.of(first, JobJar.packClassPath(List.of(classes)))) {
+            try (java.util.jar.JarInputStream in = new java.util.jar.JarInputStream(new ByteArrayInputStream(jar))) {
+                int entries = 0;
+                for (java.util.jar.JarEntry e = in.getNextJarEntry(); e != null; e = in.getNextJarEntry(), entries++) {
+                    assertEquals(java.time.LocalDateTime.of(1980, 1, 1, 0, 0), e.getTimeLocal(), e.getName());
+                }
+                assertEquals(2, entries);
+            }
+        }
+    }
 }

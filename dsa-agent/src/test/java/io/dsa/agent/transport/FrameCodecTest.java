@@ -33,6 +33,7 @@ import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.HostReplyMessage;
 import io.dsa.agent.wire.HostStatusQueryMessage;
+import io.dsa.agent.wire.JarQueryMessage;
 import io.dsa.agent.wire.StopVmMessage;
 import io.dsa.agent.wire.WorkersQueryMessage;
 import io.dsa.agent.wire.CountersQueryMessage;
@@ -170,6 +171,8 @@ class FrameCodecTest {
         all.add(new RetireMessage(21));
         all.add(new AllocateCloneIdMessage(21));
         all.add(new CloneIdMessage(21, 5));
+        all.add(new JarQueryMessage(22, io.dsa.agent.host.JarCache.digest(new byte[] {1, 2, 3})));
+        all.add(new JarQueryMessage(23, new byte[0]));
         all.add(new HeartbeatMessage(1_000));
         // a host's typed requests and answers (issue 14: no text targets to re-parse)
         all.add(new NodeRequestMessage("jacobi", 0, new HoldBarrierMessage(22)));

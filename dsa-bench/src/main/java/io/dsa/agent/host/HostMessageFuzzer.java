@@ -15,19 +15,19 @@ import java.util.List;
 /**
  * Fuzz target: the messages between launchers and hosts and between hosts (HOST_JOB,
  * HOST_JOB_EVENT, STOP_VM, HOST_REPLY, TRANSFER, NODE_REQUEST, HOST_STATUS_QUERY, WORKERS_QUERY,
- * COUNTERS_QUERY), decoded as the frame decoder
+ * COUNTERS_QUERY, JAR_QUERY), decoded as the frame decoder
  * does and then through the checks a host applies to their fields before acting: the check of a
  * job ({@link HostedJob#invalid}), the new address of a move's commit
  ({@link HostRequests#commitAddress}). A NODE_REQUEST's step and a TRANSFER's hosts, cloning
  * mark and clone id are typed fields: the codec checks them.
- * Input: byte 0 picks the type (modulo 9), the rest is the body.
+ * Input: byte 0 picks the type (modulo 10), the rest is the body.
  *
  * <p>Asserts: only the documented rejections (the wire's malformed/truncated, the checks'
  * {@link DsaException}); what decodes re-encodes stably; the allocation bound.
  */
 public final class HostMessageFuzzer {
     private static final String[] TYPES = {"HOST_JOB", "HOST_JOB_EVENT", "STOP_VM", "HOST_REPLY", "TRANSFER", "NODE_REQUEST",
-            "HOST_STATUS_QUERY", "WORKERS_QUERY", "COUNTERS_QUERY"};
+            "HOST_STATUS_QUERY", "WORKERS_QUERY", "COUNTERS_QUERY", "JAR_QUERY"};
 
     private HostMessageFuzzer() {}
 

@@ -144,6 +144,7 @@ public final class WireFuzzing {
                 case STOP_VM -> new StopVmMessage(5, "dsa", "00112233445566778899aabbccddeeff");
                 case WORKERS_QUERY -> new WorkersQueryMessage(5, "dsa");
                 case COUNTERS_QUERY -> new CountersQueryMessage(5, null);
+                case JAR_QUERY -> new io.dsa.agent.wire.JarQueryMessage(5, filled(32, 0x3c));
                 case HOST_REPLY -> new HostReplyMessage(5, true, "",
                         List.of("node 0 thread 1 (local 1): at global barrier 0 epoch 12"), new byte[] {1, 2, 3});
                 case NODE_REQUEST -> new NodeRequestMessage("dsa", 1, new RegisterCloneMessage(5, 5,
