@@ -261,14 +261,25 @@ class HostIsolationSystemTest {
         assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(hostDir)));
         assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(HostProcess.workDir(secret))));
-        // no secret on disk: jars and owner files only (listed again if a job's file goes while it is read)
+        // no secret on disk: jobs' jars, kept jars (named by their SHA-256) and owner files only, each this user's alone
+        // (listed again if a job's file goes while it is read)
         List<String> names = Poll.until("a listing of the work directory", () -> {
             try (Stream<Path> files = Files.walk(HostProcess.workDir(secret))) {
-                return files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).toList();
+                return files.filter(Files::isRegularFile).map(p -> p.getFileName().toString() + " "
+                        + java.nio.file.attribute.PosixFilePermissions.toString(uncheckedMode(p))).toList();
             } catch (IOException | java.io.UncheckedIOException e) {
                 return null;
             }
         }, java.util.Objects::nonNull, 10_000, 20);
-        assertEquals(List.of(), names.stream().filter(n -> !n.equals("owner") && !(n.startsWith("job-") && n.endsWith(".jar"))).toList());
+        assertEquals(List.of(), names.stream().filter(n -> !n.matches("(owner|job-.*\\.jar|jar-[0-9a-f]{64}\\.jar(\\.part)?) rw-------")).toList());
+        assertTrue(names.stream().anyMatch(n -> n.startsWith("jar-")), "the tenant's jar is kept: " + names);
+    }
+
+    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> uncheckedMode(Path p) {
+        try {
+            return Files.getPosixFilePermissions(p);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }
