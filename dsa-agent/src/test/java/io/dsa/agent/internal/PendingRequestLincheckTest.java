@@ -227,11 +227,15 @@ public class PendingRequestLincheckTest {
      */
     static void check(int invocations, Runnable scenario) {
         for (int attempt = 1; ; attempt++) {
+            long start = System.nanoTime();
             try {
                 Lincheck.runConcurrentTest(invocations, scenario);
                 return;
             } catch (LincheckAssertionError e) {
                 if (!outOfTime(e) || attempt == ATTEMPTS) throw e;
+                // said, so that a slow CI run shows where its time went
+                System.out.printf("PendingRequestLincheckTest: attempt %d of %d ran out of Lincheck's wall clock after %.1f s;"
+                        + " repeating%n", attempt, ATTEMPTS, (System.nanoTime() - start) / 1e9);
             }
         }
     }
