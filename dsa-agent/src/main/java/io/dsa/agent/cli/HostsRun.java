@@ -5,18 +5,14 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.host.HostClient;
-import io.dsa.agent.host.JarCache;
 import io.dsa.agent.mobility.Choreography;
 import io.dsa.agent.mobility.RestartChoreography;
 import io.dsa.agent.wire.HostJobEventMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -62,8 +58,6 @@ final class HostsRun {
     private volatile Attempt current;
     /** VMs formed so far (launcher thread only): each takes the next index, so that its job ids are its own. */
     private int attempts;
-    /** The SHA-256 of the program's jar, once asked for. */
-    private byte[] jarDigest;
     /** The epoch of the newest complete checkpoint node 0 reported (0: none yet). */
     private volatile long checkpointEpoch;
     /** Where node 0's host keeps the checkpoints, as it reported with the first one. */
@@ -165,7 +159,7 @@ final class HostsRun {
             Thread onInterrupt = new Thread(() -> stopWithin(client, STOP_ON_EXIT_MS), "dsa-run-stop");
             Runtime.getRuntime().addShutdownHook(onInterrupt);
             try {
-                return runOn(client, programType, jar, deadlineNs);
+                return runOn(client, programType, new ShippedJar(jar), deadlineNs);
             } finally {
                 try {
                     Runtime.getRuntime().removeShutdownHook(onInterrupt);
@@ -180,7 +174,7 @@ final class HostsRun {
     private int[] buddies(HostPlacement placement) { return job.checkpointEvery > 0 ? placement.buddies() : null; }
 
     // Runs the VM; with checkpoints, a VM that lost a node or host restarts from the newest complete one, as RestartChoreography says.
-    private int runOn(HostClient client, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
+    private int runOn(HostClient client, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs)
             throws InterruptedException {
         client.onDisconnect(peer -> {
             Attempt a = current;
@@ -254,15 +248,15 @@ final class HostsRun {
         private final HostClient client;
         private final Attempt lost;
         private final Class<? extends DsaProgram> programType;
-        private final byte[] jar;
+        private final ShippedJar jar;
         private final long deadlineNs;
         private final long epoch = checkpointEpoch;
-        private final Set<HostPort> lostHosts;
+        private final java.util.Set<HostPort> lostHosts;
         private Map<Integer, HostPlacement.CurrentClone> promoted = Map.of();
         /** Spares taking the lost hosts' places, chosen once. */
         private Map<HostPort, HostPort> replacements;
 
-        HostsRestart(HostClient client, Attempt lost, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs) {
+        HostsRestart(HostClient client, Attempt lost, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs) {
             this.client = client;
             this.lost = lost;
             this.programType = programType;
@@ -370,22 +364,15 @@ final class HostsRun {
     private boolean replaced(Attempt a, int node) { return !a.placement.host(node).equals(HostPlacement.roundRobin(hosts, job.nodes).host(node)); }
 
     // Forms the VM of `a`: node 0 first, then the others with its address. A host that keeps the jar gets its name, not its bytes.
-    private void launch(HostClient client, Attempt a, Class<? extends DsaProgram> programType, byte[] jar, long deadlineNs)
+    private void launch(HostClient client, Attempt a, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs)
             throws InterruptedException, TimeoutException {
         a.launched = true;
-        Set<HostPort> keeping = keepingTheJar(client, a, jar);
-        if (jar.length > 0) out.println(jarLine(a, jar.length, keeping));
+        jar.ask(client, a.placement.hosts(), out);
         String monitor = null;
         for (int n = 0; n < job.nodes; n++) {
             HostPort h = a.host(n);
-            List<String> options = options(a, n);
-            boolean kept = keeping.contains(h);
-            if (kept) {
-                options = new ArrayList<>(options);
-                options.add(JarCache.OPTION + "=" + HexFormat.of().formatHex(jarDigest(jar)));
-            }
             client.submit(h, new HostJobMessage(a.base + n, job.vmName, n, job.nodes, job.threads, monitor,
-                    programType.getName(), List.copyOf(job.args), options, kept ? new byte[0] : jar, heapBytes, cpus));
+                    programType.getName(), List.copyOf(job.args), jar.options(options(a, n), h), jar.bytes(h), heapBytes, cpus));
             if (n == 0) {
                 HostJobEventMessage e = await(a.started.get(0), deadlineNs);
                 monitor = e.text();
@@ -397,41 +384,6 @@ final class HostsRun {
                 out.flush();
             }
         }
-    }
-
-    /**
-     * The hosts of {@code a} that keep {@code jar} from an earlier job (docs/hosts.md, "Program jars kept by the
-     * hosts"): they are not sent it again. A host that cannot be asked gets the jar.
-     */
-    private Set<HostPort> keepingTheJar(HostClient client, Attempt a, byte[] jar) {
-        Set<HostPort> keeping = new HashSet<>();
-        if (jar.length == 0) return keeping;
-        for (int n = 0; n < job.nodes; n++) {
-            HostPort h = a.host(n);
-            if (keeping.contains(h)) continue;
-            try {
-                if (client.keepsJar(h, jarDigest(jar))) keeping.add(h);
-            } catch (DsaException e) {
-                // ship it: the submission says what is wrong with the host, if anything
-            }
-        }
-        return keeping;
-    }
-
-    /** @return the line on where the program jar goes: "program jar (6.9 MB): shipped to H1; kept by H2 from an earlier job" */
-    private String jarLine(Attempt a, int bytes, Set<HostPort> keeping) {
-        java.util.LinkedHashSet<HostPort> shipped = new java.util.LinkedHashSet<>();
-        for (int n = 0; n < job.nodes; n++) if (!keeping.contains(a.host(n))) shipped.add(a.host(n));
-        String size = String.format(java.util.Locale.ROOT, "%.1f MB", bytes / 1e6);
-        String to = shipped.isEmpty() ? "shipped to no host" : "shipped to " + String.join(", ", shipped.stream().map(HostPort::toString).toList());
-        return "program jar (" + size + "): " + to + (keeping.isEmpty() ? "" : "; kept by "
-                + String.join(", ", keeping.stream().map(HostPort::toString).sorted().toList()) + " from an earlier job");
-    }
-
-    /** @return the SHA-256 of {@code jar}, computed once per run (the jar does not change) */
-    private byte[] jarDigest(byte[] jar) {
-        if (jarDigest == null) jarDigest = JarCache.digest(jar);
-        return jarDigest;
     }
 
     // Waits for every node's verdict on the VM of `a` (after the moves to spares, if any).
@@ -626,7 +578,7 @@ final class HostsRun {
      */
     private java.util.Set<VmStop.Stop> cloneStops(Attempt a) {
         java.util.Set<VmStop.Stop> stops = new java.util.LinkedHashSet<>();
-        Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
+        java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
         for (HostPlacement.CurrentClone c : currentClones) {
             String token = a.stopTokens.get(c.node());
             if (token != null && !lost.contains(c.host())) stops.add(new VmStop.Stop(c.host(), token));
@@ -637,7 +589,7 @@ final class HostsRun {
     /** As {@link #stopEverywhere(HostClient, Attempt)}, but the VM's clones {@code keep} (ids) go on, to be promoted. */
     private void stopEverywhere(HostClient client, Attempt a, long[] keep) {
         java.util.Set<VmStop.Stop> tokens = new java.util.LinkedHashSet<>();
-        Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
+        java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
         for (Map.Entry<Integer, String> t : a.stopTokens.entrySet()) {
             if (!lost.contains(a.host(t.getKey()))) tokens.add(new VmStop.Stop(a.host(t.getKey()), t.getValue()));   // a lost one is gone, with its nodes
         }

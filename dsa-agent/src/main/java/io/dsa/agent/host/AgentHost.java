@@ -90,12 +90,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     /** The program jars jobs shipped, kept for the next jobs of the same program (in {@link #workDir}). */
     private final JarCache jars;
     private final Transport transport;
-    private final JobLimits.CpuSets cpuSets = JobLimits.CpuSets.forThisProcess();
-    /** The limits of a job that asks for none; a spare JVM has them. */
-    private final JobLimits defaultLimits;
-    /** A started, connected JVM with the default limits, waiting for the next job (hides the JVM's start-up). */
-    private final java.util.concurrent.atomic.AtomicReference<AgentProcess> spare = new java.util.concurrent.atomic.AtomicReference<>();
-    private final AtomicBoolean preparingSpare = new AtomicBoolean();
+    /** The jobs' JVMs: a spare one started ahead with the default limits, new ones for other limits. */
+    private final SpareJvms spares;
     private final SecureRandom random = new SecureRandom();
     /** The agents this host serves, by id {@code vm/node}. */
     final Map<String, HostedJob> jobs = new ConcurrentHashMap<>();
@@ -119,7 +115,6 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         this.config = config;
         this.target = new TransferTarget(this, movePorts);
         this.secret = config.secret();
-        this.defaultLimits = JobLimits.resolve(0, 0, config);
         this.workDir = WorkDir.create(config.workDir());
         this.jars = new JarCache(workDir.path());
         try {
@@ -130,6 +125,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             workDir.close();
             throw e;
         }
+        this.spares = new SpareJvms(JobLimits.resolve(0, 0, config), secret, config.security(), control, address());
     }
 
     /**
@@ -167,7 +163,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      */
     static AgentHost start(HostConfig config, UnaryOperator<MoveChoreography.Port> movePorts) {
         AgentHost host = new AgentHost(config, movePorts);
-        host.prepareSpare();
+        host.spares.prepare();
         return host;
     }
 
@@ -272,7 +268,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         JobLimits limits = JobLimits.resolve(m.heapBytes(), m.cpus(), config);
         accepted.accept(limits);
         if (m.jar().length > 0) job.jarFile = workDir.writeJar(m.vmName(), m.nodeId(), m.jar());
-        AgentProcess p = process(limits);
+        AgentProcess p = spares.take(limits);
         p.assign(m.vmName(), m.nodeId(), e -> onOutcome(job, e));
         job.process = p;
         p.ended().thenAccept(how -> control.execute(() -> onEnded(job, how)));
@@ -322,38 +318,6 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
                 job.jarFile == null ? "" : job.jarFile.toString()), AgentStartedMessage.class, AgentProcess.START_TIMEOUT_MS);
         job.agentAddress = started.address();
         job.resumable = started.resumable();
-    }
-
-    /** @return the spare JVM when {@code limits} are the default ones (and starts the next spare), else a new JVM */
-    private AgentProcess process(JobLimits limits) {
-        if (limits.sameJvmAs(defaultLimits)) {
-            AgentProcess p = spare.getAndSet(null);
-            prepareSpare();
-            if (p != null && p.usable()) return p;
-            if (p != null) p.kill();
-        }
-        return AgentProcess.start(limits, cpuSets.next(limits.cpus()), secret, config.security());
-    }
-
-    /** Starts a spare JVM in the background unless there is one (or one is starting). */
-    private void prepareSpare() {
-        if (closed.get() || spare.get() != null || !preparingSpare.compareAndSet(false, true)) return;
-        control.execute(() -> {
-            try {
-                AgentProcess p = AgentProcess.start(defaultLimits, cpuSets.next(defaultLimits.cpus()), secret, config.security());
-                if (!spare.compareAndSet(null, p)) p.kill();
-                if (closed.get()) killSpare();   // close() may have looked before it was there
-            } catch (RuntimeException e) {
-                LOG.warn("host {}: cannot start a spare JVM for the next job: {}", address(), e.getMessage());
-            } finally {
-                preparingSpare.set(false);
-            }
-        });
-    }
-
-    private void killSpare() {
-        AgentProcess p = spare.getAndSet(null);
-        if (p != null) p.kill();
     }
 
     // On the I/O thread: recorded at once, so that the JVM's exit, handled later, sees it.
@@ -554,7 +518,7 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
-        killSpare();
+        spares.close();
         source.abortAll();
         List<HostedJob> all = List.copyOf(jobs.values());
         int stopped = stopVm(null, null);
