@@ -23,7 +23,7 @@ import java.util.Arrays;
  * a region read, merges the {@code p} sorted pieces and writes them to the shared output. Thread
  * 0 checks the output against a sequentially sorted copy of the input (sorted and a permutation).
  *
- * <p>{@link Scoped} ({@code psrs-scoped}) is PSRS with scopes as in the Aurora paper.
+ * <p>{@link Scoped} ({@code psrs-scoped}) sorts each block in place in an owner-computes scope.
  *
  * <p>Arguments: {@code [n=1048576] [partitionSize=4096] [seed=1]}.
  */
@@ -48,7 +48,7 @@ public class Psrs implements DsaProgram {
 
     private int partitionSize;
 
-    /** Whether this is {@link Scoped}: the input is sorted in place and gathered through scopes. */
+    /** Whether this is {@link Scoped}: each block is sorted in place in an owner-computes scope. */
     private final boolean scoped;
 
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
@@ -57,18 +57,23 @@ public class Psrs implements DsaProgram {
     private Psrs(boolean scoped) { this.scoped = scoped; }
 
     /**
-     * {@code psrs-scoped}: PSRS with scopes, as in the Aurora paper. A worker's block is the
-     * concatenation of its partitions of the input ({@link ArrayLayout#partitionsOfThread}), not
-     * a range of indices. The input is filled and, in phase 1, sorted in an owner-computes scope
-     * (the block is gathered from the plain arrays {@link DsaScope#local} gives, sorted, and put
-     * back); in phase 4 the input is a read cache (every partition brought to every node at entry,
-     * all requests in flight together), from which each worker reads piece {@code t} of every
-     * block with local hits, merges them and writes them to the output in a release scope (the
-     * writes are buffered at the writer's node and reach the homes as diffs when the scope
-     * closes: several nodes write one partition of the output without taking ownership). The
-     * switch from phase 1's scope to phase 4's ({@link DsaScope#next}) is the barrier after phase
-     * 1, and closing phase 4's is the final barrier: five global rounds, as in {@code psrs}.
-     * Same arguments and the same check as {@code psrs}.
+     * {@code psrs-scoped}: PSRS with an owner-computes scope for its local sort. A worker's block
+     * is the concatenation of its partitions of the input ({@link ArrayLayout#partitionsOfThread}),
+     * not a range of indices. The input is filled and, in phase 1, sorted in an owner-computes
+     * scope (the block is gathered from the plain arrays {@link DsaScope#local} gives, sorted, and
+     * put back); closing it is phase 1's barrier. Phase 4 is the plain version's: each worker
+     * reads piece {@code t} of every block with coherent region reads (one per run of adjacent
+     * partitions, whose partitions are requested together), merges them and writes them to the
+     * output. Five global rounds, as in {@code psrs}. Same arguments and the same check as
+     * {@code psrs}.
+     *
+     * <p>An earlier version gathered from a read cache of the whole input and wrote the output
+     * in a release scope. It was slower than the plain version (2x1, 2^20 keys, warm: 1.06-1.42x
+     * sequential Java against 0.79-0.94x for this one): a read cache brings every partition to
+     * every node, where a worker needs only its piece of each block (on 2 nodes, half of the other
+     * node's block), and a release scope buffers and sends as diffs the writes that land, all but
+     * a boundary partition's, on partitions the writer's node homes, where a plain write is a hit
+     * (docs/consistency.md, "Examples and benchmarks with scopes").
      */
     @ProgramName("psrs-scoped")
     public static final class Scoped extends Psrs {
@@ -121,7 +126,7 @@ public class Psrs implements DsaProgram {
             check(n, seed, result);
             worker.node().report(String.format("psrs: sorted %d keys on %d workers%s (verified: sorted and a permutation"
                     + " of the input, equal to a sequential sort), compute %.1f ms", n, p,
-                    scoped ? ", scoped (owner-computes sort, read-cache gather, release output)" : "", computeNanos / 1e6));
+                    scoped ? ", scoped (owner-computes sort, coherent gather)" : "", computeNanos / 1e6));
         }
     }
 
@@ -194,47 +199,59 @@ public class Psrs implements DsaProgram {
             at += local.length;
         }
         writeSamples(t, block);
-        // one round: the sorted input back in its partitions, the samples published, and phase 4's scope open
-        // (the input a read cache, the output a release scope)
-        scope = scope.next(ArrayUse.readCache(input), ArrayUse.release(output));
+        // one round: the sorted input back in its partitions at their homes, the samples published
+        scope.close();
 
         // Phases 2 and 3 as in the plain version.
         writeCounts(t, block);
         worker.barrier();
 
-        // Phase 4: piece t of every block from the read cache, merged, written at the scanned offset through
-        // the release scope (buffered at this node, sent to the homes as diffs when the scope closes).
+        // Phase 4 as in the plain version: piece t of every block by coherent region reads (the pieces' partitions
+        // requested together), merged, and written at the scanned offset.
         Gather g = gather(worker);
         long[][] pieces = new long[p][];
-        long[] chunk = new long[layout.spec().partitionCols()];
         for (int s = 0; s < p; s++) {
             pieces[s] = new long[(int) g.counts()[s * p + t]];
-            readOfBlock(partsOf[s], g.before(s, t), pieces[s], chunk);
+            readOfBlock(partsOf[s], g.before(s, t), pieces[s]);
         }
         long[] merged = merge(pieces, (int) g.mine());
         if (g.mine() > 0) output.write(0, (int) g.offset(), 1, (int) g.mine(), merged);
-        scope.close();
+        worker.barrier();
         return System.nanoTime() - start;
     }
 
     /**
      * Reads {@code dst.length} keys from offset {@code from} of the block made of {@code parts}
-     * (their elements one after another), a region read per partition through {@code chunk}.
+     * (their elements one after another): one region read per run of partitions that lie one
+     * after another in the array, so that a run's partitions are requested together.
      */
-    private void readOfBlock(int[] parts, long from, long[] dst, long[] chunk) {
+    private void readOfBlock(int[] parts, long from, long[] dst) {
         ArrayLayout layout = input.layout();
         long blockAt = 0;
         int done = 0;
-        for (int k = 0; k < parts.length && done < dst.length; k++) {
-            int size = layout.partitionElements(parts[k]);
+        for (int k = 0; k < parts.length && done < dst.length; ) {
+            // the run of partitions k..end-1 that follow one another in the array
+            int first = layout.partitionFirstCol(parts[k]);
+            int runSize = layout.partitionElements(parts[k]);
+            int end = k + 1;
+            while (end < parts.length && layout.partitionFirstCol(parts[end]) == first + runSize) {
+                runSize += layout.partitionElements(parts[end]);
+                end++;
+            }
             long lo = Math.max(from + done, blockAt);
-            if (lo < blockAt + size) {
-                int count = (int) Math.min(blockAt + size - lo, dst.length - done);
-                input.read(0, layout.partitionFirstCol(parts[k]) + (int) (lo - blockAt), 1, count, chunk);
-                System.arraycopy(chunk, 0, dst, done, count);
+            if (lo < blockAt + runSize) {
+                int count = (int) Math.min(blockAt + runSize - lo, dst.length - done);
+                if (done == 0 && count == dst.length) {
+                    input.read(0, first + (int) (lo - blockAt), 1, count, dst);   // the whole piece in one run: no copy
+                } else {
+                    long[] run = new long[count];
+                    input.read(0, first + (int) (lo - blockAt), 1, count, run);
+                    System.arraycopy(run, 0, dst, done, count);
+                }
                 done += count;
             }
-            blockAt += size;
+            blockAt += runSize;
+            k = end;
         }
     }
 
@@ -300,42 +317,48 @@ public class Psrs implements DsaProgram {
         return lo;
     }
 
-    /** Merges sorted arrays with a binary heap of their heads. */
+    /**
+     * Merges sorted arrays into one of {@code total} keys: pairs of runs merged two at a time, in
+     * {@code ceil(log2 k)} passes over the keys for {@code k} non-empty pieces (one pass for two
+     * workers). A binary heap of the pieces' heads, which this replaced, cost a sift per key: 7-15 ms
+     * for the 2^19 keys of a worker of a 2-worker sort, where one two-way pass takes 2-3 ms.
+     */
     static long[] merge(long[][] pieces, int total) {
-        long[] out = new long[total];
-        int k = pieces.length;
-        int[] heap = new int[k];
-        int[] pos = new int[k];
-        int size = 0;
-        for (int s = 0; s < k; s++) {
-            if (pieces[s].length > 0) heap[size++] = s;
+        long[][] runs = Arrays.stream(pieces).filter(r -> r.length > 0).toArray(long[][]::new);
+        if (runs.length == 0) return new long[total];
+        while (runs.length > 1) {
+            long[][] next = new long[(runs.length + 1) / 2][];
+            for (int i = 0; i < runs.length / 2; i++) next[i] = mergeTwo(runs[2 * i], runs[2 * i + 1]);
+            if (runs.length % 2 == 1) next[next.length - 1] = runs[runs.length - 1];
+            runs = next;
         }
-        for (int i = size / 2 - 1; i >= 0; i--) siftDown(heap, size, i, pieces, pos);
+        if (runs[0].length != total) {
+            throw new IllegalArgumentException("pieces hold " + runs[0].length + " keys, expected " + total);
+        }
+        return runs[0];
+    }
+
+    /** @return the sorted {@code a} and {@code b} merged (equal keys from {@code a} first) */
+    private static long[] mergeTwo(long[] a, long[] b) {
+        long[] out = new long[a.length + b.length];
+        int i = 0;
+        int j = 0;
         int o = 0;
-        while (size > 0) {
-            int s = heap[0];
-            out[o++] = pieces[s][pos[s]++];
-            if (pos[s] == pieces[s].length) heap[0] = heap[--size];
-            siftDown(heap, size, 0, pieces, pos);
+        while (i < a.length && j < b.length) {
+            long x = a[i];
+            long y = b[j];
+            if (y < x) {
+                out[o++] = y;
+                j++;
+            } else {
+                out[o++] = x;
+                i++;
+            }
         }
+        System.arraycopy(a, i, out, o, a.length - i);
+        System.arraycopy(b, j, out, o + a.length - i, b.length - j);
         return out;
     }
-
-    private static void siftDown(int[] heap, int size, int i, long[][] pieces, int[] pos) {
-        while (true) {
-            int l = 2 * i + 1;
-            if (l >= size) return;
-            int m = l;
-            if (l + 1 < size && head(heap[l + 1], pieces, pos) < head(heap[l], pieces, pos)) m = l + 1;
-            if (head(heap[m], pieces, pos) >= head(heap[i], pieces, pos)) return;
-            int x = heap[i];
-            heap[i] = heap[m];
-            heap[m] = x;
-            i = m;
-        }
-    }
-
-    private static long head(int s, long[][] pieces, int[] pos) { return pieces[s][pos[s]]; }
 
     /**
      * @throws DsaException naming the first key out of order, or the first that differs from a

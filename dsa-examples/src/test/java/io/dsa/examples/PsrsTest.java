@@ -47,6 +47,26 @@ class PsrsTest {
         assertEquals(3, Psrs.upperBound(new long[] {1, 2, 2, 5}, 0, 4, 2));
     }
 
+    /** The pairwise merge against a sort of the concatenation: 0 to 9 pieces, empty ones and repeated keys among them. */
+    @Test
+    void mergeOfRandomPiecesEqualsASortOfTheirConcatenation() {
+        long seed = System.nanoTime();
+        System.out.println("PsrsTest.mergeOfRandomPiecesEqualsASortOfTheirConcatenation seed " + seed);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        for (int round = 0; round < 200; round++) {
+            int k = random.nextInt(10);
+            long[][] pieces = new long[k][];
+            int total = 0;
+            for (int s = 0; s < k; s++) {
+                pieces[s] = random.longs(random.nextInt(4) == 0 ? 0 : random.nextInt(1, 50), -20, 20).sorted().toArray();
+                total += pieces[s].length;
+            }
+            long[] expected = java.util.Arrays.stream(pieces).flatMapToLong(java.util.Arrays::stream).sorted().toArray();
+            assertEquals(java.util.Arrays.toString(expected), java.util.Arrays.toString(Psrs.merge(pieces, total)),
+                    "seed " + seed + ", round " + round);
+        }
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aCorruptedOutputFailsTheCheck() {

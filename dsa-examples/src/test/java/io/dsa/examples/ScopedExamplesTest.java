@@ -189,7 +189,7 @@ class ScopedExamplesTest {
     @Test
     void psrsScopedSortsAPermutationOfTheInput() {
         String line = only(run(2, 2, new Psrs.Scoped(), "20000", "512", "3"));
-        assertTrue(line.matches("node 0: psrs: sorted 20000 keys on 4 workers, scoped \\(owner-computes sort, read-cache gather, release output\\)"
+        assertTrue(line.matches("node 0: psrs: sorted 20000 keys on 4 workers, scoped \\(owner-computes sort, coherent gather\\)"
                 + " \\(verified: sorted and a permutation of the input, equal to a sequential sort\\), compute [0-9.]+ ms"), line);
         // partitions of 333 keys, cyclic over three nodes, the last one ragged: every block is several partitions
         assertTrue(only(run(3, 1, new Psrs.Scoped(), "9999", "333")).contains("(verified: sorted"));
