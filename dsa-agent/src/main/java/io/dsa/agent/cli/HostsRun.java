@@ -152,6 +152,7 @@ final class HostsRun {
     /** @return the exit code: 0 when every node succeeded */
     int run(Class<? extends DsaProgram> programType, byte[] jar) throws InterruptedException {
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(job.timeoutMs());
+        ShippedJar shipped = new ShippedJar(jar);   // its digest is computed while we connect
         try (HostClient client = HostClient.open(secret, io.dsa.agent.DsaConfig.DEFAULT_BIND_HOST, Math.min(job.timeoutMs(), 30_000),
                 job.security.value, job.failureTimeoutMs)) {
             client.onJobEvent(this::onEvent);
@@ -159,7 +160,7 @@ final class HostsRun {
             Thread onInterrupt = new Thread(() -> stopWithin(client, STOP_ON_EXIT_MS), "dsa-run-stop");
             Runtime.getRuntime().addShutdownHook(onInterrupt);
             try {
-                return runOn(client, programType, new ShippedJar(jar), deadlineNs);
+                return runOn(client, programType, shipped, deadlineNs);
             } finally {
                 try {
                     Runtime.getRuntime().removeShutdownHook(onInterrupt);

@@ -50,12 +50,15 @@ public class PendingRequestLincheckTest {
     private static final int ARRAY = 4;
     private static final long[] PARAMS = Specs.toParams(ArraySpec.oneDimensional("A", ElementType.DOUBLE, 8, 4, Distribution.BLOCK));
     /**
-     * Interleavings explored per check of the real code: several times the 20 within which the model
-     * checker, which explores them in the same order on every run, finds the seeded hang.
+     * Interleavings explored per check of the real code with two workers: more than twice the 20
+     * within which the model checker, which explores them in the same order on every run, finds the
+     * seeded hang (in the one-reader scenario, which explores 25). Each takes
+     * a quarter to half a second here (the I/O thread's idle loop yields, and the checker explores
+     * around every yield); 100 and 50 took 25 and 22 s of a 15-minute CI run.
      */
-    private static final int INVOCATIONS = 100;
+    private static final int INVOCATIONS = 50;
     /** One worker: fewer interleavings than two. */
-    private static final int ONE_READER_INVOCATIONS = 50;
+    private static final int ONE_READER_INVOCATIONS = 25;
     /** At most; the model checker stops at the first hang (found within the first 20 here). */
     private static final int MUTANT_INVOCATIONS = 300;
     /** Runs of one check, when Lincheck's wall clock runs out (see {@link #check}). */
