@@ -104,6 +104,7 @@ final class StatusCommand implements Callable<Integer> {
                     problems.add(Jobs.describe(e));   // a host that cannot be asked: the rows below say which
                 }
             }
+            client.dialAll(hosts);   // every handshake at once
             for (HostPort h : hosts) {
                 try {
                     rows.addAll(client.status(h, vm));

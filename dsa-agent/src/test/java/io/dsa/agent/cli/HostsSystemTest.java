@@ -138,6 +138,51 @@ class HostsSystemTest {
         awaitStatus(s -> !s.out().contains("RUNNING"), "--hosts", hostList(), "--secret-file", secret.toString());
     }
 
+    /**
+     * Hosts are dialled all at once ({@code HostClient.dialAll}): a host nobody listens at is named
+     * as before, in {@code dsa status} beside the others' answer and at each {@code connect}, which
+     * dials it again rather than keep the failed dial; the others answer over their dialled
+     * connections.
+     */
+    @Test
+    void aHostNobodyListensAtIsNamedWhileTheOthersAreDialledAtOnce() throws Exception {
+        int nobody;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            nobody = probe.getLocalPort();
+        }
+        String dead = "127.0.0.1:" + nobody;
+        Cli status = Cli.execute("status", "--hosts", hosts.get(0).address() + "," + dead + "," + hosts.get(1).address(),
+                "--secret-file", secret.toString());
+        assertEquals(DsaCli.EXIT_FAILED, status.exitCode(), status.toString());
+        assertTrue(status.out().startsWith("VM ") && status.out().lines().findFirst().orElseThrow().contains("NODE  HOST"), status.out());
+        assertTrue(status.out().contains("error: host " + dead + ": "), status.out());
+        assertEquals(1, status.out().lines().filter(l -> l.startsWith("error:")).count(), status.out());
+        try (io.dsa.agent.host.HostClient client = io.dsa.agent.host.HostClient.open(
+                Secrets.fromFile(secret, false, warning -> { }), "127.0.0.1", 10_000)) {
+            io.dsa.agent.HostPort live = io.dsa.agent.HostPort.parse(hosts.get(0).address());
+            io.dsa.agent.HostPort down = io.dsa.agent.HostPort.parse(dead);
+            client.dialAll(List.of(live, down));
+            assertFalse(client.keepsJar(live, new byte[32]), "a request over the dialled connection");
+            io.dsa.DsaException refused = org.junit.jupiter.api.Assertions.assertThrows(io.dsa.DsaException.class, () -> client.connect(down));
+            assertTrue(refused.getMessage().startsWith("host " + dead + ": ") && refused.getMessage().contains("refused"),
+                    refused.getMessage());
+            // now something listens there and hangs up at once: a new dial meets that, not the old refusal
+            try (java.net.ServerSocket hangUp = new java.net.ServerSocket(nobody, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+                Thread acceptor = new Thread(() -> {
+                    try {
+                        while (true) hangUp.accept().close();
+                    } catch (java.io.IOException closed) {
+                        // the test is over
+                    }
+                });
+                acceptor.start();
+                io.dsa.DsaException again = org.junit.jupiter.api.Assertions.assertThrows(io.dsa.DsaException.class, () -> client.connect(down));
+                assertTrue(again.getMessage().startsWith("host " + dead + ": ") && !again.getMessage().contains("refused"),
+                        again.getMessage());
+            }
+        }
+    }
+
     @Test
     void aWrongSecretIsRefusedAndTheHostsKeepServing() {
         Cli run = Cli.execute("run", "--hosts", hostList(), "--vm", "intruder", "--secret-file", wrongSecret.toString(),
