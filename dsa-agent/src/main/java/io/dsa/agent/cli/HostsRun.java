@@ -102,10 +102,8 @@ final class HostsRun {
             this.target = target;
             this.buddies = buddies;
             this.restartEpoch = restartEpoch;
-            for (int n = 0; n < placement.nodes(); n++) {
-                started.put(n, new CompletableFuture<>());
-                finished.put(n, new CompletableFuture<>());
-            }
+            for (int n = 0; n < placement.nodes(); n++) started.put(n, new CompletableFuture<>());
+            for (int n = 0; n < placement.nodes(); n++) finished.put(n, new CompletableFuture<>());
         }
 
         HostPort host(int node) { return placement.host(node); }
@@ -187,6 +185,7 @@ final class HostsRun {
         HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
         current = new Attempt(attempts++, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0, Map.of());
         try {
+            client.dialAll(java.util.stream.Stream.concat(hosts.stream(), spares.stream()).toList());   // every handshake at once
             for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
             for (HostPort h : spares) connect(client, h, deadlineNs);
         } catch (RuntimeException e) {

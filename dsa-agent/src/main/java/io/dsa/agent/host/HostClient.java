@@ -99,12 +99,9 @@ public final class HostClient implements AutoCloseable {
     /**
      * Starts dialling each of {@code hosts} that has no connection yet, all at once, and returns
      * at once: each later {@link #connect} of one of them waits for its own dial (and reports its
-     * failure as it would have), no longer for the hosts before it. {@code dsa status} of many
-     * hosts thus pays about one handshake's time, not one per host. (The launcher of
-     * {@code dsa run --hosts} still dials one host after another: with every host dialled at once,
-     * two of four first runs on six hosts of a 2-core machine failed, the last node's host closing
-     * the launcher's connection after 3 s without a byte from it; none of four with the dials in
-     * turn. Not understood yet: docs/hosts.md, "Status of many hosts".)
+     * failure as it would have), no longer for the hosts before it. A launcher or a status of many
+     * hosts thus pays about one handshake's time, not one per host (docs/hosts.md, "Dialling many
+     * hosts at once").
      */
     public void dialAll(Collection<HostPort> hosts) {
         for (HostPort h : hosts) {

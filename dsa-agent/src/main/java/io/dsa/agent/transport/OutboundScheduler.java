@@ -39,6 +39,12 @@ import java.util.concurrent.RejectedExecutionException;
  * buffers; nothing blocks, so two busy ends cannot deadlock. What waits here is what the sender
  * sent: the protocols bound it (a partition travels in answer to a request).
  *
+ * <p><b>Slices.</b> One call writes at most {@link #DEFAULT_BYTES_PER_SLICE} bytes of frames (at
+ * least one frame); if more could be written, it posts the rest as a new task on the event loop,
+ * behind whatever waits there. A connection whose peer takes a large transfer as fast as it comes
+ * (loopback) would otherwise seal and write all of it in one task, and every other connection of
+ * the event loop (their heartbeats, barriers, replies) would wait for the whole of it.
+ *
  * <p><b>Flushes.</b> Sends made on the event loop while it handles this channel's reads are
  * written and flushed once, when the read batch ends ({@code channelReadComplete}), so the replies
  * to a batch of requests leave in one flush. Any other send is written and flushed at once (from
@@ -47,6 +53,10 @@ import java.util.concurrent.RejectedExecutionException;
 final class OutboundScheduler extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(OutboundScheduler.class);
 
+    /** Bytes of frames one task writes at most before it posts the rest (see the class comment). */
+    static final int DEFAULT_BYTES_PER_SLICE = 1 << 20;
+
+    private final int bytesPerSlice;
     private final MessageQueue urgent = new MessageQueue();
     private final MessageQueue bulk = new MessageQueue();
     private ChannelHandlerContext ctx;
@@ -58,6 +68,23 @@ final class OutboundScheduler extends ChannelDuplexHandler {
     private boolean writeAgain;
     private long framesWritten;
     private long flushes;
+    /** Bytes written by the current {@link #writeQueued} call. */
+    private long sliceBytes;
+    /** A task that goes on writing is posted and has not run yet. */
+    private boolean resumePosted;
+    /** That task (made once: posting it allocates nothing of ours). */
+    private final Runnable resume = () -> {
+        resumePosted = false;
+        if (!closed && !reading && ctx.channel().isWritable()) writeQueued();
+    };
+
+    OutboundScheduler() { this(DEFAULT_BYTES_PER_SLICE); }
+
+    /** @param bytesPerSlice bytes of frames one event-loop task writes at most (tests choose a small one) */
+    OutboundScheduler(int bytesPerSlice) {
+        if (bytesPerSlice < 1) throw new IllegalArgumentException("bytes per slice " + bytesPerSlice + " not >= 1");
+        this.bytesPerSlice = bytesPerSlice;
+    }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -118,25 +145,39 @@ final class OutboundScheduler extends ChannelDuplexHandler {
             return;
         }
         writing = true;
+        sliceBytes = 0;
         try {
             do {
                 writeAgain = false;
                 writeWhileWritable();
-            } while (writeAgain);
+            } while (writeAgain && sliceBytes < bytesPerSlice);
         } finally {
             writing = false;
+        }
+        if (sliceBytes >= bytesPerSlice && !closed && (!urgent.isEmpty() || !bulk.isEmpty())) resumeLater();
+    }
+
+    // The slice is used up and frames wait: the rest is written by a task behind the ones already queued on the event loop.
+    private void resumeLater() {
+        if (resumePosted) return;
+        resumePosted = true;
+        try {
+            ctx.executor().execute(resume);
+        } catch (RejectedExecutionException e) {
+            resumePosted = false;   // the event loop stopped: the channel closes and releases what waits
         }
     }
 
     private void writeWhileWritable() {
         Channel channel = ctx.channel();
         boolean wrote = false;
-        while (channel.isWritable()) {
+        while (channel.isWritable() && sliceBytes < bytesPerSlice) {
             MessageQueue from = urgent.isEmpty() ? bulk : urgent;
             OutboundMessage m = from.peek();
             if (m == null) break;
             ByteBuf frame = m.takeFrame();
             if (m.done()) from.poll();
+            sliceBytes += frame.readableBytes();
             ctx.write(frame, quiet);
             framesWritten++;
             wrote = true;

@@ -200,4 +200,42 @@ class OutboundSchedulerTest {
         assertNull(replier.readInbound());
         assertFalse(replier.finish());
     }
+
+    /**
+     * A socket that takes everything at once gets a large transfer in slices, one task each, and a
+     * task queued on the event loop meanwhile (another connection's heartbeat, say) runs between
+     * two slices instead of after the whole transfer. The seeded bug, every frame in one task (a
+     * slice larger than the transfer), is caught by the same assertion.
+     */
+    @Test
+    void aTransferThatTheSocketTakesAsFastAsItComesIsWrittenInSlicesBetweenOtherTasks() {
+        // the send writes the first slice and posts the second before the other task is queued; that one runs next
+        List<String> sliced = slicedWrite(2 * CHUNK_BYTES);
+        assertEquals(List.of("CHUNK(7)@0", "CHUNK(7)@" + (WireFormat.COHERENCE_HEAD_BYTES + CHUNK_BYTES)), sliced.subList(0, 2), sliced.toString());
+        assertEquals(4, sliced.indexOf("OTHER"), "two slices of two chunks each, then the other task: " + sliced);
+        assertEquals(10, slicedWrite(2 * CHUNK_BYTES).stream().filter(w -> w.startsWith("CHUNK")).count(), "every chunk goes out");
+        List<String> unsliced = slicedWrite(64 * CHUNK_BYTES);
+        assertEquals("OTHER", unsliced.get(unsliced.size() - 1), "the seeded bug: one task writes the whole transfer first");
+    }
+
+    // Sends a 10-chunk transfer through a scheduler with the given slice, queues another task on the
+    // event loop, runs the tasks, and returns what was written and when the other task ran ("OTHER").
+    private List<String> slicedWrite(int bytesPerSlice) {
+        List<String> out = new ArrayList<>();
+        OutboundScheduler s = new OutboundScheduler(bytesPerSlice);
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                out.add(describe((ByteBuf) msg));
+                ((ByteBuf) msg).release();
+                promise.trySuccess();
+            }
+        }, s);
+        s.send(encoder.encode(PooledByteBufAllocator.DEFAULT, data(7, 10)));
+        ch.eventLoop().execute(() -> out.add("OTHER"));
+        ch.runPendingTasks();
+        assertEquals(0, s.queuedMessages());
+        assertFalse(ch.finish());
+        return out;
+    }
 }
