@@ -102,8 +102,10 @@ final class HostsRun {
             this.target = target;
             this.buddies = buddies;
             this.restartEpoch = restartEpoch;
-            for (int n = 0; n < placement.nodes(); n++) started.put(n, new CompletableFuture<>());
-            for (int n = 0; n < placement.nodes(); n++) finished.put(n, new CompletableFuture<>());
+            for (int n = 0; n < placement.nodes(); n++) {
+                started.put(n, new CompletableFuture<>());
+                finished.put(n, new CompletableFuture<>());
+            }
         }
 
         HostPort host(int node) { return placement.host(node); }
