@@ -567,9 +567,8 @@ final class HostsRun {
 
     /**
      * Each host that took a node of {@code a} gets STOP_VM with the token it returned for it, all at once
-     * (but a host known lost): a host
-     * that is stopped or cut off holds up the others by nothing, and the whole stop by at most
-     * {@link #STOP_VM_MS} (its nodes, lost to the others, end with the job anyway).
+     * (but a host known lost): a host that is stopped or cut off holds up the others by nothing, and the
+     * whole stop by at most {@link #STOP_VM_MS} (its nodes, lost to the others, end with the job anyway).
      */
     private void stopEverywhere(HostClient client, Attempt a) { stopEverywhere(client, a, new long[0]); }
 
