@@ -80,6 +80,7 @@ public final class DsaConfig {
     private final int barrierFanout;
     private final ProxyMode proxy;
     private final boolean barrierLanes;
+    private final boolean readerPushes;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final int prefetchWindow;
@@ -110,6 +111,7 @@ public final class DsaConfig {
         this.waitStrategy = b.waitStrategy;
         this.machineThreads = b.machineThreads;
         this.prefetchWindow = b.prefetchWindow;
+        this.readerPushes = b.readerPushes;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
@@ -143,6 +145,7 @@ public final class DsaConfig {
         b.waitStrategy = waitStrategy;
         b.machineThreads = machineThreads;
         b.prefetchWindow = prefetchWindow;
+        b.readerPushes = readerPushes;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
@@ -227,6 +230,15 @@ public final class DsaConfig {
      *         are in flight; 0 turns it off; default {@value #DEFAULT_PREFETCH_WINDOW}
      */
     public int prefetchWindow() { return prefetchWindow; }
+
+    /**
+     * @return whether a home pushes a partition it invalidated to the nodes that read it again
+     *         epoch after epoch, at its next global arrival, so their next read hits
+     *         (docs/runtime.md, "Pushes to returning readers"); default false: on the 2-core
+     *         development machine it made NPB CG slower (the pushes' I/O work competes with the
+     *         workers for the cores at the barrier)
+     */
+    public boolean readerPushes() { return readerPushes; }
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
@@ -263,7 +275,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -287,6 +299,7 @@ public final class DsaConfig {
         private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
         private int machineThreads;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
+        private boolean readerPushes;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
@@ -372,6 +385,9 @@ public final class DsaConfig {
 
         /** @param on whether the global barrier uses barrier lanes where it can ({@link DsaConfig#barrierLanes()}) */
         public Builder barrierLanes(boolean on) { this.barrierLanes = on; return this; }
+
+        /** @param on whether homes push partitions to their returning readers ({@link DsaConfig#readerPushes()}) */
+        public Builder readerPushes(boolean on) { this.readerPushes = on; return this; }
 
         /**
          * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}

@@ -1,6 +1,7 @@
 package io.dsa.coherence;
 
 import io.dsa.CacheState;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.IntSupplier;
@@ -21,8 +22,13 @@ final class CacheSide {
     /** cache entries of the partitions homed elsewhere, created on first use */
     final Map<Long, CacheEntry> cache = new HashMap<>();
 
-    CacheSide(int nodeId, IntSupplier nodeCount, HomeResolver homes, PartitionStore store, Outbox outbox) {
+    /** protocol bugs switched on by the model checker's tests (the engine's set); always empty in the runtime */
+    private final EnumSet<Fault> faults;
+
+    CacheSide(int nodeId, IntSupplier nodeCount, HomeResolver homes, PartitionStore store, Outbox outbox,
+              EnumSet<Fault> faults) {
         this.nodeId = nodeId;
+        this.faults = faults;
         this.nodeCount = nodeCount;
         this.homes = homes;
         this.store = store;
@@ -88,6 +94,25 @@ final class CacheSide {
                 c.pending = Pending.NONE;
                 c.transitionTo(CacheState.EXCLUSIVE, "DATA_M");
             }
+            case PUSH_S -> {
+                // the home pushes only to a node it does not list, and it lists every copy it gave out
+                if (c.state != CacheState.INVALID || m.data() == null) {
+                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID and data");
+                }
+                store.install(c.arrayId, c.partition, m.data(), Access.READ);
+                c.transitionTo(CacheState.SHARED, "PUSH_S");
+                send(CoherenceOp.PUSH_ACK, c.arrayId, c.partition, c.home, nodeId, null);
+                // a read under way is answered (the home drops its GET_S); a write under way stays: its GET_M
+                // finds this node a sharer and becomes an upgrade
+                if (c.pending == Pending.READ || faults.contains(Fault.PUSH_ENDS_WRITE_REQUEST)) {
+                    c.pending = Pending.NONE;
+                    if (c.wantWrite) {
+                        c.wantWrite = false;
+                        c.pending = Pending.WRITE;
+                        send(CoherenceOp.GET_M, c.arrayId, c.partition, c.home, nodeId, null);
+                    }
+                }
+            }
             case INV -> {
                 // a pending upgrade stays pending: the home removed us from the sharers, so it will send data
                 if (c.state != CacheState.SHARED) throw CoherenceEngine.unexpected(nodeId, m, c, "INV needs a SHARED copy");
@@ -127,8 +152,8 @@ final class CacheSide {
     }
 
     /** @return a copy working on {@code store} and {@code outbox}, counting nodes with {@code nodeCount} (model checking) */
-    CacheSide copy(IntSupplier nodeCount, PartitionStore store, Outbox outbox) {
-        CacheSide c = new CacheSide(nodeId, nodeCount, homes, store, outbox);
+    CacheSide copy(IntSupplier nodeCount, PartitionStore store, Outbox outbox, EnumSet<Fault> faults) {
+        CacheSide c = new CacheSide(nodeId, nodeCount, homes, store, outbox, faults);
         for (Map.Entry<Long, CacheEntry> k : cache.entrySet()) c.cache.put(k.getKey(), k.getValue().copy(nodeCount.getAsInt()));
         return c;
     }

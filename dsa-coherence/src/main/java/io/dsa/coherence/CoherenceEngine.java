@@ -42,7 +42,7 @@ public final class CoherenceEngine {
         this.nodeCount = nodeCount;
         this.homes = Objects.requireNonNull(homes, "homes");
         this.home = new HomeSide(nodeId, Objects.requireNonNull(store, "store"), Objects.requireNonNull(outbox, "outbox"), faults);
-        this.caches = new CacheSide(nodeId, () -> this.nodeCount, homes, store, outbox);
+        this.caches = new CacheSide(nodeId, () -> this.nodeCount, homes, store, outbox, faults);
     }
 
     /**
@@ -73,17 +73,64 @@ public final class CoherenceEngine {
         }
         boolean homed = isHome(message.arrayId(), message.partition());
         switch (message.op()) {
-            case GET_S, GET_M, INV_ACK, OWNER_DATA, OWNER_RELEASE -> {
+            case GET_S, GET_M, INV_ACK, OWNER_DATA, OWNER_RELEASE, PUSH_ACK -> {
                 if (!homed) throw new IllegalStateException("node " + nodeId + " received " + message + " but is not the home of "
                         + message.arrayId() + ":" + message.partition() + " (home is "
                         + homes.homeOf(message.arrayId(), message.partition()) + ")");
                 home.onMessage(message);
             }
-            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M -> {
+            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M, PUSH_S -> {
                 if (homed) throw new IllegalStateException("node " + nodeId + " received " + message
                         + " but is the home of " + message.arrayId() + ":" + message.partition());
                 caches.onMessage(message);
             }
+        }
+    }
+
+    /**
+     * Pushes this node's copy of a partition homed here to each of {@code nodes} that holds no copy,
+     * unasked (PUSH_S): each becomes a sharer, as if its GET_S had been served, and acknowledges
+     * (PUSH_ACK); until every ack is in the partition takes no other request here. The home's own
+     * access is lowered to READ first if it was READ_WRITE. A GET_S of a pushed node that crosses
+     * the push is answered by it; a GET_M becomes an upgrade. Pushes only what a GET_S would get at
+     * once: nothing under way or queued on the partition (no transaction, no request of the home's
+     * workers) and no exclusive owner elsewhere; nodes already sharers are left out.
+     *
+     * @return how many nodes the copy was pushed to (0 if none: see {@link #canPush})
+     * @throws IllegalArgumentException if this node is not the home, or a node is this node or out of range
+     */
+    public int push(int arrayId, int partition, int... nodes) {
+        checkPushHome(arrayId, partition);
+        java.util.BitSet targets = new java.util.BitSet();
+        for (int node : nodes) {
+            checkPushTarget(arrayId, partition, node);
+            targets.set(node);
+        }
+        return home.push(arrayId, partition, targets);
+    }
+
+    /**
+     * @return whether {@link #push} would send: the partition homed here is idle (no transaction,
+     *         nothing queued, no request of the home's workers), in state HOME or SHARED, and
+     *         {@code node} is not among its sharers
+     * @throws IllegalArgumentException as {@link #push}
+     */
+    public boolean canPush(int arrayId, int partition, int node) {
+        checkPushTarget(arrayId, partition, node);
+        return home.canPush(arrayId, partition, node);
+    }
+
+    private void checkPushHome(int arrayId, int partition) {
+        if (!isHome(arrayId, partition)) {
+            throw new IllegalArgumentException("node " + nodeId + " cannot push " + arrayId + ":" + partition + ": its home is node "
+                    + homes.homeOf(arrayId, partition));
+        }
+    }
+
+    private void checkPushTarget(int arrayId, int partition, int node) {
+        checkPushHome(arrayId, partition);
+        if (node < 0 || node >= nodeCount || node == nodeId) {
+            throw new IllegalArgumentException("push target " + node + " out of range [0, " + nodeCount + ") or the home " + nodeId);
         }
     }
 
@@ -201,7 +248,7 @@ public final class CoherenceEngine {
         CoherenceEngine c = new CoherenceEngine(nodeId, nodeCount, homes, store, outbox);
         c.faults.addAll(faults);
         c.home = home.copy(store, outbox, c.faults);
-        c.caches = caches.copy(() -> c.nodeCount, store, outbox);
+        c.caches = caches.copy(() -> c.nodeCount, store, outbox, c.faults);
         return c;
     }
 

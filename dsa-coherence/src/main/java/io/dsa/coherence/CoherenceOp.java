@@ -24,7 +24,14 @@ public enum CoherenceOp {
     /** owner to home: answer to FWD_GET_S, data attached, owner is now a sharer */
     OWNER_DATA(9, true),
     /** owner to home: answer to FWD_GET_M, data attached, owner is now invalid */
-    OWNER_RELEASE(10, true);
+    OWNER_RELEASE(10, true),
+    /**
+     * home to a node that holds no copy: a shared copy it did not ask for, data attached; the node
+     * is a sharer from now on and answers PUSH_ACK (see {@link CoherenceEngine#push})
+     */
+    PUSH_S(11, true),
+    /** pushed node to home: the pushed copy is installed */
+    PUSH_ACK(12, false);
 
     private static final CoherenceOp[] BY_CODE = new CoherenceOp[16];
 

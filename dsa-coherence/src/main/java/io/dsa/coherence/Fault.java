@@ -13,5 +13,10 @@ enum Fault {
      * the home does not block the partition while a write is forwarded to the owner: it records the
      * new owner at once, so a later request can be forwarded to a node that has no data yet
      */
-    FORWARD_NOT_BLOCKING
+    FORWARD_NOT_BLOCKING,
+    /**
+     * a node that receives a pushed copy (PUSH_S) while its own write request is under way takes the
+     * push for the answer and forgets the request, although a push grants reads only
+     */
+    PUSH_ENDS_WRITE_REQUEST
 }

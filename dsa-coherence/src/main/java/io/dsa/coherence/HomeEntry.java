@@ -17,13 +17,13 @@ final class HomeEntry {
         public String toString() { return (write ? "W" : "R") + requester; }
     }
 
-    enum TxnKind { INVALIDATE, FORWARD_S, FORWARD_M }
+    enum TxnKind { INVALIDATE, FORWARD_S, FORWARD_M, PUSH }
 
     /** A home transaction waiting for other nodes. */
     static final class Txn {
         final TxnKind kind;
         final int requester;
-        /** INVALIDATE: sharers whose INV_ACK is outstanding */
+        /** INVALIDATE: sharers whose INV_ACK is outstanding; PUSH: pushed nodes whose PUSH_ACK is */
         final BitSet awaiting;
         /** INVALIDATE for a remote requester: whether DATA_M carries data (the requester was no sharer) */
         final boolean withData;
@@ -43,12 +43,18 @@ final class HomeEntry {
             return new Txn(kind, requester, null, false);
         }
 
+        /** A push to {@code nodes} (see {@link CoherenceEngine#push}), waiting for their PUSH_ACKs. */
+        static Txn push(BitSet nodes) {
+            return new Txn(TxnKind.PUSH, -1, nodes, false);
+        }
+
         Txn copy() {
             return new Txn(kind, requester, awaiting == null ? null : (BitSet) awaiting.clone(), withData);
         }
 
         @Override
         public String toString() {
+            if (kind == TxnKind.PUSH) return "PUSH awaiting " + awaiting;
             return kind + " for " + requester + (kind == TxnKind.INVALIDATE ? " awaiting " + awaiting : "");
         }
     }

@@ -64,7 +64,21 @@ final class HomeSide {
         switch (m.op()) {
             case GET_S, GET_M -> {
                 if (m.requester() != m.source()) throw CoherenceEngine.unexpected(nodeId, m, e, "requester must be the source");
+                Txn t = e.txn;
+                if (m.op() == CoherenceOp.GET_S && t != null && t.kind == TxnKind.PUSH && t.awaiting.get(m.source())) {
+                    // sent before the node received the push (it acknowledges a push at once, and its messages keep
+                    // their order): the pushed copy answers it
+                    break;
+                }
                 e.queue.addLast(new Request(m.source(), m.op() == CoherenceOp.GET_M));
+            }
+            case PUSH_ACK -> {
+                Txn t = e.txn;
+                if (t == null || t.kind != TxnKind.PUSH || !t.awaiting.get(m.source())) {
+                    throw CoherenceEngine.unexpected(nodeId, m, e, "no push awaiting this ack");
+                }
+                t.awaiting.clear(m.source());
+                if (t.awaiting.isEmpty()) e.txn = null;
             }
             case INV_ACK -> {
                 Txn t = e.txn;
@@ -127,15 +141,49 @@ final class HomeSide {
         return true;
     }
 
+    /** See {@link CoherenceEngine#canPush}. */
+    boolean canPush(int arrayId, int partition, int node) {
+        HomeEntry e = peek(arrayId, partition);
+        return e != null && e.quiescent() && e.state != DirectoryState.EXCLUSIVE && !e.sharers.get(node);
+    }
+
+    /** See {@link CoherenceEngine#push}. */
+    int push(int arrayId, int partition, BitSet nodes) {
+        HomeEntry e = peek(arrayId, partition);
+        if (e == null || !e.quiescent() || e.state == DirectoryState.EXCLUSIVE) return 0;
+        BitSet targets = (BitSet) nodes.clone();
+        targets.andNot(e.sharers);
+        if (targets.isEmpty()) return 0;
+        if (e.state == DirectoryState.HOME) setHomeAccess(e, Access.READ);   // before the snapshot, as for a GET_S
+        byte[] data = store.snapshot(e.arrayId, e.partition);
+        e.sharers.or(targets);
+        e.transitionTo(DirectoryState.SHARED, "push to " + targets);
+        e.txn = Txn.push(targets);
+        for (int x = targets.nextSetBit(0); x >= 0; x = targets.nextSetBit(x + 1)) {
+            // each message owns its data (the store owns what it installs): the last one takes the snapshot
+            int next = targets.nextSetBit(x + 1);
+            send(CoherenceOp.PUSH_S, e.arrayId, e.partition, x, x, next < 0 ? data : data.clone());
+        }
+        return targets.cardinality();
+    }
+
     /** See {@link CoherenceEngine#forgetNode}. */
     void forgetNode(int node) {
         for (HomeEntry e : List.copyOf(directory.values())) {
             e.queue.removeIf(r -> r.requester() == node);
             Txn t = e.txn;
+            if (t != null && t.kind == TxnKind.PUSH && t.awaiting.get(node)) {
+                t.awaiting.clear(node);   // its copy is gone with it: dropped from the sharers below
+                if (t.awaiting.isEmpty()) {
+                    e.txn = null;
+                    t = null;
+                }
+            }
             if (t != null && t.kind == TxnKind.INVALIDATE && t.awaiting.get(node)) {
                 t.awaiting.clear(node);
                 if (t.awaiting.isEmpty()) completeInvalidation(e, t);
-            } else if (t == null && e.sharers.get(node)) {
+            } else if ((t == null || t.kind == TxnKind.PUSH) && e.sharers.get(node)) {
+                // (a push under way keeps the nodes it awaits among the sharers, so the state stays SHARED then)
                 e.sharers.clear(node);
                 if (e.sharers.isEmpty() && e.state == DirectoryState.SHARED) {
                     setHomeAccess(e, Access.READ_WRITE);

@@ -69,9 +69,11 @@ final class ClusterModel {
      *        the access be taken away again first
      * @param faults protocol bugs every engine commits
      * @param delivery the order in which messages in flight between two nodes may arrive
+     * @param pushes how many times in a run a home may push a partition to a node that holds no copy
+     *        ({@link CoherenceEngine#push}), at any moment the engine allows it
      */
     record Config(int nodes, int partitions, List<List<Op>> workloads, int[] workerNode, boolean eager, java.util.Set<Fault> faults,
-                  Delivery delivery) {
+                  Delivery delivery, int pushes) {
         Config {
             if (workloads.size() != workerNode.length) {
                 throw new IllegalArgumentException(workloads.size() + " workloads for " + workerNode.length + " workers");
@@ -106,17 +108,22 @@ final class ClusterModel {
                 node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
                 w.add(Op.parse(workers[i].substring(colon + 1)));
             }
-            return new Config(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO);
+            return new Config(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0);
         }
 
         /** @return this configuration with every engine committing {@code fault} */
         Config withFault(Fault fault) {
-            return new Config(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery);
+            return new Config(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes);
         }
 
         /** @return this configuration with messages delivered as {@code d} says */
         Config withDelivery(Delivery d) {
-            return new Config(nodes, partitions, workloads, workerNode, eager, faults, d);
+            return new Config(nodes, partitions, workloads, workerNode, eager, faults, d, pushes);
+        }
+
+        /** @return this configuration with up to {@code n} pushes in a run */
+        Config withPushes(int n) {
+            return new Config(nodes, partitions, workloads, workerNode, eager, faults, delivery, n);
         }
 
         /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
@@ -134,7 +141,8 @@ final class ClusterModel {
         String describeWorkers() {
             List<String> s = new ArrayList<>();
             for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
-            return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery);
+            return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery)
+                    + (pushes == 0 ? "" : ", " + pushes + " push(es)");
         }
 
         int home(int partition) { return partition % nodes; }
@@ -208,6 +216,8 @@ final class ClusterModel {
     final boolean[] waiting;
     /** the value of the last completed write of each partition (0: none yet) */
     final int[] lastWrite;
+    /** pushes the homes may still make in this run */
+    int pushesLeft;
     /** what the last transition did, when {@link #describe} is on */
     final List<String> log = new ArrayList<>();
     boolean describe;
@@ -227,6 +237,7 @@ final class ClusterModel {
         pc = new int[config.workers()];
         waiting = new boolean[config.workers()];
         lastWrite = new int[config.partitions()];
+        pushesLeft = config.pushes();
     }
 
     private ClusterModel(ClusterModel from) {
@@ -251,6 +262,7 @@ final class ClusterModel {
         pc = from.pc.clone();
         waiting = from.waiting.clone();
         lastWrite = from.lastWrite.clone();
+        pushesLeft = from.pushesLeft;
     }
 
     @SuppressWarnings("unchecked")
@@ -289,20 +301,35 @@ final class ClusterModel {
     /**
      * @return the enabled transitions in a fixed order: worker w's step is {@code w}, the delivery of
      *         message i of channel c is {@code workers + c * MAX_IN_FLIGHT + i} (only i = 0, the
-     *         oldest, unless {@link Delivery#UNORDERED})
+     *         oldest, unless {@link Delivery#UNORDERED}), and the push of partition p by its home to
+     *         the nodes of bit mask m is {@link #pushBase} {@code + (p << nodes) + m}
      */
     int[] enabled() {
         int n = config.workers();
         boolean any = config.delivery() == Delivery.UNORDERED;
-        int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1)];
+        int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1) + (config.partitions() << config.nodes())];
         int k = 0;
         for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
         for (int c = 0; c < channels.length; c++) {
             int deliverable = any ? channels[c].size() : Math.min(1, channels[c].size());
             for (int i = 0; i < deliverable; i++) t[k++] = n + c * MAX_IN_FLIGHT + i;
         }
+        if (pushesLeft > 0) {
+            for (int p = 0; p < config.partitions(); p++) {
+                int home = config.home(p);
+                int pushable = 0;   // the nodes a push may go to now
+                for (int x = 0; x < config.nodes(); x++) {
+                    if (x != home && engines[home].canPush(ARRAY, p, x)) pushable |= 1 << x;
+                }
+                // every non-empty set of them: pushes to one node and to several at once
+                for (int m = pushable; m != 0; m = (m - 1) & pushable) t[k++] = pushBase() + (p << config.nodes()) + m;
+            }
+        }
         return java.util.Arrays.copyOf(t, k);
     }
+
+    /** @return the first push transition: after every worker's step and every delivery */
+    private int pushBase() { return config.workers() + channels.length * MAX_IN_FLIGHT; }
 
     private boolean workerEnabled(int worker) {
         List<Op> ops = config.workloads().get(worker);
@@ -336,6 +363,15 @@ final class ClusterModel {
         try {
             if (t < n) {
                 step(t);
+            } else if (t >= pushBase()) {
+                int p = (t - pushBase()) >> config.nodes();
+                int mask = (t - pushBase()) & ((1 << config.nodes()) - 1);
+                int[] targets = java.util.BitSet.valueOf(new long[] {mask}).stream().toArray();
+                if (describe) log.add("node " + config.home(p) + " pushes partition " + p + " to nodes " + java.util.Arrays.toString(targets));
+                if (engines[config.home(p)].push(ARRAY, p, targets) != targets.length) {
+                    throw new Violation("push of " + p + " to " + java.util.Arrays.toString(targets) + " refused");
+                }
+                pushesLeft--;
             } else {
                 int c = (t - n) / MAX_IN_FLIGHT;
                 CoherenceMessage m = take(channels[c], (t - n) % MAX_IN_FLIGHT);
@@ -563,6 +599,7 @@ final class ClusterModel {
                 }
             }
             for (int v : lastWrite) out.writeInt(v);
+            out.writeByte(pushesLeft);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -411,6 +411,120 @@ class CoherenceEngineTest {
         single("GET_S 0->1 req 0");
     }
 
+    // ------------------------------------------------------------------ pushes
+
+    @Test
+    void pushToANodeTheHomeInvalidatedTakesTwoMessagesAndItsNextReadHits() {
+        makeSharer(1);
+        assertFalse(engine[0].request(A, P, Access.READ_WRITE));   // the home writes: node 1 is invalidated
+        deliver(single("INV 0->1 req 0"));
+        deliver(single("INV_ACK 1->0 req 0"));
+        store[0].writeInt(A, P, 1, 77);
+        clearCalls();
+        assertTrue(engine[0].canPush(A, P, 1));
+        assertEquals(1, engine[0].push(A, P, 1));
+        assertEquals(List.of("setAccess 7:0 READ", "snapshot 7:0"), store[0].takeCalls(), "lower access before the snapshot");
+        CoherenceMessage push = single("PUSH_S 0->1 req 1 +data");
+        assertEquals(DirectoryState.SHARED, engine[0].directoryState(A, P));
+        assertArrayEquals(new int[] {1}, engine[0].sharers(A, P));
+        assertTrue(engine[0].busy(A, P), "the push is a transaction until its ack");
+        assertFalse(engine[0].canPush(A, P, 2), "no second push while one is under way");
+        deliver(push);
+        assertEquals(List.of("install 7:0 READ"), store[1].takeCalls());
+        assertEquals(77, store[1].readInt(A, P, 1));
+        assertEquals(CacheState.SHARED, engine[1].cacheState(A, P));
+        deliver(single("PUSH_ACK 1->0 req 1"));
+        assertFalse(engine[0].busy(A, P));
+        assertTrue(engine[1].request(A, P, Access.READ), "the pushed copy is a hit");
+        assertTrue(wire.isEmpty());
+        assertTrue(engine[0].quiescent() && engine[1].quiescent());
+    }
+
+    @Test
+    void aPushToSeveralNodesAwaitsEveryAckAndLeavesOutTheSharers() {
+        makeSharer(2);
+        assertEquals(2, engine[0].push(A, P, 1, 2, 3));
+        List<CoherenceMessage> pushes = take("PUSH_S 0->1 req 1 +data", "PUSH_S 0->3 req 3 +data");
+        assertNotSame(pushes.get(0).data(), pushes.get(1).data(), "each node installs its own copy");
+        assertArrayEquals(new int[] {1, 2, 3}, engine[0].sharers(A, P));
+        deliver(pushes.get(1));
+        deliver(single("PUSH_ACK 3->0 req 3"));
+        assertTrue(engine[0].busy(A, P), "node 1's ack is still out");
+        assertFalse(engine[1].request(A, P, Access.READ_WRITE));
+        deliver(single("GET_M 1->0 req 1"));
+        assertEquals(1, engine[0].queuedRequests(A, P));
+        deliver(pushes.get(0));
+        deliver(single("PUSH_ACK 1->0 req 1"));
+        take("INV 0->2 req 1", "INV 0->3 req 1");   // node 1's upgrade invalidates the other sharers
+    }
+
+    @Test
+    void aReadRequestThatCrossesAPushIsAnsweredByThePush() {
+        assertTrue(engine[0].request(A, P, Access.READ_WRITE));    // the entry exists, in HOME
+        assertFalse(engine[1].request(A, P, Access.READ));
+        CoherenceMessage getS = single("GET_S 1->0 req 1");
+        assertEquals(1, engine[0].push(A, P, 1));                        // before the GET_S arrives
+        CoherenceMessage push = single("PUSH_S 0->1 req 1 +data");
+        deliver(getS);
+        assertTrue(wire.isEmpty(), "the crossing GET_S is dropped: the push answers it");
+        assertEquals(0, engine[0].queuedRequests(A, P));
+        deliver(push);
+        assertEquals(Access.NONE, engine[1].pendingRequest(A, P), "the read under way is answered");
+        deliver(single("PUSH_ACK 1->0 req 1"));
+        assertTrue(wire.isEmpty());
+        assertArrayEquals(new int[] {1}, engine[0].sharers(A, P));
+        assertTrue(engine[0].quiescent() && engine[1].quiescent());
+    }
+
+    @Test
+    void aWriteRequestThatCrossesAPushBecomesAnUpgrade() {
+        assertTrue(engine[0].request(A, P, Access.READ_WRITE));
+        assertFalse(engine[1].request(A, P, Access.READ_WRITE));
+        CoherenceMessage getM = single("GET_M 1->0 req 1");
+        assertEquals(1, engine[0].push(A, P, 1));
+        CoherenceMessage push = single("PUSH_S 0->1 req 1 +data");
+        deliver(getM);
+        assertEquals(1, engine[0].queuedRequests(A, P), "queued behind the push");
+        deliver(push);
+        assertEquals(Access.READ, engine[1].access(A, P));
+        assertEquals(Access.READ_WRITE, engine[1].pendingRequest(A, P), "a push grants reads only: the write stays under way");
+        deliver(single("PUSH_ACK 1->0 req 1"));
+        deliver(single("DATA_M 0->1 req 1"));   // an upgrade: no data
+        assertEquals(Access.READ_WRITE, engine[1].access(A, P));
+        assertEquals(1, engine[0].owner(A, P));
+        assertTrue(engine[0].quiescent() && engine[1].quiescent());
+    }
+
+    @Test
+    void nothingIsPushedWhileTheEntryIsBusyOwnedElsewhereOrToASharer() {
+        assertFalse(engine[0].canPush(A, P, 1), "an entry never used");
+        makeSharer(1);
+        assertEquals(0, engine[0].push(A, P, 1), "node 1 is a sharer");
+        assertFalse(engine[2].request(A, P, Access.READ_WRITE));
+        deliver(single("GET_M 2->0 req 2"));
+        assertEquals(0, engine[0].push(A, P, 3), "an invalidation is under way");
+        deliver(single("INV 0->1 req 2"));
+        deliver(single("INV_ACK 1->0 req 2"));
+        deliver(single("DATA_M 0->2 req 2 +data"));
+        assertEquals(0, engine[0].push(A, P, 1), "node 2 owns it: the home memory is stale");
+        assertTrue(wire.isEmpty());
+        assertThrows(IllegalArgumentException.class, () -> engine[1].push(A, P, 2), "not the home");
+        IllegalArgumentException self = assertThrows(IllegalArgumentException.class, () -> engine[0].push(A, P, 0));
+        assertTrue(self.getMessage().contains("push target 0 out of range [0, 4) or the home 0"), self.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> engine[0].canPush(A, P, NODES));
+    }
+
+    @Test
+    void aNodeForgottenWhileAPushToItIsUnderWayLeavesTheEntryIdle() {
+        assertTrue(engine[0].request(A, P, Access.READ_WRITE));
+        assertEquals(1, engine[0].push(A, P, 1));
+        single("PUSH_S 0->1 req 1 +data");
+        engine[0].forgetNode(1);
+        assertFalse(engine[0].busy(A, P));
+        assertEquals(DirectoryState.HOME, engine[0].directoryState(A, P));
+        assertEquals(Access.READ_WRITE, engine[0].access(A, P));
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** Node {@code n} becomes the exclusive owner of the partition (from the HOME state). */

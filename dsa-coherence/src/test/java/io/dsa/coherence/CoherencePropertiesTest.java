@@ -30,6 +30,8 @@ class CoherencePropertiesTest {
     static long steps;
     static long opsDone;
     static long messages;
+    /** pushes delivered in the tries of the push property (it must push, or it checks nothing new) */
+    static long pushesDelivered = -1;
 
     /** 8 nodes, 2 arrays of 16 partitions of 8 elements, 2 workers per node: mostly uncontended, some races. */
     @Property(tries = 100)
@@ -41,6 +43,21 @@ class CoherencePropertiesTest {
     @Property(tries = 100)
     void eightNodesFalseSharingStayCoherent(@ForAll("falseSharing") ActionChain<SimulatedClusterChain> chain) {
         runAndDrain(chain);
+    }
+
+    /**
+     * 8 nodes on 4 partitions of 8 elements, with pushes among the steps (a home gives a node that
+     * holds no copy a shared one, unasked) racing the reads, upgrades and writes and their requests in flight.
+     */
+    @Property(tries = 100)
+    void eightNodesWithPushesStayCoherent(@ForAll("withPushes") ActionChain<SimulatedClusterChain> chain) {
+        pushesDelivered = Math.max(pushesDelivered, 0) + runAndDrain(chain).cluster.pushesDelivered;
+    }
+
+    @Provide
+    Arbitrary<ActionChain<SimulatedClusterChain>> withPushes() {
+        return Arbitraries.longs().between(1, 1_000_000)
+                .flatMap(seed -> SimulatedClusterChain.chains(seed, NODES, 1, 4, 8, 2, -1, 800, 2));
     }
 
     @Provide
@@ -55,7 +72,7 @@ class CoherencePropertiesTest {
                 .flatMap(seed -> SimulatedClusterChain.chains(seed, NODES, 1, 2, 8, 2, -1, 800));
     }
 
-    static void runAndDrain(ActionChain<SimulatedClusterChain> chain) {
+    static SimulatedClusterChain runAndDrain(ActionChain<SimulatedClusterChain> chain) {
         SimulatedClusterChain m = chain.withInvariant("one writer or many readers; engines agree with stores",
                 SimulatedClusterChain::checkInvariants).run();
         m.drainAndCheckCompletion();
@@ -64,14 +81,18 @@ class CoherencePropertiesTest {
         messages += m.cluster.messages;
         Statistics.label("operations completed").collect(m.cluster.opsDone >= 20 ? ">= 20" : "< 20");
         Statistics.label("operations completed").coverage(c -> c.check(">= 20").percentage(p -> p >= 50));
+        return m;
     }
 
     /** The generated chains do real work: operations complete and messages flow (guards against vacuous tries). */
     @AfterProperty
     void chainsDidWork() {
-        assertTrue(opsDone > 20L * 100 && messages > 20L * 100, "steps " + steps + ", operations " + opsDone + ", messages " + messages);
-        steps = 0;
+        long s = steps, ops = opsDone, msgs = messages, pushed = pushesDelivered;
+        steps = 0;   // reset first: a failed check must not carry over to the next property
         opsDone = 0;
         messages = 0;
+        pushesDelivered = -1;
+        assertTrue(ops > 20L * 100 && msgs > 20L * 100, "steps " + s + ", operations " + ops + ", messages " + msgs);
+        if (pushed >= 0) assertTrue(pushed > 100, "pushes delivered in 100 tries: " + pushed);
     }
 }

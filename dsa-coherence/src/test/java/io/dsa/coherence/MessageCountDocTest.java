@@ -115,6 +115,21 @@ class MessageCountDocTest {
             w.access(1, Access.READ);
             return home + w.count(() -> w.access(0, Access.READ));
         });
+        s.put("push to k nodes that hold no copy (their next reads hit)", k -> {
+            Wire w = new Wire();
+            int[] readers = new int[k];
+            for (int i = 1; i <= k; i++) {
+                w.access(i, Access.READ);
+                readers[i - 1] = i;
+            }
+            w.access(0, Access.READ_WRITE);   // the home writes: the readers are invalidated
+            int push = w.count(() -> assertEquals(k, w.engines[0].push(A, P, readers)));
+            for (int i = 1; i <= k; i++) {
+                int reader = i;
+                assertEquals(0, w.count(() -> w.access(reader, Access.READ)), "the read after the push is a hit");
+            }
+            return push;
+        });
         s.put("concurrent misses of one node's workers", k -> {
             Wire w = new Wire();
             // three workers of node 1 miss before any answer arrives: only the first sends

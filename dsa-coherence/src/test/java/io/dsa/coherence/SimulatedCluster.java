@@ -52,6 +52,9 @@ final class SimulatedCluster {
     int requestQueuedWhileBusy;
     int homeWantWrite;
     int step;
+    /** pushes made and delivered (coverage of the push property) */
+    int pushes;
+    int pushesDelivered;
 
     SimulatedCluster(long seed, int nodes, int arrays, int partitions, int elements, int workersPerNode) {
         this.seed = seed;
@@ -204,11 +207,47 @@ final class SimulatedCluster {
         CoherenceEngine to = engine[m.destination()];
         if (m.op() == CoherenceOp.INV && to.pendingRequest(m.arrayId(), m.partition()) == Access.READ_WRITE) invCrossedUpgrade++;
         if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M) && to.busy(m.arrayId(), m.partition())) requestQueuedWhileBusy++;
-        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.DATA_M) {
-            requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
-        }
+        answered(m);
         engine[m.destination()].onMessage(m);
         return true;
+    }
+
+    /**
+     * Before {@code m} is delivered: a DATA_S or DATA_M answers its destination's request, and so does
+     * a push (PUSH_S) that reaches a node whose read is under way (the home drops the crossing GET_S;
+     * a write under way stays: its GET_M is answered by a DATA_M).
+     */
+    void answered(CoherenceMessage m) {
+        boolean pushAnswersRead = m.op() == CoherenceOp.PUSH_S
+                && engine[m.destination()].pendingRequest(m.arrayId(), m.partition()) == Access.READ;
+        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.DATA_M || pushAnswersRead) {
+            requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
+        }
+        if (m.op() == CoherenceOp.PUSH_S) pushesDelivered++;
+    }
+
+    /**
+     * The k-th (modulo their number) push a home may make now ({@link CoherenceEngine#canPush}): a
+     * partition homed at node h given to a node that holds no copy.
+     *
+     * @return what was pushed, or null if no push is possible
+     */
+    String push(int k) {
+        List<int[]> possible = new ArrayList<>();
+        for (int a = 0; a < arrays; a++) {
+            for (int p = 0; p < partitions; p++) {
+                int h = home[a][p];
+                for (int x = 0; x < nodes; x++) {
+                    if (x != h && engine[h].canPush(ARRAY_IDS[a], p, x)) possible.add(new int[] {ARRAY_IDS[a], p, x});
+                }
+            }
+        }
+        if (possible.isEmpty()) return null;
+        int[] c = possible.get(k % possible.size());
+        int h = home[arrayIndex(c[0])][c[1]];
+        if (engine[h].push(c[0], c[1], c[2]) != 1) throw new AssertionError("node " + h + " refused a push canPush allowed: " + c[0] + ":" + c[1]);
+        pushes++;
+        return "push " + c[0] + ":" + c[1] + " from n" + h + " to n" + c[2];
     }
 
     void deliverAll() {

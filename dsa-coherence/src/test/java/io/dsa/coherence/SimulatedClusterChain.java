@@ -36,13 +36,30 @@ final class SimulatedClusterChain {
     /** The chain over a cluster of the given shape; {@code seed} fixes the homes and the end-of-chain drain order. */
     static ActionChainArbitrary<SimulatedClusterChain> chains(long seed, int nodes, int arrays, int partitions, int elements,
                                                       int workersPerNode, int forgetWritesOf, int maxSteps) {
-        return ActionChain.<SimulatedClusterChain>startWith(() -> new SimulatedClusterChain(
+        return chains(seed, nodes, arrays, partitions, elements, workersPerNode, forgetWritesOf, maxSteps, 0);
+    }
+
+    /** The same with pushes ({@link #push}) of weight {@code pushWeight} among the actions (0: none). */
+    static ActionChainArbitrary<SimulatedClusterChain> chains(long seed, int nodes, int arrays, int partitions, int elements,
+                                                      int workersPerNode, int forgetWritesOf, int maxSteps, int pushWeight) {
+        ActionChainArbitrary<SimulatedClusterChain> chains = ActionChain.<SimulatedClusterChain>startWith(() -> new SimulatedClusterChain(
                         new SimulatedCluster(seed, nodes, arrays, partitions, elements, workersPerNode), forgetWritesOf))
                 .withAction(4, issue(nodes, arrays, partitions, elements, workersPerNode))
                 .withAction(1, upgrade(nodes, workersPerNode))
                 .withAction(3, retry())
                 .withAction(5, deliver())
                 .withMaxTransformations(maxSteps);
+        return pushWeight == 0 ? chains : chains.withAction(pushWeight, push());
+    }
+
+    /** A home pushes the k-th partition it may push now (modulo their number) to a node that holds no copy. */
+    static Action<SimulatedClusterChain> push() {
+        return new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() {
+                return Arbitraries.integers().between(0, 1000).map(k -> step("push #" + k, s -> s.push(k)));
+            }
+        };
     }
 
     /** An idle worker starts a read or a write of one element (a busy one retries instead). */
@@ -162,10 +179,13 @@ final class SimulatedClusterChain {
         CoherenceMessage m = ready.get(k % ready.size()).removeFirst();
         cluster.messages++;
         record("deliver " + m);
-        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.DATA_M) {
-            cluster.requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
-        }
+        cluster.answered(m);
         cluster.engine[m.destination()].onMessage(m);
+    }
+
+    void push(int k) {
+        String pushed = cluster.push(k);
+        record(pushed == null ? "push: none possible" : pushed);
     }
 
     /** Performs the access if the copy allows it (checking a read against the oracle), else (re)requests. */

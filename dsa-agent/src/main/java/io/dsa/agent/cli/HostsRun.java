@@ -448,7 +448,7 @@ final class HostsRun {
     private List<String> options(Attempt a, int node) {
         List<String> options = new ArrayList<>(List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout,
                 "proxy=" + job.proxy.name(), "maxFrameBytes=" + job.maxFrameBytes, "failureTimeoutMs=" + job.failureTimeoutMs,
-                "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow,
+                "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow, "readerPushes=" + job.readerPushes,
                 "hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()),
                 "machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads))));
         if (!job.barrierLanes) options.add("barrierLanes=false");

@@ -59,6 +59,11 @@ final class JobOptions {
                     + " \"Barrier lanes\"); --no-barrier-lanes: over the connections only (default: on).")
     boolean barrierLanes;
 
+    @Option(names = "--reader-pushes", description = "A home pushes a partition it invalidated to the nodes that read it again"
+            + " epoch after epoch, at its next global barrier or collective, so their next read hits (docs/runtime.md, \"Pushes to"
+            + " returning readers\"; default: off, slower on a 2-core machine).")
+    boolean readerPushes;
+
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
                     + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
@@ -126,7 +131,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .barrierLanes(barrierLanes).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).readerPushes(readerPushes).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null);
     }
 
@@ -138,6 +143,7 @@ final class JobOptions {
                 "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes),
                 "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
         if (!barrierLanes) arguments.add("--no-barrier-lanes");
+        if (readerPushes) arguments.add("--reader-pushes");
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));

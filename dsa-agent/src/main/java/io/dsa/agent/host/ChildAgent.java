@@ -220,9 +220,8 @@ final class ChildAgent {
     }
 
     /**
-     * The checkpoint this node restarts from, in this host's checkpoint directory: at {@code epoch},
-     * or the newest whose files for this node verify; checked against the launch (program,
-     * arguments, shape).
+     * The checkpoint this node restarts from, in this host's checkpoint directory: at {@code epoch}, or
+     * the newest whose files for this node verify; checked against the launch (program, arguments, shape).
      *
      * @throws DsaException naming the directory, the file or the value that does not fit
      */
@@ -567,6 +566,7 @@ final class ChildAgent {
                     case "proxy" -> config.proxy(ProxyMode.valueOf(value));
                     case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
                     case "barrierLanes" -> config.barrierLanes(Boolean.parseBoolean(value));
+                    case "readerPushes" -> config.readerPushes(Boolean.parseBoolean(value));
                     case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                     case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));

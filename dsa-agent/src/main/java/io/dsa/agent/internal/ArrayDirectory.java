@@ -5,6 +5,7 @@ import io.dsa.agent.AgentState;
 import io.dsa.coherence.Access;
 import io.dsa.coherence.CoherenceEngine;
 import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.CoherenceOp;
 import io.dsa.coherence.PartitionStore;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -64,6 +65,8 @@ final class ArrayDirectory {
     private final ArrayImages arrayImages;
     /** The I/O thread's: the waits of {@link #awaitQuiescent}. */
     private final List<CompletableFuture<Void>> quiescence = new ArrayList<>();
+    /** The I/O thread's: which partitions homed here go to their returning readers at a global arrival. */
+    private final ReaderPushes pushes = new ReaderPushes();
     private volatile String failure;
 
     /**
@@ -80,6 +83,7 @@ final class ArrayDirectory {
         this.waiting = waiting;
         this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(), m -> {
             if (m.destination() != nodeId) NodeCounters.sent(array(m.arrayId()), m);
+            if (m.op() == CoherenceOp.INV) pushes.invalidated(m.arrayId(), m.partition(), m.destination());
             network.send(m.destination(), m);
         });
         this.grantWaits = new GrantWaits(nodeId, io, () -> failure, this::request);
@@ -134,8 +138,24 @@ final class ArrayDirectory {
             return;
         }
         if (m.source() != nodeId) NodeCounters.received(array(m.arrayId()), m);
+        if (m.op() == CoherenceOp.GET_S) pushes.requested(m.arrayId(), m.partition(), m.source());
         engine.onMessage(m);
         checkQuiescence();
+    }
+
+    /** Homes push partitions to their returning readers ({@link io.dsa.agent.DsaConfig#readerPushes()}); before the node runs. */
+    void enableReaderPushes() { pushes.enable(); }
+
+    /** @return whether this node's next global arrival pushes partitions to their returning readers ({@link ReaderPushes}) */
+    boolean pushesPending() { return pushes.pending(); }
+
+    /**
+     * This node's workers all arrived at a global round: pushes partitions homed here to their
+     * returning readers ({@link ReaderPushes#round}); on the I/O thread, before the node's arrival is sent.
+     */
+    void pushRound() {
+        assert io.isCurrent() : "push round off the I/O thread";
+        pushes.round(engine);
     }
 
     /**
@@ -170,6 +190,7 @@ final class ArrayDirectory {
     void forgetNode(int node) {
         onIoThread(() -> {
             engine.forgetNode(node);
+            pushes.forget(node);
             checkQuiescence();
             return null;
         });

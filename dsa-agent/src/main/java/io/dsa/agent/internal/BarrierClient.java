@@ -170,7 +170,14 @@ final class BarrierClient {
             long[] nodeValues = send;
             long[] nodePayload = payload;
             long nodeGen = gen;
-            if (fixedProxy) {
+            if (rt.arrays.pushesPending()) {
+                // partitions go to their returning readers first, on the thread that owns the engine: the pushes are
+                // under way (a home transaction each) before the arrival, so before any release or safe point
+                rt.peers().executeOnIoThread(() -> {
+                    rt.arrays.pushRound();
+                    nodeComplete(nodeGen, nodeValues, nodePayload);
+                });
+            } else if (fixedProxy) {
                 rt.peers().executeOnIoThread(() -> nodeComplete(nodeGen, nodeValues, nodePayload));
             } else {
                 nodeComplete(nodeGen, nodeValues, nodePayload);

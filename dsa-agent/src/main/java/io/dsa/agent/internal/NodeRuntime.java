@@ -93,6 +93,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.waiting = new Waiting(config.waitStrategy(), config.machineThreads(), job, io);
         this.calls = new PendingCalls(peers, job);
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
+        if (config.readerPushes()) arrays.enableReaderPushes();
         this.variables = new VariableHomes(peers, calls);
         this.accumulator = new Accumulator(nodeId, arrays, peers, calls, job, io);
         this.diffs = new Diffs(nodeId, arrays, peers, calls, job, io);
