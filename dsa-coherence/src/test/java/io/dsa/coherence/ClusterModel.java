@@ -189,11 +189,7 @@ final class ClusterModel {
         int value(int partition) { return valueOf(data[partition]); }
 
         void write(int partition, int value) {
-            byte[] b = data[partition];
-            b[0] = (byte) value;
-            b[1] = (byte) (value >>> 8);
-            b[2] = (byte) (value >>> 16);
-            b[3] = (byte) (value >>> 24);
+            for (int i = 0; i < 4; i++) data[partition][i] = (byte) (value >>> 8 * i);   // little-endian, as valueOf reads it
         }
     }
 
@@ -318,9 +314,7 @@ final class ClusterModel {
             for (int p = 0; p < config.partitions(); p++) {
                 int home = config.home(p);
                 int pushable = 0;   // the nodes a push may go to now
-                for (int x = 0; x < config.nodes(); x++) {
-                    if (x != home && engines[home].canPush(ARRAY, p, x)) pushable |= 1 << x;
-                }
+                for (int x = 0; x < config.nodes(); x++) if (x != home && engines[home].canPush(ARRAY, p, x)) pushable |= 1 << x;
                 // every non-empty set of them: pushes to one node and to several at once
                 for (int m = pushable; m != 0; m = (m - 1) & pushable) t[k++] = pushBase() + (p << config.nodes()) + m;
             }
@@ -365,12 +359,9 @@ final class ClusterModel {
                 step(t);
             } else if (t >= pushBase()) {
                 int p = (t - pushBase()) >> config.nodes();
-                int mask = (t - pushBase()) & ((1 << config.nodes()) - 1);
-                int[] targets = java.util.BitSet.valueOf(new long[] {mask}).stream().toArray();
-                if (describe) log.add("node " + config.home(p) + " pushes partition " + p + " to nodes " + java.util.Arrays.toString(targets));
-                if (engines[config.home(p)].push(ARRAY, p, targets) != targets.length) {
-                    throw new Violation("push of " + p + " to " + java.util.Arrays.toString(targets) + " refused");
-                }
+                int[] to = java.util.BitSet.valueOf(new long[] {(t - pushBase()) & ((1 << config.nodes()) - 1)}).stream().toArray();
+                if (describe) log.add("node " + config.home(p) + " pushes partition " + p + " to nodes " + java.util.Arrays.toString(to));
+                if (engines[config.home(p)].push(ARRAY, p, to) != to.length) throw new Violation("push of " + p + " refused");
                 pushesLeft--;
             } else {
                 int c = (t - n) / MAX_IN_FLIGHT;
