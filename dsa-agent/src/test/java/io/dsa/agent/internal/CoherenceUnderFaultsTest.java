@@ -8,6 +8,7 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.SharedLongArray;
 import io.dsa.agent.BarrierKind;
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
 import io.dsa.agent.RunReport;
 import io.dsa.coherence.CoherenceOp;
@@ -43,7 +44,11 @@ class CoherenceUnderFaultsTest {
     }
 
     List<CompletableFuture<RunReport>> run(InMemoryNetwork net, DsaProgram program) {
-        vm = new InMemoryVm(net, InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT));
+        return run(net, program, InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT));
+    }
+
+    List<CompletableFuture<RunReport>> run(InMemoryNetwork net, DsaProgram program, DsaConfig config) {
+        vm = new InMemoryVm(net, config);
         return Workers.start(0, NODES, i -> JobRunner.run(vm.node(i), program, List.of()));
     }
 
@@ -153,6 +158,33 @@ class CoherenceUnderFaultsTest {
         FaultPlan plan = new FaultPlan(FaultPlan.seed());
         FaultPlan.Rule duplicate = plan.on("COHERENCE").ops(op).skip(1 + (int) Math.floorMod(plan.seed, 4L)).times(1).duplicate();
         List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns());
+        boolean refused = refusedOrUnchanged(plan, runs, expected, "unexpected " + op);
+        assertEquals(1, duplicate.fired(), plan.describe());
+        System.out.println("CoherenceUnderFaultsTest: a duplicated " + op + (refused ? " was refused" : " changed nothing"));
+    }
+
+    /**
+     * The same with reader pushes on ({@link ReaderPushes}: {@link Turns}' home writes push the
+     * partitions to the nodes that read them every round): a duplicated PUSH_S or PUSH_ACK (the
+     * seeded 2nd to 5th) is refused naming it or changes nothing, and the result without faults is
+     * the one without pushes.
+     */
+    @ParameterizedTest
+    @EnumSource(value = CoherenceOp.class, names = {"PUSH_S", "PUSH_ACK"})
+    void aDuplicatedPushIsRefusedNamingItOrChangesNothing(CoherenceOp op) {
+        String[] expected = baseline(new Turns());
+        DsaConfig pushes = DsaConfig.builder().nodes(NODES).threadsPerNode(InMemoryClusterTest.THREADS).barrierFanout(2)
+                .readerPushes(true).randomSecret().startupTimeoutMs(20_000).build();
+        try (InMemoryNetwork plain = new InMemoryNetwork()) {
+            List<CompletableFuture<RunReport>> runs = run(plain, new Turns(), pushes);
+            assertEquals(List.of(expected), Workers.result(runs.get(0), 30).lines(), "with pushes, without faults");
+            for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
+        } finally {
+            close();
+        }
+        FaultPlan plan = new FaultPlan(FaultPlan.seed());
+        FaultPlan.Rule duplicate = plan.on("COHERENCE").ops(op).skip(1 + (int) Math.floorMod(plan.seed, 4L)).times(1).duplicate();
+        List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns(), pushes);
         boolean refused = refusedOrUnchanged(plan, runs, expected, "unexpected " + op);
         assertEquals(1, duplicate.fired(), plan.describe());
         System.out.println("CoherenceUnderFaultsTest: a duplicated " + op + (refused ? " was refused" : " changed nothing"));
