@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * on its I/O thread, so every push leaves before the release. With the FIXED proxy the release
  * then comes on the same connection as the push, after it, and the misses are those of the
  * policy alone: the reader misses in the first two epochs (it has not returned yet), then once
- * in every {@code ReaderPushes.SAMPLE} rounds. With FLOAT (the default) the release comes over a
+ * in every {@code ReaderPushes.SAMPLE} rounds (a round in which the reader already holds the copy
+ * counts too, which shifts the sampled rounds by one): 9 or 10 in 64 epochs. With FLOAT (the default) the release comes over a
  * barrier lane and may overtake a push still on its way: a read then waits for the push and
  * counts as a miss. Every read is checked against the value its epoch wrote, so a push of a
  * stale copy fails the program.
