@@ -61,7 +61,7 @@ final class JobOptions {
 
     @Option(names = "--reader-pushes", description = "A home pushes a partition it invalidated to the nodes that read it again"
             + " epoch after epoch, at its next global barrier or collective, so their next read hits (docs/runtime.md, \"Pushes to"
-            + " returning readers\"; default: off, slower on a 2-core machine).")
+            + " returning readers\"; default: off: on 2 cores NPB CG 4x2 ran 0.81x the time, 2x1 1.17x).")
     boolean readerPushes;
 
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
