@@ -73,13 +73,8 @@ final class CacheSide {
                     throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID with a read under way and data");
                 }
                 store.install(c.arrayId, c.partition, m.data(), Access.READ);
-                c.pending = Pending.NONE;
                 c.transitionTo(CacheState.SHARED, "DATA_S");
-                if (c.wantWrite) {
-                    c.wantWrite = false;
-                    c.pending = Pending.WRITE;
-                    send(CoherenceOp.GET_M, c.arrayId, c.partition, c.home, nodeId, null);
-                }
+                readAnswered(c);
             }
             case DATA_M -> {
                 if (c.pending != Pending.WRITE) throw CoherenceEngine.unexpected(nodeId, m, c, "expected a write under way");
@@ -104,14 +99,7 @@ final class CacheSide {
                 send(CoherenceOp.PUSH_ACK, c.arrayId, c.partition, c.home, nodeId, null);
                 // a read under way is answered (the home drops its GET_S); a write under way stays: its GET_M
                 // finds this node a sharer and becomes an upgrade
-                if (c.pending == Pending.READ || faults.contains(Fault.PUSH_ENDS_WRITE_REQUEST)) {
-                    c.pending = Pending.NONE;
-                    if (c.wantWrite) {
-                        c.wantWrite = false;
-                        c.pending = Pending.WRITE;
-                        send(CoherenceOp.GET_M, c.arrayId, c.partition, c.home, nodeId, null);
-                    }
-                }
+                if (c.pending == Pending.READ || faults.contains(Fault.PUSH_ENDS_WRITE_REQUEST)) readAnswered(c);
             }
             case INV -> {
                 // a pending upgrade stays pending: the home removed us from the sharers, so it will send data
@@ -135,6 +123,16 @@ final class CacheSide {
                 send(CoherenceOp.OWNER_RELEASE, c.arrayId, c.partition, c.home, m.requester(), data);
             }
             default -> throw CoherenceEngine.unexpected(nodeId, m, c, "not a message for a cache");
+        }
+    }
+
+    /** The read under way got its copy: done, unless a write was wanted meanwhile, which is asked for now. */
+    private void readAnswered(CacheEntry c) {
+        c.pending = Pending.NONE;
+        if (c.wantWrite) {
+            c.wantWrite = false;
+            c.pending = Pending.WRITE;
+            send(CoherenceOp.GET_M, c.arrayId, c.partition, c.home, nodeId, null);
         }
     }
 
