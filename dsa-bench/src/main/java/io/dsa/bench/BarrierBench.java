@@ -27,9 +27,11 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.Styler;
 
 /**
- * The barrier macro benchmark (paper Sec. 4.4, Fig. 11): global barrier latency for every
+ * The barrier macro benchmark (paper Sec. 4.4, Fig. 11): global barrier latency, and with
+ * {@code --ops barrier,allreduce} the one-value {@code allReduce}'s in the same VM runs, for every
  * nodes x threads x barrier kind x proxy mode x wait strategy, each node its own JVM (node 0 in this process),
- * with MPI_Barrier over TCP loopback measured in the same run as the peer. Writes
+ * with MPI_Barrier over TCP loopback measured in the same run as the peer (issue 12's target for both
+ * operations: 4 x 2 within 4x {@code MPI_Barrier} np=4). Writes
  * {@code barrier.csv}, {@code barrier.png} and {@code barrier.md} to the output directory.
  */
 public final class BarrierBench {
@@ -43,13 +45,14 @@ public final class BarrierBench {
             "  --lanes LIST      barrier lanes on, off, or on,off (default on; only TREE/FLOAT uses them)",
             "  --warmup N        at least N warm-up barriers (default 200)",
             "  --warmup-ms MS    and at least MS milliseconds of warm-up (default 4000)",
-            "  --iters N         timed barriers per repetition (default 100)",
+            "  --ops LIST        what is timed: barrier, allreduce (one double, SUM), or both (default barrier)",
+            "  --iters N         timed operations per repetition (default 100)",
             "  --reps N          repetitions; median and p90 are over them (default 7)",
             "  --in-process      all nodes in this JVM (quick), instead of one process per node",
             "  --no-mpi          skip the MPI_Barrier peer",
             "  --mpi-src FILE    mpi_barrier.c (default dsa-bench/src/main/c/mpi_barrier.c)",
             "  --out DIR         output directory (default bench-results)",
-            "  --smoke           tiny run: nodes 1,2 x threads 2, TREE/FLOAT/ADAPTIVE, few iterations",
+            "  --smoke           tiny run: nodes 1,2 x threads 2, TREE/FLOAT/ADAPTIVE, both ops, few iterations",
             "  --help            this text");
 
     List<Integer> nodes = List.of(1, 2, 3, 4);
@@ -62,6 +65,8 @@ public final class BarrierBench {
     int warmup = 200, warmupMs = 4000, iters = 100, reps = 7;
     boolean inProcess, mpi = true;
     List<Boolean> laneModes = List.of(true);
+    /** The operations timed in each VM run ({@link BarrierProgram#OPS}). */
+    List<String> ops = List.of("barrier");
     /** Whether the configuration being measured uses barrier lanes. */
     boolean lanes = true;
     Path mpiSrc = Path.of("dsa-bench/src/main/c/mpi_barrier.c");
@@ -73,7 +78,7 @@ public final class BarrierBench {
      * process count), {@code mpiWorkersUs} with one rank per worker thread; {@code load} is the
      * 1-minute load average when the configuration finished.
      */
-    record Row(String kind, String proxy, String strategy, int nodes, int threads, double medianUs, double p90Us, Double mpiUs,
+    record Row(String op, String kind, String proxy, String strategy, int nodes, int threads, double medianUs, double p90Us, Double mpiUs,
                Double mpiWorkersUs, double load) {}
 
     public static void main(String[] args) throws Exception {
@@ -103,6 +108,14 @@ public final class BarrierBench {
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--warmup-ms" -> warmupMs = Integer.parseInt(args[++i]);
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
+                case "--ops" -> {
+                    ops = Arrays.stream(args[++i].split(",")).map(s -> s.trim().toLowerCase(Locale.ROOT)).toList();
+                    for (String op : ops) {
+                        if (!BarrierProgram.OPS.contains(op)) {
+                            throw new IllegalArgumentException("--ops " + op + ": use " + String.join(", ", BarrierProgram.OPS) + " or both");
+                        }
+                    }
+                }
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
                 case "--in-process" -> inProcess = true;
                 case "--no-mpi" -> mpi = false;
@@ -111,7 +124,7 @@ public final class BarrierBench {
                 case "--smoke" -> {
                     nodes = List.of(1, 2); threads = List.of(2);
                     kinds = List.of(BarrierKind.TREE); proxies = List.of(ProxyMode.FLOAT); waits = List.of(WaitStrategy.ADAPTIVE);
-                    warmup = 50; warmupMs = 0; iters = 20; reps = 3;
+                    warmup = 50; warmupMs = 0; iters = 20; reps = 3; ops = BarrierProgram.OPS;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
             }
@@ -136,13 +149,17 @@ public final class BarrierBench {
                 for (WaitStrategy wait : waits) {
                     for (int n : nodes) {
                         for (int t : threads) {
-                            double[] ns = measureWithRetry(kind, proxy, wait, n, t);
-                            Arrays.sort(ns);
-                            Row row = new Row(kind.name(), proxyLabel, wait.name(), n, t, percentile(ns, 50) / 1e3,
-                                    percentile(ns, 90) / 1e3, mpiUs.get(n), mpiUs.get(n * t), loadAverage());
-                            System.out.printf(Locale.ROOT, "%-7s %-11s %-8s nodes=%d threads=%d median=%.1f us p90=%.1f us load=%.2f%n",
-                                    kind, proxyLabel, wait, n, t, row.medianUs(), row.p90Us(), row.load());
-                            rows.add(row);
+                            Map<String, double[]> byOp = measureWithRetry(kind, proxy, wait, n, t);
+                            double load = loadAverage();
+                            for (String op : ops) {
+                                double[] ns = byOp.get(op);
+                                Arrays.sort(ns);
+                                Row row = new Row(op, kind.name(), proxyLabel, wait.name(), n, t, percentile(ns, 50) / 1e3,
+                                        percentile(ns, 90) / 1e3, mpiUs.get(n), mpiUs.get(n * t), load);
+                                System.out.printf(Locale.ROOT, "%-9s %-7s %-11s %-8s nodes=%d threads=%d median=%.1f us p90=%.1f us load=%.2f%n",
+                                        op, kind, proxyLabel, wait, n, t, row.medianUs(), row.p90Us(), row.load());
+                                rows.add(row);
+                            }
                         }
                     }
                 }
@@ -161,7 +178,7 @@ public final class BarrierBench {
     }
 
     /** A configuration that fails (a node lost on a busy machine) is run once more before giving up. */
-    private double[] measureWithRetry(BarrierKind kind, ProxyMode proxy, WaitStrategy wait, int n, int t) throws Exception {
+    private Map<String, double[]> measureWithRetry(BarrierKind kind, ProxyMode proxy, WaitStrategy wait, int n, int t) throws Exception {
         try {
             return measure(kind, proxy, wait, n, t);
         } catch (Exception | AssertionError e) {
@@ -182,10 +199,10 @@ public final class BarrierBench {
         return DsaConfig.builder().nodes(n).threadsPerNode(t).barrier(kind).proxy(proxy).waitStrategy(wait).barrierLanes(lanes);
     }
 
-    /** @return the per-barrier nanoseconds of every repetition */
-    double[] measure(BarrierKind kind, ProxyMode proxy, WaitStrategy wait, int n, int t) throws Exception {
+    /** @return per operation of {@link #ops}, the nanoseconds per operation of every repetition */
+    Map<String, double[]> measure(BarrierKind kind, ProxyMode proxy, WaitStrategy wait, int n, int t) throws Exception {
         List<String> args = List.of(Integer.toString(warmup), Integer.toString(warmupMs), Integer.toString(iters),
-                Integer.toString(reps));
+                Integer.toString(reps), String.join(",", ops));
         RunReport report;
         if (inProcess) {
             try (DsaCluster cluster = DsaCluster.local(config(kind, proxy, wait, n, t).build())) {
@@ -194,17 +211,23 @@ public final class BarrierBench {
         } else {
             report = runProcesses(kind, proxy, wait, n, t, args);
         }
-        List<Double> values = new ArrayList<>();
-        for (String line : report.lines()) {
-            int at = line.indexOf("rep ");
-            if (at < 0) continue;
-            String[] parts = line.substring(at).trim().split("\\s+");
-            values.add(Double.parseDouble(parts[2]));
+        return timings(report.lines(), ops, kind + "/" + proxy + "/" + wait + " " + n + "x" + t);
+    }
+
+    /**
+     * @return per operation, the nanoseconds of every {@code "OP rep R NANOS"} line among {@code lines}
+     * @throws IllegalStateException naming {@code what} and the operation if one of {@code ops} has none
+     */
+    static Map<String, double[]> timings(List<String> lines, List<String> ops, String what) {
+        Map<String, double[]> result = new LinkedHashMap<>();
+        for (String op : ops) {
+            String tag = op + " rep ";
+            double[] values = lines.stream().filter(l -> l.contains(tag))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(tag)).trim().split("\\s+")[3])).toArray();
+            if (values.length == 0) throw new IllegalStateException("no " + op + " timings reported for " + what);
+            result.put(op, values);
         }
-        if (values.isEmpty()) {
-            throw new IllegalStateException("no timings reported for " + kind + "/" + proxy + "/" + wait + " " + n + "x" + t);
-        }
-        return values.stream().mapToDouble(Double::doubleValue).toArray();
+        return result;
     }
 
     private RunReport runProcesses(BarrierKind kind, ProxyMode proxy, WaitStrategy wait, int n, int t, List<String> args) throws Exception {
@@ -327,9 +350,9 @@ public final class BarrierBench {
     }
 
     private void writeCsv(List<Row> rows) throws IOException {
-        StringBuilder sb = new StringBuilder("kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load\n");
+        StringBuilder sb = new StringBuilder("op,kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.2f,%.2f,%s,%s,%.2f%n", r.kind(), r.proxy(), r.strategy(), r.nodes(), r.threads(),
+            sb.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%d,%d,%.2f,%.2f,%s,%s,%.2f%n", r.op(), r.kind(), r.proxy(), r.strategy(), r.nodes(), r.threads(),
                     r.medianUs(), r.p90Us(), fmt(r.mpiUs()), fmt(r.mpiWorkersUs()), r.load()));
         }
         Files.writeString(out.resolve("barrier.csv"), sb);
@@ -339,8 +362,8 @@ public final class BarrierBench {
         return v == null ? "" : String.format(Locale.ROOT, "%.2f", v);
     }
 
-    private static Row find(List<Row> rows, String kind, String proxy, String wait, int n, int t) {
-        return rows.stream().filter(r -> r.kind().equals(kind) && r.proxy().equals(proxy) && r.strategy().equals(wait) && r.nodes() == n
+    private static Row find(List<Row> rows, String op, String kind, String proxy, String wait, int n, int t) {
+        return rows.stream().filter(r -> r.op().equals(op) && r.kind().equals(kind) && r.proxy().equals(proxy) && r.strategy().equals(wait) && r.nodes() == n
                 && r.threads() == t).findFirst().orElse(null);
     }
 
@@ -352,39 +375,43 @@ public final class BarrierBench {
         sb.append("- Mode: ").append(inProcess ? "all nodes in one JVM" : "one JVM per node over loopback TCP").append("\n");
         sb.append("- Per configuration: at least ").append(warmup).append(" warm-up barriers and ").append(warmupMs)
                 .append(" ms of warm-up, ").append(reps).append(" repetitions of ")
-                .append(iters).append(" timed barriers; per-barrier time is the MAX over workers; median and p90 over repetitions\n");
+                .append(iters).append(" timed operations (").append(String.join(", ", ops))
+                .append("; allreduce: one double, SUM); per-operation time is the MAX over workers; median and p90 over repetitions\n");
         sb.append("- Command: `").append(command).append("`\n\n");
         sb.append("- MPI_Barrier: one rank per node (the same process count) and one rank per worker, ")
                 .append("at least 1000 warm-up barriers, ").append(iters * 10).append(" timed per repetition\n");
-        sb.append("\n| kind | proxy | wait | nodes | threads | median µs | p90 µs | MPI np=nodes µs | MPI np=nodes×threads µs | load |\n")
-                .append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("\n| op | kind | proxy | wait | nodes | threads | median µs | p90 µs | MPI_Barrier np=nodes µs | MPI_Barrier np=nodes×threads µs | load |\n")
+                .append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %.1f | %.1f | %s | %s | %.1f |%n", r.kind(), r.proxy(), r.strategy(), r.nodes(),
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %d | %d | %.1f | %.1f | %s | %s | %.1f |%n", r.op(), r.kind(), r.proxy(), r.strategy(), r.nodes(),
                     r.threads(), r.medianUs(), r.p90Us(), r.mpiUs() == null ? "–" : String.format(Locale.ROOT, "%.1f", r.mpiUs()),
                     r.mpiWorkersUs() == null ? "–" : String.format(Locale.ROOT, "%.1f", r.mpiWorkersUs()), r.load()));
         }
         sb.append("\n## Targets\n\n");
         Double mpi4 = mpiUs.get(4);
         Double mpi8 = mpiUs.get(8);
-        for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
+        for (String op : ops) {
+          for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
             for (WaitStrategy wait : waits) {
-                Row tree42 = find(rows, "TREE", proxy, wait.name(), 4, 2);
+                Row tree42 = find(rows, op, "TREE", proxy, wait.name(), 4, 2);
                 if (tree42 != null && mpi4 != null) {
                     double ratio = tree42.medianUs() / mpi4;
-                    sb.append(String.format(Locale.ROOT, "- TREE/%s/%s 4 nodes x 2 threads vs MPI_Barrier np=4: %.1f / %.1f µs = %.2fx (target within 4x): %s%n",
-                            proxy, wait, tree42.medianUs(), mpi4, ratio, ratio <= 4 ? "**met**" : "**not met**"));
+                    sb.append(String.format(Locale.ROOT, "- %s, TREE/%s/%s 4 nodes x 2 threads vs MPI_Barrier np=4: %.1f / %.1f µs = %.2fx (target within 4x): %s%n",
+                            op, proxy, wait, tree42.medianUs(), mpi4, ratio, ratio <= 4 ? "**met**" : "**not met**"));
                 } else {
-                    sb.append("- TREE/" + proxy + "/" + wait + " vs MPI_Barrier at 4 x 2: not measured in this run\n");
+                    sb.append("- " + op + ", TREE/" + proxy + "/" + wait + " vs MPI_Barrier at 4 x 2: not measured in this run\n");
                 }
                 if (tree42 != null && mpi8 != null) {
                     sb.append(String.format(Locale.ROOT, "- (for reference) the same vs MPI_Barrier np=8, one rank per worker: %.1f / %.1f µs = %.2fx%n",
                             tree42.medianUs(), mpi8, tree42.medianUs() / mpi8));
                 }
             }
+          }
         }
         for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
             for (WaitStrategy wait : waits) {
-                Row tree44 = find(rows, "TREE", proxy, wait.name(), 4, 4), central44 = find(rows, "CENTRAL", proxy, wait.name(), 4, 4);
+                Row tree44 = find(rows, "barrier", "TREE", proxy, wait.name(), 4, 4);
+                Row central44 = find(rows, "barrier", "CENTRAL", proxy, wait.name(), 4, 4);
                 if (tree44 != null && central44 != null) {
                     double ratio = central44.medianUs() / tree44.medianUs();
                     sb.append(String.format(Locale.ROOT, "- CENTRAL vs TREE, %s/%s, 4 x 4: %.1f / %.1f µs = TREE %.2fx faster (target at least 2x): %s%n",
@@ -407,16 +434,18 @@ public final class BarrierBench {
     private void writePlot(List<Row> rows, Map<Integer, Double> mpiUs) throws IOException {
         int t = threads.stream().max(Integer::compare).orElse(1);
         XYChart chart = new XYChartBuilder().width(900).height(600)
-                .title("Global barrier latency, " + t + " thread(s) per node").xAxisTitle("nodes").yAxisTitle("µs per barrier (median)").build();
+                .title("Global barrier latency, " + t + " thread(s) per node").xAxisTitle("nodes").yAxisTitle("µs per operation (median)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         for (BarrierKind kind : kinds) {
             for (String proxy : rows.stream().map(Row::proxy).distinct().toList()) {
                 for (WaitStrategy wait : waits) {
-                    List<Row> series = rows.stream().filter(r -> r.kind().equals(kind.name()) && r.proxy().equals(proxy)
+                  for (String op : ops) {
+                    List<Row> series = rows.stream().filter(r -> r.op().equals(op) && r.kind().equals(kind.name()) && r.proxy().equals(proxy)
                             && r.strategy().equals(wait.name()) && r.threads() == t).toList();
                     if (series.isEmpty()) continue;
-                    chart.addSeries(kind + "/" + proxy + "/" + wait, series.stream().map(Row::nodes).toList(),
-                            series.stream().map(Row::medianUs).toList());
+                    chart.addSeries((op.equals("barrier") ? "" : op + " ") + kind + "/" + proxy + "/" + wait,
+                            series.stream().map(Row::nodes).toList(), series.stream().map(Row::medianUs).toList());
+                  }
                 }
             }
         }

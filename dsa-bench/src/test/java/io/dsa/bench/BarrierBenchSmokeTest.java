@@ -1,5 +1,6 @@
 package io.dsa.bench;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,18 +29,41 @@ class BarrierBenchSmokeTest {
         bench.run();
 
         List<String> csv = Files.readAllLines(out.resolve("barrier.csv"));
-        assertEquals("kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load", csv.get(0));
-        assertEquals(3, csv.size(), "header and two configurations");
+        assertEquals("op,kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load", csv.get(0));
+        assertEquals(5, csv.size(), "header and two configurations, each timing the barrier and the allReduce");
         for (String line : csv.subList(1, csv.size())) {
             String[] f = line.split(",", -1);
-            assertEquals("SPIN", f[2], "the child nodes checked they wait by SPIN: " + line);
-            double median = Double.parseDouble(f[5]), p90 = Double.parseDouble(f[6]);
+            assertEquals(line.startsWith("barrier,") ? "barrier" : "allreduce", f[0], line);
+            assertEquals("SPIN", f[3], "the child nodes checked they wait by SPIN: " + line);
+            double median = Double.parseDouble(f[6]), p90 = Double.parseDouble(f[7]);
             assertTrue(median > 0 && median < 1_000_000, "median µs plausible: " + line);
             assertTrue(p90 >= median, "p90 >= median: " + line);
-            if (mpi && Integer.parseInt(f[3]) > 1) assertTrue(Double.parseDouble(f[7]) > 0, "MPI peer measured: " + line);
+            if (mpi && Integer.parseInt(f[4]) > 1) assertTrue(Double.parseDouble(f[8]) > 0, "MPI peer measured: " + line);
         }
-        assertTrue(Files.readString(out.resolve("barrier.md")).contains("| kind | proxy |"));
+        assertEquals(2, csv.stream().filter(l -> l.startsWith("allreduce,")).count(), String.join("\n", csv));
+        assertTrue(Files.readString(out.resolve("barrier.md")).contains("| op | kind | proxy |"));
         assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(10)
+    void eachOperationsTimingsAreReadFromItsOwnLinesAndAMissingOneIsNamed() {
+        List<String> lines = List.of("node 0: barrier rep 0 1500.0", "node 0: allreduce rep 0 2500.5", "node 0: barrier rep 1 1700.0",
+                "some other line");
+        var byOp = BarrierBench.timings(lines, List.of("barrier", "allreduce"), "TREE 2x2");
+        assertArrayEquals(new double[] {1500.0, 1700.0}, byOp.get("barrier"));
+        assertArrayEquals(new double[] {2500.5}, byOp.get("allreduce"));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> BarrierBench.timings(lines.subList(0, 1), List.of("barrier", "allreduce"), "TREE 2x2"));
+        assertTrue(e.getMessage().contains("no allreduce timings reported for TREE 2x2"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void anUnknownOperationIsRefusedNamingTheValidOnes() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new BarrierBench().parse(new String[] {"--ops", "barrier,broadcast"}));
+        assertTrue(e.getMessage().contains("--ops broadcast: use barrier, allreduce or both"), e.getMessage());
     }
 
     @Test

@@ -193,8 +193,9 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void barrierDelegatesToBarrierBenchInAFreshDirectory(@TempDir Path out) throws Exception {
         assertEquals(0, dsa("bench", "barrier", "--smoke", "--out", out.toString(), "--", "--no-mpi"));
-        List<String[]> rows = csv(out.resolve("barrier.csv"), "kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
-        assertEquals(List.of("1", "2"), rows.stream().map(r -> r[3]).toList());
+        List<String[]> rows = csv(out.resolve("barrier.csv"), "op,kind,proxy,wait,nodes,threads,median_us,p90_us,mpi_us,mpi_workers_us,load");
+        assertEquals(List.of("1", "1", "2", "2"), rows.stream().map(r -> r[4]).toList());
+        assertEquals(List.of("barrier", "allreduce", "barrier", "allreduce"), rows.stream().map(r -> r[0]).toList());
         assertTrue(Files.size(out.resolve("barrier.png")) > 1000);
     }
 
