@@ -361,7 +361,11 @@ public final class DsaAgent implements Agent, AutoCloseable {
         return NodeRuntime.clonePartitions(cloneState);
     }
 
-    /** @return for a clone: completed with the reason once its connection to node 0 closed, i.e. its VM ended */
+    /**
+     * @return for a clone: completed with the reason once its connection to node 0 closed, i.e. its
+     *         VM ended; completed on a thread of its own, not the node's I/O thread, so that a
+     *         dependent action may close this agent and wait for it
+     */
     public CompletableFuture<String> monitorLost() { return runtime.monitorLost(); }
 
     /**

@@ -154,9 +154,17 @@ final class Cloning {
         LOG.info("node {}: clone {} left ({}); no longer a sharer here", nodeId, clone, cause == null ? "connection closed" : cause.toString());
     }
 
-    /** A clone's connection to node 0 closed: its VM ended. */
+    /**
+     * A clone's connection to node 0 closed: its VM ended. {@link #monitorLost} is completed on a
+     * thread of its own, not on the I/O thread that saw the close: whoever reacts may close this
+     * node, and closing waits for that thread's loop to end. (A host's clone JVM did so from the I/O
+     * thread itself: its close waited out the loop's 4 s bound, and every clone outlived its VM by 4 s.)
+     */
     void lostMonitor(Throwable cause) {
-        monitorLost.complete(cause == null ? "connection closed" : cause.toString());
+        String reason = cause == null ? "connection closed" : cause.toString();
+        Thread announcer = new Thread(() -> monitorLost.complete(reason), "dsa-node-" + nodeId + "-vm-ended");
+        announcer.setDaemon(true);
+        announcer.start();
     }
 
     /** @return the ids of the clones of this node that are connected now, ascending */
@@ -164,6 +172,6 @@ final class Cloning {
         return clonesOfThis.stream().filter(network::connected).mapToInt(Integer::intValue).toArray();
     }
 
-    /** @return for a clone, completed with the reason once its connection to node 0 closed */
+    /** @return for a clone, completed with the reason once its connection to node 0 closed, off the I/O thread */
     CompletableFuture<String> monitorLost() { return monitorLost; }
 }

@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.BarrierKind;
@@ -16,6 +17,8 @@ import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,7 +147,7 @@ class ConnectionEventsTest {
     }
 
     @Test
-    void aCloneThatLeavesIsForgottenAndACloneEndsWithItsMonitor() {
+    void aCloneThatLeavesIsForgottenAndACloneEndsWithItsMonitor() throws Exception {
         ScriptedNode n = node(0).connectAll();
         n.rt.admitClone(3);
         FakeConnection clone = n.connected(3);
@@ -156,10 +159,13 @@ class ConnectionEventsTest {
         ScriptedNode c = new ScriptedNode(3, f -> new NodeRuntime(CONFIG, 3, 4, f));
         try {
             c.connectAll();
+            // the VM's end is announced off the I/O thread, where a reaction may close the node and wait for it
+            CompletableFuture<Thread> announcedOn = c.rt.monitorLost().thenApply(reason -> Thread.currentThread());
             c.disconnected(c.link(1), null);
             assertFalse(c.rt.monitorLost().isDone());
             c.disconnected(c.link(0), null);
-            assertEquals("connection closed", c.rt.monitorLost().getNow(null));
+            assertEquals("connection closed", c.rt.monitorLost().get(10, TimeUnit.SECONDS));
+            assertNotSame(c.ioThread(), announcedOn.get(10, TimeUnit.SECONDS), "announced on the I/O thread, which saw node 0 go");
             assertFalse(c.rt.job.failed());
         } finally {
             c.close();

@@ -158,6 +158,9 @@ final class ScriptedNode implements AutoCloseable {
     }
 
     /** Connection {@code c} closed. */
+    /** @return the thread that plays the node's I/O thread (every scripted event runs on it) */
+    Thread ioThread() { return ioThread; }
+
     void disconnected(Connection c, Throwable cause) {
         onIoThread(() -> inbound.onDisconnected(c, cause));
     }
