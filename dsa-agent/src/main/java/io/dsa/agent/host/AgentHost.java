@@ -389,7 +389,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
             }
         }
         if (jobs.remove(job.id(), job) && job.state != HostedJob.State.MOVED && job.state != HostedJob.State.CLONE) {
-            finished.add(job.job.vmName(), job.job.nodeId(), job.job.nodes(), address(), job.state.name(), job.job.programClass());
+            finished.add(job.job.vmName(), job.job.nodeId(), job.job.nodes(), address(), job.state.name(), job.job.programClass(),
+                    job.stopToken);
         }
         AgentProcess p = job.process;
         if (p != null) {
@@ -427,7 +428,8 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
      * are in {@code keep} (a launcher restarting the VM promotes them; docs/failures.md, "Clone promotion").
      *
      * @return a summary
-     * @throws DsaException when the VM runs here and the token is missing or matches none of its agents
+     * @throws DsaException when the VM runs here and the token is missing or matches none of its agents,
+     *         running or ended within {@link FinishedJobs#KEEP_MS}
      */
     String stopVmWithToken(String vmName, String token, long[] keep) {
         List<HostedJob> ofVm = jobs.values().stream().filter(j -> j.job.vmName().equals(vmName)).toList();
@@ -452,6 +454,12 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
         if (kept > 0) {
             LOG.info("host {}: kept {} clone(s) of vm '{}' for a promotion", address(), kept, vmName);
             return "stopped " + stopped + " agent(s) of vm '" + vmName + "', kept " + kept + " clone(s) to promote";
+        }
+        if (stopped == 0 && finished.endedWithToken(vmName, given)) {
+            // its launcher's nodes here ended on their own first (a node lost fails the job everywhere): nothing to stop,
+            // and the token is right; other agents of the VM (a clone under another node's token) are not its to stop
+            LOG.info("host {}: the agents of vm '{}' with the stop token given had ended", address(), vmName);
+            return "stopped 0 agent(s) of vm '" + vmName + "': those of this stop token had ended";
         }
         if (stopped == 0) {
             throw new DsaException("wrong stop token for vm '" + vmName + "' on host " + address()

@@ -1,5 +1,7 @@
 package io.dsa.agent.host;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -11,7 +13,9 @@ import java.util.function.LongSupplier;
  * {@value #KEEP_MS} ms (at most {@value #MAX_ROWS} of them, the oldest forgotten first) so that
  * {@code dsa status}, {@code migrate}, {@code clone} and {@code read} can tell a finished VM from
  * one that never was. Their status rows have the live rows' columns, with {@code -} for the
- * agent's address and the partition counts. Thread-safe.
+ * agent's address and the partition counts. Each also keeps the stop token its launcher received,
+ * so that a stop that comes after the node ended on its own is not taken for a wrong token
+ * ({@link #endedWithToken}). Thread-safe.
  */
 final class FinishedJobs {
     /** How long an ended node stays in the status: ten minutes. */
@@ -19,7 +23,7 @@ final class FinishedJobs {
     /** The most ended nodes remembered. */
     static final int MAX_ROWS = 4096;
 
-    private record Ended(String vm, StatusRow row, long atMs) {}
+    private record Ended(String vm, StatusRow row, byte[] stopToken, long atMs) {}
 
     private final Deque<Ended> ended = new ArrayDeque<>();
     private final LongSupplier clockMs;
@@ -29,20 +33,35 @@ final class FinishedJobs {
 
     /**
      * Remembers that node {@code node} of {@code vm}, a VM of {@code nodes} nodes, which ran
-     * {@code program}, ended in {@code state} on {@code host}.
+     * {@code program} under the stop token {@code stopToken}, ended in {@code state} on {@code host}.
      */
-    synchronized void add(String vm, int node, int nodes, String host, String state, String program) {
+    synchronized void add(String vm, int node, int nodes, String host, String state, String program, String stopToken) {
         StatusRow row = new StatusRow(vm, node, host, StatusRow.NO_AGENT, state, program, StatusRow.UNKNOWN, StatusRow.UNKNOWN, nodes);
-        ended.addLast(new Ended(vm, row, clockMs.getAsLong()));
+        ended.addLast(new Ended(vm, row, stopToken.getBytes(StandardCharsets.US_ASCII), clockMs.getAsLong()));
         while (ended.size() > MAX_ROWS) ended.removeFirst();
+    }
+
+    /**
+     * @return whether a node of {@code vm} that ended here within {@link #KEEP_MS} ran under the
+     *         stop token {@code token} (compared in constant time)
+     */
+    synchronized boolean endedWithToken(String vm, byte[] token) {
+        prune();
+        for (Ended e : ended) if (e.vm().equals(vm) && MessageDigest.isEqual(e.stopToken(), token)) return true;
+        return false;
     }
 
     /** @return the status rows of the ended nodes of {@code vm} (all if null), oldest first, less those past {@link #KEEP_MS} */
     synchronized List<StatusRow> rows(String vm) {
-        long oldest = clockMs.getAsLong() - KEEP_MS;
-        while (!ended.isEmpty() && ended.peekFirst().atMs() < oldest) ended.removeFirst();
+        prune();
         List<StatusRow> rows = new ArrayList<>();
         for (Ended e : ended) if (vm == null || vm.equals(e.vm())) rows.add(e.row());
         return rows;
+    }
+
+    // forgets the nodes that ended more than KEEP_MS ago
+    private void prune() {
+        long oldest = clockMs.getAsLong() - KEEP_MS;
+        while (!ended.isEmpty() && ended.peekFirst().atMs() < oldest) ended.removeFirst();
     }
 }

@@ -126,13 +126,18 @@ class ClonePromotionSystemTest {
                 status.out());
     }
 
-    /** Waits for the launcher's end, prints its recovery lines, and checks that it ended well with the uninterrupted run's result. */
+    /**
+     * Waits for the launcher's end, prints its recovery lines, and checks that it ended well with the uninterrupted run's
+     * result, having stopped the lost VM everywhere.
+     */
     private static Cli endedWithTheReference(Cli.Running running) throws Exception {
         Cli cli = running.done().get(200, TimeUnit.SECONDS);
         System.out.println("ClonePromotionSystemTest: " + cli.out().lines().filter(l -> l.startsWith("clone ") || l.startsWith("restarting")
                 || l.startsWith("the promotion") || l.startsWith("recovered") || l.startsWith("node lost")).toList());
         assertEquals(0, cli.exitCode(), cli.toString());
         assertEquals(reference, result(cli));
+        // a node of the lost VM that ended on its own before the stop reached its host is no wrong token
+        assertFalse(cli.out().contains("warning: could not stop"), cli.toString());
         return cli;
     }
 
