@@ -31,6 +31,7 @@ final class GcmRecordProtection extends RecordProtection {
 
     @Override
     void sealRecord(ByteBuf record, int headerIndex, int frameLength, long sequence) throws GeneralSecurityException {
+        GcmWarmUp.recordOf(frameLength);
         Cipher cipher = gcm.start(Cipher.ENCRYPT_MODE, record, headerIndex, sequence);
         int frameIndex = headerIndex + WireFormat.RECORD_HEADER_BYTES;
         if (record.hasArray()) {
@@ -45,6 +46,7 @@ final class GcmRecordProtection extends RecordProtection {
 
     @Override
     boolean openRecord(ByteBuf record, int headerIndex, int frameLength, long sequence) throws GeneralSecurityException {
+        GcmWarmUp.recordOf(frameLength);
         Cipher cipher = gcm.start(Cipher.DECRYPT_MODE, record, headerIndex, sequence);
         int frameIndex = headerIndex + WireFormat.RECORD_HEADER_BYTES;
         int sealedLength = frameLength + WireFormat.RECORD_TAG_BYTES;

@@ -109,6 +109,7 @@ final class MacRecordProtection extends RecordProtection {
             mac.doFinal(tag, 0);
             return tag;
         }
+        GcmWarmUp.recordOf(frameLength);
         Cipher cipher = gcm.start(Cipher.ENCRYPT_MODE, record, headerIndex, sequence);
         int index = headerIndex + WireFormat.RECORD_HEADER_BYTES;
         int end = index + frameLength - lastStepBytes(frameLength);
