@@ -96,6 +96,7 @@ public final class AgentProcessMain {
             return;
         }
         System.setIn(InputStream.nullInputStream());   // the program gets no stdin of ours
+        Transport.warmUpRecordCiphers();   // a spare JVM waits for a job: its records' ciphers get compiled meanwhile
         AgentProcessMain main = new AgentProcessMain("the job JVM " + ProcessHandle.current().pid(), clusterSecret, security);
         Thread watch = new Thread(() -> main.awaitEof(stdin), "dsa-job-stdin");
         watch.setDaemon(true);

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * at the first record of {@value #BULK_BYTES} bytes or more, a daemon thread of its own seals and
  * opens {@value #RECORDS} records of {@value #RECORD_BYTES} bytes with a throwaway key (about
  * 0.15 s of one core), once per JVM, which is enough for C2 to compile the paths the records
- * take. Skipped where C2 does not run ({@code -Xint}, {@code -XX:TieredStopAtLevel} below 4) and
+ * take. A host's job JVMs start it when they start ({@link Transport#warmUpRecordCiphers}), most of
+ * them as spares before any job needs them. Skipped where C2 does not run ({@code -Xint}, {@code -XX:TieredStopAtLevel} below 4) and
  * with {@code -D}{@value #PROPERTY}{@code =false}. Thread-safe.
  */
 final class GcmWarmUp {
@@ -41,6 +42,11 @@ final class GcmWarmUp {
     /** A record of {@code frameLength} bytes is sealed or opened: starts the warm-up once per JVM if it is a bulk one. */
     static void recordOf(int frameLength) {
         if (frameLength < BULK_BYTES || started) return;
+        startOnce();
+    }
+
+    /** Starts the warm-up now, unless it started before in this JVM ({@link Transport#warmUpRecordCiphers}). */
+    static void startOnce() {
         if (!STARTING.compareAndSet(false, true)) return;
         started = true;
         Thread warmUp = new Thread(GcmWarmUp::warmUpIfWorthIt, "dsa-gcm-warm-up");

@@ -117,6 +117,13 @@ public final class Transport implements AutoCloseable {
     }
 
     /**
+     * Gets the JDK's AES-GCM compiled now, in the background, once per JVM, where otherwise the
+     * JVM's first bulk record would start it (docs/runtime.md, "Warming AES-GCM up"): for JVMs that
+     * wait before their traffic, as a host's spare job JVMs do. Skipped where C2 does not run.
+     */
+    public static void warmUpRecordCiphers() { GcmWarmUp.startOnce(); }
+
+    /**
      * Binds the listening socket and starts serving.
      *
      * @param config where to listen, who this node is, the secret and limits
