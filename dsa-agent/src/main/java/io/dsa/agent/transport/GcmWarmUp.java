@@ -33,22 +33,20 @@ final class GcmWarmUp {
     /** The system property that turns the warm-up off ({@code false}). */
     static final String PROPERTY = "dsa.gcmWarmUp";
 
-    private static final AtomicBoolean STARTING = new AtomicBoolean();
-    /** Read by every bulk record, so that only the first one tries to start the thread. */
-    private static volatile boolean started;
+    /** Whether the warm-up started in this JVM: read by every bulk record, set by the first. */
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
 
     private GcmWarmUp() {}
 
     /** A record of {@code frameLength} bytes is sealed or opened: starts the warm-up once per JVM if it is a bulk one. */
     static void recordOf(int frameLength) {
-        if (frameLength < BULK_BYTES || started) return;
+        if (frameLength < BULK_BYTES || STARTED.get()) return;
         startOnce();
     }
 
     /** Starts the warm-up now, unless it started before in this JVM ({@link Transport#warmUpRecordCiphers}). */
     static void startOnce() {
-        if (!STARTING.compareAndSet(false, true)) return;
-        started = true;
+        if (!STARTED.compareAndSet(false, true)) return;
         Thread warmUp = new Thread(GcmWarmUp::warmUpIfWorthIt, "dsa-gcm-warm-up");
         warmUp.setDaemon(true);
         warmUp.start();
