@@ -81,6 +81,7 @@ public final class DsaConfig {
     private final ProxyMode proxy;
     private final boolean barrierLanes;
     private final boolean readerPushes;
+    private final boolean returningReads;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final int prefetchWindow;
@@ -112,6 +113,7 @@ public final class DsaConfig {
         this.machineThreads = b.machineThreads;
         this.prefetchWindow = b.prefetchWindow;
         this.readerPushes = b.readerPushes;
+        this.returningReads = b.returningReads;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
@@ -146,6 +148,7 @@ public final class DsaConfig {
         b.machineThreads = machineThreads;
         b.prefetchWindow = prefetchWindow;
         b.readerPushes = readerPushes;
+        b.returningReads = returningReads;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
@@ -239,6 +242,15 @@ public final class DsaConfig {
      *         and on 2 x 1 slower (1.17x)
      */
     public boolean readerPushes() { return readerPushes; }
+
+    /**
+     * @return whether an element read that misses on a partition this node missed on before (a
+     *         returning read), the first such miss after a global barrier or collective, also
+     *         requests the other partitions of the array the node missed on before and lacks, so
+     *         that they travel together instead of one round trip after another (docs/runtime.md,
+     *         "Returning reads"); default true
+     */
+    public boolean returningReads() { return returningReads; }
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
@@ -275,7 +287,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "")
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (returningReads ? "" : ", no returning reads")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -300,6 +312,7 @@ public final class DsaConfig {
         private int machineThreads;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
         private boolean readerPushes;
+        private boolean returningReads = true;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
@@ -388,6 +401,9 @@ public final class DsaConfig {
 
         /** @param on whether homes push partitions to their returning readers ({@link DsaConfig#readerPushes()}) */
         public Builder readerPushes(boolean on) { this.readerPushes = on; return this; }
+
+        /** @param on whether a returning element read requests the array's other returning partitions ({@link DsaConfig#returningReads()}) */
+        public Builder returningReads(boolean on) { this.returningReads = on; return this; }
 
         /**
          * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}

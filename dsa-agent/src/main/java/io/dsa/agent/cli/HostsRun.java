@@ -452,6 +452,7 @@ final class HostsRun {
                 "hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()),
                 "machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads))));
         if (!job.barrierLanes) options.add("barrierLanes=false");
+        if (!job.returningReads) options.add("returningReads=false");
         if (job.checkpointEvery > 0) {
             options.add("checkpointEvery=" + job.checkpointEvery);
             if (a.buddies != null) {

@@ -64,6 +64,13 @@ final class JobOptions {
             + " returning readers\"; default: off: on 2 cores NPB CG 4x2 ran 0.81x the time, 2x1 1.17x).")
     boolean readerPushes;
 
+    @Option(names = "--returning-reads", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "An element read that misses on a partition its node missed on before, the first such miss after a"
+                    + " global barrier or collective, also requests the array's other partitions the node missed on before, so"
+                    + " they travel together (docs/runtime.md, \"Returning reads\"); --no-returning-reads: one miss at a time"
+                    + " (default: on).")
+    boolean returningReads;
+
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
                     + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
@@ -131,7 +138,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .barrierLanes(barrierLanes).readerPushes(readerPushes).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).readerPushes(readerPushes).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null);
     }
 
@@ -144,6 +151,7 @@ final class JobOptions {
                 "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
         if (!barrierLanes) arguments.add("--no-barrier-lanes");
         if (readerPushes) arguments.add("--reader-pushes");
+        if (!returningReads) arguments.add("--no-returning-reads");
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));

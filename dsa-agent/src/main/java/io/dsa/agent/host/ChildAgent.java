@@ -567,6 +567,7 @@ final class ChildAgent {
                     case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
                     case "barrierLanes" -> config.barrierLanes(Boolean.parseBoolean(value));
                     case "readerPushes" -> config.readerPushes(Boolean.parseBoolean(value));
+                    case "returningReads" -> config.returningReads(Boolean.parseBoolean(value));
                     case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                     case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
                     case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));

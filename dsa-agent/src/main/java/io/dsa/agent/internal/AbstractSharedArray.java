@@ -31,6 +31,8 @@ abstract class AbstractSharedArray implements SharedArray {
     static final long REGION_AHEAD_BYTES = 4L << 20;
     /** Partitions requested ahead of a sequential {@code readPartition} loop (0: none). */
     private final int prefetchWindow;
+    /** Whether an element read's returning miss requests the other partitions the node keeps reading ({@link #returningRead}). */
+    private final boolean returningReads;
     // A hint shared by the threads that read this array partition by partition: the last partition
     // read, and how far ahead requests were posted. Racy on purpose: a lost update costs a request.
     private int lastRead = -2;
@@ -68,6 +70,7 @@ abstract class AbstractSharedArray implements SharedArray {
         this.counts = state.counters.cells;
         this.otherRow = state.counters.otherRow;
         this.prefetchWindow = rt.config.prefetchWindow();
+        this.returningReads = rt.config.returningReads();
         int pr = state.spec.partitionRows();
         int pc = state.spec.partitionCols();
         this.rows = layout.rows();
@@ -204,6 +207,31 @@ abstract class AbstractSharedArray implements SharedArray {
         checkScope(needed);
         rt.checkFailed();
         arrays.post(state, partition, needed);
+    }
+
+    /**
+     * An element read missed on {@code partition}, outside scopes: if the node has missed on it
+     * before and this is the first such miss since the last global round, requests every other
+     * partition the node missed on before and lacks now, from the one after it on (at most
+     * {@link #REGION_AHEAD_BYTES}), so that their transfers travel together instead of one round
+     * trip after another ({@link ReturningReads}; docs/runtime.md, "Returning reads"). Only a
+     * hint, like {@link #prefetch}.
+     */
+    final void returningRead(int partition) {
+        if (!returningReads || state.scopeUse != null) return;
+        ReturningReads marks = state.returningReads;
+        if (!marks.missed(partition, rt.barriers.globalRounds())) return;
+        long bytes = layout.partitionBytes(partition);
+        int requested = 0;
+        for (int q = marks.nextMarked(partition); q != partition && bytes < REGION_AHEAD_BYTES; q = marks.nextMarked(q)) {
+            if (Slot.readable(slots[q].stamp)) continue;
+            // the missed one's request goes out first, and only if others follow: alone, the wait posts it
+            if (requested == 0) prefetch(partition, Access.READ);
+            prefetch(q, Access.READ);
+            bytes += layout.partitionBytes(q);
+            requested++;
+        }
+        marks.requested(requested);
     }
 
     /**

@@ -19,6 +19,8 @@ final class ArrayState {
     final Runnable[] requests;
     /** This node's hits, misses, invalidations and bytes of the array. */
     final ArrayCounters counters;
+    /** The partitions this node reads element by element again and again ({@link AbstractSharedArray#returningRead}). */
+    final ReturningReads returningReads;
     /** How the scope open at this node uses the array, or null outside scopes ({@link Scopes}). */
     volatile ArrayUse.Behaviour scopeUse;
     /** This node's buffered writes while a release scope over the array is open here, else null ({@link Scopes}). */
@@ -52,6 +54,7 @@ final class ArrayState {
         this.slots = new Slot[layout.partitionCount()];
         this.requests = new Runnable[slots.length];
         this.counters = new ArrayCounters(threadsPerNode);
+        this.returningReads = new ReturningReads(slots.length);
         // No partition memory yet, not even at the home: a home partition (all zeros, and readable and
         // writable as far as the engine knows) gets its bytes on first use (see Slot), so creating a
         // large array costs the slot objects only.

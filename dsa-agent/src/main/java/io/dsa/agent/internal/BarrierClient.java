@@ -217,6 +217,9 @@ final class BarrierClient {
         }
     }
 
+    /** @return the global rounds (barriers and collectives) released at this node so far; any thread */
+    long globalRounds() { return global.completed; }
+
     /**
      * Waits until {@code p}'s version is past {@code gen}: the release of generation {@code gen}
      * came. A worker's record says it waits in barrier {@code kind} ({@code name}, for a group) at

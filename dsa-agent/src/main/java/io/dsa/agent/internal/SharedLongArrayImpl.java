@@ -65,6 +65,7 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
         count(ArrayCounters.READ_MISS);
         ReleaseBuffer release = state.release;
         if (release != null) return bufferedRead(release, p, off);
+        returningRead(p);
         Slot s = slots[p];
         while (true) {
             awaitAccess(p, Access.READ);

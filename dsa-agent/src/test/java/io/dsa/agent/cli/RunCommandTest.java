@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.DsaException;
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -58,18 +59,28 @@ class RunCommandTest {
 
     @Test
     void barrierLanesAreOnByDefaultAndNoBarrierLanesReachesTheChildren() {
+        assertOnByDefaultAndOffReachesTheChildren("--no-barrier-lanes", DsaConfig::barrierLanes);
+    }
+
+    @Test
+    void returningReadsAreOnByDefaultAndNoReturningReadsReachesTheChildren() {
+        assertOnByDefaultAndOffReachesTheChildren("--no-returning-reads", DsaConfig::returningReads);
+    }
+
+    // A negatable option on by default: its --no- form turns it off in the launcher's config and in the child node's.
+    private static void assertOnByDefaultAndOffReachesTheChildren(String off, java.util.function.Predicate<DsaConfig> option) {
         RunCommand on = new RunCommand();
         new CommandLine(on).setStopAtPositional(true).parseArgs("--nodes", "2", "idle-test");
-        assertTrue(on.job.config().build().barrierLanes());
-        assertFalse(on.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0).contains("--no-barrier-lanes"));
-        RunCommand off = new RunCommand();
-        new CommandLine(off).setStopAtPositional(true).parseArgs("--nodes", "2", "--no-barrier-lanes", "idle-test");
-        assertFalse(off.job.config().build().barrierLanes());
-        List<String> child = off.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
-        assertTrue(child.contains("--no-barrier-lanes"), child.toString());
+        assertTrue(option.test(on.job.config().build()), "on by default");
+        assertFalse(on.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0).contains(off));
+        RunCommand offRun = new RunCommand();
+        new CommandLine(offRun).setStopAtPositional(true).parseArgs("--nodes", "2", off, "idle-test");
+        assertFalse(option.test(offRun.job.config().build()), off);
+        List<String> child = offRun.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+        assertTrue(child.contains(off), child.toString());
         NodeCommand node = new NodeCommand();
         new CommandLine(node).setStopAtPositional(true).parseArgs(child.subList(child.indexOf("node") + 1, child.size()).toArray(new String[0]));
-        assertFalse(node.job.config().build().barrierLanes(), "the child node parses its command into a config without lanes");
+        assertFalse(option.test(node.job.config().build()), "the child node parses its command into a config with " + off);
     }
 
     @Test
