@@ -11,6 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cos(2 pi k/n), sin(2 pi k/n) for k < n/2, interleaved, as Fft.twiddles: made once per length, kept */
+static double *twiddles(int n) {
+    static double *tables[31];
+    int log = 0;
+    while ((1 << log) < n) log++;
+    if (!tables[log]) {
+        double *t = malloc(sizeof(double) * (size_t)(n < 2 ? 2 : n));
+        for (int k = 0; k < n / 2; k++) { t[2 * k] = cos(2 * M_PI * k / n); t[2 * k + 1] = sin(2 * M_PI * k / n); }
+        tables[log] = t;
+    }
+    return tables[log];
+}
+
 static void fft(double *re, double *im, int n, int inverse) {
     for (int i = 1, j = 0; i < n; i++) {
         int bit = n >> 1;
@@ -19,11 +32,11 @@ static void fft(double *re, double *im, int n, int inverse) {
         if (i < j) { double t = re[i]; re[i] = re[j]; re[j] = t; t = im[i]; im[i] = im[j]; im[j] = t; }
     }
     double sign = inverse ? 1 : -1;
+    const double *w = twiddles(n);
     for (int len = 2; len <= n; len <<= 1) {
-        int half = len >> 1;
-        double angle = sign * 2 * M_PI / len;
+        int half = len >> 1, stride = n / len;
         for (int k = 0; k < half; k++) {
-            double wr = cos(angle * k), wi = sin(angle * k);
+            double wr = w[2 * k * stride], wi = sign * w[2 * k * stride + 1];
             for (int s = 0; s < n; s += len) {
                 int a = s + k, b = a + half;
                 double tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr;

@@ -10,6 +10,30 @@ public final class Fft {
     /** @return whether {@code n} is a power of two (and positive) */
     static boolean isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+    /** The twiddle tables by log2 of the length, made on first use (two threads may make equal tables). */
+    private static final java.util.concurrent.atomic.AtomicReferenceArray<double[]> TWIDDLES =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(31);
+
+    /**
+     * @return {@code cos(2 pi k/n), sin(2 pi k/n)} for {@code k < n/2}, interleaved: each from its angle
+     *         directly (not by repeated multiplication), accurate to about an ulp; one table per length,
+     *         kept, so that a transform's butterflies read their twiddles instead of calling
+     *         {@code Math.cos} and {@code Math.sin} (the C peer, {@code fft_mpi.c}, does the same)
+     */
+    static double[] twiddles(int n) {
+        int log = Integer.numberOfTrailingZeros(n);
+        double[] table = TWIDDLES.get(log);
+        if (table == null) {
+            table = new double[Math.max(2, n)];
+            for (int k = 0; k < n / 2; k++) {
+                table[2 * k] = Math.cos(2 * Math.PI * k / n);
+                table[2 * k + 1] = Math.sin(2 * Math.PI * k / n);
+            }
+            TWIDDLES.set(log, table);   // a volatile write: a thread that gets the table sees its values
+        }
+        return table;
+    }
+
     /**
      * In place: {@code (re, im)[offset .. offset+n)} becomes its discrete Fourier transform
      * {@code X[k] = sum_j x[j] e^(-2 pi i jk/n)}, or with {@code inverse} the inverse transform
@@ -30,13 +54,13 @@ public final class Fft {
             }
         }
         double sign = inverse ? 1 : -1;
+        double[] twiddles = twiddles(n);
         for (int len = 2; len <= n; len <<= 1) {
             int half = len >> 1;
-            double angle = sign * 2 * Math.PI / len;
+            int stride = n / len;   // e^(-2 pi i k/len) = e^(-2 pi i (k stride)/n)
             for (int k = 0; k < half; k++) {
-                // twiddles from the angle directly (not by repeated multiplication): accurate to ~1 ulp
-                double wr = Math.cos(angle * k);
-                double wi = Math.sin(angle * k);
+                double wr = twiddles[2 * k * stride];
+                double wi = sign * twiddles[2 * k * stride + 1];
                 for (int start = offset; start < offset + n; start += len) {
                     int a = start + k;
                     int b = a + half;
