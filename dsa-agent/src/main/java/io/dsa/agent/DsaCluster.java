@@ -37,6 +37,8 @@ public final class DsaCluster implements AutoCloseable {
     private DsaProgram runningProgram;
     private List<String> runningArgs;
     private volatile boolean jobDone;
+    /** Whether the agents were started from a checkpoint ({@link #restart}): {@link #run} resumes the program. */
+    private boolean restarted;
 
     private DsaCluster(DsaConfig config) {
         this.config = config;
@@ -55,6 +57,40 @@ public final class DsaCluster implements AutoCloseable {
             cluster.agents.add(monitor);
             for (int n = 1; n < base.nodes(); n++) {
                 cluster.agents.add(DsaAgent.start(base.toBuilder().nodeId(n).port(0).monitorAddress(monitor.address()).build()));
+            }
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts every node of a new VM on loopback from {@code checkpoint}: each node's state and node
+     * 0's monitor image, as {@link DsaAgent#restart(DsaConfig, io.dsa.agent.checkpoint.CheckpointStore.Checkpoint)}
+     * does for one node. {@link #run} then resumes the program at the checkpoint's epoch (pass the
+     * checkpoint's arguments, {@code checkpoint.manifest().args()}); the program must be resumable.
+     * A config without a secret gets a random one; its shape must be the checkpoint's.
+     *
+     * @throws DsaException if an agent cannot start, or a node's file of the checkpoint is damaged
+     * @throws IllegalArgumentException if the config's nodes or threads differ from the checkpoint's
+     */
+    public static DsaCluster restart(DsaConfig config, io.dsa.agent.checkpoint.CheckpointStore.Checkpoint checkpoint) {
+        var manifest = checkpoint.manifest();
+        if (config.nodes() != manifest.nodes() || config.threadsPerNode() != manifest.threadsPerNode()) {
+            throw new IllegalArgumentException("the checkpoint of epoch " + manifest.epoch() + " is of " + manifest.nodes()
+                    + " nodes x " + manifest.threadsPerNode() + " threads, the config " + config.nodes() + " x "
+                    + config.threadsPerNode());
+        }
+        DsaConfig base = config.hasSecret() ? config : config.toBuilder().randomSecret().build();
+        DsaCluster cluster = new DsaCluster(base);
+        cluster.restarted = true;
+        try {
+            DsaAgent monitor = DsaAgent.restart(base.toBuilder().nodeId(0).monitorAddress(null).build(), checkpoint);
+            cluster.agents.add(monitor);
+            for (int n = 1; n < base.nodes(); n++) {
+                cluster.agents.add(DsaAgent.restart(base.toBuilder().nodeId(n).port(0).monitorAddress(monitor.address()).build(),
+                        checkpoint));
             }
             return cluster;
         } catch (RuntimeException e) {
@@ -123,7 +159,7 @@ public final class DsaCluster implements AutoCloseable {
                 DsaProgram instance = n == 0 ? program : instanceLike(program);
                 CompletableFuture<RunReport> f = new CompletableFuture<>();
                 running.set(n, f);
-                pool.execute(() -> complete(f, () -> agent.run(instance, argList)));
+                pool.execute(() -> complete(f, () -> restarted ? agent.resume(instance, argList) : agent.run(instance, argList)));
             }
             RunReport first = null;
             DsaException failure = null;

@@ -166,7 +166,6 @@ final class RunCommand implements Callable<Integer> {
             checkJvmOptions();
             checkAotCache(Runtime.version().feature(), programs.joined());
             if (restartFrom != null && hostsOption == null) {
-                if (inProcess) throw Checks.usage(spec, "--restart-from with --in-process: not built yet; restart with node processes");
                 restartCheckpoint = Restarts.resolve(spec, job, restartFrom, spec.commandLine().getOut());
                 if (restartCheckpoint == null) {
                     Jobs.printFailed(spec.commandLine().getOut(), "no complete checkpoint in " + restartFrom);
@@ -329,7 +328,7 @@ final class RunCommand implements Callable<Integer> {
         CompletableFuture<DsaCluster> cluster = new CompletableFuture<>();
         MetricsOption.Exposure exposure = metrics.expose(config.bindHost(), () -> agents(cluster.getNow(null)), "vm '" + config.vmName() + "'", out);
         CompletableFuture<RunReport> run = Jobs.start(() -> {
-            DsaCluster c = DsaCluster.local(config);
+            DsaCluster c = restartCheckpoint != null ? DsaCluster.restart(config, restartCheckpoint) : DsaCluster.local(config);
             if (exposure != null) for (DsaAgent a : agents(c)) exposure.register(a);
             cluster.complete(c);
             return c.run(program, args);

@@ -190,6 +190,26 @@ class CheckpointRunTest {
     }
 
     @Test
+    void aRestartInProcessResumesEveryNodeFromTheCheckpointAndGoesOnTakingCheckpoints() throws Exception {
+        String expected = reference(RELAX, "20");
+        Cli first = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "6",
+                "--checkpoint-dir", dir.toString(), RELAX, "20");
+        assertEquals(0, first.exitCode(), first.toString());
+        assertEquals(List.of(18L, 12L), CheckpointStore.epochs(dir));
+        Files.walk(CheckpointStore.epochDir(dir, 18)).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        Path manifest12 = CheckpointStore.epochDir(dir, 12).resolve(CheckpointStore.MANIFEST);
+        java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(manifest12);
+
+        Cli cli = Cli.execute("run", "--in-process", "--restart-from", dir.toString(), "--timeout", "60");
+        assertEquals(0, cli.exitCode(), cli.toString());
+        assertTrue(cli.out().contains("restarting from " + CheckpointStore.epochDir(dir, 12) + ": " + RELAX + " 20 on 2 nodes x 1 threads"
+                + " at epoch 12"), cli.toString());
+        assertEquals(expected, result(cli), "the resumed run's result is the uninterrupted one's");
+        assertEquals(List.of(18L, 12L), CheckpointStore.epochs(dir), "the resumed run took epoch 18's checkpoint again");
+        assertEquals(written, Files.getLastModifiedTime(manifest12), "resumed at epoch 12: its checkpoint was not written again");
+    }
+
+    @Test
     void checkpointsOfAProgramThatIsNotResumableAreRefusedNamingIt() {
         Cli cli = Cli.execute("run", "--nodes", "2", "--checkpoint-every", "5", "io.dsa.agent.faults.FaultPrograms$Churn");
         assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
