@@ -223,7 +223,7 @@ abstract class AbstractSharedArray implements SharedArray {
         if (!marks.missed(partition, rt.barriers.globalRounds())) return;
         long bytes = layout.partitionBytes(partition);
         int requested = 0;
-        for (int q = marks.nextMarked(partition); q != partition && bytes < REGION_AHEAD_BYTES; q = marks.nextMarked(q)) {
+        for (int q = marks.nextInWave(partition, partition); q >= 0 && bytes < REGION_AHEAD_BYTES; q = marks.nextInWave(partition, q)) {
             if (Slot.readable(slots[q].stamp)) continue;
             // the missed one's request goes out first, and only if others follow: alone, the wait posts it
             if (requested == 0) prefetch(partition, Access.READ);

@@ -86,6 +86,22 @@ final class ReturningReads {
         return q < 0 ? partition : q;
     }
 
+    /**
+     * The walk of a wave that started at {@code start}: the marked partitions after it, in order,
+     * wrapping around, each once.
+     *
+     * @param current {@code start} for the first step, then the partition this returned last
+     * @return the next partition of the walk, or -1 once it is back at {@code start}; also when a
+     *         concurrent forgetting cleared {@code start}'s mark, since the walk never goes back
+     *         past its start (a library thread's wave may overlap the next round's forgetting)
+     */
+    int nextInWave(int start, int current) {
+        int next = nextMarked(current);
+        int done = Math.floorMod(current - start, partitions);
+        int ahead = Math.floorMod(next - start, partitions);
+        return ahead == 0 || ahead <= done ? -1 : next;
+    }
+
     /** @return the first marked partition in {@code [from, to)}, or -1 */
     private int firstMarked(int from, int to) {
         if (from >= to) return -1;

@@ -52,9 +52,21 @@ class ReturningReadsTest {
         assertEquals(List.of(2), walk(r, 0));
     }
 
+    @Test
+    void aWaveWhoseStartIsForgottenMeanwhileEndsWithoutGoingRound() {
+        ReturningReads r = new ReturningReads(8);
+        for (int p : new int[] {2, 5, 6}) r.missed(p, 0);
+        assertEquals(5, r.nextInWave(2, 2));
+        // another round's forgetting clears every mark but its own partition's (6) while this walk is at 5
+        for (int round = 1; round <= ReturningReads.SAMPLE; round++) r.missed(6, round);
+        assertFalse(r.marked(2));
+        assertEquals(6, r.nextInWave(2, 5));
+        assertEquals(-1, r.nextInWave(2, 6), "6 is the only mark: the walk ends instead of going round from it");
+    }
+
     private static List<Integer> walk(ReturningReads r, int from) {
         List<Integer> seen = new ArrayList<>();
-        for (int q = r.nextMarked(from); q != from; q = r.nextMarked(q)) seen.add(q);
+        for (int q = r.nextInWave(from, from); q >= 0; q = r.nextInWave(from, q)) seen.add(q);
         return seen;
     }
 }
