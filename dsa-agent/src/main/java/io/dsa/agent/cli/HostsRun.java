@@ -5,6 +5,7 @@ import io.dsa.DsaProgram;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.host.HostClient;
+import io.dsa.agent.host.VmSettingOptions;
 import io.dsa.agent.mobility.Choreography;
 import io.dsa.agent.mobility.RestartChoreography;
 import io.dsa.agent.wire.HostJobEventMessage;
@@ -446,13 +447,9 @@ final class HostsRun {
 
     // The job options of node `node` of `a`: the VM's, the threads of this VM on its host, and its checkpoints' settings.
     private List<String> options(Attempt a, int node) {
-        List<String> options = new ArrayList<>(List.of("barrier=" + job.barrier.name(), "fanout=" + job.barrierFanout,
-                "proxy=" + job.proxy.name(), "maxFrameBytes=" + job.maxFrameBytes, "failureTimeoutMs=" + job.failureTimeoutMs,
-                "wait=" + job.waitStrategy.name(), "prefetchWindow=" + job.prefetchWindow, "readerPushes=" + job.readerPushes,
-                "hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()),
-                "machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads))));
-        if (!job.barrierLanes) options.add("barrierLanes=false");
-        if (!job.returningReads) options.add("returningReads=false");
+        List<String> options = new ArrayList<>(VmSettingOptions.of(job.config().checkpoints(0, null).build()));
+        options.add("hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()));
+        options.add("machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads)));
         if (job.checkpointEvery > 0) {
             options.add("checkpointEvery=" + job.checkpointEvery);
             if (a.buddies != null) {

@@ -9,11 +9,8 @@ import io.dsa.SharedFloatArray;
 import io.dsa.SharedIntArray;
 import io.dsa.SharedLongArray;
 import io.dsa.agent.AgentState;
-import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaAgent;
 import io.dsa.agent.DsaConfig;
-import io.dsa.agent.ProxyMode;
-import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.checkpoint.CheckpointStore;
 import io.dsa.agent.transport.Connection;
@@ -560,18 +557,9 @@ final class ChildAgent {
             String key = eq < 0 ? option : option.substring(0, eq);
             String value = eq < 0 ? "" : option.substring(eq + 1);
             try {
+                if (VmSettingOptions.apply(key, value, config)) continue;
                 switch (key) {
-                    case "barrier" -> config.barrier(BarrierKind.valueOf(value));
-                    case "fanout" -> config.barrierFanout(Integer.parseInt(value));
-                    case "proxy" -> config.proxy(ProxyMode.valueOf(value));
-                    case "wait" -> config.waitStrategy(WaitStrategy.valueOf(value));
-                    case "barrierLanes" -> config.barrierLanes(Boolean.parseBoolean(value));
-                    case "readerPushes" -> config.readerPushes(Boolean.parseBoolean(value));
-                    case "returningReads" -> config.returningReads(Boolean.parseBoolean(value));
-                    case "prefetchWindow" -> config.prefetchWindow(Integer.parseInt(value));
                     case "startupTimeoutMs" -> config.startupTimeoutMs(Long.parseLong(value));
-                    case "maxFrameBytes" -> config.maxFrameBytes(Integer.parseInt(value));
-                    case "failureTimeoutMs" -> config.failureTimeoutMs(Long.parseLong(value));
                     case "hosts" -> { }   // where the VM's nodes run: the hosts use it for moves
                     case HOST_ADDRESS -> config.hostAddress(value);
                     case PROMOTE_CLONE -> Integer.parseInt(value);   // the host and onPromote act on it
@@ -584,9 +572,9 @@ final class ChildAgent {
                             throw new IllegalArgumentException("epoch " + value + " out of range [1, 2^63) (or 'newest')");
                         }
                     }
-                    default -> throw new DsaException("unknown job option '" + option + "'; known: barrier, fanout, proxy, wait,"
-                            + " prefetchWindow, startupTimeoutMs, maxFrameBytes, failureTimeoutMs, hosts, machineThreads, checkpointEvery,"
-                            + " checkpointDir, buddies, " + RESTART_EPOCH + ", " + HOST_ADDRESS + ", " + PROMOTE_CLONE);
+                    default -> throw new DsaException("unknown job option '" + option + "'; known: " + String.join(", ", VmSettingOptions.KEYS)
+                            + ", startupTimeoutMs, hosts, machineThreads, checkpointEvery, checkpointDir, buddies, " + RESTART_EPOCH + ", "
+                            + HOST_ADDRESS + ", " + PROMOTE_CLONE);
                 }
             } catch (IllegalArgumentException e) {   // valueOf, parseInt
                 throw new DsaException("job option '" + option + "' has a value that does not parse: " + e.getMessage());

@@ -168,14 +168,19 @@ class CheckpointRunTest {
         return kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0;
     }
 
+    /** Runs the relaxation of 20 iterations in process with checkpoints every {@code every} into {@code dir}; {@code kept}: the epochs left. */
+    private void checkpointedRelaxation(int every, List<Long> kept) throws java.io.IOException {
+        Cli first = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", Integer.toString(every),
+                "--checkpoint-dir", dir.toString(), RELAX, "20");
+        assertEquals(0, first.exitCode(), first.toString());
+        assertTrue(first.out().contains("checkpoints: every " + every + " global barriers into " + dir), first.toString());
+        assertEquals(kept, CheckpointStore.epochs(dir));
+    }
+
     @Test
     void restartFromADirectoryTakesTheNewestIntactCheckpointAndEndsWithTheSameResult() throws Exception {
         String expected = reference(RELAX, "20");
-        Cli first = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "10",
-                "--checkpoint-dir", dir.toString(), RELAX, "20");
-        assertEquals(0, first.exitCode(), first.toString());
-        assertTrue(first.out().contains("checkpoints: every 10 global barriers into " + dir), first.toString());
-        assertEquals(List.of(20L, 10L), CheckpointStore.epochs(dir));
+        checkpointedRelaxation(10, List.of(20L, 10L));
         Path damaged = CheckpointStore.epochDir(dir, 20).resolve(CheckpointStore.nodeFile(1));
         byte[] bytes = Files.readAllBytes(damaged);
         bytes[CheckpointStore.HEADER_BYTES + 40] ^= 0x10;
@@ -192,10 +197,7 @@ class CheckpointRunTest {
     @Test
     void aRestartInProcessResumesEveryNodeFromTheCheckpointAndGoesOnTakingCheckpoints() throws Exception {
         String expected = reference(RELAX, "20");
-        Cli first = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "6",
-                "--checkpoint-dir", dir.toString(), RELAX, "20");
-        assertEquals(0, first.exitCode(), first.toString());
-        assertEquals(List.of(18L, 12L), CheckpointStore.epochs(dir));
+        checkpointedRelaxation(6, List.of(18L, 12L));
         Files.walk(CheckpointStore.epochDir(dir, 18)).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         Path manifest12 = CheckpointStore.epochDir(dir, 12).resolve(CheckpointStore.MANIFEST);
         java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(manifest12);

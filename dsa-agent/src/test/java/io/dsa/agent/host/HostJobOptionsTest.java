@@ -42,6 +42,29 @@ class HostJobOptionsTest {
         assertEquals(0, ChildAgent.config(launch(1, List.of()), SECRET, TransportSecurity.MAC).build().machineThreads());
     }
 
+    /** The VM's settings go through the launch's text and come back equal, the defaults and every one changed. */
+    @Test
+    void theVmsSettingsRoundTripThroughTheJobOptions() {
+        DsaConfig defaults = DsaConfig.builder().nodes(3).threadsPerNode(2).build();
+        DsaConfig changed = DsaConfig.builder().nodes(3).threadsPerNode(2).barrier(io.dsa.agent.BarrierKind.KARY).barrierFanout(3)
+                .proxy(io.dsa.agent.ProxyMode.FIXED).maxFrameBytes(1 << 20).failureTimeoutMs(1234)
+                .waitStrategy(io.dsa.agent.WaitStrategy.SPIN).prefetchWindow(7).readerPushes(true).barrierLanes(false)
+                .returningReads(false).build();
+        for (DsaConfig sent : List.of(defaults, changed)) {
+            DsaConfig got = ChildAgent.config(launch(1, VmSettingOptions.of(sent)), SECRET, TransportSecurity.MAC).build();
+            assertEquals(List.of(sent.barrier(), sent.barrierFanout(), sent.proxy(), sent.maxFrameBytes(), sent.failureTimeoutMs(),
+                    sent.waitStrategy(), sent.prefetchWindow(), sent.readerPushes(), sent.barrierLanes(), sent.returningReads()),
+                    List.of(got.barrier(), got.barrierFanout(), got.proxy(), got.maxFrameBytes(), got.failureTimeoutMs(),
+                            got.waitStrategy(), got.prefetchWindow(), got.readerPushes(), got.barrierLanes(), got.returningReads()));
+        }
+        assertEquals(List.of(), VmSettingOptions.of(defaults).stream().filter(o -> o.startsWith("barrierLanes") || o.startsWith("returningReads"))
+                .toList(), "settings on by default are sent only when off");
+        DsaException unknown = assertThrows(DsaException.class, () -> ChildAgent.config(launch(1, List.of("turbo=1")), SECRET,
+                TransportSecurity.MAC));
+        assertTrue(unknown.getMessage().contains("unknown job option 'turbo=1'; known: barrier, fanout") && unknown.getMessage()
+                .contains("returningReads"), unknown.getMessage());
+    }
+
     @Test
     void checkpointsGoByDefaultIntoAPrivateDirectoryBesideTheJobsJar() throws Exception {
         DsaConfig config = ChildAgent.config(launch(2, List.of("checkpointEvery=10", "buddies=1,2,0")), SECRET, TransportSecurity.MAC)
