@@ -1,5 +1,6 @@
 package io.dsa.agent.cli;
 
+import io.dsa.agent.transport.NettyProperties;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +55,7 @@ public final class DsaCli implements Callable<Integer> {
      * {@code node}; child JVMs inherit it.
      */
     public static void main(String[] args) {
+        NettyProperties.forDsaProcess();
         CommandLine cli = commandLine(args);
         cli.setExecutionStrategy(parsed -> {
             Verbosity.configure(parsed);   // before the command makes its first logger

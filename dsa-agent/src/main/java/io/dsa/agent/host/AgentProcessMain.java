@@ -2,6 +2,7 @@ package io.dsa.agent.host;
 
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
+import io.dsa.agent.transport.NettyProperties;
 import io.dsa.agent.transport.Transport;
 import io.dsa.agent.transport.TransportConfig;
 import io.dsa.agent.transport.TransportSecurity;
@@ -77,6 +78,7 @@ public final class AgentProcessMain {
 
     /** Runs until the host ends this JVM; see the class comment. */
     public static void main(String[] args) throws InterruptedException {
+        NettyProperties.forDsaProcess();
         TransportSecurity security = args.length == 2 && (args[1].equals("ENCRYPT") || args[1].equals("MAC"))
                 ? TransportSecurity.valueOf(args[1]) : null;
         if (security == null) {
