@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
         description = "Checkpoint overhead: Jacobi with and without --checkpoint-every, one process per node (issue 14).")
 final class CheckpointCommand implements Callable<Integer> {
     private static final Pattern RUN = Pattern.compile("(?m)^run: ([0-9.]+) ms$");
-    private static final Pattern CHECKPOINT = Pattern.compile("checkpoint at epoch \\d+: (\\d+) bytes in \\S+, ([0-9.]+) ms");
+    private static final Pattern CHECKPOINT = Pattern.compile("checkpoint at epoch \\d+: (\\d+) bytes in \\S+, ([0-9.]+) ms paused");
     private static final Pattern RECOVERED = Pattern.compile("recovered: the VM formed again and resumes at epoch (\\d+), ([0-9.]+) ms");
     /** Longest wait for the first complete checkpoint of a run whose node is to be killed. */
     private static final long FIRST_CHECKPOINT_TIMEOUT_MS = 600_000;
@@ -214,8 +214,9 @@ final class CheckpointCommand implements Callable<Integer> {
         String notes = String.format(Locale.ROOT, "- Jacobi %dx%d, %d iterations, %d nodes x %d threads, one process per node (`dsa run`);"
                 + " runs with and without `--checkpoint-every %d` alternate; run ms is node 0's `run:` line (after a restart: of the"
                 + " restarted VM only); wall ms is the whole `dsa run` (VM startups and any restart included); the pause of a"
-                + " checkpoint is from its safe point to the release (its progress line), every file forced to disk; the sum of the"
-                + " pauses is the overhead when runs are too noisy to tell apart", n, n, iterations, nodes, threads, every);
+                + " checkpoint is from its safe point to the release (its progress line: every node's state copied in memory; the"
+                + " files are written and forced to disk after the release, while the workers run); the sum of the pauses is the"
+                + " workers' wait, a lower bound of the overhead when runs are too noisy to tell apart", n, n, iterations, nodes, threads, every);
         double pauses = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS)
                 .mapToDouble(r -> r.count() * r.medianPauseMs()).toArray());
         List<String> targets = new ArrayList<>(List.of(BenchOut.ratio("median run with checkpoints vs without (overhead)", with, without, 1.10,

@@ -135,14 +135,27 @@ public final class CheckpointStore {
      * @throws DsaException naming the file if it cannot be written
      */
     public static CheckpointManifest.FileEntry write(Path epochDir, String name, long epoch, int node, byte[] payload) {
-        CRC32C c = new CRC32C();
-        c.update(payload);
-        int crc = (int) c.getValue();
+        return write(epochDir, entry(name, payload), epoch, node, payload);
+    }
+
+    /**
+     * {@link #write(Path, String, long, int, byte[])} of a payload whose entry {@link #entry} made (its CRC32C is not
+     * computed again).
+     */
+    public static CheckpointManifest.FileEntry write(Path epochDir, CheckpointManifest.FileEntry entry, long epoch, int node,
+            byte[] payload) {
         ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
         header.putInt(MAGIC).putShort((short) CheckpointManifest.VERSION).putShort((short) 0).putLong(epoch).putInt(node)
-                .putInt(payload.length).putInt(crc).flip();
-        writeAtomically(epochDir.resolve(name), false, header, ByteBuffer.wrap(payload));
-        return new CheckpointManifest.FileEntry(name, HEADER_BYTES + (long) payload.length, crc);
+                .putInt(payload.length).putInt(entry.crc32c()).flip();
+        writeAtomically(epochDir.resolve(entry.name()), false, header, ByteBuffer.wrap(payload));
+        return entry;
+    }
+
+    /** @return the manifest entry file {@code name} will have once {@code payload} is written to it: its size and CRC32C */
+    public static CheckpointManifest.FileEntry entry(String name, byte[] payload) {
+        CRC32C c = new CRC32C();
+        c.update(payload);
+        return new CheckpointManifest.FileEntry(name, HEADER_BYTES + (long) payload.length, (int) c.getValue());
     }
 
     /**

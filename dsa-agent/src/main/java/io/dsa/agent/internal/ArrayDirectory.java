@@ -404,11 +404,16 @@ final class ArrayDirectory {
      *         scope holds buffered updates (not a safe point)
      */
     List<AgentState.ArrayImage> images() {
+        return images(true);
+    }
+
+    /** {@link #images()}; {@code copy} false: the slots' own arrays, to be encoded before the safe point ends ({@link ArrayImages#images(boolean)}). */
+    List<AgentState.ArrayImage> images(boolean copy) {
         return onIoThread(() -> {
             if (!quiescent()) {
                 throw new DsaException("node " + nodeId + " is not at a safe point: a coherence transaction is under way");
             }
-            return arrayImages.images();
+            return arrayImages.images(copy);
         });
     }
 

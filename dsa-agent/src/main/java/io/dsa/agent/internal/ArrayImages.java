@@ -69,6 +69,14 @@ final class ArrayImages {
      * @throws DsaException if a release or accumulate scope holds buffered updates (not a safe point)
      */
     List<AgentState.ArrayImage> images() {
+        return images(true);
+    }
+
+    /**
+     * {@link #images()}; with {@code copy} false the partitions' data are the slots' own arrays, not copies: for a
+     * caller that encodes the images before the safe point ends (a checkpoint), saving a copy of every partition.
+     */
+    List<AgentState.ArrayImage> images(boolean copy) {
         for (ArrayState a : arrays.values()) {
             if (!a.buffers().isEmpty()) {
                 throw new DsaException("node " + nodeId + " is not at a safe point: a release or accumulate scope holds buffered"
@@ -77,10 +85,10 @@ final class ArrayImages {
         }
         Map<Integer, Map<Integer, AgentState.PartitionImage>> parts = new TreeMap<>();
         engine.forEachHomeEntry((a, p, state, sharers, owner) -> parts.computeIfAbsent(a, k -> new TreeMap<>())
-                .put(p, new AgentState.PartitionImage(p, AgentState.ROLE_HOME, state.ordinal(), owner, sharers, slotData(a, p))));
+                .put(p, new AgentState.PartitionImage(p, AgentState.ROLE_HOME, state.ordinal(), owner, sharers, slotData(a, p, copy))));
         engine.forEachCacheEntry((a, p, state) -> parts.computeIfAbsent(a, k -> new TreeMap<>())
                 .put(p, new AgentState.PartitionImage(p, AgentState.ROLE_CACHE, state.ordinal(), -1, new int[0],
-                        state == CacheState.INVALID ? null : slotData(a, p))));
+                        state == CacheState.INVALID ? null : slotData(a, p, copy))));
         List<AgentState.ArrayImage> images = new ArrayList<>();
         for (ArrayState a : new TreeMap<>(arrays).values()) {
             Map<Integer, AgentState.PartitionImage> mine = parts.computeIfAbsent(a.id, k -> new TreeMap<>());
@@ -88,7 +96,7 @@ final class ArrayImages {
             for (int p = 0; p < a.slots.length; p++) {
                 if (a.layout.homeOf(p) == nodeId && !mine.containsKey(p)) {
                     mine.put(p, new AgentState.PartitionImage(p, AgentState.ROLE_HOME, DirectoryState.HOME.ordinal(), -1,
-                            new int[0], slotData(a.id, p)));
+                            new int[0], slotData(a.id, p, copy)));
                 }
             }
             images.add(new AgentState.ArrayImage(a.id, a.spec.name(), Specs.toParams(a.spec), new ArrayList<>(mine.values())));
@@ -96,9 +104,10 @@ final class ArrayImages {
         return images;
     }
 
-    private byte[] slotData(int arrayId, int partition) {
+    private byte[] slotData(int arrayId, int partition, boolean copy) {
         ArrayState a = array.apply(arrayId);
-        return a.slots[partition].snapshot(a.layout.partitionBytes(partition));
+        int bytes = a.layout.partitionBytes(partition);
+        return copy ? a.slots[partition].snapshot(bytes) : a.slots[partition].bytesAtSafePoint(bytes);
     }
 
     /**

@@ -15,23 +15,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Checkpoints at global barrier epochs (docs/failures.md, "Checkpoints"): every
  * {@code checkpointEvery} global barriers, at the safe point a migration uses (node 0 holds a plain
- * global release, {@link MigrationGate}), every node writes its {@link AgentState} to
- * {@code dir/epoch-<E>/node-<k>.snap}, and node 0 writes the manifest last, then sends the release.
+ * global release, {@link MigrationGate}), every node takes its {@link AgentState} into memory, node 0
+ * sends the release, and then, while the workers go on, every node writes its state to
+ * {@code dir/epoch-<E>/node-<k>.snap} and node 0 writes the manifest last.
  *
- * <p>Node 0 drives it on this node's checkpoint thread, in two rounds over {@link StatusMessage}s:
+ * <p>Node 0 drives it on this node's checkpoint thread, in rounds over {@link StatusMessage}s:
  * <ol>
  * <li>{@link StatusMessage#CHECKPOINT_QUIESCE}, node after node (0 first): each answers once its
  *     coherence is quiescent ({@link ArrayDirectory#awaitQuiescent}). After the last answer no
  *     request is on its way anywhere (the argument of docs/runtime.md, "The safe point");</li>
- * <li>{@link StatusMessage#CHECKPOINT_WRITE} to all at once: each snapshots, writes its file and
- *     answers with its size and CRC32C; node 0 writes its own and the monitor's, then the manifest.</li>
+ * <li>{@link StatusMessage#CHECKPOINT_WRITE} to all at once: each snapshots and encodes its state (the
+ *     payload, a copy), answers with the file's size and CRC32C (round 2), then writes its file and
+ *     answers again (round 6, {@code WRITTEN}). Node 0 takes its own payload and the monitor's and
+ *     sends the held release once every node answered round 2: the pause ends when the state is in
+ *     memory, not on disk. Then it writes its files, waits for every round 6, and writes the manifest.</li>
  * </ol>
+ * Node 0's checkpoint thread runs one checkpoint at a time, so the next one's release waits until
+ * the one before is committed. A move or clone that node 0's gate holds a release for also waits
+ * for it ({@link #afterPending}), and node 0 reports its workers done only after it
+ * ({@link #awaitPending}): every node is still there for the rounds after the release.
  * On hosts ({@link io.dsa.agent.DsaConfig#checkpointBuddies()} set; docs/failures.md, "Checkpoints
  * on hosts") every host has a directory of its own: each node prepares its host's in round 1; in
  * round 2 each node also sends its payload to its buddy ({@link BuddyCopyMessage}; node 0 its
@@ -51,6 +61,8 @@ final class Checkpoints {
     private static final int QUIESCE = 1;
     private static final int WRITE = 2;
     private static final int BUDDY = 3;
+    /** Round of a node's answer that its file is written (round 2's answer came once its payload was taken). */
+    private static final int WRITTEN = 6;
     /** Round of the manifest sent to every host (and to the clones that keep copies). */
     static final int COMMIT = 4;
     /** Round of a clone's acknowledgement of its copy of its node's payload ({@link CloneCopies}). */
@@ -59,7 +71,9 @@ final class Checkpoints {
     /** Known bugs node 0 can be made to commit, so a test can show its checks find each; package-private. */
     enum Fault {
         /** a clone that a node sent its copy to is listed in the manifest without the clone's acknowledgement */
-        CLONE_LISTED_UNACKNOWLEDGED
+        CLONE_LISTED_UNACKNOWLEDGED,
+        /** node 0 sends the held release before the other nodes took their payloads (they snapshot workers that run on) */
+        RELEASE_BEFORE_CAPTURE
     }
 
     /** A seeded bug, for tests only; null in production. */
@@ -112,18 +126,51 @@ final class Checkpoints {
     /** Node 0: takes the checkpoint at {@code epoch} on the checkpoint thread, then runs {@code release}. */
     void take(long epoch, Runnable release) {
         nextEpoch = (epoch / every + 1) * every;
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable once = () -> {
+            if (released.compareAndSet(false, true)) release.run();
+        };
         thread.execute(() -> {
             try {
-                coordinate(epoch);
+                coordinate(epoch, once);
             } catch (DsaException e) {
                 rt.failJob("checkpoint at epoch " + epoch + " failed: " + e.getMessage());
             } finally {
-                release.run();
+                once.run();
             }
         });
     }
 
-    private void coordinate(long epoch) {
+    /**
+     * Node 0: runs {@code action} once the checkpoints taken or queued so far are committed (or failed): on the
+     * checkpoint thread, or at once when it is closed. The gate holds a move's release this way.
+     */
+    void afterPending(Runnable action) {
+        try {
+            thread.execute(action);
+        } catch (RejectedExecutionException e) {
+            action.run();
+        }
+    }
+
+    /**
+     * Node 0: waits until the checkpoints taken or queued so far are committed (or failed), at most
+     * {@code 2 *} {@link #ROUND_TIMEOUT_MS}; before node 0 reports its workers done, since a checkpoint's files are
+     * written after its release and the other nodes must not end before.
+     */
+    void awaitPending() {
+        CompletableFuture<Void> idle = new CompletableFuture<>();
+        afterPending(() -> idle.complete(null));
+        try {
+            idle.get(2 * ROUND_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            rt.config.progress().onProgress(0, "the last checkpoint did not end within " + 2 * ROUND_TIMEOUT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void coordinate(long epoch, Runnable release) {
         long startNs = System.nanoTime();
         synchronized (waits) {
             waits.clear();   // answers of earlier checkpoints that came too late (a clone's, or one left out)
@@ -136,9 +183,13 @@ final class Checkpoints {
         Map<Integer, CompletableFuture<String>> written = new HashMap<>();
         Map<Integer, CompletableFuture<String>> copied = new java.util.TreeMap<>();
         for (int k = -1; k < rt.nodes && buddies.length > 0; k++) copied.put(k, expect(BUDDY, epoch, k));   // -1: the monitor's
+        Map<Integer, CompletableFuture<String>> onDisk = new HashMap<>();
+        for (int k = 1; k < rt.nodes; k++) onDisk.put(k, expect(WRITTEN, epoch, k));
+        if (fault == Fault.RELEASE_BEFORE_CAPTURE) release.run();
         for (int k = 1; k < rt.nodes; k++) written.put(k, request(k, WRITE, epoch));
         List<CheckpointManifest.FileEntry> files = new ArrayList<>();
-        files.add(writeOwn(epochDir, epoch).entry());
+        Own own = captureOwn(epoch);
+        files.add(own.entry());
         Map<Integer, int[]> clonesOf = new java.util.TreeMap<>();
         for (int k = 1; k < rt.nodes; k++) {
             String answer = await(written.get(k), k, WRITE, epoch);
@@ -147,7 +198,11 @@ final class Checkpoints {
             if (clones.length > 0) clonesOf.put(k, clones);
         }
         byte[] monitorImage = rt.monitorImage().encode();
+        long pauseNs = System.nanoTime() - startNs;
+        release.run();   // every state is in memory: the workers go on while the files are written
+        persistOwn(epochDir, epoch, own);
         files.add(CheckpointStore.write(epochDir, CheckpointStore.MONITOR_FILE, epoch, CheckpointStore.MONITOR_NODE, monitorImage));
+        for (int k = 1; k < rt.nodes; k++) await(onDisk.get(k), k, WRITTEN, epoch);
         if (buddies.length > 0) {
             rt.peers().send(buddies[0], new BuddyCopyMessage(epoch, CheckpointStore.MONITOR_NODE, monitorImage));
             for (Map.Entry<Integer, CompletableFuture<String>> c : copied.entrySet()) {
@@ -182,9 +237,9 @@ final class Checkpoints {
         }
         CheckpointStore.commit(dir, manifest);
         long bytes = files.stream().mapToLong(CheckpointManifest.FileEntry::bytes).sum();
-        rt.config.progress().onProgress(0, String.format("checkpoint at epoch %d: %d bytes in %s, %.1f ms%s", epoch, bytes, epochDir,
-                (System.nanoTime() - startNs) / 1e6, manifest.clones().isEmpty() ? "" : ", current clones " + manifest.clones().stream()
-                        .map(c -> c.cloneId() + " of node " + c.node()).toList()));
+        rt.config.progress().onProgress(0, String.format("checkpoint at epoch %d: %d bytes in %s, %.1f ms paused, %.1f ms to commit%s",
+                epoch, bytes, epochDir, pauseNs / 1e6, (System.nanoTime() - startNs) / 1e6, manifest.clones().isEmpty() ? ""
+                        : ", current clones " + manifest.clones().stream().map(c -> c.cloneId() + " of node " + c.node()).toList()));
         rt.config.checkpointCommitted().accept(epoch);
     }
 
@@ -248,22 +303,27 @@ final class Checkpoints {
         }
     }
 
-    /** This node's entry in the manifest, and the clones it sent a copy to. */
-    private record Own(CheckpointManifest.FileEntry entry, int[] clones) {}
+    /** This node's payload (its encoded state), its entry in the manifest, and the clones it sends a copy to. */
+    private record Own(byte[] payload, CheckpointManifest.FileEntry entry, int[] clones) {}
 
-    // This node's snapshot at the safe point, written to its file, and sent to its buddy and its clones.
-    private Own writeOwn(Path epochDir, long epoch) {
-        AgentState state = rt.snapshots.snapshot(true);
+    // This node's snapshot at the safe point, encoded: a copy, so the workers may go on once every node has taken its own.
+    // The state itself holds the slots' own arrays (no copy of its own), so it must not outlive this method.
+    private Own captureOwn(long epoch) {
+        AgentState state = rt.snapshots.snapshot(true, false);
         if (state.epoch() != epoch) {
             throw new DsaException("node " + rt.nodeId + "'s workers resume at epoch " + state.epoch() + ", not at the checkpoint's " + epoch);
         }
         byte[] payload = state.encode();
-        CheckpointManifest.FileEntry own = CheckpointStore.write(epochDir, CheckpointStore.nodeFile(rt.nodeId), epoch, rt.nodeId, payload);
-        if (buddies.length > 0) rt.peers().send(buddies[rt.nodeId], new BuddyCopyMessage(epoch, rt.nodeId, payload));
         // Node 0 restarts only from its files (its monitor image has no copy at a clone).
         int[] clones = rt.nodeId == 0 ? new int[0] : rt.clonesOfThis();
-        for (int c : clones) rt.peers().send(c, new BuddyCopyMessage(epoch, rt.nodeId, payload));
-        return new Own(own, clones);
+        return new Own(payload, CheckpointStore.entry(CheckpointStore.nodeFile(rt.nodeId), payload), clones);
+    }
+
+    // The captured payload written to this node's file, and sent to its buddy and its clones.
+    private void persistOwn(Path epochDir, long epoch, Own own) {
+        CheckpointStore.write(epochDir, own.entry(), epoch, rt.nodeId, own.payload());
+        if (buddies.length > 0) rt.peers().send(buddies[rt.nodeId], new BuddyCopyMessage(epoch, rt.nodeId, own.payload()));
+        for (int c : own.clones()) rt.peers().send(c, new BuddyCopyMessage(epoch, rt.nodeId, own.payload()));
     }
 
     private String ask(int node, int round, long epoch) { return await(request(node, round, epoch), node, round, epoch); }
@@ -296,7 +356,8 @@ final class Checkpoints {
         } catch (TimeoutException e) {
             throw new DsaException("node " + node + " did not " + switch (round) {
                 case QUIESCE -> "reach quiescence";
-                case WRITE -> "write its snapshot";
+                case WRITE -> "take its snapshot";
+                case WRITTEN -> "write its snapshot";
                 case BUDDY -> "write a buddy copy";
                 default -> "write the manifest";
             } + " within " + ROUND_TIMEOUT_MS + " ms");
@@ -372,6 +433,7 @@ final class Checkpoints {
         thread.execute(() -> {
             try {
                 String result = "";
+                int answered = round;
                 if (round == QUIESCE) {
                     rt.arrays.awaitQuiescent();
                     if (buddies.length > 0) CheckpointStore.prepare(dir, epoch);   // this host's directory
@@ -379,12 +441,16 @@ final class Checkpoints {
                     CheckpointStore.commit(dir, CheckpointManifest.parse(newline < 0 ? "" : m.text().substring(newline + 1),
                             "the manifest node 0 sent for epoch " + epoch));
                 } else {
-                    Own own = writeOwn(CheckpointStore.epochDir(dir, epoch), epoch);
+                    Own own = captureOwn(epoch);
                     CheckpointManifest.FileEntry f = own.entry();
                     result = " " + f.bytes() + " " + Integer.toHexString(f.crc32c()) + (own.clones().length == 0 ? ""
                             : " " + java.util.Arrays.stream(own.clones()).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(",")));
+                    rt.peers().send(0, new StatusMessage(rt.nodeId, StatusMessage.CHECKPOINTED, epoch + " " + round + result));
+                    persistOwn(CheckpointStore.epochDir(dir, epoch), epoch, own);   // node 0 released the workers meanwhile
+                    answered = WRITTEN;
+                    result = "";
                 }
-                rt.peers().send(0, new StatusMessage(rt.nodeId, StatusMessage.CHECKPOINTED, epoch + " " + round + result));
+                rt.peers().send(0, new StatusMessage(rt.nodeId, StatusMessage.CHECKPOINTED, epoch + " " + answered + result));
             } catch (DsaException e) {
                 if (failure == null) rt.reportFailure("node " + rt.nodeId + "'s part of the checkpoint at epoch " + epoch + " failed: " + e.getMessage());
             }

@@ -75,6 +75,7 @@ public final class JobRunner {
             }
         }
         if (rt.job.movedAway()) return null; // the node's new agent reports for it
+        if (rt.checkpoints != null && rt.nodeId == 0) rt.checkpoints.awaitPending();   // the last one's files, after its release
         rt.job.reportDone();
         String failure = rt.job.awaitFinished();
         long runNanos = System.nanoTime() - runStart;

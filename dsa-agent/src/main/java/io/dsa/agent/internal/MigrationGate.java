@@ -10,7 +10,9 @@ import java.util.function.IntSupplier;
  * when the gate is armed, the first plain release (no collective values) that brings the workers
  * to the armed epoch, while no scope is open at node 0, is held, and the gate's future completes with its generation.
  * With checkpoints on, a plain release at a checkpoint's epoch is handed to {@link Checkpoints}
- * instead, which sends it once every node's snapshot is on disk. Thread-safe:
+ * instead, which sends it once every node's snapshot is in memory, and a held release is reported
+ * only once the checkpoints before it are committed (their files are written after their release,
+ * and a move or clone must not overtake that). Thread-safe:
  * releases come from the I/O thread or a worker (a one-node VM), the hold and release from the
  * thread running the move.
  */
@@ -45,16 +47,21 @@ final class MigrationGate {
     void releaseGlobal(long generation, boolean plain, Runnable send) {
         CompletableFuture<Long> reached = null;
         Checkpoints checkpoint = null;
+        Checkpoints writing = null;
         synchronized (this) {
             if (plain && gate != null && heldRelease == null && generation + 1 >= gateMinEpoch && openScopes.getAsInt() == 0) {
                 heldRelease = send;
                 heldAtNs = System.nanoTime();
                 reached = gate;
+                writing = checkpoints;
             } else if (plain && checkpoints != null && openScopes.getAsInt() == 0 && checkpoints.due(generation + 1)) {
                 checkpoint = checkpoints;   // a move armed for this barrier goes first; the checkpoint takes the next
             }
         }
-        if (reached != null) {
+        if (reached != null && writing != null) {
+            CompletableFuture<Long> held = reached;
+            writing.afterPending(() -> held.complete(generation));   // a checkpoint's files are written after its release
+        } else if (reached != null) {
             reached.complete(generation);
         } else if (checkpoint != null) {
             checkpoint.take(generation + 1, send);   // on the checkpoint's thread, which sends the release after

@@ -45,6 +45,14 @@ final class NodeSnapshots {
      * @throws DsaException if the node is not at a safe point
      */
     AgentState snapshot(boolean withWorkers) {
+        return snapshot(withWorkers, true);
+    }
+
+    /**
+     * {@link #snapshot(boolean)}; with {@code copyData} false the state's partition data are the slots' own arrays
+     * (a checkpoint, which encodes the state before its safe point ends; never a state that outlives it).
+     */
+    AgentState snapshot(boolean withWorkers, boolean copyData) {
         membership.await(); // the view travels in the state: a VM still forming has none yet
         long epoch = -1;
         for (WorkerImpl w : workers) {
@@ -61,7 +69,7 @@ final class NodeSnapshots {
                     + " workers started");
         }
         arrays.awaitQuiescent(); // a prefetch of this node's may still be under way
-        List<AgentState.ArrayImage> images = arrays.images();
+        List<AgentState.ArrayImage> images = arrays.images(copyData);
         return new AgentState(nodeId, vmName, epoch + 1, nodes, threadsPerNode, membership.addresses(), images,
                 variables.images(), barriers.snapshot());
     }

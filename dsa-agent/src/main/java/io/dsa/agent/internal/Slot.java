@@ -216,6 +216,15 @@ final class Slot extends WaitPoint {
         return d == null ? new byte[bytes] : d.clone();
     }
 
+    /**
+     * {@link #snapshot} without the copy: the slot's own bytes (zeros for a slot without), valid only while nothing
+     * writes the slot (a safe point), for a caller that copies them before it ends.
+     */
+    byte[] bytesAtSafePoint(int bytes) {
+        byte[] d = data;
+        return d == null ? new byte[bytes] : d;
+    }
+
     /** @return whether the slot has bytes */
     boolean allocated() { return data != null; }
 

@@ -10,8 +10,8 @@ package io.dsa.agent.wire;
  *        {@link #WORKERS} (node to monitor: the query's number, a newline, then one line per
  *        unfinished worker saying what it waits for),
  *        {@link #CHECKPOINT_QUIESCE} (monitor to a node: answer once your coherence is quiescent; text: the epoch),
- *        {@link #CHECKPOINT_WRITE} (monitor to a node: write your checkpoint file; text: the epoch),
- *        {@link #CHECKPOINTED} (node to monitor: text {@code "<epoch> <round> [<bytes> <crc32c hex>]"}, round 1 or 2;
+ *        {@link #CHECKPOINT_WRITE} (monitor to a node: take your state, answer, then write your checkpoint file and answer again; text: the epoch),
+ *        {@link #CHECKPOINTED} (node to monitor: text {@code "<epoch> <round> [<bytes> <crc32c hex>]"}, round 1, 2 or 6 (file written);
  *        round 3, a buddy copy kept: {@code "<epoch> 3 <node> <bytes> <crc32c hex>"}; round 4: the manifest written),
  *        {@link #CHECKPOINT_COMMIT} (monitor to a node, checkpoints on hosts: write this manifest, the text, into your host's directory)
  */

@@ -67,6 +67,16 @@ class CheckpointConsistencyTest {
         copyOnItsWayAtTheCheckpoint(2, 1);
     }
 
+    /** Starts a VM of {@code restart}'s nodes from checkpoint {@code cp} into {@code nodes}: node 0 (with the monitor's file), then the others. */
+    static void startFromCheckpoint(List<NodeRuntime> nodes, DsaConfig restart, CheckpointStore.Checkpoint cp) {
+        nodes.add(NodeRuntime.startFromCheckpoint(restart, AgentState.decode(cp.payload(CheckpointStore.nodeFile(0))),
+                cp.payload(CheckpointStore.MONITOR_FILE)));
+        for (int k = 1; k < restart.nodes(); k++) {
+            nodes.add(NodeRuntime.startFromCheckpoint(restart.toBuilder().nodeId(k).monitorAddress(nodes.get(0).address()).build(),
+                    AgentState.decode(cp.payload(CheckpointStore.nodeFile(k))), null));
+        }
+    }
+
     private void copyOnItsWayAtTheCheckpoint(int requesterNode, int homeNode) throws Exception {
         DsaConfig base = InMemoryClusterTest.config(BarrierKind.TREE, ProxyMode.FLOAT).toBuilder().checkpoints(2, dir).build();
         nodes.add(NodeRuntime.start(base, network));
@@ -95,13 +105,7 @@ class CheckpointConsistencyTest {
 
         for (NodeRuntime n : nodes) n.close();
         nodes.clear();
-        DsaConfig restart = base.toBuilder().checkpoints(0, null).build();
-        nodes.add(NodeRuntime.startFromCheckpoint(restart, AgentState.decode(cp.payload(CheckpointStore.nodeFile(0))),
-                cp.payload(CheckpointStore.MONITOR_FILE)));
-        for (int k = 1; k < NODES; k++) {
-            nodes.add(NodeRuntime.startFromCheckpoint(restart.toBuilder().nodeId(k).monitorAddress(nodes.get(0).address()).build(),
-                    AgentState.decode(cp.payload(CheckpointStore.nodeFile(k))), null));
-        }
+        startFromCheckpoint(nodes, base.toBuilder().checkpoints(0, null).build(), cp);
         List<CompletableFuture<RunReport>> resumed = Workers.start(0, NODES,
                 i -> JobRunner.run(nodes.get(i), new InMemoryClusterTest.LateCopy(requesterNode, homeNode), List.of(), 2));
         assertEquals(List.of("node " + requesterNode + ": read 2.0"), Workers.result(resumed.get(0), 30).lines());

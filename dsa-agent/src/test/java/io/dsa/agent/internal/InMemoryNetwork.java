@@ -51,6 +51,12 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
     private Predicate<Object> holdFirst;
     private Side heldOn;
     private final List<Runnable> held = new ArrayList<>();
+    // under `posting`: the messages record() asked for, in the order they were sent
+    private Predicate<Object> recordWhich;
+    private final List<Sent> recorded = new ArrayList<>();
+
+    /** A message {@link #record} logged: who sent it to whom. */
+    record Sent(int sender, int receiver, Object message) {}
     // with a fault plan (else null): the plan, every connection end, the clock driving the detectors
     private final FaultPlan plan;
     private final List<Side> all = new ArrayList<>();
@@ -163,6 +169,20 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
             holdSender = sender;
             holdReceiver = receiver;
             holdFirst = first;
+        }
+    }
+
+    /** From now on logs every message {@code which} accepts, in the order sent (held ones too, when sent). */
+    void record(Predicate<Object> which) {
+        synchronized (posting) {
+            recordWhich = which;
+        }
+    }
+
+    /** @return the messages logged since {@link #record}, in the order sent */
+    List<Sent> recorded() {
+        synchronized (posting) {
+            return List.copyOf(recorded);
         }
     }
 
@@ -336,6 +356,7 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
             synchronized (posting) {
                 if (!open) return;
                 messages.incrementAndGet();
+                if (recordWhich != null && recordWhich.test(message)) recorded.add(new Sent(local.nodeId, peer, message));
                 Side to = other;
                 Runnable deliver = () -> to.arrive(frame);
                 if (heldOn == this || heldOn == null && holdFirst != null && local.nodeId == holdSender && peer == holdReceiver
