@@ -191,23 +191,27 @@ class CoherenceUnderFaultsTest {
     }
 
     /**
-     * Coherence messages overtaken by the next one or two on their connection (a fifth of them, up
-     * to 20 ms): refused naming the message, or the result is unchanged, over many seeds.
+     * Coherence messages overtaken by the next one or two on their connection (a fifth of them held back, up
+     * to 5 ms): refused naming the message, or the result is unchanged, over many seeds; and some were overtaken
+     * (the network counts them: a message that waited out its bound was only delayed).
      */
     @Test
     void reorderedCoherenceMessagesAreRefusedOrChangeNothing() {
         String[] expected = baseline(new Turns());
         int refused = 0;
         long reordered = 0;
+        long overtaken = 0;
         for (long seed : SimulatedNodes.seeds(SEEDS)) {
             FaultPlan plan = new FaultPlan(seed);
-            FaultPlan.Rule reorder = plan.on("COHERENCE").probability(0.2).reorder(2, 20);
-            if (refusedOrUnchanged(plan, run(new InMemoryNetwork(plan), new Turns()), expected, "unexpected ")) refused++;
+            FaultPlan.Rule reorder = plan.on("COHERENCE").probability(0.2).reorder(2, 5);
+            InMemoryNetwork network = new InMemoryNetwork(plan);
+            if (refusedOrUnchanged(plan, run(network, new Turns()), expected, "unexpected ")) refused++;
             reordered += reorder.fired();
+            overtaken += network.overtaken();
             close();
         }
         System.out.println("CoherenceUnderFaultsTest: " + reordered + " coherence messages reordered over " + SimulatedNodes.seeds(SEEDS).length
-                + " seeds; refused in " + refused + " runs, the same result in the others");
-        assertTrue(reordered > 0, "nothing was reordered");
+                + " seeds, " + overtaken + " of them overtaken by later ones; refused in " + refused + " runs, the same result in the others");
+        assertTrue(overtaken > 0, "no message was overtaken (" + reordered + " held back)");
     }
 }

@@ -63,6 +63,8 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
     private final ScheduledExecutorService clock;
     /** Under `posting`: frames that reached their node so far (a delay's release counts them). */
     private long deliveries;
+    /** Reordered frames that later frames of their connection did overtake (not released by their time bound). */
+    private final java.util.concurrent.atomic.AtomicLong overtaken = new java.util.concurrent.atomic.AtomicLong();
 
     /** A network without faults and without the failure detector. */
     InMemoryNetwork() {
@@ -123,6 +125,7 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
                 for (java.util.Iterator<Delayed> i = s.overtaken.iterator(); i.hasNext(); ) {
                     Delayed d = i.next();
                     if (!d.due(s.other.received, now)) continue;
+                    if (s.other.received >= d.afterDeliveries()) overtaken.incrementAndGet();
                     i.remove();
                     d.deliver.run();
                     released = true;
@@ -155,6 +158,9 @@ final class InMemoryNetwork implements NodeTransport.Factory, AutoCloseable {
             return n;
         }
     }
+
+    /** @return how many reordered frames were overtaken by later frames of their connection (the rest waited out their bound) */
+    long overtaken() { return overtaken.get(); }
 
     /** @return how many messages crossed the network */
     int messages() { return messages.get(); }
