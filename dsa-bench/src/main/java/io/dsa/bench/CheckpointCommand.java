@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
         description = "Checkpoint overhead: Jacobi with and without --checkpoint-every, one process per node (issue 14).")
 final class CheckpointCommand implements Callable<Integer> {
     private static final Pattern RUN = Pattern.compile("(?m)^run: ([0-9.]+) ms$");
-    private static final Pattern CHECKPOINT = Pattern.compile("checkpoint at epoch \\d+: (\\d+) bytes in \\S+, ([0-9.]+) ms paused");
+    private static final Pattern CHECKPOINT = Pattern.compile("checkpoint at epoch \\d+: (\\d+) bytes in \\S+, ([0-9.]+) ms paused, ([0-9.]+) ms to commit");
     private static final Pattern RECOVERED = Pattern.compile("recovered: the VM formed again and resumes at epoch (\\d+), ([0-9.]+) ms");
     /** Longest wait for the first complete checkpoint of a run whose node is to be killed. */
     private static final long FIRST_CHECKPOINT_TIMEOUT_MS = 600_000;
@@ -87,7 +87,8 @@ final class CheckpointCommand implements Callable<Integer> {
      * again from the checkpoint (NaN otherwise), and the whole command's wall time (VM startups and
      * the restart included).
      */
-    record Row(int rep, Kind kind, double runMs, int count, double medianPauseMs, long bytes, double recoveryMs, double wallMs) {
+    record Row(int rep, Kind kind, double runMs, int count, double medianPauseMs, long bytes, double recoveryMs, double wallMs,
+               double medianCommitMs) {
         boolean checkpoints() { return kind != Kind.NONE; }
     }
 
@@ -148,15 +149,19 @@ final class CheckpointCommand implements Callable<Integer> {
             recovery = Double.parseDouble(recovered.group(2));
         }
         List<Double> pauses = new ArrayList<>();
+        List<Double> commits = new ArrayList<>();
         long bytes = 0;
         for (Matcher m = CHECKPOINT.matcher(text); m.find(); ) {
             bytes = Long.parseLong(m.group(1));
             pauses.add(Double.parseDouble(m.group(2)));
+            commits.add(Double.parseDouble(m.group(3)));
         }
         double pause = pauses.isEmpty() ? Double.NaN : BenchOut.median(pauses.stream().mapToDouble(Double::doubleValue).toArray());
-        Row row = new Row(rep, kind, Double.parseDouble(run.group(1)), pauses.size(), pause, bytes, recovery, wallMs);
-        System.out.printf(Locale.ROOT, "checkpoint rep %d %s: run %.1f ms (wall %.1f ms), %d checkpoints, median pause %s ms, %d bytes each%s%n",
-                rep, kind.describe(every, killNode), row.runMs(), wallMs, row.count(), BenchOut.f(pause), bytes,
+        double commit = commits.isEmpty() ? Double.NaN : BenchOut.median(commits.stream().mapToDouble(Double::doubleValue).toArray());
+        Row row = new Row(rep, kind, Double.parseDouble(run.group(1)), pauses.size(), pause, bytes, recovery, wallMs, commit);
+        System.out.printf(Locale.ROOT, "checkpoint rep %d %s: run %.1f ms (wall %.1f ms), %d checkpoints, median pause %s ms (%s ms to"
+                + " commit), %d bytes each%s%n", rep, kind.describe(every, killNode), row.runMs(), wallMs, row.count(), BenchOut.f(pause),
+                BenchOut.f(commit), bytes,
                 kind == Kind.KILLED ? ", recovered " + BenchOut.f(recovery) + " ms after the verdict" : "");
         return row;
     }
@@ -191,16 +196,18 @@ final class CheckpointCommand implements Callable<Integer> {
 
     private void write(List<Row> rows) throws Exception {
         List<String> csv = new ArrayList<>();
-        StringBuilder table = new StringBuilder("| rep | checkpoints | run ms | checkpoints taken | median pause ms | bytes per checkpoint"
-                + " | recovery ms | wall ms |\n").append("|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| rep | checkpoints | run ms | checkpoints taken | median pause ms | median ms to commit"
+                + " | bytes per checkpoint | recovery ms | wall ms |\n").append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%d,%s,%.3f,%d,%s,%d,%s,%s,%.3f", r.rep(), r.checkpoints(), r.runMs(), r.count(),
-                    BenchOut.f(r.medianPauseMs()), r.bytes(), r.kind() == Kind.KILLED, BenchOut.f(r.recoveryMs()), r.wallMs()));
-            table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %d | %s | %d | %s | %.1f |%n", r.rep(),
-                    r.kind().describe(every, killNode), r.runMs(), r.count(), BenchOut.f(r.medianPauseMs()), r.bytes(),
-                    BenchOut.f(r.recoveryMs()), r.wallMs()));
+            csv.add(String.format(Locale.ROOT, "%d,%s,%.3f,%d,%s,%d,%s,%s,%.3f,%s", r.rep(), r.checkpoints(), r.runMs(), r.count(),
+                    BenchOut.f(r.medianPauseMs()), r.bytes(), r.kind() == Kind.KILLED, BenchOut.f(r.recoveryMs()), r.wallMs(),
+                    BenchOut.f(r.medianCommitMs())));
+            table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %d | %s | %s | %d | %s | %.1f |%n", r.rep(),
+                    r.kind().describe(every, killNode), r.runMs(), r.count(), BenchOut.f(r.medianPauseMs()), BenchOut.f(r.medianCommitMs()),
+                    r.bytes(), BenchOut.f(r.recoveryMs()), r.wallMs()));
         }
-        BenchOut.csv(common.out, "checkpoint", "rep,checkpoints,run_ms,count,median_pause_ms,bytes,killed,recovery_ms,wall_ms", csv);
+        BenchOut.csv(common.out, "checkpoint", "rep,checkpoints,run_ms,count,median_pause_ms,bytes,killed,recovery_ms,wall_ms,median_commit_ms",
+                csv);
         double without = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.NONE).mapToDouble(Row::runMs).toArray());
         double with = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS).mapToDouble(Row::runMs).toArray());
         Map<String, double[][]> series = new LinkedHashMap<>();
@@ -215,8 +222,9 @@ final class CheckpointCommand implements Callable<Integer> {
                 + " runs with and without `--checkpoint-every %d` alternate; run ms is node 0's `run:` line (after a restart: of the"
                 + " restarted VM only); wall ms is the whole `dsa run` (VM startups and any restart included); the pause of a"
                 + " checkpoint is from its safe point to the release (its progress line: every node's state copied in memory; the"
-                + " files are written and forced to disk after the release, while the workers run); the sum of the pauses is the"
-                + " workers' wait, a lower bound of the overhead when runs are too noisy to tell apart", n, n, iterations, nodes, threads, every);
+                + " files are written and forced to disk after the release, while the workers run, until the checkpoint is committed:"
+                + " the time to commit, from the same safe point); the sum of the pauses is the workers' wait, a lower bound of the"
+                + " overhead when runs are too noisy to tell apart", n, n, iterations, nodes, threads, every);
         double pauses = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS)
                 .mapToDouble(r -> r.count() * r.medianPauseMs()).toArray());
         List<String> targets = new ArrayList<>(List.of(BenchOut.ratio("median run with checkpoints vs without (overhead)", with, without, 1.10,
