@@ -17,6 +17,8 @@ final class CacheEntry {
     CacheState state = CacheState.INVALID;
     Pending pending = Pending.NONE;
     boolean wantWrite;
+    /** the write under way asked to overwrite the partition (GET_M_OVERWRITE): its grant comes without data */
+    boolean overwrite;
 
     /** @throws IllegalStateException if {@code home} is not in [0, {@code nodeCount}) */
     CacheEntry(int nodeId, int nodeCount, int arrayId, int partition, int home) {
@@ -35,6 +37,7 @@ final class CacheEntry {
         to.state = state;
         to.pending = pending;
         to.wantWrite = wantWrite;
+        to.overwrite = overwrite;
         return to;
     }
 
@@ -59,6 +62,6 @@ final class CacheEntry {
     @Override
     public String toString() {
         return "node " + nodeId + " cache " + arrayId + ":" + partition + " {" + state + " home " + home + " pending " + pending
-                + (wantWrite ? "+wantWrite" : "") + "}";
+                + (wantWrite ? "+wantWrite" : "") + (overwrite ? "+overwrite" : "") + "}";
     }
 }

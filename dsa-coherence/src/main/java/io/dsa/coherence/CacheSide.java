@@ -63,6 +63,26 @@ final class CacheSide {
         return false;
     }
 
+    /**
+     * A local worker will overwrite all of a partition homed elsewhere: see
+     * {@link CoherenceEngine#requestOverwrite}. Without a copy or a request under way, asks for
+     * ownership without data; otherwise as a write request.
+     */
+    boolean requestOverwrite(int arrayId, int partition) {
+        if (!asksWithoutData(arrayId, partition)) return request(arrayId, partition, Access.READ_WRITE);
+        CacheEntry c = entry(arrayId, partition);
+        c.pending = Pending.WRITE;
+        c.overwrite = true;
+        send(CoherenceOp.GET_M_OVERWRITE, c.arrayId, c.partition, c.home, nodeId, null);
+        return false;
+    }
+
+    /** @return whether {@link #requestOverwrite} would now ask without data: no valid copy here and no request under way */
+    boolean asksWithoutData(int arrayId, int partition) {
+        CacheEntry c = peek(arrayId, partition);
+        return c == null || c.state == CacheState.INVALID && c.pending == Pending.NONE;
+    }
+
     /** A message for a cache of its partition (checked by the engine). */
     void onMessage(CoherenceMessage m) {
         CacheEntry c = entry(m.arrayId(), m.partition());
@@ -78,7 +98,12 @@ final class CacheSide {
             }
             case DATA_M -> {
                 if (c.pending != Pending.WRITE) throw CoherenceEngine.unexpected(nodeId, m, c, "expected a write under way");
-                if (m.data() == null) {
+                if (m.data() == null && c.overwrite) {
+                    // an overwrite (the home sends it no data): the store writes the worker's bytes over the copy, a stale
+                    // one or a shared one pushed meanwhile (then the home granted an upgrade), before the access
+                    if (c.state == CacheState.EXCLUSIVE) throw CoherenceEngine.unexpected(nodeId, m, c, "DATA_M for a write under way");
+                    store.overwrite(c.arrayId, c.partition);
+                } else if (m.data() == null) {
                     // upgrade: the shared copy is current, because the home still counted us as a sharer
                     if (c.state != CacheState.SHARED) throw CoherenceEngine.unexpected(nodeId, m, c, "DATA_M without data needs a SHARED copy");
                     store.setAccess(c.arrayId, c.partition, Access.READ_WRITE);
@@ -87,6 +112,7 @@ final class CacheSide {
                     store.install(c.arrayId, c.partition, m.data(), Access.READ_WRITE);
                 }
                 c.pending = Pending.NONE;
+                c.overwrite = false;
                 c.transitionTo(CacheState.EXCLUSIVE, "DATA_M");
             }
             case PUSH_S -> {

@@ -57,6 +57,32 @@ public final class CoherenceEngine {
         return isHome(arrayId, partition) ? home.request(arrayId, partition, needed) : caches.request(arrayId, partition, needed);
     }
 
+    /**
+     * A local worker will write every byte of a partition before it lets go of it (a region write
+     * that covers the partition): as {@code request(arrayId, partition, READ_WRITE)}, except that
+     * where this node holds no valid copy of a partition homed elsewhere and has no request under
+     * way, the request (GET_M_OVERWRITE) asks for ownership without the partition's data. The home
+     * invalidates the other copies as for a write but sends no data, and the store's
+     * {@link PartitionStore#overwrite} then installs the worker's bytes with the access. Otherwise
+     * (a partition homed here, a shared copy here, a request already under way) it is an ordinary
+     * write request, and the worker writes its bytes once it has the access. Once asked without data,
+     * the request is always answered through {@link PartitionStore#overwrite} (also when a copy
+     * pushed meanwhile makes the grant an upgrade).
+     *
+     * @return {@code true} if this node already has write access (nothing is sent)
+     */
+    public boolean requestOverwrite(int arrayId, int partition) {
+        return isHome(arrayId, partition) ? home.request(arrayId, partition, Access.READ_WRITE) : caches.requestOverwrite(arrayId, partition);
+    }
+
+    /**
+     * @return whether {@link #requestOverwrite} would now ask without data (GET_M_OVERWRITE): the
+     *         partition is homed elsewhere, this node holds no valid copy and has no request under way
+     */
+    public boolean overwriteAsksWithoutData(int arrayId, int partition) {
+        return !isHome(arrayId, partition) && caches.asksWithoutData(arrayId, partition);
+    }
+
     /** Handles a message from another node. */
     public void onMessage(CoherenceMessage message) {
         Objects.requireNonNull(message, "message");
@@ -73,7 +99,7 @@ public final class CoherenceEngine {
         }
         boolean homed = isHome(message.arrayId(), message.partition());
         switch (message.op()) {
-            case GET_S, GET_M, INV_ACK, OWNER_DATA, OWNER_RELEASE, PUSH_ACK -> {
+            case GET_S, GET_M, GET_M_OVERWRITE, INV_ACK, OWNER_DATA, OWNER_RELEASE, PUSH_ACK -> {
                 if (!homed) throw new IllegalStateException("node " + nodeId + " received " + message + " but is not the home of "
                         + message.arrayId() + ":" + message.partition() + " (home is "
                         + homes.homeOf(message.arrayId(), message.partition()) + ")");
@@ -273,7 +299,7 @@ public final class CoherenceEngine {
                 out.writeBoolean(e.txn.withData);
             }
             out.writeByte(e.queue.size());
-            for (HomeEntry.Request r : e.queue) out.writeByte(r.requester() * 2 + (r.write() ? 1 : 0));
+            for (HomeEntry.Request r : e.queue) out.writeByte(r.requester() * 4 + (r.write() ? 1 : 0) + (r.overwrite() ? 2 : 0));
             out.writeByte(e.localPending.ordinal());
             out.writeBoolean(e.localWantWrite);
         } else {
@@ -281,6 +307,7 @@ public final class CoherenceEngine {
             out.writeByte(c == null ? CacheState.INVALID.ordinal() : c.state.ordinal());
             out.writeByte(c == null ? Pending.NONE.ordinal() : c.pending.ordinal());
             out.writeBoolean(c != null && c.wantWrite);
+            out.writeBoolean(c != null && c.overwrite);
         }
     }
 

@@ -31,7 +31,13 @@ public enum CoherenceOp {
      */
     PUSH_S(11, true),
     /** pushed node to home: the pushed copy is installed */
-    PUSH_ACK(12, false);
+    PUSH_ACK(12, false),
+    /**
+     * requester to home: wants exclusive ownership to overwrite every byte of the partition, so it
+     * needs no data: served as {@link #GET_M}, but the DATA_M that grants it carries none (see
+     * {@link CoherenceEngine#requestOverwrite})
+     */
+    GET_M_OVERWRITE(13, false);
 
     private static final CoherenceOp[] BY_CODE = new CoherenceOp[16];
 

@@ -18,5 +18,10 @@ enum Fault {
      * a node that receives a pushed copy (PUSH_S) while its own write request is under way takes the
      * push for the answer and forgets the request, although a push grants reads only
      */
-    PUSH_ENDS_WRITE_REQUEST
+    PUSH_ENDS_WRITE_REQUEST,
+    /**
+     * the home grants an overwrite request (GET_M_OVERWRITE) of a node that holds no copy at once,
+     * without invalidating the sharers first: it needs no data, but the other copies must still go
+     */
+    OVERWRITE_SKIPS_INVALIDATION
 }

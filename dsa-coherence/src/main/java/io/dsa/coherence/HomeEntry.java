@@ -11,10 +11,17 @@ import java.util.BitSet;
 final class HomeEntry {
     private static final System.Logger LOG = System.getLogger(CoherenceEngine.class.getName());
 
-    /** A request queued at the home: a node's GET_S or GET_M, or the home's own. */
-    record Request(int requester, boolean write) {
+    /**
+     * A request queued at the home: a node's GET_S, GET_M or GET_M_OVERWRITE ({@code overwrite}: a
+     * write that needs no data), or the home's own.
+     */
+    record Request(int requester, boolean write, boolean overwrite) {
+        Request(int requester, boolean write) {
+            this(requester, write, false);
+        }
+
         @Override
-        public String toString() { return (write ? "W" : "R") + requester; }
+        public String toString() { return (overwrite ? "O" : write ? "W" : "R") + requester; }
     }
 
     enum TxnKind { INVALIDATE, FORWARD_S, FORWARD_M, PUSH }
@@ -25,7 +32,10 @@ final class HomeEntry {
         final int requester;
         /** INVALIDATE: sharers whose INV_ACK is outstanding; PUSH: pushed nodes whose PUSH_ACK is */
         final BitSet awaiting;
-        /** INVALIDATE for a remote requester: whether DATA_M carries data (the requester was no sharer) */
+        /**
+         * INVALIDATE and FORWARD_M for a remote requester: whether DATA_M carries data (the requester
+         * was no sharer and did not ask to overwrite the partition)
+         */
         final boolean withData;
 
         private Txn(TxnKind kind, int requester, BitSet awaiting, boolean withData) {
@@ -40,7 +50,11 @@ final class HomeEntry {
         }
 
         static Txn forward(TxnKind kind, int requester) {
-            return new Txn(kind, requester, null, false);
+            return forward(kind, requester, kind == TxnKind.FORWARD_M);
+        }
+
+        static Txn forward(TxnKind kind, int requester, boolean withData) {
+            return new Txn(kind, requester, null, withData);
         }
 
         /** A push to {@code nodes} (see {@link CoherenceEngine#push}), waiting for their PUSH_ACKs. */

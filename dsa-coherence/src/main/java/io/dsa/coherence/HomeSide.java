@@ -62,7 +62,7 @@ final class HomeSide {
     void onMessage(CoherenceMessage m) {
         HomeEntry e = entry(m.arrayId(), m.partition());
         switch (m.op()) {
-            case GET_S, GET_M -> {
+            case GET_S, GET_M, GET_M_OVERWRITE -> {
                 if (m.requester() != m.source()) throw CoherenceEngine.unexpected(nodeId, m, e, "requester must be the source");
                 Txn t = e.txn;
                 if (m.op() == CoherenceOp.GET_S && t != null && t.kind == TxnKind.PUSH && t.awaiting.get(m.source())) {
@@ -70,7 +70,7 @@ final class HomeSide {
                     // their order): the pushed copy answers it
                     break;
                 }
-                e.queue.addLast(new Request(m.source(), m.op() == CoherenceOp.GET_M));
+                e.queue.addLast(new Request(m.source(), m.op() != CoherenceOp.GET_S, m.op() == CoherenceOp.GET_M_OVERWRITE));
             }
             case PUSH_ACK -> {
                 Txn t = e.txn;
@@ -206,7 +206,7 @@ final class HomeSide {
         while (e.txn == null && !e.queue.isEmpty()) {
             Request r = e.queue.removeFirst();
             if (r.requester() == nodeId) startLocal(e, r.write());
-            else if (r.write()) startGetM(e, r.requester());
+            else if (r.write()) startGetM(e, r.requester(), r.overwrite());
             else startGetS(e, r.requester());
         }
     }
@@ -222,14 +222,14 @@ final class HomeSide {
             }
             case SHARED -> {
                 // a sharer never asks again: it has a valid copy until an INV, which removes it here first
-                if (e.sharers.get(r)) throw unexpectedRequest(e, r, false);
+                if (e.sharers.get(r)) throw unexpectedRequest(e, r, "GET_S");
                 byte[] data = store.snapshot(e.arrayId, e.partition);
                 e.sharers.set(r);
                 e.transitionTo(DirectoryState.SHARED, "GET_S from " + r);
                 send(CoherenceOp.DATA_S, e.arrayId, e.partition, r, r, data);
             }
             case EXCLUSIVE -> {
-                if (e.owner == r) throw unexpectedRequest(e, r, false);
+                if (e.owner == r) throw unexpectedRequest(e, r, "GET_S");
                 if (faults.contains(Fault.STALE_HOME_READ)) {
                     // the bug: answer from the home memory, which is stale while the owner writes
                     send(CoherenceOp.DATA_S, e.arrayId, e.partition, r, r, store.snapshot(e.arrayId, e.partition));
@@ -241,23 +241,26 @@ final class HomeSide {
         }
     }
 
-    private void startGetM(HomeEntry e, int r) {
+    /** A node's write request ({@code overwrite}: it will write every byte, so it needs no data). */
+    private void startGetM(HomeEntry e, int r, boolean overwrite) {
+        String request = (overwrite ? "GET_M_OVERWRITE from " : "GET_M from ") + r;
         switch (e.state) {
             case HOME -> {
                 setHomeAccess(e, Access.NONE);
-                byte[] data = store.snapshot(e.arrayId, e.partition);
-                grantExclusive(e, r, data, "GET_M from " + r);
+                byte[] data = overwrite ? null : store.snapshot(e.arrayId, e.partition);
+                grantExclusive(e, r, data, request);
             }
             case SHARED -> {
                 setHomeAccess(e, Access.NONE);
                 // an upgrading sharer keeps its copy, which equals the home memory: no data needed
-                boolean withData = !e.sharers.get(r);
+                boolean upgrade = e.sharers.get(r);
+                boolean withData = !upgrade && !overwrite;
                 BitSet others = (BitSet) e.sharers.clone();
                 others.clear(r);
-                if (others.isEmpty()) {
+                if (others.isEmpty() || overwrite && faults.contains(Fault.OVERWRITE_SKIPS_INVALIDATION)) {
                     byte[] data = withData ? store.snapshot(e.arrayId, e.partition) : null;
                     e.sharers.clear();
-                    grantExclusive(e, r, data, "GET_M from " + r + (withData ? "" : " (upgrade)"));
+                    grantExclusive(e, r, data, request + (upgrade ? " (upgrade)" : ""));
                 } else {
                     e.txn = Txn.invalidate(r, others, withData);
                     for (int s = others.nextSetBit(0); s >= 0; s = others.nextSetBit(s + 1)) {
@@ -266,7 +269,7 @@ final class HomeSide {
                 }
             }
             case EXCLUSIVE -> {
-                if (e.owner == r) throw unexpectedRequest(e, r, true);
+                if (e.owner == r) throw unexpectedRequest(e, r, overwrite ? "GET_M_OVERWRITE" : "GET_M");
                 if (faults.contains(Fault.FORWARD_NOT_BLOCKING)) {
                     // the bug: the new owner is recorded at once and the partition is not blocked
                     // until the old owner's data has passed through the home
@@ -274,7 +277,8 @@ final class HomeSide {
                     e.owner = r;
                     return;
                 }
-                e.txn = Txn.forward(TxnKind.FORWARD_M, r);
+                // the owner's data still comes to the home (it is the home memory from now on), but goes no further
+                e.txn = Txn.forward(TxnKind.FORWARD_M, r, !overwrite);
                 send(CoherenceOp.FWD_GET_M, e.arrayId, e.partition, e.owner, r, null);
             }
         }
@@ -342,8 +346,14 @@ final class HomeSide {
             e.transitionTo(DirectoryState.HOME, "local write, owner " + previousOwner + " released");
             finishLocal(e);
         } else {
-            // the home memory stays stale and inaccessible: the data goes straight to the new owner
-            grantExclusive(e, t.requester, data, "GET_M from " + t.requester + ", owner " + previousOwner + " released");
+            if (t.withData) {
+                // the home memory stays stale and inaccessible: the data goes straight to the new owner
+                grantExclusive(e, t.requester, data, "GET_M from " + t.requester + ", owner " + previousOwner + " released");
+            } else {
+                // the new owner overwrites every byte: the owner's data becomes the (inaccessible) home memory
+                installHome(e, data, Access.NONE);
+                grantExclusive(e, t.requester, null, "GET_M_OVERWRITE from " + t.requester + ", owner " + previousOwner + " released");
+            }
         }
     }
 
@@ -379,8 +389,8 @@ final class HomeSide {
         outbox.send(new CoherenceMessage(op, arrayId, partition, nodeId, destination, requester, data));
     }
 
-    private IllegalStateException unexpectedRequest(HomeEntry e, int r, boolean write) {
-        return new IllegalStateException("node " + nodeId + ": unexpected " + (write ? "GET_M" : "GET_S") + " from " + r
+    private IllegalStateException unexpectedRequest(HomeEntry e, int r, String op) {
+        return new IllegalStateException("node " + nodeId + ": unexpected " + op + " from " + r
                 + " (the requester already has that access) in " + e);
     }
 }

@@ -28,4 +28,13 @@ public interface PartitionStore {
      * sets {@code access}, waking local threads that wait for it.
      */
     void install(int arrayId, int partition, byte[] data, Access access);
+
+    /**
+     * Grants {@link Access#READ_WRITE} on a copy that arrived without data because a local worker
+     * asked to overwrite all of it ({@link CoherenceEngine#requestOverwrite}): the store writes
+     * that worker's bytes into its copy first, then sets the access and wakes the threads that
+     * wait for it, so no thread ever sees the copy without them. The store's copy was invalid
+     * until now.
+     */
+    void overwrite(int arrayId, int partition);
 }

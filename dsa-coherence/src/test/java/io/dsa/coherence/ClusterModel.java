@@ -21,15 +21,27 @@ import java.util.List;
 final class ClusterModel {
     static final int ARRAY = 0;
 
-    /** One read or write of a partition by a worker. */
-    record Op(boolean write, int partition) {
+    /**
+     * One read or write of a partition by a worker; an overwrite ({@code O<p>}) is a write of every
+     * byte, asked for with {@link CoherenceEngine#requestOverwrite}, as a region write that covers
+     * the partition does: the worker hands its value to the node's store when it misses, and the
+     * store writes it at the grant that comes without data ({@link Store#overwrite}), which completes
+     * the op; a worker whose value the store did not take writes it itself once it has the access.
+     */
+    record Op(boolean write, int partition, boolean overwrite) {
+        Op(boolean write, int partition) {
+            this(write, partition, false);
+        }
+
         static List<Op> parse(String ops) {
             List<Op> list = new ArrayList<>();
             for (String s : ops.trim().split("\\s+")) {
                 if (s.isEmpty()) continue;
                 char k = s.charAt(0);
-                if (k != 'R' && k != 'W') throw new IllegalArgumentException("op " + s + ": expected R<partition> or W<partition>");
-                list.add(new Op(k == 'W', Integer.parseInt(s.substring(1))));
+                if (k != 'R' && k != 'W' && k != 'O') {
+                    throw new IllegalArgumentException("op " + s + ": expected R<partition>, W<partition> or O<partition>");
+                }
+                list.add(new Op(k != 'R', Integer.parseInt(s.substring(1)), k == 'O'));
             }
             return list;
         }
@@ -37,7 +49,7 @@ final class ClusterModel {
         Access needed() { return write ? Access.READ_WRITE : Access.READ; }
 
         @Override
-        public String toString() { return (write ? "W" : "R") + partition; }
+        public String toString() { return (overwrite ? "O" : write ? "W" : "R") + partition; }
     }
 
     /** Which messages in flight between two nodes may be delivered next. */
@@ -157,13 +169,17 @@ final class ClusterModel {
     final class Store implements PartitionStore {
         final byte[][] data;
         final Access[] access;
+        /** per partition, the worker whose overwrite waits for its grant here, or -1 (the runtime's registered source) */
+        final int[] source;
 
         Store(int node) {
             data = new byte[config.partitions()][];
             access = new Access[config.partitions()];
+            source = new int[config.partitions()];
             for (int p = 0; p < access.length; p++) {
                 data[p] = new byte[4];
                 access[p] = config.home(p) == node ? Access.READ_WRITE : Access.NONE;
+                source[p] = -1;
             }
         }
 
@@ -171,6 +187,21 @@ final class ClusterModel {
             data = new byte[other.data.length][];
             for (int p = 0; p < data.length; p++) data[p] = other.data[p].clone();
             access = other.access.clone();
+            source = other.source.clone();
+        }
+
+        /** The grant of an overwrite: the registered worker's write lands with the access, and its op is done. */
+        @Override
+        public void overwrite(int arrayId, int partition) {
+            int w = source[partition];
+            if (w < 0) throw new Violation("an overwrite of partition " + partition + " was granted, but no worker waits to write it");
+            source[partition] = -1;
+            if (access[partition] == Access.READ_WRITE) {
+                throw new Violation("an overwrite of partition " + partition + " was granted to a node that could write it already");
+            }
+            access[partition] = Access.READ_WRITE;
+            overwriteGranted = true;
+            complete(w, config.workerNode()[w]);
         }
 
         @Override
@@ -206,6 +237,9 @@ final class ClusterModel {
     private long sends;
     /** Whether the last transition delivered a message while an older one from the same node to the same node was in flight. */
     boolean overtook;
+    /** Whether the last transition granted an overwrite without data ({@link Store#overwrite}), or gave an overwriting worker the access another way. */
+    boolean overwriteGranted;
+    boolean overwriteFellBack;
     /** next op of each worker (indexed by worker, not node) */
     final int[] pc;
     /** whether each worker has missed on its next op and waits */
@@ -413,17 +447,33 @@ final class ClusterModel {
     private void step(int worker) {
         Op op = config.workloads().get(worker).get(pc[worker]);
         int node = config.workerNode()[worker];
-        boolean hit = engines[node].request(ARRAY, op.partition(), op.needed());
+        boolean hit = op.overwrite() ? engines[node].requestOverwrite(ARRAY, op.partition())
+                : engines[node].request(ARRAY, op.partition(), op.needed());
         if (hit != stores[node].access[op.partition()].allows(op.needed())) {
             throw new Violation("node " + node + ": the engine says " + (hit ? "hit" : "miss") + " on " + op
                     + " but the store grants " + stores[node].access[op.partition()]);
         }
         String who = config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
+        int p = op.partition();
         if (!hit) {
             waiting[worker] = true;
+            // an overwrite registers its value once (the first worker of the node to miss on the partition)
+            if (op.overwrite() && stores[node].source[p] < 0) stores[node].source[p] = worker;
             if (describe) log.add(who + " " + op + " misses");
             return;
         }
+        // a worker that hits takes back the value it registered (the access came another way): it writes itself
+        if (stores[node].source[p] == worker) {
+            stores[node].source[p] = -1;
+            overwriteFellBack = true;
+        }
+        complete(worker, node);
+    }
+
+    /** Worker {@code worker}'s next op is performed on its node's copy, which has the access. */
+    private void complete(int worker, int node) {
+        Op op = config.workloads().get(worker).get(pc[worker]);
+        String who = config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
         waiting[worker] = false;
         pc[worker]++;
         int p = op.partition();
@@ -577,6 +627,7 @@ final class ClusterModel {
                 for (int p = 0; p < config.partitions(); p++) {
                     engines[i].encodeEntry(ARRAY, p, out);
                     out.writeByte(stores[i].access[p].ordinal());
+                    out.writeByte(stores[i].source[p]);
                     out.writeInt(stores[i].value(p));
                 }
             }

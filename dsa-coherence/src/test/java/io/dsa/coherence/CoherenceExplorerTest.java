@@ -41,6 +41,23 @@ class CoherenceExplorerTest {
     /** 3 nodes x 2 partitions with lazy workers (a granted access can be revoked before it is used). */
     static final ClusterModel.Config LAZY_THREE_BY_TWO = ClusterModel.Config.of(3, 2, false, "R1 W1 W0", "R0 W0 W1", "W1 R0");
 
+    /**
+     * Overwrites ({@code O<p>}: a worker writes every byte of a partition and asks for ownership
+     * without data, {@link CoherenceEngine#requestOverwrite}) on 3 nodes x 2 partitions: node 1
+     * overwrites partition 0 (homed at node 0, which node 0 and node 2 touch too), node 2 overwrites
+     * both, one of them perhaps held exclusive by another node (a forward); node 0 overwrites
+     * partition 1 after reading it, so its request is an upgrade.
+     */
+    static final ClusterModel.Config OVERWRITES = ClusterModel.Config.of(3, 2, true, "R1 O1 W0", "O0 R1", "R0 O0 O1");
+
+    /**
+     * Two workers of node 0 overwrite and read partition 1 (the read coalesces behind the overwrite,
+     * or the overwrite behind the read); two workers of node 2 both overwrite partition 1 (one
+     * hands its bytes to the store, the other waits for the access); partition 1's home writes it.
+     */
+    static final ClusterModel.Config SEVERAL_OVERWRITERS = ClusterModel.Config.workers(3, 2, true,
+            "0:O1", "0:R1", "1:W1 R0", "2:O1", "2:O1 O0");
+
     private static CoherenceExplorer.Result explore(ClusterModel.Config config) {
         long t0 = System.nanoTime();
         CoherenceExplorer.Result r = new CoherenceExplorer(config, 20_000_000).explore();
@@ -143,6 +160,43 @@ class CoherenceExplorerTest {
         assertEquals(0, perPair.overtakingDeliveries(), perPair.summary());
         assertTrue(perPartition.overtakingDeliveries() > 0, "messages about different partitions overtake each other: "
                 + perPartition.summary());
+    }
+
+    /**
+     * Overwrites racing reads, writes, upgrades and each other, eager and lazy, one worker per node
+     * and several, FIFO per pair and per partition: no violation (a valid copy always holds the last
+     * write, so the bytes an overwrite lands are there before any thread can read them), no
+     * deadlock, and both ways of completing an overwrite happen: granted without data, and given
+     * the access another way (an upgrade of a shared copy, a request already under way).
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void overwritesWithoutDataRacingReadsWritesAndEachOtherAreCorrect() {
+        List<ClusterModel.Config> configs = List.of(OVERWRITES, OVERWRITES.withDelivery(ClusterModel.Delivery.PARTITION_FIFO),
+                SEVERAL_OVERWRITERS, ClusterModel.Config.of(3, 1, false, "W0 O0", "O0 R0", "R0 O0"));
+        for (ClusterModel.Config c : configs) {
+            CoherenceExplorer.Result r = explore(c);
+            assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
+            assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
+            assertTrue(r.overwriteGrants() > 0 && r.overwriteFallbacks() > 0, "both ways of completing an overwrite happen: " + r.summary());
+        }
+    }
+
+    /** A push that reaches a node whose overwrite is under way makes it a sharer: the home grants an upgrade, which the store still completes by writing the worker's bytes. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void anOverwriteCrossedByAPushIsCorrect() {
+        CoherenceExplorer.Result r = explore(ClusterModel.Config.of(3, 1, true, "W0", "O0 R0", "R0 O0").withDelivery(
+                ClusterModel.Delivery.PARTITION_FIFO).withPushes(2));
+        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
+        assertTrue(r.finishedStates() > 0 && r.overwriteGrants() > 0, r.summary());
+    }
+
+    /** An overwrite needs no data, but the other copies must still be invalidated: a home that skips that is found. */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anOverwriteStillInvalidatesTheSharers() {
+        assertFinds(Fault.OVERWRITE_SKIPS_INVALIDATION, ClusterModel.Config.of(3, 1, true, "", "R0", "O0"));
     }
 
     @Test

@@ -54,6 +54,28 @@ class CoherencePropertiesTest {
         pushesDelivered = Math.max(pushesDelivered, 0) + runAndDrain(chain).cluster.pushesDelivered;
     }
 
+    /** overwrites granted without data in the tries of the overwrite property, and those that got the access another way */
+    static long overwritesGranted = -1;
+    static long overwritesFellBack;
+
+    /**
+     * 8 nodes on 4 partitions of 8 elements, with overwrites among the steps (a worker writes every
+     * element of a partition, asking for ownership without data: {@link CoherenceEngine#requestOverwrite})
+     * racing reads, upgrades, writes, pushes and their requests in flight.
+     */
+    @Property(tries = 100)
+    void eightNodesWithOverwritesStayCoherent(@ForAll("withOverwrites") ActionChain<SimulatedClusterChain> chain) {
+        SimulatedCluster c = runAndDrain(chain).cluster;
+        overwritesGranted = Math.max(overwritesGranted, 0) + c.overwritesGranted;
+        overwritesFellBack += c.overwritesFellBack;
+    }
+
+    @Provide
+    Arbitrary<ActionChain<SimulatedClusterChain>> withOverwrites() {
+        return Arbitraries.longs().between(1, 1_000_000)
+                .flatMap(seed -> SimulatedClusterChain.chains(seed, NODES, 1, 4, 8, 2, -1, 800, 1, 2));
+    }
+
     @Provide
     Arbitrary<ActionChain<SimulatedClusterChain>> withPushes() {
         return Arbitraries.longs().between(1, 1_000_000)
@@ -87,12 +109,19 @@ class CoherencePropertiesTest {
     /** The generated chains do real work: operations complete and messages flow (guards against vacuous tries). */
     @AfterProperty
     void chainsDidWork() {
-        long s = steps, ops = opsDone, msgs = messages, pushed = pushesDelivered;
+        long s = steps, ops = opsDone, msgs = messages, pushed = pushesDelivered, overwritten = overwritesGranted, fellBack = overwritesFellBack;
         steps = 0;   // reset first: a failed check must not carry over to the next property
         opsDone = 0;
         messages = 0;
         pushesDelivered = -1;
+        overwritesGranted = -1;
+        overwritesFellBack = 0;
         assertTrue(ops > 20L * 100 && msgs > 20L * 100, "steps " + s + ", operations " + ops + ", messages " + msgs);
         if (pushed >= 0) assertTrue(pushed > 100, "pushes delivered in 100 tries: " + pushed);
+        if (overwritten >= 0) {
+            System.out.println("overwrites granted without data in 100 tries: " + overwritten + ", given the access another way: " + fellBack);
+            assertTrue(overwritten > 100 && fellBack > 10, "overwrites granted without data in 100 tries: " + overwritten
+                    + ", given the access another way: " + fellBack);
+        }
     }
 }

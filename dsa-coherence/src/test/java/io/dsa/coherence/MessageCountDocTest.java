@@ -30,16 +30,38 @@ class MessageCountDocTest {
     static final class Wire {
         final ArrayDeque<CoherenceMessage> inFlight = new ArrayDeque<>();
         final CoherenceEngine[] engines = new CoherenceEngine[NODES];
+        final RecordingPartitionStore[] stores = new RecordingPartitionStore[NODES];
         int sent;
+        /** DATA_M messages sent with data */
+        int dataMWithData;
 
         Wire() {
             HomeResolver homes = (a, p) -> p % NODES;
             for (int n = 0; n < NODES; n++) {
-                engines[n] = new CoherenceEngine(n, NODES, homes, new RecordingPartitionStore(n, homes, 8), m -> {
+                stores[n] = new RecordingPartitionStore(n, homes, 8);
+                engines[n] = new CoherenceEngine(n, NODES, homes, stores[n], m -> {
                     inFlight.addLast(m);
                     sent++;
+                    if (m.op() == CoherenceOp.DATA_M && m.data() != null) dataMWithData++;
                 });
             }
+        }
+
+        /** Node {@code node}'s worker overwrites the partition ({@link CoherenceEngine#requestOverwrite}). */
+        Wire overwrite(int node) {
+            stores[node].registerOverwrite(A, P, () -> { });
+            engines[node].requestOverwrite(A, P);
+            settle();
+            assertEquals(Access.READ_WRITE, engines[node].access(A, P), "the overwrite is granted");
+            return this;
+        }
+
+        /** @return the messages an overwrite by {@code node} takes, checked to carry no data to it */
+        int countOverwrite(int node) {
+            int withData = dataMWithData;
+            int n = count(() -> overwrite(node));
+            assertEquals(withData, dataMWithData, "the grant of an overwrite carries no data");
+            return n;
         }
 
         Wire access(int node, Access needed) {
@@ -95,6 +117,16 @@ class MessageCountDocTest {
             Wire w = new Wire();
             for (int i = 1; i <= k + 1; i++) w.access(i, Access.READ);
             return w.count(() -> w.access(1, Access.READ_WRITE));
+        });
+        s.put("overwrite, nobody else holds it", k -> new Wire().countOverwrite(1));
+        s.put("overwrite, k sharers, requester holds no copy", k -> {
+            Wire w = new Wire();
+            for (int i = 1; i <= k; i++) w.access(i, Access.READ);
+            return w.countOverwrite(k + 1);
+        });
+        s.put("overwrite, a third node owns it", k -> {
+            Wire w = new Wire().access(1, Access.READ_WRITE);
+            return w.countOverwrite(2);
         });
         s.put("home-local read, remote owner", k -> {
             Wire w = new Wire().access(1, Access.READ_WRITE);

@@ -22,6 +22,8 @@ final class RecordingPartitionStore implements PartitionStore {
     /** arrays handed to install: the store owns them, nobody else may hold them */
     private final Set<byte[]> installed = Collections.newSetFromMap(new IdentityHashMap<>());
     final List<String> calls = new ArrayList<>();
+    /** per partition, what writes a local overwrite's bytes at its grant ({@link #overwrite}) */
+    private final Map<Long, Runnable> overwrites = new HashMap<>();
     boolean recording = true;
 
     RecordingPartitionStore(int nodeId, HomeResolver homes, int partitionBytes) {
@@ -51,6 +53,34 @@ final class RecordingPartitionStore implements PartitionStore {
         installed.add(bytes);
         data.put(key(arrayId, partition), bytes);
         access.put(key(arrayId, partition), a);
+    }
+
+    /**
+     * A local worker asks to overwrite a partition: {@code writer} writes its bytes into
+     * {@link #bytes} when the grant comes without data. At most one per partition.
+     *
+     * @return whether it was registered (false: another overwrite waits on the partition)
+     */
+    boolean registerOverwrite(int arrayId, int partition, Runnable writer) {
+        return overwrites.putIfAbsent(key(arrayId, partition), writer) == null;
+    }
+
+    /** The worker got the access another way and writes itself: its writer is dropped, if still registered. */
+    void takeBackOverwrite(int arrayId, int partition, Runnable writer) {
+        overwrites.remove(key(arrayId, partition), writer);
+    }
+
+    /** The grant of an overwrite: the registered writer writes the bytes, then the access is READ_WRITE. */
+    @Override
+    public void overwrite(int arrayId, int partition) {
+        if (recording) calls.add("overwrite " + arrayId + ":" + partition);
+        Runnable writer = overwrites.remove(key(arrayId, partition));
+        if (writer == null) throw new AssertionError("node " + nodeId + ": overwrite of " + arrayId + ":" + partition + " granted, but no writer waits");
+        if (access(arrayId, partition) == Access.READ_WRITE) {
+            throw new AssertionError("node " + nodeId + ": overwrite of " + arrayId + ":" + partition + " granted to a writer");
+        }
+        writer.run();
+        access.put(key(arrayId, partition), Access.READ_WRITE);
     }
 
     /** @return whether {@code bytes} is an array this store took ownership of */

@@ -55,6 +55,9 @@ final class SimulatedCluster {
     /** pushes made and delivered (coverage of the push property) */
     int pushes;
     int pushesDelivered;
+    /** overwrites granted without data (the store wrote the worker's bytes), and those that got the access another way */
+    int overwritesGranted;
+    int overwritesFellBack;
 
     SimulatedCluster(long seed, int nodes, int arrays, int partitions, int elements, int workersPerNode) {
         this.seed = seed;
@@ -89,6 +92,10 @@ final class SimulatedCluster {
         int partition;
         int element;
         boolean write;
+        /** a write of every element of the partition ({@link CoherenceEngine#requestOverwrite}) */
+        boolean overwrite;
+        /** what the store runs at an overwrite's grant, while registered there */
+        Runnable overwriteWriter;
 
         Worker(int node, int id) {
             this.node = node;
@@ -99,6 +106,7 @@ final class SimulatedCluster {
 
         @Override
         public String toString() {
+            if (overwrite) return "n" + node + "w" + id + " overwrite " + arrayId + ":" + partition;
             return "n" + node + "w" + id + " " + (write ? "write " : "read ") + arrayId + ":" + partition + "[" + element + "]";
         }
     }
@@ -147,18 +155,39 @@ final class SimulatedCluster {
         w.partition = p;
         w.element = e;
         w.write = rnd.nextInt(3) == 0;
+        w.overwrite = false;
         opsIssued++;
         event("issue " + w);
         tryComplete(w);
     }
 
-    /** The worker's loop body: access the copy if the store allows it, else (re)request and wait. */
+    /**
+     * The worker's loop body: access the copy if the store allows it, else (re)request and wait. An
+     * overwrite registers its writer with the store at its first miss (as a region write does with
+     * its bytes) and asks with {@link CoherenceEngine#requestOverwrite}; if the access comes
+     * another way, it takes the writer back and writes itself.
+     */
     void tryComplete(Worker w) {
-        if (store[w.node].access(w.arrayId, w.partition).allows(w.needed())) {
+        RecordingPartitionStore s = store[w.node];
+        if (s.access(w.arrayId, w.partition).allows(w.needed())) {
+            if (w.overwriteWriter != null) {
+                s.takeBackOverwrite(w.arrayId, w.partition, w.overwriteWriter);
+                w.overwriteWriter = null;
+                overwritesFellBack++;
+            }
             perform(w);
             return;
         }
-        boolean granted = engine[w.node].request(w.arrayId, w.partition, w.needed());
+        if (w.overwrite && w.overwriteWriter == null) {
+            Runnable writer = () -> {
+                w.overwriteWriter = null;
+                overwritesGranted++;
+                perform(w);
+            };
+            if (s.registerOverwrite(w.arrayId, w.partition, writer)) w.overwriteWriter = writer;
+        }
+        boolean granted = w.overwrite ? engine[w.node].requestOverwrite(w.arrayId, w.partition)
+                : engine[w.node].request(w.arrayId, w.partition, w.needed());
         if (engine[w.node].isHome(w.arrayId, w.partition) && engine[w.node].wantsWrite(w.arrayId, w.partition)) homeWantWrite++;
         if (granted) throw new AssertionError("request() returned true for " + w + " but the store has "
                 + store[w.node].access(w.arrayId, w.partition));
@@ -167,7 +196,16 @@ final class SimulatedCluster {
     void perform(Worker w) {
         RecordingPartitionStore s = store[w.node];
         long k = elementKey(w.arrayId, w.partition, w.element);
-        if (w.write) {
+        if (w.overwrite) {
+            int first = nextValue;
+            for (int e = 0; e < elements; e++) {
+                int v = nextValue++;
+                s.writeInt(w.arrayId, w.partition, e, v);
+                oracle.put(elementKey(w.arrayId, w.partition, e), v);
+            }
+            writes++;
+            event("done " + w + " = " + first + ".." + (nextValue - 1));
+        } else if (w.write) {
             int v = nextValue++;
             s.writeInt(w.arrayId, w.partition, w.element, v);
             oracle.put(k, v);
@@ -190,7 +228,7 @@ final class SimulatedCluster {
         if (m.source() != src) throw new AssertionError("node " + src + " sent " + m + " with source " + m.source());
         if (m.destination() == src) throw new AssertionError("node " + src + " sent a message to itself: " + m);
         if (m.destination() < 0 || m.destination() >= nodes) throw new AssertionError("no node " + m.destination() + ": " + m);
-        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M)
+        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M || m.op() == CoherenceOp.GET_M_OVERWRITE)
                 && !requestsInFlight.add(m.source() + "/" + m.arrayId() + ":" + m.partition())) {
             throw new AssertionError("node " + src + " sent a second request before the first was answered: " + m);
         }
@@ -206,7 +244,8 @@ final class SimulatedCluster {
         event("deliver " + m);
         CoherenceEngine to = engine[m.destination()];
         if (m.op() == CoherenceOp.INV && to.pendingRequest(m.arrayId(), m.partition()) == Access.READ_WRITE) invCrossedUpgrade++;
-        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M) && to.busy(m.arrayId(), m.partition())) requestQueuedWhileBusy++;
+        if ((m.op() == CoherenceOp.GET_S || m.op() == CoherenceOp.GET_M || m.op() == CoherenceOp.GET_M_OVERWRITE)
+                && to.busy(m.arrayId(), m.partition())) requestQueuedWhileBusy++;
         answered(m);
         engine[m.destination()].onMessage(m);
         return true;
@@ -311,6 +350,7 @@ final class SimulatedCluster {
                         w.partition = p;
                         w.element = 0;
                         w.write = false;
+                        w.overwrite = false;
                         opsIssued++;
                         return w;
                     }

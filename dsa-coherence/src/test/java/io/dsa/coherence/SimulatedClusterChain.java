@@ -42,6 +42,16 @@ final class SimulatedClusterChain {
     /** The same with pushes ({@link #push}) of weight {@code pushWeight} among the actions (0: none). */
     static ActionChainArbitrary<SimulatedClusterChain> chains(long seed, int nodes, int arrays, int partitions, int elements,
                                                       int workersPerNode, int forgetWritesOf, int maxSteps, int pushWeight) {
+        return chains(seed, nodes, arrays, partitions, elements, workersPerNode, forgetWritesOf, maxSteps, pushWeight, 0);
+    }
+
+    /**
+     * The same with overwrites ({@link #overwrite}: a worker writes every element of a partition, asking
+     * for ownership without data) of weight {@code overwriteWeight} among the actions (0: none).
+     */
+    static ActionChainArbitrary<SimulatedClusterChain> chains(long seed, int nodes, int arrays, int partitions, int elements,
+                                                      int workersPerNode, int forgetWritesOf, int maxSteps, int pushWeight,
+                                                      int overwriteWeight) {
         ActionChainArbitrary<SimulatedClusterChain> chains = ActionChain.<SimulatedClusterChain>startWith(() -> new SimulatedClusterChain(
                         new SimulatedCluster(seed, nodes, arrays, partitions, elements, workersPerNode), forgetWritesOf))
                 .withAction(4, issue(nodes, arrays, partitions, elements, workersPerNode))
@@ -49,7 +59,22 @@ final class SimulatedClusterChain {
                 .withAction(3, retry())
                 .withAction(5, deliver())
                 .withMaxTransformations(maxSteps);
-        return pushWeight == 0 ? chains : chains.withAction(pushWeight, push());
+        if (pushWeight > 0) chains = chains.withAction(pushWeight, push());
+        if (overwriteWeight > 0) chains = chains.withAction(overwriteWeight, overwrite(nodes, arrays, partitions, workersPerNode));
+        return chains;
+    }
+
+    /** An idle worker starts an overwrite of a whole partition (a busy one retries instead). */
+    static Action<SimulatedClusterChain> overwrite(int nodes, int arrays, int partitions, int workersPerNode) {
+        Arbitrary<Transformer<SimulatedClusterChain>> steps = Combinators.combine(Arbitraries.integers().between(0, nodes - 1),
+                        Arbitraries.integers().between(0, workersPerNode - 1), Arbitraries.integers().between(0, arrays - 1),
+                        Arbitraries.integers().between(0, partitions - 1))
+                .as((n, w, a, p) -> step("overwrite n" + n + "w" + w + " " + SimulatedCluster.ARRAY_IDS[a] + ":" + p,
+                        m -> m.issue(n, w, SimulatedCluster.ARRAY_IDS[a], p, 0, true, true)));
+        return new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() { return steps; }
+        };
     }
 
     /** A home pushes the k-th partition it may push now (modulo their number) to a node that holds no copy. */
@@ -132,6 +157,10 @@ final class SimulatedClusterChain {
     }
 
     void issue(int node, int worker, int arrayId, int partition, int element, boolean write) {
+        issue(node, worker, arrayId, partition, element, write, false);
+    }
+
+    void issue(int node, int worker, int arrayId, int partition, int element, boolean write, boolean overwrite) {
         SimulatedCluster.Worker w = cluster.workers[node][worker];
         if (w.busy) {
             record("retry " + w);
@@ -143,6 +172,7 @@ final class SimulatedClusterChain {
         w.partition = partition;
         w.element = element;
         w.write = write;
+        w.overwrite = overwrite;
         cluster.opsIssued++;
         record("issue " + w);
         complete(w);

@@ -210,6 +210,69 @@ abstract class AbstractSharedArray implements SharedArray {
     }
 
     /**
+     * A write of every element of {@code partition} is about to start, from {@code region} (the
+     * typed array; the partition's first element at row {@code bufRow}, column {@code bufCol}, rows
+     * {@code bufWidth} apart): if this node holds no valid copy of the partition and is not its home,
+     * outside scopes, offers the bytes to the slot and posts the request, which the I/O thread asks
+     * for without data ({@link Overwrite}; docs/runtime.md, "Writes that cover a partition").
+     *
+     * @return the offered overwrite, for {@link #awaitOverwrite}, or null if none applies (the
+     *         caller writes as usual)
+     */
+    final Overwrite offerOverwrite(int partition, Object region, int bufRow, int bufCol, int bufWidth) {
+        Slot s = slots[partition];
+        if (state.release != null || state.scopeUse != null || layout.homeOf(partition) == rt.nodeId
+                || Slot.grantedOf(s.stamp) != Access.NONE || s.overwrite() != null) {
+            return null;
+        }
+        rt.checkFailed();
+        Overwrite o = new Overwrite(partition, region, bufRow, bufCol, bufWidth, layout.partitionRows(partition),
+                layout.partitionCols(partition));
+        if (!s.offerOverwrite(o)) return null;
+        arrays.postOverwrite(state, partition);
+        return o;
+    }
+
+    /**
+     * Waits until {@code o}'s bytes are in the partition: written by the I/O thread at the grant
+     * that came without data, or, if this node got the access another way, taken back for the
+     * caller to write.
+     *
+     * @return true if written at the grant; false if the caller must write the bytes itself
+     */
+    final boolean awaitOverwrite(Overwrite o) {
+        Slot s = slots[o.partition];
+        try {
+            while (true) {
+                int st = o.state();
+                if (st == Overwrite.WRITTEN) {
+                    count(ArrayCounters.WRITE_MISS);
+                    return true;
+                }
+                if (st == Overwrite.REGISTERED && Slot.writable(s.stamp) && o.takeBack()) {
+                    s.dropOverwrite(o);
+                    return false;
+                }
+                // REQUESTED: the access comes with the grant that writes the bytes (a writable stamp seen now is older)
+                awaitAccess(o.partition, Access.READ_WRITE);
+            }
+        } catch (RuntimeException e) {
+            if (o.takeBack()) s.dropOverwrite(o);
+            throw e;
+        }
+    }
+
+    /**
+     * {@code writePartition}'s bytes, from {@code src}, as an overwrite when one applies.
+     *
+     * @return whether they were written at the grant (else the caller writes them)
+     */
+    final boolean overwritePartition(int partition, Object src) {
+        Overwrite o = offerOverwrite(partition, src, 0, 0, layout.partitionCols(partition));
+        return o != null && awaitOverwrite(o);
+    }
+
+    /**
      * An element read missed on {@code partition}, outside scopes: if the node has missed on it
      * before and this is the first such miss since the last global round, requests every other
      * partition the node missed on before and lacks now, from the one after it on (at most
@@ -276,28 +339,53 @@ abstract class AbstractSharedArray implements SharedArray {
         long bytesAhead = 0;
         int requested = 0;
         int copied = 0;
-        for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
-            int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
-            for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
-                int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
-                int p = layout.partitionOf(r0, c0);
-                while (ahead && nextRow < lastRow && (requested <= copied || bytesAhead < REGION_AHEAD_BYTES)) {
-                    int q = layout.partitionOf(nextRow, nextCol);
-                    prefetch(q, needed);
-                    bytesAhead += layout.partitionBytes(q);
-                    requested++;
-                    nextCol = (nextCol / pc + 1) * pc;
-                    if (nextCol >= lastCol) {
-                        nextCol = col;
-                        nextRow = (nextRow / pr + 1) * pr;
+        // the partitions the write covers whole, offered as overwrites (asked for without data), in request order
+        java.util.ArrayDeque<Overwrite> overwrites = null;
+        try {
+            for (int r0 = row; r0 < lastRow; r0 = (r0 / pr + 1) * pr) {
+                int r1 = Math.min(lastRow, (r0 / pr + 1) * pr);
+                for (int c0 = col; c0 < lastCol; c0 = (c0 / pc + 1) * pc) {
+                    int c1 = Math.min(lastCol, (c0 / pc + 1) * pc);
+                    int p = layout.partitionOf(r0, c0);
+                    while (ahead && nextRow < lastRow && (requested <= copied || bytesAhead < REGION_AHEAD_BYTES)) {
+                        int q = layout.partitionOf(nextRow, nextCol);
+                        Overwrite o = write && covers(q, nextRow, nextCol, lastRow, lastCol)
+                                ? offerOverwrite(q, buf, nextRow - row, nextCol - col, cols) : null;
+                        if (o == null) {
+                            prefetch(q, needed);
+                        } else {
+                            if (overwrites == null) overwrites = new java.util.ArrayDeque<>();
+                            overwrites.addLast(o);
+                        }
+                        bytesAhead += layout.partitionBytes(q);
+                        requested++;
+                        nextCol = (nextCol / pc + 1) * pc;
+                        if (nextCol >= lastCol) {
+                            nextCol = col;
+                            nextRow = (nextRow / pr + 1) * pr;
+                        }
                     }
+                    Overwrite o = overwrites != null && !overwrites.isEmpty() && overwrites.peekFirst().partition == p
+                            ? overwrites.removeFirst()
+                            : !ahead && write && covers(p, r0, c0, lastRow, lastCol) ? offerOverwrite(p, buf, 0, 0, cols) : null;
+                    if (o == null || !awaitOverwrite(o)) {
+                        copyBlock(p, layout.offsetInPartition(r0, c0), layout.partitionCols(p), r0 - row, c0 - col, r1 - r0, c1 - c0,
+                                cols, buf, write);
+                    }
+                    bytesAhead -= layout.partitionBytes(p);
+                    copied++;
                 }
-                copyBlock(p, layout.offsetInPartition(r0, c0), layout.partitionCols(p), r0 - row, c0 - col, r1 - r0, c1 - c0, cols,
-                        buf, write);
-                bytesAhead -= layout.partitionBytes(p);
-                copied++;
             }
+        } catch (RuntimeException e) {
+            // the job failed: the overwrites not waited for yet are no longer offered (those already asked for stay)
+            if (overwrites != null) for (Overwrite o : overwrites) if (o.takeBack()) slots[o.partition].dropOverwrite(o);
+            throw e;
         }
+    }
+
+    /** @return whether the region up to {@code lastRow x lastCol}, met at its element {@code (r0, c0)}, covers partition {@code p} whole */
+    private boolean covers(int p, int r0, int c0, int lastRow, int lastCol) {
+        return layout.offsetInPartition(r0, c0) == 0 && r0 + layout.partitionRows(p) <= lastRow && c0 + layout.partitionCols(p) <= lastCol;
     }
 
     /**

@@ -6,7 +6,6 @@ import io.dsa.coherence.Access;
 import io.dsa.coherence.CoherenceEngine;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
-import io.dsa.coherence.PartitionStore;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -81,12 +80,12 @@ final class ArrayDirectory {
         this.threadsPerNode = threadsPerNode;
         this.io = io;
         this.waiting = waiting;
-        this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(), m -> {
+        this.grantWaits = new GrantWaits(nodeId, io, () -> failure, this::request);
+        this.engine = new CoherenceEngine(nodeId, capacity, (a, p) -> array(a).layout.homeOf(p), new SlotStore(this::array, grantWaits), m -> {
             if (m.destination() != nodeId) NodeCounters.sent(array(m.arrayId()), m);
             if (m.op() == CoherenceOp.INV) pushes.invalidated(m.arrayId(), m.partition(), m.destination());
             network.send(m.destination(), m);
         });
-        this.grantWaits = new GrantWaits(nodeId, io, () -> failure, this::request);
         this.arrayImages = new ArrayImages(nodeId, nodes, threadsPerNode, engine, arrays, this::array);
     }
 
@@ -250,6 +249,8 @@ final class ArrayDirectory {
 
     private static final int POSTED_READ = 1;
     private static final int POSTED_WRITE = 2;
+    /** A write that may be asked for without data: the slot holds the worker's {@link Overwrite}. */
+    private static final int POSTED_OVERWRITE = 4;
 
     /**
      * A worker lacks {@code needed} on {@code partition}: makes sure the I/O thread asks the engine
@@ -258,8 +259,20 @@ final class ArrayDirectory {
      * worker then waits for the slot's stamp to change.
      */
     void post(ArrayState a, int partition, Access needed) {
+        post(a, partition, needed == Access.READ_WRITE ? POSTED_WRITE : POSTED_READ);
+    }
+
+    /**
+     * A worker offered its bytes for all of {@code partition} ({@link Slot#offerOverwrite}): as
+     * {@link #post} for a write, which the I/O thread asks for without data if the engine would
+     * ({@link #requestOverwrite}).
+     */
+    void postOverwrite(ArrayState a, int partition) {
+        post(a, partition, POSTED_OVERWRITE);
+    }
+
+    private void post(ArrayState a, int partition, int bit) {
         Slot s = a.slots[partition];
-        int bit = needed == Access.READ_WRITE ? POSTED_WRITE : POSTED_READ;
         if ((s.posted & bit) != 0) return;
         int before = (int) POSTED.getAndBitwiseOr(s, bit);
         if (before != 0) return; // a task is posted and has not taken the bits yet: it serves this one too
@@ -280,7 +293,22 @@ final class ArrayDirectory {
     private void serve(ArrayState a, int partition) {
         int bits = (int) POSTED.getAndSet(a.slots[partition], 0);
         if (bits == 0) return;
-        request(a, partition, (bits & POSTED_WRITE) != 0 ? Access.READ_WRITE : Access.READ);
+        if ((bits & POSTED_OVERWRITE) != 0 && requestOverwrite(a, partition)) return;
+        request(a, partition, (bits & (POSTED_WRITE | POSTED_OVERWRITE)) != 0 ? Access.READ_WRITE : Access.READ);
+    }
+
+    /**
+     * Asks for the partition without data if the slot holds a worker's overwrite and the engine
+     * would ask so (no valid copy here, no request under way); the overwrite is claimed first, so
+     * its worker no longer takes it back and the grant ({@link SlotStore#overwrite}) finds it.
+     *
+     * @return whether the request went out without data
+     */
+    private boolean requestOverwrite(ArrayState a, int partition) {
+        Overwrite o = a.slots[partition].overwrite();
+        if (o == null || !engine.overwriteAsksWithoutData(a.id, partition) || !o.claim()) return false;
+        engine.requestOverwrite(a.id, partition);
+        return true;
     }
 
     private void request(ArrayState a, int partition, Access needed) {
@@ -469,41 +497,6 @@ final class ArrayDirectory {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DsaException("interrupted while waiting for node " + nodeId + "'s I/O thread");
-        }
-    }
-
-    /** The engine's view of this node's slots; on the I/O thread. */
-    private final class SlotStore implements PartitionStore {
-        @Override
-        public void setAccess(int arrayId, int partition, Access access) {
-            ArrayState a = array(arrayId);
-            Slot s = a.slots[partition];
-            s.grant(access);
-            // a future (no worker) waits for this slot: a home partition never touched here gets its bytes now, as a
-            // worker's retried request would give them (a remote read of it leaves the home's slot without bytes)
-            if (grantWaits.waitsOn(s)) s.materialize(a.layout.partitionBytes(partition));
-            grantWaits.granted(s);
-        }
-
-        @Override
-        public byte[] snapshot(int arrayId, int partition) {
-            // lent, not copied: the engine passes it straight to a send, which encodes it before returning (Peers
-            // copies a message it must queue); the local access was lowered first, so no hit writes it meanwhile
-            // except a racing writer, which re-checks the stamp and redoes its write through the protocol
-            ArrayState a = array(arrayId);
-            return a.slots[partition].lend(a.layout.partitionBytes(partition));
-        }
-
-        @Override
-        public void install(int arrayId, int partition, byte[] data, Access access) {
-            ArrayState a = array(arrayId);
-            int expected = a.layout.partitionBytes(partition);
-            if (data.length != expected) {
-                throw new IllegalStateException("partition " + partition + " of array '" + a.spec.name() + "' arrived with "
-                        + data.length + " bytes, expected " + expected);
-            }
-            PushedDiffs.install(a, partition, data, access);
-            grantWaits.granted(a.slots[partition]);
         }
     }
 }

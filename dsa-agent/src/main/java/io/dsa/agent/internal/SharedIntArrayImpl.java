@@ -193,6 +193,7 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             bufferedBlock(release, partition, 0, width, 0, 0, layout.partitionRows(partition), width, width, src, true);
             return;
         }
+        if (overwritePartition(partition, src)) return;
         int n = layout.partitionElements(partition);
         Slot s = slots[partition];
         countAccess(s, true);

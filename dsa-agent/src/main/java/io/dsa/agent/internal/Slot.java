@@ -55,10 +55,12 @@ final class Slot extends WaitPoint {
     private static final Access[] ACCESS = Access.values();
     private static final CacheState[] CACHE_STATE = {CacheState.INVALID, CacheState.SHARED, CacheState.EXCLUSIVE};
     private static final java.lang.invoke.VarHandle STAMP;
+    private static final java.lang.invoke.VarHandle OVERWRITE;
 
     static {
         try {
             STAMP = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "stamp", int.class);
+            OVERWRITE = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "overwrite", Overwrite.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -76,6 +78,8 @@ final class Slot extends WaitPoint {
     volatile int posted;
     /** The most the workers get while a scope is open (READ_WRITE outside scopes); set by {@link #cap}. */
     private volatile Access cap = Access.READ_WRITE;
+    /** A worker's bytes for all of this partition, waiting for its request without data ({@link Overwrite}); null if none. */
+    private volatile Overwrite overwrite;
     /** Tests only ({@code SlotCapLincheckTest}): the seeded bug of a plain store of the stamp instead of a compare-and-set. */
     boolean plainStampStores;
 
@@ -223,6 +227,29 @@ final class Slot extends WaitPoint {
     byte[] bytesAtSafePoint(int bytes) {
         byte[] d = data;
         return d == null ? new byte[bytes] : d;
+    }
+
+    // ---- a worker's overwrite (docs/runtime.md, "Writes that cover a partition") ------------------------
+
+    /** A worker offers its bytes for all of the partition. @return false if another overwrite waits here */
+    boolean offerOverwrite(Overwrite o) { return OVERWRITE.compareAndSet(this, null, o); }
+
+    /** @return the overwrite waiting here, or null */
+    Overwrite overwrite() { return overwrite; }
+
+    /** The worker that offered {@code o} took it back: it is no longer waiting here. */
+    void dropOverwrite(Overwrite o) { OVERWRITE.compareAndSet(this, o, null); }
+
+    /** @return the overwrite waiting here, no longer waiting (the I/O thread, at its grant), or null */
+    Overwrite takeOverwrite() { return (Overwrite) OVERWRITE.getAndSet(this, null); }
+
+    /**
+     * @return the slot's array for an overwrite's bytes, made (zeros) if the slot has none; on the I/O thread while
+     *         the engine grants no access (so no thread reads the array before the stamp that follows)
+     */
+    byte[] arrayForOverwrite(int bytes) {
+        if (data == null) data = new byte[bytes];
+        return data;
     }
 
     /** @return whether the slot has bytes */

@@ -108,8 +108,11 @@ import io.netty.handler.codec.CorruptedFrameException;
  * <p>Stateless and thread-safe. Encoding and decoding do not allocate beyond the decoded values.
  */
 final class WireFormat {
-    /** The protocol version this build speaks: 2 since the handshake agrees on keys and frames travel in records. */
-    static final int VERSION = 2;
+    /**
+     * The protocol version this build speaks: 2 since the handshake agrees on keys and frames travel in records,
+     * 3 since a write that covers a partition asks for it without data (coherence op GET_M_OVERWRITE).
+     */
+    static final int VERSION = 3;
     /** Bytes of the length field. */
     static final int LENGTH_FIELD_BYTES = 4;
     /** Bytes of version and type, counted by the length field. */

@@ -64,19 +64,20 @@ class CoherenceUnderFaultsTest {
         public void work(DsaWorker w) {
             int threads = w.node().network().getGlobalThreadCount();
             SharedLongArray a = w.node().createSharedLongArray("turns", threads * 2, 2);
-            SharedLongArray seen = w.node().createSharedLongArray("seen", threads, 1);
+            // each thread records its hash every round in a one-element partition of its own, written whole (an overwrite)
+            SharedLongArray seen = w.node().createSharedLongArray("seen", threads * ROUNDS, 1);
             long hash = 0;
             for (int t = 0; t < ROUNDS; t++) {
                 if (w.threadId() == t % threads) for (int i = 0; i < threads * 2; i += 2) a.write(i, a.read(i) + t * 31 + i);
                 w.barrier();
                 for (int i = 0; i < threads * 2; i += 2) hash = hash * 31 + a.read(i);
+                seen.writePartition(t * threads + w.threadId(), new long[] {hash});
                 w.barrier();
             }
-            seen.write(w.threadId(), hash);
             w.barrier();
             if (w.threadId() == 0) {
                 long all = 17;
-                for (int k = 0; k < threads; k++) all = all * 31 + seen.read(k);
+                for (int k = 0; k < threads; k++) all = all * 31 + seen.read((ROUNDS - 1) * threads + k);
                 w.node().report("turns " + Long.toHexString(all));
             }
         }
@@ -149,7 +150,8 @@ class CoherenceUnderFaultsTest {
      * A coherence message delivered twice (the seeded 2nd to 5th of its op): the engine that gets
      * the copy refuses it ("unexpected ...") and the job fails on every node naming it, or the
      * job's result is unchanged; never a silent wrong result. {@link Turns} sends no FWD_GET_M and
-     * no OWNER_RELEASE, and no PUSH_S or PUSH_ACK (reader pushes are off by default).
+     * no OWNER_RELEASE, and no PUSH_S or PUSH_ACK (reader pushes are off by default); its
+     * {@code writePartition}s of partitions homed elsewhere send GET_M_OVERWRITE.
      */
     @ParameterizedTest
     @EnumSource(value = CoherenceOp.class, names = {"FWD_GET_M", "OWNER_RELEASE", "PUSH_S", "PUSH_ACK"}, mode = EnumSource.Mode.EXCLUDE)

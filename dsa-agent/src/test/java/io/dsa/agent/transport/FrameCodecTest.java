@@ -559,8 +559,8 @@ class FrameCodecTest {
 
     @Test
     void frameLayoutIsPinned() {
-        // [len=15][ver=2][type=JOIN 10][nodeId=1][host: len 1, 'h'][port=2]
-        byte[] expected = {0, 0, 0, 15, 2, 10, 0, 0, 0, 1, 0, 0, 0, 1, 'h', 0, 0, 0, 2};
+        // [len=15][ver=3][type=JOIN 10][nodeId=1][host: len 1, 'h'][port=2]
+        byte[] expected = {0, 0, 0, 15, 3, 10, 0, 0, 0, 1, 0, 0, 0, 1, 'h', 0, 0, 0, 2};
         ByteBuf frame = encode(new JoinMessage(1, "h", 2));
         try {
             byte[] actual = new byte[frame.readableBytes()];

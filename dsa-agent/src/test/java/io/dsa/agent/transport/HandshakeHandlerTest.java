@@ -301,11 +301,12 @@ class HandshakeHandlerTest {
     @Test
     void dialerRejectsAnAcceptorWithAnotherProtocolVersion() throws Exception {
         CompletableFuture<Connection> connected = new CompletableFuture<>();
+        int other = WireFormat.VERSION + 1;
         EmbeddedChannel ch = channel(config(3), HandshakeHandler.forDialer(config(3), new RecordingHandler(), connected, "p:1"));
-        ch.writeInbound(frames(new ChallengeMessage(3, TransportSecurity.ENCRYPT, HandshakeCrypto.randomNonce())));
+        ch.writeInbound(frames(new ChallengeMessage(other, TransportSecurity.ENCRYPT, HandshakeCrypto.randomNonce())));
         assertNull(ch.readOutbound(), "no HELLO to an acceptor of another version");
         assertTrue(assertThrows(ExecutionException.class, connected::get).getCause().getMessage()
-                .contains("acceptor speaks protocol version 3, expected " + WireFormat.VERSION));
+                .contains("acceptor speaks protocol version " + other + ", expected " + WireFormat.VERSION));
         assertFalse(ch.finish());
     }
 
@@ -318,7 +319,7 @@ class HandshakeHandlerTest {
         v1.writeInt(2 + 4 + 4 + 32).writeByte(1).writeByte(MessageType.CHALLENGE.code()).writeInt(1).writeInt(32).writeZero(32);
         ch.writeInbound(v1);
         assertNull(ch.readOutbound());
-        assertEquals("handshake with old:1 failed: protocol version 1, expected 2: the peer runs a DSA build of another"
+        assertEquals("handshake with old:1 failed: protocol version 1, expected " + WireFormat.VERSION + ": the peer runs a DSA build of another"
                 + " protocol version", assertThrows(ExecutionException.class, connected::get).getCause().getMessage());
         assertFalse(ch.finish());
     }
@@ -349,7 +350,7 @@ class HandshakeHandlerTest {
         v1.writeInt(2 + 4).writeByte(1).writeByte(MessageType.HELLO.code()).writeInt(1);
         ch.writeInbound(v1);
         assertFalse(ch.isOpen());
-        assertEquals("protocol version 1, expected 2: the peer runs a DSA build of another protocol version",
+        assertEquals("protocol version 1, expected " + WireFormat.VERSION + ": the peer runs a DSA build of another protocol version",
                 ch.attr(FrameDecoder.CLOSE_REASON).get().getMessage());
         assertTrue(recorder.connected.isEmpty());
         assertFalse(ch.finish());

@@ -1,0 +1,185 @@
+package io.dsa.agent.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dsa.ArraySpec;
+import io.dsa.Distribution;
+import io.dsa.DsaProgram;
+import io.dsa.DsaWorker;
+import io.dsa.SharedDoubleArray;
+import io.dsa.agent.BarrierKind;
+import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
+import io.dsa.agent.RunReport;
+import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.CoherenceOp;
+import io.dsa.ElementType;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Writes that cover whole partitions a node holds no valid copy of ask for them without data
+ * (GET_M_OVERWRITE; docs/runtime.md, "Writes that cover a partition"), on whole nodes wired by an
+ * {@link InMemoryNetwork}: every coherence message is logged, and every phase is checked by every
+ * node reading the whole array back.
+ */
+@Timeout(60)
+class OverwriteTest {
+    final InMemoryNetwork network = new InMemoryNetwork();
+
+    private static DsaConfig config(int nodes) {
+        return DsaConfig.builder().nodes(nodes).threadsPerNode(1).barrier(BarrierKind.TREE).barrierFanout(2).proxy(ProxyMode.FLOAT)
+                .randomSecret().startupTimeoutMs(20_000).build();
+    }
+
+    private List<InMemoryNetwork.Sent> run(int nodes, DsaProgram program) {
+        network.record(m -> m instanceof CoherenceMessage);
+        try (InMemoryVm vm = new InMemoryVm(network, config(nodes))) {
+            List<CompletableFuture<RunReport>> runs = Workers.start(0, nodes, i -> JobRunner.run(vm.node(i), program, List.of()));
+            for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
+            return network.recorded();
+        }
+    }
+
+    /** One node writes a fresh 8x8 array of 4x4 partitions in one region: the other node's partitions come without data. */
+    @Test
+    void aRegionWriteOfPartitionsHeldNowhereElseTakesThemWithoutData() {
+        List<InMemoryNetwork.Sent> log = run(2, new DsaProgram() {
+            @Override
+            public void work(DsaWorker w) {
+                SharedDoubleArray a = w.node().createSharedDoubleArray("A", 8, 8, 4);
+                if (w.threadId() == 1) a.write(0, 0, 8, 8, values(8, 8, 0, 0, 8, 100));
+                w.barrier();
+                verify(a, values(8, 8, 0, 0, 8, 100), "after node 1's region write");
+            }
+        });
+        long homedAt0 = log.stream().filter(s -> op(s) == CoherenceOp.GET_M_OVERWRITE).count();
+        assertEquals(2, homedAt0, "node 1 asks for node 0's two partitions without data: " + ops(log));
+        for (InMemoryNetwork.Sent s : log) {
+            CoherenceMessage m = (CoherenceMessage) s.message();
+            if (m.op() == CoherenceOp.GET_M || m.op() == CoherenceOp.GET_S && m.source() == 1) {
+                throw new AssertionError("node 1 asked with data or for a read: " + m + " in " + ops(log));
+            }
+            if (m.op() == CoherenceOp.DATA_M) assertNull(m.data(), "an overwrite's grant carries no data: " + m);
+        }
+    }
+
+    /**
+     * Three nodes, one thread each, on a 12x12 array of 4x4 partitions, each band of four rows homed
+     * at one node ({@link Distribution#BLOCK}: partitions 0-2 at node 0, 3-5 at node 1, 6-8 at node
+     * 2): overwrites of partitions held nowhere else, upgrades of shared copies (the engine asks an
+     * ordinary write: the worker writes its bytes itself), an overwrite that recalls an exclusive
+     * owner (the owner's data goes to the home, none to the writer), overwrites that invalidate a
+     * sharer ({@code writePartition}), and writes that cover partitions only in part (their data is
+     * fetched, the other elements kept). Every node reads everything back after each phase.
+     */
+    @Test
+    void overwritesInvalidateSharersRecallOwnersAndKeepWhatAWriteDoesNotCover() {
+        List<InMemoryNetwork.Sent> log = run(3, new DsaProgram() {
+            @Override
+            public void work(DsaWorker w) {
+                int me = w.threadId();
+                SharedDoubleArray a = (SharedDoubleArray) w.node().createSharedArray(
+                        ArraySpec.of("A", ElementType.DOUBLE, 12, 12, 4, 4, Distribution.BLOCK));
+                double[] expected = new double[144];
+                // 1: node 0 writes everything (fresh: its requests for the six partitions of nodes 1 and 2 carry no data)
+                if (me == 0) a.write(0, 0, 12, 12, values(12, 12, 0, 0, 12, 1000));
+                apply(expected, 0, 0, 12, 12, 1000);
+                phase(w, a, expected, "1");
+                // 2: node 0 writes rows and columns 2..9: partition 4 (node 1's) whole, eight in part; all upgrades of shared copies
+                if (me == 0) a.write(2, 2, 8, 8, values(8, 8, 0, 0, 8, 2000));
+                apply(expected, 2, 2, 8, 8, 2000);
+                w.barrier();
+                // 3: node 2, invalid there, overwrites partition 4, which node 0 holds exclusive: a recall
+                if (me == 2) a.write(4, 4, 4, 4, values(4, 4, 0, 0, 4, 3000));
+                apply(expected, 4, 4, 4, 4, 3000);
+                phase(w, a, expected, "3");
+                // 4: node 1 rewrites rows 8..11 (node 2's, upgrades), then node 2 reads them: node 1 and node 2 share them
+                if (me == 1) a.write(8, 0, 4, 12, values(4, 12, 0, 0, 12, 4000));
+                apply(expected, 8, 0, 4, 12, 4000);
+                w.barrier();
+                if (me == 2) verify(a, expected, "phase 4 at node 2");
+                w.barrier();
+                // 5: node 0, invalid on them, overwrites partitions 6..8 one by one: node 1's copies are invalidated
+                if (me == 0) {
+                    for (int p = 6; p < 9; p++) a.writePartition(p, values(4, 4, 0, 0, 4, 5000 + 100 * p));
+                }
+                for (int p = 6; p < 9; p++) apply(expected, 8, 4 * (p - 6), 4, 4, 5000 + 100 * p);
+                phase(w, a, expected, "5");
+            }
+        });
+        // per requester and partition, the request under way: each DATA_M answering an overwrite carries no data
+        Map<Long, CoherenceOp> underWay = new HashMap<>();
+        int overwrites = 0, answered = 0, invalidating = 0, recalling = 0;
+        for (InMemoryNetwork.Sent s : log) {
+            CoherenceMessage m = (CoherenceMessage) s.message();
+            long key = (long) m.requester() << 32 | m.partition();
+            switch (m.op()) {
+                case GET_S, GET_M, GET_M_OVERWRITE -> {
+                    underWay.put(key, m.op());
+                    if (m.op() == CoherenceOp.GET_M_OVERWRITE) overwrites++;
+                }
+                case INV -> invalidating += underWay.get(key) == CoherenceOp.GET_M_OVERWRITE ? 1 : 0;
+                case FWD_GET_M -> recalling += underWay.get(key) == CoherenceOp.GET_M_OVERWRITE ? 1 : 0;
+                case DATA_M -> {
+                    if (underWay.remove(key) == CoherenceOp.GET_M_OVERWRITE) {
+                        answered++;
+                        assertNull(m.data(), "the grant of an overwrite carries no data: " + m);
+                    }
+                }
+                default -> { }
+            }
+        }
+        String summary = overwrites + " overwrites, " + answered + " answered, " + invalidating + " invalidations and " + recalling
+                + " recalls for them: " + ops(log);
+        assertEquals(overwrites, answered, summary);
+        assertTrue(overwrites >= 6 && invalidating > 0 && recalling > 0, summary);
+    }
+
+    /** Every node reads the whole array and checks it, then the barrier. */
+    private static void phase(DsaWorker w, SharedDoubleArray a, double[] expected, String phase) {
+        w.barrier();
+        verify(a, expected, "phase " + phase + " at node " + w.threadId());
+        w.barrier();
+    }
+
+    private static void verify(SharedDoubleArray a, double[] expected, String when) {
+        double[] got = new double[expected.length];
+        int side = (int) Math.round(Math.sqrt(expected.length));
+        a.read(0, 0, side, side, got);
+        for (int i = 0; i < got.length; i++) {
+            if (got[i] != expected[i]) {
+                throw new IllegalStateException(when + ": element (" + i / side + ", " + i % side + ") is " + got[i] + ", expected "
+                        + expected[i]);
+            }
+        }
+    }
+
+    /** @return a {@code rows x cols} region whose element (r, c) is {@code base + (row0 + r) * width + col0 + c} */
+    private static double[] values(int rows, int cols, int row0, int col0, int width, int base) {
+        double[] v = new double[rows * cols];
+        for (int r = 0; r < rows; r++) for (int c = 0; c < cols; c++) v[r * cols + c] = base + (row0 + r) * width + col0 + c;
+        return v;
+    }
+
+    /** What {@code a.write(row, col, rows, cols, values(rows, cols, 0, 0, cols, base))} leaves in a row-major 12x12 copy. */
+    private static void apply(double[] expected, int row, int col, int rows, int cols, int base) {
+        for (int r = 0; r < rows; r++) for (int c = 0; c < cols; c++) expected[(row + r) * 12 + col + c] = base + r * cols + c;
+    }
+
+    private static CoherenceOp op(InMemoryNetwork.Sent s) {
+        return ((CoherenceMessage) s.message()).op();
+    }
+
+    private static String ops(List<InMemoryNetwork.Sent> log) {
+        StringBuilder b = new StringBuilder();
+        for (InMemoryNetwork.Sent s : log) b.append("\n  ").append(s.message());
+        return b.toString();
+    }
+}
