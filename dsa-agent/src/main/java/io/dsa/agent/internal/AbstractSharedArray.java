@@ -244,16 +244,12 @@ abstract class AbstractSharedArray implements SharedArray {
         Slot s = slots[o.partition];
         try {
             while (true) {
-                int st = o.state();
-                if (st == Overwrite.WRITTEN) {
+                int settled = o.settle(s);
+                if (settled == Overwrite.WRITTEN) {
                     count(ArrayCounters.WRITE_MISS);
                     return true;
                 }
-                if (st == Overwrite.REGISTERED && Slot.writable(s.stamp) && o.takeBack()) {
-                    s.dropOverwrite(o);
-                    return false;
-                }
-                // REQUESTED: the access comes with the grant that writes the bytes (a writable stamp seen now is older)
+                if (settled == Overwrite.TAKEN_BACK) return false;
                 awaitAccess(o.partition, Access.READ_WRITE);
             }
         } catch (RuntimeException e) {

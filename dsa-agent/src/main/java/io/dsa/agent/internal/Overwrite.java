@@ -29,6 +29,8 @@ final class Overwrite {
     static final int REQUESTED = 1;
     static final int WRITTEN = 2;
     static final int TAKEN_BACK = 3;
+    /** What {@link #settle} returns while the worker must wait for the access. */
+    static final int WAIT = -1;
     private static final VarHandle STATE;
 
     static {
@@ -48,6 +50,8 @@ final class Overwrite {
     private final int rows;
     private final int cols;
     private volatile int state = REGISTERED;
+    /** Tests only ({@code OverwriteLincheckTest}): the seeded bug of a take-back that looks, then sets, instead of a compare-and-set. */
+    boolean plainTakeBack;
 
     /**
      * @param partition the partition, whose {@code rows x cols} elements the region covers
@@ -72,7 +76,29 @@ final class Overwrite {
     boolean claim() { return STATE.compareAndSet(this, REGISTERED, REQUESTED); }
 
     /** The worker has the access another way and writes itself. @return false if the I/O thread claimed this first */
-    boolean takeBack() { return STATE.compareAndSet(this, REGISTERED, TAKEN_BACK); }
+    boolean takeBack() {
+        if (!plainTakeBack) return STATE.compareAndSet(this, REGISTERED, TAKEN_BACK);
+        if (state != REGISTERED) return false;
+        state = TAKEN_BACK;
+        return true;
+    }
+
+    /**
+     * The worker's look at its offer in {@code slot}: {@link #WRITTEN} if the grant wrote its bytes;
+     * {@link #TAKEN_BACK} if the node has write access another way and the offer was not claimed,
+     * which it now no longer is (the worker writes the bytes itself); {@link #WAIT} otherwise (for
+     * the grant that writes them, or for write access). A writable stamp seen while the offer is
+     * claimed is an older grant: the claim is made only while the engine grants nothing.
+     */
+    int settle(Slot slot) {
+        int st = state;
+        if (st == WRITTEN) return WRITTEN;
+        if (st == REGISTERED && Slot.writable(slot.stamp) && takeBack()) {
+            slot.dropOverwrite(this);
+            return TAKEN_BACK;
+        }
+        return WAIT;
+    }
 
     /**
      * Writes the region's elements into {@code slot}'s array (which has as many bytes as the
