@@ -8,7 +8,11 @@ import io.dsa.ArraySpec;
 import io.dsa.Distribution;
 import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
+import io.dsa.SharedArray;
 import io.dsa.SharedDoubleArray;
+import io.dsa.SharedFloatArray;
+import io.dsa.SharedIntArray;
+import io.dsa.SharedLongArray;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
@@ -22,6 +26,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Writes that cover whole partitions a node holds no valid copy of ask for them without data
@@ -67,6 +73,80 @@ class OverwriteTest {
                 throw new AssertionError("node 1 asked with data or for a read: " + m + " in " + ops(log));
             }
             if (m.op() == CoherenceOp.DATA_M) assertNull(m.data(), "an overwrite's grant carries no data: " + m);
+        }
+    }
+
+    /**
+     * For every element type: node 1 writes a fresh 8x12 array of 4x4 partitions in one region and
+     * then rewrites node 0's partitions one by one with {@code writePartition} after node 0 read
+     * them back (so those are upgrades of shared copies); node 0 checks every element each time.
+     * The first write asks for node 0's partitions without data, and the grant writes the worker's
+     * bytes of that type ({@link Overwrite#writeInto}).
+     */
+    @ParameterizedTest
+    @EnumSource(value = ElementType.class, names = {"DOUBLE", "FLOAT", "INT", "LONG"})
+    void everyElementTypeIsWrittenAtTheGrant(ElementType type) {
+        List<InMemoryNetwork.Sent> log = run(2, new DsaProgram() {
+            @Override
+            public void work(DsaWorker w) {
+                SharedArray a = w.node().createSharedArray(ArraySpec.of("T", type, 8, 12, 4, 4, Distribution.BLOCK));
+                long[] first = new long[96];
+                for (int i = 0; i < first.length; i++) first[i] = 3 * i - 50;
+                if (w.threadId() == 1) write(a, -1, first);
+                w.barrier();
+                check(a, first, "after the region write");
+                w.barrier();
+                long[] second = first.clone();
+                if (w.threadId() == 1) {
+                    for (int p = 0; p < a.layout().partitionCount(); p++) {
+                        if (a.layout().homeOf(p) != 0) continue;
+                        long[] part = new long[16];
+                        for (int i = 0; i < 16; i++) part[i] = 1000 * (p + 1) + i;
+                        write(a, p, part);
+                    }
+                }
+                for (int p = 0; p < a.layout().partitionCount(); p++) {
+                    if (a.layout().homeOf(p) != 0) continue;
+                    int r0 = a.layout().partitionFirstRow(p), c0 = a.layout().partitionFirstCol(p);
+                    for (int i = 0; i < 16; i++) second[(r0 + i / 4) * 12 + c0 + i % 4] = 1000 * (p + 1) + i;
+                }
+                w.barrier();
+                check(a, second, "after writePartition");
+            }
+        });
+        long overwrites = log.stream().filter(s -> op(s) == CoherenceOp.GET_M_OVERWRITE).count();
+        assertEquals(3, overwrites, "node 1 asks for node 0's three partitions without data, once: " + ops(log));
+    }
+
+    /** {@code values} into the whole of {@code a} (partition -1) or into partition {@code p}, as {@code a}'s element type. */
+    private static void write(SharedArray a, int p, long[] values) {
+        int rows = a.layout().rows(), cols = a.layout().cols();
+        if (a instanceof SharedDoubleArray d) {
+            double[] v = java.util.Arrays.stream(values).asDoubleStream().toArray();
+            if (p < 0) d.write(0, 0, rows, cols, v); else d.writePartition(p, v);
+        } else if (a instanceof SharedFloatArray f) {
+            float[] v = new float[values.length];
+            for (int i = 0; i < v.length; i++) v[i] = values[i];
+            if (p < 0) f.write(0, 0, rows, cols, v); else f.writePartition(p, v);
+        } else if (a instanceof SharedIntArray n) {
+            int[] v = java.util.Arrays.stream(values).mapToInt(x -> (int) x).toArray();
+            if (p < 0) n.write(0, 0, rows, cols, v); else n.writePartition(p, v);
+        } else {
+            SharedLongArray l = (SharedLongArray) a;
+            if (p < 0) l.write(0, 0, rows, cols, values.clone()); else l.writePartition(p, values.clone());
+        }
+    }
+
+    private static void check(SharedArray a, long[] expected, String when) {
+        int cols = a.layout().cols();
+        for (int i = 0; i < expected.length; i++) {
+            int r = i / cols, c = i % cols;
+            long got = a instanceof SharedDoubleArray d ? (long) d.read(r, c) : a instanceof SharedFloatArray f ? (long) f.read(r, c)
+                    : a instanceof SharedIntArray n ? n.read(r, c) : ((SharedLongArray) a).read(r, c);
+            if (got != expected[i]) {
+                throw new IllegalStateException(when + ": " + a.layout().spec().elementType() + " element (" + r + ", " + c + ") is " + got
+                        + ", expected " + expected[i]);
+            }
         }
     }
 
