@@ -98,10 +98,13 @@ final class CacheSide {
             }
             case DATA_M -> {
                 if (c.pending != Pending.WRITE) throw CoherenceEngine.unexpected(nodeId, m, c, "expected a write under way");
-                if (m.data() == null && c.overwrite) {
-                    // an overwrite (the home sends it no data): the store writes the worker's bytes over the copy, a stale
-                    // one or a shared one pushed meanwhile (then the home granted an upgrade), before the access
-                    if (c.state == CacheState.EXCLUSIVE) throw CoherenceEngine.unexpected(nodeId, m, c, "DATA_M for a write under way");
+                if (c.overwrite) {
+                    // an overwrite: the store writes the worker's bytes over the copy, a stale one or a shared one pushed
+                    // meanwhile (then the home granted an upgrade), before the access; the home never sends data for it
+                    // (installing some would leave the worker's claimed bytes unwritten, and the worker waiting for them)
+                    if (m.data() != null || c.state == CacheState.EXCLUSIVE) {
+                        throw CoherenceEngine.unexpected(nodeId, m, c, "DATA_M without data for the overwrite under way");
+                    }
                     store.overwrite(c.arrayId, c.partition);
                 } else if (m.data() == null) {
                     // upgrade: the shared copy is current, because the home still counted us as a sharer
