@@ -13,6 +13,7 @@ import io.dsa.SharedDoubleArray;
 import io.dsa.SharedFloatArray;
 import io.dsa.SharedIntArray;
 import io.dsa.SharedLongArray;
+import io.dsa.agent.Await;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.ProxyMode;
@@ -220,6 +221,46 @@ class OverwriteTest {
                 + " recalls for them: " + ops(log);
         assertEquals(overwrites, answered, summary);
         assertTrue(overwrites >= 6 && invalidating > 0 && recalling > 0, summary);
+    }
+
+    /** Released by the test once the grant of node 1's overwrite is lost on its way. */
+    static final java.util.concurrent.CountDownLatch GRANT_HELD = new java.util.concurrent.CountDownLatch(1);
+
+    /**
+     * The job fails while a worker waits for the grant of its overwrite (dropped on its way, so it
+     * never comes): the worker leaves its region write with the job's failure, naming it, and
+     * nothing hangs. Node 1's thread 2 writes node 0's partitions of a fresh array; once the first
+     * grant is dropped, node 1's thread 3 throws.
+     */
+    @Test
+    void aJobThatFailsWhileAnOverwriteWaitsForItsGrantEndsNamingTheFailure() throws Exception {
+        FaultPlan plan = new FaultPlan(FaultPlan.seed());
+        FaultPlan.Rule lost = plan.on("COHERENCE").ops(CoherenceOp.DATA_M).from(0).to(1).times(1).drop();
+        DsaConfig config = config(2).toBuilder().threadsPerNode(2).build();
+        try (InMemoryVm vm = new InMemoryVm(new InMemoryNetwork(plan), config)) {
+            List<CompletableFuture<RunReport>> runs = Workers.start(0, 2, i -> JobRunner.run(vm.node(i), new DsaProgram() {
+                @Override
+                public void work(DsaWorker w) {
+                    SharedDoubleArray a = w.node().createSharedDoubleArray("A", 8, 8, 4);
+                    if (w.threadId() == 2) a.write(0, 0, 8, 8, values(8, 8, 0, 0, 8, 100));
+                    if (w.threadId() == 3) {
+                        try {
+                            GRANT_HELD.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        throw new IllegalStateException("planned failure while the overwrite waits");
+                    }
+                    w.barrier();
+                }
+            }, List.of()));
+            Await.until("the grant of node 1's overwrite, dropped on its way", 20_000, () -> lost.fired() >= 1);
+            GRANT_HELD.countDown();
+            for (CompletableFuture<RunReport> r : runs) {
+                Throwable failure = Workers.failure(r);
+                assertTrue(String.valueOf(failure.getMessage()).contains("planned failure while the overwrite waits"), String.valueOf(failure));
+            }
+        }
     }
 
     /** Every node reads the whole array and checks it, then the barrier. */
