@@ -151,6 +151,15 @@ final class CacheSide {
                 c.transitionTo(CacheState.INVALID, "FWD_GET_M for " + m.requester());
                 send(CoherenceOp.OWNER_RELEASE, c.arrayId, c.partition, c.home, m.requester(), data);
             }
+            case FWD_GET_M_OVERWRITE -> {
+                // the requester overwrites every byte: give the partition up without sending it
+                if (c.state != CacheState.EXCLUSIVE) {
+                    throw CoherenceEngine.unexpected(nodeId, m, c, "FWD_GET_M_OVERWRITE needs the EXCLUSIVE copy");
+                }
+                store.setAccess(c.arrayId, c.partition, Access.NONE);
+                c.transitionTo(CacheState.INVALID, "FWD_GET_M_OVERWRITE for " + m.requester());
+                send(CoherenceOp.OWNER_RELEASE, c.arrayId, c.partition, c.home, m.requester(), null);
+            }
             default -> throw CoherenceEngine.unexpected(nodeId, m, c, "not a message for a cache");
         }
     }

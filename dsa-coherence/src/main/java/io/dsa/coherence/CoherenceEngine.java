@@ -105,7 +105,7 @@ public final class CoherenceEngine {
                         + homes.homeOf(message.arrayId(), message.partition()) + ")");
                 home.onMessage(message);
             }
-            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M, PUSH_S -> {
+            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M, FWD_GET_M_OVERWRITE, PUSH_S -> {
                 if (homed) throw new IllegalStateException("node " + nodeId + " received " + message
                         + " but is the home of " + message.arrayId() + ":" + message.partition());
                 caches.onMessage(message);

@@ -37,7 +37,12 @@ public enum CoherenceOp {
      * needs no data: served as {@link #GET_M}, but the DATA_M that grants it carries none (see
      * {@link CoherenceEngine#requestOverwrite})
      */
-    GET_M_OVERWRITE(13, false);
+    GET_M_OVERWRITE(13, false),
+    /**
+     * home to exclusive owner: give up the partition for a requester that overwrites all of it
+     * (its GET_M_OVERWRITE), so send no data: the OWNER_RELEASE that answers carries none
+     */
+    FWD_GET_M_OVERWRITE(14, false);
 
     private static final CoherenceOp[] BY_CODE = new CoherenceOp[16];
 

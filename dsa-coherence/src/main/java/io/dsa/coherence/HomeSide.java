@@ -99,7 +99,11 @@ final class HomeSide {
                     throw CoherenceEngine.unexpected(nodeId, m, e, "no " + (kind == TxnKind.FORWARD_S ? "FWD_GET_S" : "FWD_GET_M")
                             + " awaiting this reply");
                 }
-                if (m.data() == null) throw CoherenceEngine.unexpected(nodeId, m, e, "the owner's data is missing");
+                boolean dataExpected = kind == TxnKind.FORWARD_S || t.withData || t.requester == nodeId;
+                if ((m.data() != null) != dataExpected) {
+                    throw CoherenceEngine.unexpected(nodeId, m, e, dataExpected ? "the owner's data is missing"
+                            : "no data from the owner of a partition being overwritten");
+                }
                 if (kind == TxnKind.FORWARD_S) completeForwardS(e, t, m.data());
                 else completeForwardM(e, t, m.data());
             }
@@ -277,9 +281,9 @@ final class HomeSide {
                     e.owner = r;
                     return;
                 }
-                // the owner's data still comes to the home (it is the home memory from now on), but goes no further
+                // for an overwrite the owner sends no data: the home memory stays stale (and inaccessible) as ever
                 e.txn = Txn.forward(TxnKind.FORWARD_M, r, !overwrite);
-                send(CoherenceOp.FWD_GET_M, e.arrayId, e.partition, e.owner, r, null);
+                send(overwrite ? CoherenceOp.FWD_GET_M_OVERWRITE : CoherenceOp.FWD_GET_M, e.arrayId, e.partition, e.owner, r, null);
             }
         }
     }
@@ -350,8 +354,7 @@ final class HomeSide {
                 // the home memory stays stale and inaccessible: the data goes straight to the new owner
                 grantExclusive(e, t.requester, data, "GET_M from " + t.requester + ", owner " + previousOwner + " released");
             } else {
-                // the new owner overwrites every byte: the owner's data becomes the (inaccessible) home memory
-                installHome(e, data, Access.NONE);
+                // the new owner overwrites every byte: the old one released without data, and none goes on
                 grantExclusive(e, t.requester, null, "GET_M_OVERWRITE from " + t.requester + ", owner " + previousOwner + " released");
             }
         }

@@ -180,6 +180,10 @@ class CoherenceExplorerTest {
             assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
             assertTrue(r.overwriteGrants() > 0 && r.overwriteFallbacks() > 0, "both ways of completing an overwrite happen: " + r.summary());
         }
+        // recalls of an exclusive owner for an overwrite (FWD_GET_M_OVERWRITE: released without data)
+        CoherenceExplorer.Result recall = explore(ClusterModel.Config.of(3, 1, true, "R0", "W0 R0", "O0 R0"));
+        assertTrue(recall.ok(), () -> recall.violation() + "\n" + recall.traceText());
+        assertTrue(recall.finishedStates() > 0 && recall.overwriteGrants() > 0, recall.summary());
     }
 
     /** A push that reaches a node whose overwrite is under way makes it a sharer: the home grants an upgrade, which the store still completes by writing the worker's bytes. */

@@ -61,7 +61,7 @@ final class NodeCounters {
 
     // Both make the receiver give up its copy: INV a shared one, FWD_GET_M an exclusive one.
     private static boolean invalidates(CoherenceOp op) {
-        return op == CoherenceOp.INV || op == CoherenceOp.FWD_GET_M;
+        return op == CoherenceOp.INV || op == CoherenceOp.FWD_GET_M || op == CoherenceOp.FWD_GET_M_OVERWRITE;
     }
 
     /** @return the node's counts now, with those of {@code arrays} sorted by name */

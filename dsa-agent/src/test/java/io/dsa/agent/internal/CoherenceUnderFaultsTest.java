@@ -149,12 +149,13 @@ class CoherenceUnderFaultsTest {
     /**
      * A coherence message delivered twice (the seeded 2nd to 5th of its op): the engine that gets
      * the copy refuses it ("unexpected ...") and the job fails on every node naming it, or the
-     * job's result is unchanged; never a silent wrong result. {@link Turns} sends no FWD_GET_M and
-     * no OWNER_RELEASE, and no PUSH_S or PUSH_ACK (reader pushes are off by default); its
+     * job's result is unchanged; never a silent wrong result. {@link Turns} sends no FWD_GET_M (nor
+     * FWD_GET_M_OVERWRITE) and no OWNER_RELEASE, and no PUSH_S or PUSH_ACK (reader pushes are off by default); its
      * {@code writePartition}s of partitions homed elsewhere send GET_M_OVERWRITE.
      */
     @ParameterizedTest
-    @EnumSource(value = CoherenceOp.class, names = {"FWD_GET_M", "OWNER_RELEASE", "PUSH_S", "PUSH_ACK"}, mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = CoherenceOp.class, names = {"FWD_GET_M", "FWD_GET_M_OVERWRITE", "OWNER_RELEASE", "PUSH_S", "PUSH_ACK"},
+            mode = EnumSource.Mode.EXCLUDE)
     void aDuplicatedCoherenceMessageIsRefusedNamingItOrChangesNothing(CoherenceOp op) {
         String[] expected = baseline(new Turns());
         FaultPlan plan = new FaultPlan(FaultPlan.seed());

@@ -156,7 +156,7 @@ class OverwriteTest {
      * at one node ({@link Distribution#BLOCK}: partitions 0-2 at node 0, 3-5 at node 1, 6-8 at node
      * 2): overwrites of partitions held nowhere else, upgrades of shared copies (the engine asks an
      * ordinary write: the worker writes its bytes itself), an overwrite that recalls an exclusive
-     * owner (the owner's data goes to the home, none to the writer), overwrites that invalidate a
+     * owner (FWD_GET_M_OVERWRITE: the owner releases it without data, and none goes to the writer), overwrites that invalidate a
      * sharer ({@code writePartition}), and writes that cover partitions only in part (their data is
      * fetched, the other elements kept). Every node reads everything back after each phase.
      */
@@ -207,7 +207,11 @@ class OverwriteTest {
                     if (m.op() == CoherenceOp.GET_M_OVERWRITE) overwrites++;
                 }
                 case INV -> invalidating += underWay.get(key) == CoherenceOp.GET_M_OVERWRITE ? 1 : 0;
-                case FWD_GET_M -> recalling += underWay.get(key) == CoherenceOp.GET_M_OVERWRITE ? 1 : 0;
+                case FWD_GET_M -> assertTrue(underWay.get(key) != CoherenceOp.GET_M_OVERWRITE, "an overwrite's recall asks for data: " + m);
+                case FWD_GET_M_OVERWRITE -> recalling += underWay.get(key) == CoherenceOp.GET_M_OVERWRITE ? 1 : 0;
+                case OWNER_RELEASE -> {
+                    if (underWay.get(key) == CoherenceOp.GET_M_OVERWRITE) assertNull(m.data(), "an overwrite's recall carries no data: " + m);
+                }
                 case DATA_M -> {
                     if (underWay.remove(key) == CoherenceOp.GET_M_OVERWRITE) {
                         answered++;
