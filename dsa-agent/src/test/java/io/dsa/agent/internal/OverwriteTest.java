@@ -61,9 +61,9 @@ class OverwriteTest {
             @Override
             public void work(DsaWorker w) {
                 SharedDoubleArray a = w.node().createSharedDoubleArray("A", 8, 8, 4);
-                if (w.threadId() == 1) a.write(0, 0, 8, 8, values(8, 8, 0, 0, 8, 100));
+                if (w.threadId() == 1) a.write(0, 0, 8, 8, values(8 * 8, 100));
                 w.barrier();
-                verify(a, values(8, 8, 0, 0, 8, 100), "after node 1's region write");
+                verify(a, values(8 * 8, 100), "after node 1's region write");
             }
         });
         long homedAt0 = log.stream().filter(s -> op(s) == CoherenceOp.GET_M_OVERWRITE).count();
@@ -170,26 +170,26 @@ class OverwriteTest {
                         ArraySpec.of("A", ElementType.DOUBLE, 12, 12, 4, 4, Distribution.BLOCK));
                 double[] expected = new double[144];
                 // 1: node 0 writes everything (fresh: its requests for the six partitions of nodes 1 and 2 carry no data)
-                if (me == 0) a.write(0, 0, 12, 12, values(12, 12, 0, 0, 12, 1000));
+                if (me == 0) a.write(0, 0, 12, 12, values(12 * 12, 1000));
                 apply(expected, 0, 0, 12, 12, 1000);
                 phase(w, a, expected, "1");
                 // 2: node 0 writes rows and columns 2..9: partition 4 (node 1's) whole, eight in part; all upgrades of shared copies
-                if (me == 0) a.write(2, 2, 8, 8, values(8, 8, 0, 0, 8, 2000));
+                if (me == 0) a.write(2, 2, 8, 8, values(8 * 8, 2000));
                 apply(expected, 2, 2, 8, 8, 2000);
                 w.barrier();
                 // 3: node 2, invalid there, overwrites partition 4, which node 0 holds exclusive: a recall
-                if (me == 2) a.write(4, 4, 4, 4, values(4, 4, 0, 0, 4, 3000));
+                if (me == 2) a.write(4, 4, 4, 4, values(4 * 4, 3000));
                 apply(expected, 4, 4, 4, 4, 3000);
                 phase(w, a, expected, "3");
                 // 4: node 1 rewrites rows 8..11 (node 2's, upgrades), then node 2 reads them: node 1 and node 2 share them
-                if (me == 1) a.write(8, 0, 4, 12, values(4, 12, 0, 0, 12, 4000));
+                if (me == 1) a.write(8, 0, 4, 12, values(4 * 12, 4000));
                 apply(expected, 8, 0, 4, 12, 4000);
                 w.barrier();
                 if (me == 2) verify(a, expected, "phase 4 at node 2");
                 w.barrier();
                 // 5: node 0, invalid on them, overwrites partitions 6..8 one by one: node 1's copies are invalidated
                 if (me == 0) {
-                    for (int p = 6; p < 9; p++) a.writePartition(p, values(4, 4, 0, 0, 4, 5000 + 100 * p));
+                    for (int p = 6; p < 9; p++) a.writePartition(p, values(4 * 4, 5000 + 100 * p));
                 }
                 for (int p = 6; p < 9; p++) apply(expected, 8, 4 * (p - 6), 4, 4, 5000 + 100 * p);
                 phase(w, a, expected, "5");
@@ -246,7 +246,7 @@ class OverwriteTest {
                 @Override
                 public void work(DsaWorker w) {
                     SharedDoubleArray a = w.node().createSharedDoubleArray("A", 8, 8, 4);
-                    if (w.threadId() == 2) a.write(0, 0, 8, 8, values(8, 8, 0, 0, 8, 100));
+                    if (w.threadId() == 2) a.write(0, 0, 8, 8, values(8 * 8, 100));
                     if (w.threadId() == 3) {
                         try {
                             GRANT_HELD.await();
@@ -274,9 +274,10 @@ class OverwriteTest {
         w.barrier();
     }
 
+    /** Reads all of the square array {@code a} and checks it equals {@code expected} (row-major). */
     private static void verify(SharedDoubleArray a, double[] expected, String when) {
-        double[] got = new double[expected.length];
-        int side = (int) Math.round(Math.sqrt(expected.length));
+        int side = a.layout().rows();
+        double[] got = new double[side * side];
         a.read(0, 0, side, side, got);
         for (int i = 0; i < got.length; i++) {
             if (got[i] != expected[i]) {
@@ -286,14 +287,14 @@ class OverwriteTest {
         }
     }
 
-    /** @return a {@code rows x cols} region whose element (r, c) is {@code base + (row0 + r) * width + col0 + c} */
-    private static double[] values(int rows, int cols, int row0, int col0, int width, int base) {
-        double[] v = new double[rows * cols];
-        for (int r = 0; r < rows; r++) for (int c = 0; c < cols; c++) v[r * cols + c] = base + (row0 + r) * width + col0 + c;
+    /** @return {@code count} values, element i being {@code base + i} (a region's, row-major) */
+    private static double[] values(int count, int base) {
+        double[] v = new double[count];
+        for (int i = 0; i < count; i++) v[i] = base + i;
         return v;
     }
 
-    /** What {@code a.write(row, col, rows, cols, values(rows, cols, 0, 0, cols, base))} leaves in a row-major 12x12 copy. */
+    /** What {@code a.write(row, col, rows, cols, values(rows * cols, base))} leaves in a row-major 12x12 copy. */
     private static void apply(double[] expected, int row, int col, int rows, int cols, int base) {
         for (int r = 0; r < rows; r++) for (int c = 0; c < cols; c++) expected[(row + r) * 12 + col + c] = base + r * cols + c;
     }
