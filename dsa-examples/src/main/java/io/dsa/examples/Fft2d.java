@@ -28,7 +28,8 @@ import java.util.List;
  * parallel inverse and compares its rows with the input. Errors are max abs differences relative
  * to the largest magnitude of the reference, and must be below {@code 1e-9}.
  *
- * <p>{@link Scoped} ({@code fft-scoped}) makes the transpose a read cache.
+ * <p>{@link Scoped} ({@code fft-scoped}) transforms rows in place as owner computes and writes the
+ * transpose in a release scope.
  *
  * <p>Arguments: {@code [n=1024] [partitionSize=64]} ({@code n} a power of two).
  */
@@ -51,7 +52,7 @@ public class Fft2d implements DsaProgram {
     private int[] corruptAt;
     private double corruptDelta;
 
-    /** Whether this is {@link Scoped}: each pass reads its source through a read cache. */
+    /** Whether this is {@link Scoped}: each pass transforms its source as owner computes and writes the transpose buffered. */
     private final boolean scoped;
 
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
@@ -60,18 +61,18 @@ public class Fft2d implements DsaProgram {
     private Fft2d(boolean scoped) { this.scoped = scoped; }
 
     /**
-     * {@code fft-scoped}: the same 2-D FFT with the transpose done by reading, not by writing.
-     * The arrays are in bands of {@code partitionSize} full rows ({@link Distribution#BLOCK}). A
-     * pass runs in one scope in which the source pair is a read cache (every partition brought to
-     * every node at entry, all requests in flight together) and the destination pair is
-     * owner-computes: each worker fills each of its destination partitions
-     * ({@link ArrayLayout#partitionsOfThread}), rows {@code [r0, r0+h)}, with columns
-     * {@code [r0, r0+h)} of the source (a region read of local hits), transposed, and transforms
-     * its rows in place in the plain arrays {@link DsaScope#local} gives. A pass is thus
-     * "transpose, then row FFTs", where {@code fft}'s is "row FFTs, then transpose by writing":
-     * two passes make the same 2-D transform in the normal orientation. The scope's closing is
-     * the pass's barrier. Same arguments (the partition is {@code partitionSize x n}) and the
-     * same checks as {@code fft}.
+     * {@code fft-scoped}: the same 2-D FFT with each pass in a scope. The arrays are in bands of
+     * {@code partitionSize} full rows ({@link Distribution#BLOCK}). In a pass the source pair is
+     * owner-computes: each worker transforms the rows of its bands
+     * ({@link ArrayLayout#partitionsOfThread}) in place in the plain arrays {@link DsaScope#local}
+     * gives; the destination pair is release: the worker writes each band, transposed, as columns
+     * {@code [r0, r0+h)} of every row, into its node's buffer, and the scope's end sends the
+     * buffered writes to the homes as diffs. Every band of the destination is thus written by
+     * every node, without any node demanding it in or taking it over (the Aurora paper's release
+     * behaviour for multi-writer data). The two passes are one scope switched to the next
+     * ({@link DsaScope#next}) in one round, and the second scope's closing is the transform's
+     * barrier. Same arguments (the partition is {@code partitionSize x n}) and the same checks as
+     * {@code fft}.
      */
     @ProgramName("fft-scoped")
     public static final class Scoped extends Fft2d {
@@ -127,7 +128,7 @@ public class Fft2d implements DsaProgram {
         int rows = layout.maxIndexAtThread(threadId) - from;
         double[] bandRe = new double[rows * n];
         double[] bandIm = new double[rows * n];
-        double[] columnsRe = new double[rows * n];
+        double[] columnsRe = new double[(scoped ? Math.max(rows, partitionSize) : rows) * n];   // fft-scoped: a band transposed
         double[] columnsIm = new double[rows * n];
 
         double inputMagnitude = 0;
@@ -145,10 +146,7 @@ public class Fft2d implements DsaProgram {
         worker.barrier();
 
         long start = System.nanoTime();
-        pass(worker, re, im, transposedRe, transposedIm, from, rows, false, bandRe, bandIm, columnsRe, columnsIm);
-        worker.barrier();
-        pass(worker, transposedRe, transposedIm, re, im, from, rows, false, bandRe, bandIm, columnsRe, columnsIm);
-        worker.barrier();
+        transform(worker, false, from, rows, bandRe, bandIm, columnsRe, columnsIm);
         double forwardSeconds = (System.nanoTime() - start) / 1e9;
 
         double forwardError = Double.NaN;
@@ -176,10 +174,7 @@ public class Fft2d implements DsaProgram {
         worker.barrier();
 
         start = System.nanoTime();
-        pass(worker, re, im, transposedRe, transposedIm, from, rows, true, bandRe, bandIm, columnsRe, columnsIm);
-        worker.barrier();
-        pass(worker, transposedRe, transposedIm, re, im, from, rows, true, bandRe, bandIm, columnsRe, columnsIm);
-        worker.barrier();
+        transform(worker, true, from, rows, bandRe, bandIm, columnsRe, columnsIm);
         double inverseSeconds = (System.nanoTime() - start) / 1e9;
 
         // Each worker checks its own rows of the round trip against the input.
@@ -214,23 +209,32 @@ public class Fft2d implements DsaProgram {
             String direct = n <= DIRECT_DFT_MAX_N ? String.format(", vs DFT by definition %.3e", directError) : "";
             worker.node().report(String.format("fft %dx%d, partitions %dx%d%s: max relative error vs sequential FFT %.3e%s,"
                             + " inverse vs input %.3e (verified, < %.0e), forward %.3f s, inverse %.3f s",
-                    n, n, partitionSize, scoped ? n : partitionSize, scoped ? ", scoped (read-cache transpose, owner computes)" : "",
+                    n, n, partitionSize, scoped ? n : partitionSize, scoped ? ", scoped (owner computes, transpose written in release)" : "",
                     forwardError, direct, inverseError, TOLERANCE,
                     forwardSeconds, inverseSeconds));
         }
     }
 
     /**
-     * One pass: read rows {@code [from, from+rows)} of {@code src}, transform them, write them
-     * transposed into {@code dst}; or in {@link Scoped}, {@link #passScoped}.
+     * The 2-D transform (or its inverse) of {@code re, im} into {@code re, im}: two passes, each
+     * ending in a barrier; in {@link Scoped}, {@link #passesScoped}.
      */
-    private void pass(DsaWorker worker, SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe,
-                      SharedDoubleArray dstIm, int from, int rows, boolean inverse, double[] bandRe, double[] bandIm,
-                      double[] columnsRe, double[] columnsIm) {
+    private void transform(DsaWorker worker, boolean inverse, int from, int rows, double[] bandRe, double[] bandIm,
+                           double[] columnsRe, double[] columnsIm) {
         if (scoped) {
-            passScoped(worker, srcRe, srcIm, dstRe, dstIm, inverse);
+            passesScoped(worker, inverse, columnsRe);
             return;
         }
+        pass(re, im, transposedRe, transposedIm, from, rows, inverse, bandRe, bandIm, columnsRe, columnsIm);
+        worker.barrier();
+        pass(transposedRe, transposedIm, re, im, from, rows, inverse, bandRe, bandIm, columnsRe, columnsIm);
+        worker.barrier();
+    }
+
+    /** One pass: read rows {@code [from, from+rows)} of {@code src}, transform them, write them transposed into {@code dst}. */
+    private void pass(SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe, SharedDoubleArray dstIm,
+                      int from, int rows, boolean inverse, double[] bandRe, double[] bandIm, double[] columnsRe,
+                      double[] columnsIm) {
         if (rows == 0) return;
         srcRe.read(from, 0, rows, n, bandRe);
         srcIm.read(from, 0, rows, n, bandIm);
@@ -242,28 +246,42 @@ public class Fft2d implements DsaProgram {
     }
 
     /**
-     * {@link Scoped}'s pass: in a scope with {@code src} a read cache and {@code dst}
-     * owner-computes, each of this worker's partitions of {@code dst} gets the matching columns of
-     * {@code src}, transposed, then its rows transformed in place.
+     * {@link Scoped}'s two passes, one scope each, switched in one round: the source pair is
+     * owner-computes (each worker transforms its home bands' rows in place in the plain arrays
+     * {@link DsaScope#local} gives) and the destination pair is release (each worker writes its
+     * transformed rows transposed, as columns of every band, into the node's buffer; the scope's
+     * end sends them to the homes as diffs, so no destination partition is ever demanded in or
+     * owned elsewhere, although both nodes write parts of each). The second pass swaps the pairs.
+     * The closing of the second scope is the transform's last barrier.
      */
-    private void passScoped(DsaWorker worker, SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe,
-                            SharedDoubleArray dstIm, boolean inverse) {
-        ArrayLayout layout = dstRe.layout();
-        int[] mine = layout.partitionsOfThread(worker.threadId());
-        try (DsaScope scope = worker.scope(ArrayUse.readCache(srcRe), ArrayUse.readCache(srcIm), ArrayUse.ownerComputes(dstRe),
-                ArrayUse.ownerComputes(dstIm))) {
-            double[] columns = new double[n * partitionSize];
-            for (int part : mine) {
-                int r0 = layout.partitionFirstRow(part);
-                int h = layout.partitionRows(part);
-                double[] localRe = scope.local(dstRe, part);
-                double[] localIm = scope.local(dstIm, part);
-                srcRe.read(0, r0, n, h, columns);
-                Fft.transpose(columns, n, h, localRe);
-                srcIm.read(0, r0, n, h, columns);
-                Fft.transpose(columns, n, h, localIm);
-                Fft.rows(localRe, localIm, h, n, inverse);
-            }
+    private void passesScoped(DsaWorker worker, boolean inverse, double[] columns) {
+        DsaScope scope = worker.scope(ArrayUse.ownerComputes(re), ArrayUse.ownerComputes(im), ArrayUse.release(transposedRe),
+                ArrayUse.release(transposedIm));
+        try {
+            transformAndTranspose(worker, scope, re, im, transposedRe, transposedIm, inverse, columns);
+            scope = scope.next(ArrayUse.ownerComputes(transposedRe), ArrayUse.ownerComputes(transposedIm), ArrayUse.release(re),
+                    ArrayUse.release(im));
+            transformAndTranspose(worker, scope, transposedRe, transposedIm, re, im, inverse, columns);
+        } finally {
+            scope.close();
+        }
+    }
+
+    // Transforms the rows of this worker's bands of src in place and writes them transposed into dst (columns r0..r0+h),
+    // each band through columns (at least n x partitionSize).
+    private void transformAndTranspose(DsaWorker worker, DsaScope scope, SharedDoubleArray srcRe, SharedDoubleArray srcIm,
+                                       SharedDoubleArray dstRe, SharedDoubleArray dstIm, boolean inverse, double[] columns) {
+        ArrayLayout layout = srcRe.layout();
+        for (int part : layout.partitionsOfThread(worker.threadId())) {
+            int r0 = layout.partitionFirstRow(part);
+            int h = layout.partitionRows(part);
+            double[] localRe = scope.local(srcRe, part);
+            double[] localIm = scope.local(srcIm, part);
+            Fft.rows(localRe, localIm, h, n, inverse);
+            Fft.transpose(localRe, h, n, columns);
+            dstRe.write(0, r0, n, h, columns);
+            Fft.transpose(localIm, h, n, columns);
+            dstIm.write(0, r0, n, h, columns);
         }
     }
 

@@ -176,13 +176,17 @@ final class ArrayDirectory {
     /**
      * The array a copy of partition {@code partition} of array {@code arrayId}, {@code bytes} long,
      * arriving from the network can be decoded into: the slot's own array while its workers have
-     * no access to it, else null (the decoder allocates). On the I/O thread, before the message is
+     * no access to it; else a new array if {@code bytes} is the partition's size (so a chunked copy
+     * is not collected in a growing one: a peer still cannot make this node allocate more than a
+     * partition); else null (the decoder allocates). On the I/O thread, before the message is
      * handled.
      */
     byte[] receiveBuffer(int arrayId, int partition, int bytes) {
         ArrayState a = arrays.get(arrayId);
         if (a == null || partition < 0 || partition >= a.slots.length) return null;
-        return a.slots[partition].receiveBuffer(bytes);
+        byte[] own = a.slots[partition].receiveBuffer(bytes);
+        if (own != null) return own;
+        return (long) a.layout.partitionElements(partition) * a.spec.elementType().bytes() == bytes ? new byte[bytes] : null;
     }
 
     /** Node {@code node} (a clone) left: the homes here stop waiting for it and stop listing it; on the I/O thread. */

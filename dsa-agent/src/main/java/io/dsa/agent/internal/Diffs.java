@@ -72,10 +72,13 @@ final class Diffs {
         for (ArrayState a : buffered) {
             for (ReleaseBuffer buffer : a.buffers()) {
                 int op = buffer.op == null ? DiffMessage.WRITE : buffer.op.ordinal();
-                for (ReleaseBuffer.Diff d : buffer.diffs()) {
+                // the values stay in the buffer (it is cleared only once every diff is answered): the codec, or this
+                // node's I/O thread for a partition homed here, reads each run's values where the workers wrote them
+                for (ReleaseBuffer.Diff d : buffer.scatteredDiffs()) {
                     CompletableFuture<Object> reply = new CompletableFuture<>();
                     replies.add(reply);
-                    DiffMessage m = new DiffMessage(calls.open(reply), a.id, d.partition(), op, d.runs(), d.values());
+                    DiffMessage m = new DiffMessage(calls.open(reply), a.id, d.partition(), op, d.runs(), d.values(),
+                            a.spec.elementType().bytes());
                     homes.send(a.layout.homeOf(d.partition()), m, () -> onDiff(nodeId, m));
                 }
             }
@@ -118,10 +121,11 @@ final class Diffs {
         int v = 0;
         for (long run : m.runs()) {
             int count = DiffMessage.count(run);
+            int at = m.valuesAt(run, v);
             if (m.op() == DiffMessage.WRITE || overwrite) {
-                System.arraycopy(m.values(), v, data, DiffMessage.first(run) * size, count * size);
+                System.arraycopy(m.values(), at, data, DiffMessage.first(run) * size, count * size);
             } else {
-                Accumulations.apply(type, OPS[m.op()], data, DiffMessage.first(run), count, 1, count, m.values(), v);
+                Accumulations.apply(type, OPS[m.op()], data, DiffMessage.first(run), count, 1, count, m.values(), at);
             }
             v += count * size;
         }
@@ -162,7 +166,11 @@ final class Diffs {
             next = first + count + 1;
             elements += count;
         }
-        long expected = elements * a.spec.elementType().bytes();
+        int size = a.spec.elementType().bytes();
+        if (m.scattered() && m.scatteredElementBytes() != size) {
+            return part + ": scattered values of " + m.scatteredElementBytes() + "-byte elements, expected " + size;
+        }
+        long expected = m.scattered() ? (long) n * size : elements * size;   // scattered: the partition's whole buffer
         if (m.values().length != expected) return part + ": " + m.values().length + " bytes of values, expected " + expected;
         return null;
     }

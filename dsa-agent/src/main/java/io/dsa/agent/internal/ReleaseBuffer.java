@@ -30,6 +30,9 @@ final class ReleaseBuffer {
     private static final VarHandle MARKS = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    /** Eight marks read at once ({@link #scan}); a mark is 0 or 1. */
+    private static final VarHandle MARK_WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ALL_MARKED = 0x0101_0101_0101_0101L;
 
     /** One partition's buffered values and marks. */
     static final class Part {
@@ -38,9 +41,19 @@ final class ReleaseBuffer {
         /** One byte per element: 1 once a worker of this node wrote it in the scope. */
         private final byte[] marks;
 
-        Part(int elements, int elementBytes) {
-            this.values = new byte[elements * elementBytes];
+        /** {@link #values} as a buffer of the element type (a {@code DoubleBuffer} for doubles...), for bulk writes of rows. */
+        final java.nio.Buffer bulk;
+
+        Part(int elements, ElementType type) {
+            this.values = new byte[elements * type.bytes()];
             this.marks = new byte[elements];
+            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
+            this.bulk = switch (type) {
+                case DOUBLE -> bytes.asDoubleBuffer();
+                case FLOAT -> bytes.asFloatBuffer();
+                case INT -> bytes.asIntBuffer();
+                case LONG -> bytes.asLongBuffer();
+            };
         }
 
         // Sets every element (marked == null) or every marked one to the op's identity.
@@ -54,6 +67,16 @@ final class ReleaseBuffer {
 
         /** Marks element {@code element} written; after its value is stored (release: a reader that sees the mark sees the value). */
         void mark(int element) { MARKS.setRelease(marks, element, (byte) 1); }
+
+        /**
+         * Marks written the {@code cols} elements from {@code base + r * width} of each of
+         * {@code rows} rows, after their values were stored (through {@link #bulk}): one release
+         * fence, then the marks, so a reader that sees a mark sees its value, as with {@link #mark}.
+         */
+        void markRows(int base, int width, int rows, int cols) {
+            VarHandle.releaseFence();
+            for (int r = 0; r < rows; r++) Arrays.fill(marks, base + r * width, base + r * width + cols, (byte) 1);
+        }
 
         /** @return whether element {@code element} was written in the scope by this node */
         boolean marked(int element) { return (byte) MARKS.getAcquire(marks, element) != 0; }
@@ -81,7 +104,7 @@ final class ReleaseBuffer {
     Part part(int p) {
         Part part = (Part) PARTS.getAcquire(parts, p);
         if (part != null) return part;
-        Part made = new Part(array.layout.partitionElements(p), array.spec.elementType().bytes());
+        Part made = new Part(array.layout.partitionElements(p), array.spec.elementType());
         if (op != null) made.fillIdentity(array.spec.elementType(), identity, null);
         Part won = (Part) PARTS.compareAndExchange(parts, p, null, made);
         return won == null ? made : won;
@@ -173,13 +196,34 @@ final class ReleaseBuffer {
         }
     }
 
-    /** A partition's changes: the runs of written elements ({@link DiffMessage#run}) and their values one after another. */
-    record Diff(int partition, long[] runs, byte[] values) {}
+    /**
+     * @return the first element from {@code from} whose mark is set ({@code marked}) or clear, or
+     *         {@code marks.length}: eight marks at a time while none is the one looked for (a
+     *         partition's marks are mostly long runs of one kind)
+     */
+    static int scan(byte[] marks, int from, boolean marked) {
+        long other = marked ? 0 : ALL_MARKED;
+        int e = from;
+        while (e + Long.BYTES <= marks.length && (long) MARK_WORDS.get(marks, e) == other) e += Long.BYTES;
+        while (e < marks.length && (marks[e] != 0) != marked) e++;
+        return e;
+    }
+
+    /**
+     * A partition's changes: the runs of written elements ({@link DiffMessage#run}) and their
+     * values, one run after another ({@link #diffs}), or the partition's whole buffer with each
+     * run's values at its own elements ({@code scattered}, {@link #scatteredDiffs}).
+     */
+    record Diff(int partition, long[] runs, byte[] values, boolean scattered) {
+        Diff(int partition, long[] runs, byte[] values) {
+            this(partition, runs, values, false);
+        }
+    }
 
     /**
      * @return the changes of every partition this node wrote in the scope, one per partition with
-     *         at least one element written, in partition order. Only once every worker of the node
-     *         has closed the scope (nothing writes the buffer any more).
+     *         at least one element written, in partition order, their values packed. Only once
+     *         every worker of the node has closed the scope (nothing writes the buffer any more).
      */
     List<Diff> diffs() {
         int size = array.spec.elementType().bytes();
@@ -187,32 +231,49 @@ final class ReleaseBuffer {
         for (int p = 0; p < parts.length; p++) {
             Part part = written(p);
             if (part == null) continue;
-            int n = part.marks.length;
-            int runs = 0;
+            long[] runs = runs(part.marks);
+            if (runs.length == 0) continue;
             int elements = 0;
-            for (int e = 0; e < n; e++) {
-                if (part.marks[e] == 0) continue;
-                if (e == 0 || part.marks[e - 1] == 0) runs++;
-                elements++;
-            }
-            if (runs == 0) continue;
-            long[] r = new long[runs];
+            for (long run : runs) elements += DiffMessage.count(run);
             byte[] values = new byte[elements * size];
-            int k = 0;
             int v = 0;
-            for (int e = 0; e < n; ) {
-                if (part.marks[e] == 0) {
-                    e++;
-                    continue;
-                }
-                int first = e;
-                while (e < n && part.marks[e] != 0) e++;
-                r[k++] = DiffMessage.run(first, e - first);
-                System.arraycopy(part.values, first * size, values, v, (e - first) * size);
-                v += (e - first) * size;
+            for (long run : runs) {
+                System.arraycopy(part.values, DiffMessage.first(run) * size, values, v, DiffMessage.count(run) * size);
+                v += DiffMessage.count(run) * size;
             }
-            diffs.add(new Diff(p, r, values));
+            diffs.add(new Diff(p, runs, values));
         }
         return diffs;
+    }
+
+    /**
+     * {@link #diffs} without copying the values: each diff's values are its partition's buffer
+     * ({@link Part#values}), valid until {@link #clear}, which the caller must not call before
+     * every diff has been sent or written. Only once every worker of the node has closed the scope.
+     */
+    List<Diff> scatteredDiffs() {
+        List<Diff> diffs = new ArrayList<>();
+        for (int p = 0; p < parts.length; p++) {
+            Part part = written(p);
+            if (part == null) continue;
+            long[] runs = runs(part.marks);
+            if (runs.length > 0) diffs.add(new Diff(p, runs, part.values, true));
+        }
+        return diffs;
+    }
+
+    // The runs of marked elements, in order: two scans, one to count them and one to fill them in.
+    private static long[] runs(byte[] marks) {
+        int n = marks.length;
+        int count = 0;
+        for (int e = scan(marks, 0, true); e < n; e = scan(marks, scan(marks, e, false), true)) count++;
+        long[] runs = new long[count];
+        int k = 0;
+        for (int e = scan(marks, 0, true); e < n; ) {
+            int end = scan(marks, e, false);
+            runs[k++] = DiffMessage.run(e, end - e);
+            e = scan(marks, end, true);
+        }
+        return runs;
     }
 }

@@ -297,14 +297,9 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
                                int bufWidth, double[] buf, boolean write) {
         if (write) {
             ReleaseBuffer.Part part = release.part(p);
-            for (int r = 0; r < rows; r++) {
-                int at = base + r * width;
-                int b = (bufRow + r) * bufWidth + bufCol;
-                for (int c = 0; c < cols; c++) {
-                    VIEW.set(part.values, (at + c) << SHIFT, buf[b + c]);
-                    part.mark(at + c);
-                }
-            }
+            DoubleBuffer values = (DoubleBuffer) part.bulk;
+            for (int r = 0; r < rows; r++) values.put(base + r * width, buf, (bufRow + r) * bufWidth + bufCol, cols);
+            part.markRows(base, width, rows, cols);
             return;
         }
         Slot s = slots[p];

@@ -3,6 +3,7 @@ package io.dsa.agent.transport;
 import io.dsa.coherence.CoherenceMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.handler.codec.CorruptedFrameException;
 import java.util.Arrays;
 
@@ -11,8 +12,10 @@ import java.util.Arrays;
  * connection, one message at a time. A coherence message's data goes straight into the array its
  * {@link PartitionBuffers} names (asked once, when the first chunk has brought the message's
  * head), so a partition is copied once on this side however many chunks it takes; without such an
- * array the data, and any other message's body, is collected in a buffer that grows as its chunks
- * arrive (a peer cannot make this side hold more than twice what it sent).
+ * array the data is collected in an array that grows as its chunks arrive (a peer cannot make this
+ * side hold more than twice what it sent). Any other message's body is kept as its chunks
+ * themselves, retained, not copied, until the last one arrives and the message is decoded from
+ * them: one copy of a large message (a diff, an image) on this side, its decoding.
  *
  * <p>Refused, each with a {@link CorruptedFrameException} naming what was wrong (the decoder
  * closes the connection): a chunk whose header is malformed; a first chunk not at offset 0, or a
@@ -37,8 +40,8 @@ final class ChunkAssembler {
     /** The current coherence message's head, and the array its data goes into. */
     private WireFormat.CoherenceHead head;
     private byte[] data;
-    /** The current other message's body so far. */
-    private ByteBuf body;
+    /** The current other message's body so far: its chunks, retained. */
+    private CompositeByteBuf body;
 
     ChunkAssembler(PartitionBuffers buffers) {
         this.buffers = buffers;
@@ -80,7 +83,7 @@ final class ChunkAssembler {
             grow((int) dataIndex + chunk.readableBytes());
             chunk.readBytes(data, (int) dataIndex, chunk.readableBytes()); // the receiving side's one copy
         } else {
-            body.writeBytes(chunk);
+            body.addComponent(true, chunk.readRetainedSlice(chunk.readableBytes()));
         }
         received += piece;
         return received == current.total() ? finish() : null;
@@ -107,7 +110,7 @@ final class ChunkAssembler {
             // cannot make us hold more than it sent (twice that at most)
             data = named != null && named.length == m.dataBytes() ? named : new byte[Math.min(m.dataBytes(), INITIAL_BYTES)];
         } else {
-            body = alloc.heapBuffer((int) Math.min(h.total(), INITIAL_BYTES), (int) h.total()); // grows likewise
+            body = alloc.compositeHeapBuffer(Integer.MAX_VALUE); // every chunk a component: never consolidated (copied)
         }
         current = h;
         received = 0;

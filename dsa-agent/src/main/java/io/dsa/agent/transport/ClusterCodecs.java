@@ -28,6 +28,7 @@ import io.dsa.agent.wire.StatusMessage;
 import io.dsa.agent.wire.VarOpMessage;
 import io.dsa.agent.wire.VarResultMessage;
 import io.dsa.agent.wire.ViewMessage;
+import io.netty.buffer.ByteBuf;
 
 /**
  * The codecs of the messages between the nodes of a VM and their monitor (codes 10..27:
@@ -107,9 +108,29 @@ final class ClusterCodecs {
         out.writeInt(m.partition());
         out.writeInt(m.op());
         writeLongs(m.runs(), out);
-        writeBytes(m.values(), out);
+        if (m.scattered()) {
+            writeScattered(m, out);
+        } else {
+            writeBytes(m.values(), out);
+        }
     }, body -> new DiffMessage(body.readLong(), body.readInt(), body.readInt(), body.readInt(), readLongs(body, "runs"),
             readBytes(body, "values")));
+
+    // A scattered diff's values as writeBytes writes packed ones: the count, then each run's values from the run's own elements.
+    private static void writeScattered(DiffMessage m, ByteBuf out) {
+        long bytes = m.packedBytes();
+        int size = m.scatteredElementBytes();
+        for (long run : m.runs()) {
+            if (DiffMessage.first(run) < 0 || DiffMessage.count(run) < 0
+                    || (DiffMessage.first(run) + (long) DiffMessage.count(run)) * size > m.values().length) {
+                throw new IllegalArgumentException("scattered diff " + m + ": run of " + DiffMessage.count(run) + " elements from "
+                        + DiffMessage.first(run) + " is outside its " + m.values().length + " bytes of values");
+            }
+        }
+        if (bytes > Integer.MAX_VALUE) throw new IllegalArgumentException("scattered diff " + m + ": " + bytes + " bytes of values");
+        out.writeInt((int) bytes);
+        for (long run : m.runs()) out.writeBytes(m.values(), DiffMessage.first(run) * size, DiffMessage.count(run) * size);
+    }
 
     static final MessageCodec<DiffAppliedMessage> DIFF_APPLIED = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());

@@ -174,11 +174,19 @@ final class WireFormat {
         out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_BYTES);
     }
 
-    /** @return a good initial buffer size for {@code message}'s frame: exact for payload-carrying types */
+    /** @return a good initial buffer size for {@code message}'s frame: exact for payload-carrying types (a partition's data, a diff) */
     static int sizeHint(MessageType type, Object message) {
         if (type == MessageType.COHERENCE) {
             byte[] data = ((CoherenceMessage) message).data();
             return PREFIX_BYTES + COHERENCE_HEAD_BYTES + (data == null ? 0 : data.length);
+        }
+        if (type == MessageType.DIFF) {
+            // request id, array, partition, op, the runs with their count, the values with theirs (ClusterCodecs.DIFF)
+            io.dsa.agent.wire.DiffMessage m = (io.dsa.agent.wire.DiffMessage) message;
+            long runs = m.runs() == null ? 0 : m.runs().length;
+            long values = m.values() == null ? 0 : m.scattered() && m.runs() != null ? m.packedBytes() : m.values().length;
+            long bytes = PREFIX_BYTES + Long.BYTES + 3 * Integer.BYTES + Integer.BYTES + runs * Long.BYTES + Integer.BYTES + values;
+            return (int) Math.min(bytes, MAX_CHUNKED_BODY_BYTES);
         }
         return DEFAULT_SIZE_HINT;
     }

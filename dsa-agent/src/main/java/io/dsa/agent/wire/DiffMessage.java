@@ -11,14 +11,46 @@ package io.dsa.agent.wire;
  * accumulate scope closes, {@code op} is the scope's {@code ReduceOp} ordinal and the values are
  * the node's combined updates, which the home combines into the elements with that op instead of
  * writing them; a release scope's diff has {@code op} {@link #WRITE}.
+ *
+ * <p>A sender's diff may leave its values where they are: with {@code scatteredElementBytes} the
+ * element size (not 0), {@code values} is the whole partition's buffer in the partition's layout
+ * and each run's values are at its own elements ({@link #valuesAt}); the codec writes them one
+ * run after another, so on the wire, and in every decoded message, the values are packed
+ * ({@code scatteredElementBytes} 0). That spares the sender a copy of every value it wrote.
  */
-public record DiffMessage(long requestId, int arrayId, int partition, int op, long[] runs, byte[] values) implements WireMessage {
+public record DiffMessage(long requestId, int arrayId, int partition, int op, long[] runs, byte[] values, int scatteredElementBytes)
+        implements WireMessage {
     /** The {@code op} of a release scope's diff: the values replace the elements. */
     public static final int WRITE = -1;
 
-    /** A release scope's diff ({@code op} {@link #WRITE}). */
+    /** A diff whose values are packed, the runs' values one after another. */
+    public DiffMessage(long requestId, int arrayId, int partition, int op, long[] runs, byte[] values) {
+        this(requestId, arrayId, partition, op, runs, values, 0);
+    }
+
+    /** A release scope's diff ({@code op} {@link #WRITE}), its values packed. */
     public DiffMessage(long requestId, int arrayId, int partition, long[] runs, byte[] values) {
         this(requestId, arrayId, partition, WRITE, runs, values);
+    }
+
+    /** @return whether the values are in the partition's layout, not packed (a sender's message only) */
+    public boolean scattered() { return scatteredElementBytes != 0; }
+
+    /**
+     * @param run one of {@link #runs}
+     * @param packedOffset where the run's values start if they are packed (the byte count of the runs before it)
+     * @return where the run's values start in {@link #values}
+     */
+    public int valuesAt(long run, int packedOffset) {
+        return scattered() ? first(run) * scatteredElementBytes : packedOffset;
+    }
+
+    /** @return the byte count of the values as the wire carries them, packed */
+    public long packedBytes() {
+        if (!scattered()) return values.length;
+        long elements = 0;
+        for (long run : runs) elements += count(run);
+        return elements * scatteredElementBytes;
     }
 
     /** @return a run of {@code count} elements from element {@code first} */
@@ -34,6 +66,6 @@ public record DiffMessage(long requestId, int arrayId, int partition, int op, lo
     public String toString() {
         return "Diff(" + requestId + ", array " + arrayId + ", partition " + partition + (op == WRITE ? "" : ", op " + op) + ", "
                 + runs.length + " runs, "
-                + values.length + " bytes)";
+                + packedBytes() + " bytes" + (scattered() ? ", scattered" : "") + ")";
     }
 }

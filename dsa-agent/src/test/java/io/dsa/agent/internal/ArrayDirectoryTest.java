@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -136,12 +137,16 @@ class ArrayDirectoryTest {
     @Test
     void aPartitionArrivesInTheSlotsOwnArrayWhileItsWorkersHaveNoAccess() {
         ArrayState a = defined();
-        assertNull(arrays.receiveBuffer(A, 0, 32), "no array yet: the decoder allocates");
+        byte[] fresh = arrays.receiveBuffer(A, 0, 32);
+        assertEquals(32, fresh.length, "no array yet: a new one of the partition's size");
         arrays.post(a, 0, Access.READ);
         io.runAll();
         byte[] first = bytes(7);
         arrays.onCoherence(fromNode0(CoherenceOp.DATA_S, 0, 1, first));
-        assertNull(arrays.receiveBuffer(A, 0, 32), "readable: the workers' bytes are not overwritten");
+        byte[] other = arrays.receiveBuffer(A, 0, 32);
+        assertNotSame(first, other, "readable: the workers' bytes are not overwritten, a new array takes the copy");
+        assertEquals(32, other.length);
+        assertArrayEquals(bytes(7), a.slots[0].data);
         arrays.onCoherence(fromNode0(CoherenceOp.INV, 0, 0, null));
         assertEquals(List.of("to 0: Coherence(GET_S, 4, 0, 1, 0, 1, null)", "to 0: Coherence(INV_ACK, 4, 0, 1, 0, 0, null)"),
                 network.take());

@@ -2,7 +2,9 @@ package io.dsa.agent.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,7 +16,9 @@ import io.dsa.agent.wire.DiffMessage;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,6 +51,93 @@ class DiffsTest {
         assertArrayEquals(new int[] {100, 101, 102, 105, 107}, values);
         assertTrue(part.marked(5) && !part.marked(6));
         assertEquals(32, buffer.written(0).values.length, "a partition's buffer has its bytes");
+    }
+
+    /**
+     * The runs found eight marks at a time ({@link ReleaseBuffer#scan}) are those of a mark-by-mark
+     * walk, for partitions of every length from 0 to 80 (ends inside and outside a word) and marks
+     * of every density, from a printed seed; and the scattered diffs hold the same runs over the
+     * partition's own buffer.
+     */
+    @Test
+    void runsFoundEightMarksAtATimeAreThoseOfAWalkOverEveryMark() {
+        long seed = Long.getLong("dsa.test.seed", System.nanoTime());
+        System.out.println("DiffsTest runs seed " + seed + " (-Ddsa.test.seed=" + seed + " repeats it)");
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int elements = 1; elements <= 80; elements++) {
+            for (int trial = 0; trial < 30; trial++) {
+                ArrayState b = new ArrayState(4, ArraySpec.oneDimensional("B", ElementType.INT, elements, elements, Distribution.BLOCK),
+                        1, 1, 0);
+                ReleaseBuffer buffer = new ReleaseBuffer(b);
+                ReleaseBuffer.Part part = buffer.part(0);
+                double density = random.nextDouble();
+                int runLength = 1 + random.nextInt(12); // marks come in runs of about this length, as rows of a region do
+                boolean[] marked = new boolean[elements];
+                for (int e = 0; e < elements; ) {
+                    boolean on = random.nextDouble() < density;
+                    int len = 1 + random.nextInt(runLength);
+                    for (int k = e; k < Math.min(elements, e + len); k++) marked[k] = on;
+                    e += len;
+                }
+                for (int e = 0; e < elements; e++) {
+                    if (!marked[e]) continue;
+                    INTS.set(part.values, e * 4, 1000 + e);
+                    part.mark(e);
+                }
+                List<Long> expected = new ArrayList<>();
+                for (int e = 0; e < elements; e++) {
+                    if (!marked[e] || (e > 0 && marked[e - 1])) continue;
+                    int end = e;
+                    while (end < elements && marked[end]) end++;
+                    expected.add(DiffMessage.run(e, end - e));
+                }
+                String where = "seed " + seed + ", " + elements + " elements, trial " + trial;
+                List<ReleaseBuffer.Diff> packed = buffer.diffs();
+                List<ReleaseBuffer.Diff> scattered = buffer.scatteredDiffs();
+                if (expected.isEmpty()) {
+                    assertEquals(List.of(), packed, where);
+                    assertEquals(List.of(), scattered, where);
+                    continue;
+                }
+                long[] runs = expected.stream().mapToLong(Long::longValue).toArray();
+                assertArrayEquals(runs, packed.get(0).runs(), where);
+                assertArrayEquals(runs, scattered.get(0).runs(), where);
+                assertFalse(packed.get(0).scattered(), where);
+                assertTrue(scattered.get(0).scattered(), where);
+                assertSame(part.values, scattered.get(0).values(), where + ": the scattered diff's values are the buffer itself");
+                int v = 0;
+                for (long run : runs) {
+                    for (int k = 0; k < DiffMessage.count(run); k++, v++) {
+                        assertEquals(1000 + DiffMessage.first(run) + k, (int) INTS.get(packed.get(0).values(), v * 4), where);
+                    }
+                }
+                assertEquals(v * 4, packed.get(0).values().length, where);
+            }
+        }
+    }
+
+    /** A diff whose values stay in the writer's buffer is written at the home run by run from the runs' own elements. */
+    @Test
+    void theHomeWritesAScatteredDiffFromEachRunsOwnElements() {
+        RecordingNetwork network = new RecordingNetwork(0, 2);
+        ArrayDirectory arrays = new ArrayDirectory(0, 2, 2, 1, network, IoThread.CALLER, Workers.waiting(IoThread.CALLER));
+        Diffs diffs = homeOfPartition0(network, arrays);
+        byte[] partition = new byte[32];
+        for (int e = 0; e < 8; e++) INTS.set(partition, e * 4, 50 + e);
+        long[] runs = {DiffMessage.run(1, 2), DiffMessage.run(6, 1)};
+        DiffMessage m = new DiffMessage(7, 4, 0, DiffMessage.WRITE, runs, partition, 4);
+        assertEquals(12, m.packedBytes());
+        assertNull(Diffs.check(0, arrays.array(4), m));
+        assertTrue(Diffs.check(0, arrays.array(4), new DiffMessage(7, 4, 0, DiffMessage.WRITE, runs, new byte[12], 4))
+                .contains("12 bytes of values, expected 32"), "scattered values are the partition's whole buffer");
+        assertTrue(Diffs.check(0, arrays.array(4), new DiffMessage(7, 4, 0, DiffMessage.WRITE, runs, new byte[64], 8))
+                .contains("scattered values of 8-byte elements, expected 4"));
+        diffs.onDiff(1, m);
+        assertEquals(List.of("to 1: DiffApplied(7, )"), network.take());
+        byte[] data = arrays.array(4).slots[0].data;
+        int[] got = new int[8];
+        for (int e = 0; e < 8; e++) got[e] = (int) INTS.get(data, e * 4);
+        assertArrayEquals(new int[] {0, 51, 52, 0, 0, 0, 56, 0}, got);
     }
 
     @Test
@@ -84,9 +175,7 @@ class DiffsTest {
     void theHomeAnswersADiffItRefusesWithTheReasonAndWritesTheOthers() {
         RecordingNetwork network = new RecordingNetwork(0, 2);
         ArrayDirectory arrays = new ArrayDirectory(0, 2, 2, 1, network, IoThread.CALLER, Workers.waiting(IoThread.CALLER));
-        arrays.define(4, "A", Specs.toParams(a.spec));
-        JobLifecycle job = new JobLifecycle(0, network, text -> {});
-        Diffs diffs = new Diffs(0, arrays, network, new PendingCalls(network, job), job, IoThread.CALLER);
+        Diffs diffs = homeOfPartition0(network, arrays);
         byte[] values = new byte[8];
         INTS.set(values, 0, 7);
         INTS.set(values, 4, 9);
@@ -99,6 +188,13 @@ class DiffsTest {
         byte[] data = arrays.array(4).slots[0].data;
         assertEquals(List.of(0, 7, 9, 0), List.of((int) INTS.get(data, 0), (int) INTS.get(data, 4), (int) INTS.get(data, 8),
                 (int) INTS.get(data, 12)));
+    }
+
+    // Node 0 with array A defined, its diffs handled on the caller's thread
+    private Diffs homeOfPartition0(RecordingNetwork network, ArrayDirectory arrays) {
+        arrays.define(4, "A", Specs.toParams(a.spec));
+        JobLifecycle job = new JobLifecycle(0, network, text -> {});
+        return new Diffs(0, arrays, network, new PendingCalls(network, job), job, IoThread.CALLER);
     }
 
     private static DiffMessage diff(int partition, long[] runs, int elements) {

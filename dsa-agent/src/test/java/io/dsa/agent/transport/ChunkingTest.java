@@ -1,5 +1,6 @@
 package io.dsa.agent.transport;
 
+import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.HostJobMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.HostReplyMessage;
@@ -133,6 +134,61 @@ class ChunkingTest {
         }
         assertNull(r.readInbound());
         assertFalse(r.finish());
+    }
+
+    /**
+     * A diff larger than a chunk (its values scattered over the writer's buffer) is reassembled
+     * from its chunks kept as they arrived, not copied into a growing buffer: each chunk's buffer
+     * is held until the message is decoded and released then; when the connection ends inside
+     * such a message, the chunks held so far are released with it.
+     */
+    @Test
+    void aChunkedDiffIsDecodedFromItsChunksWhichAreReleasedOnceItIs() {
+        byte[] partition = random(8 * 1024, 11);
+        long[] runs = {DiffMessage.run(0, 300), DiffMessage.run(301, 400), DiffMessage.run(1000, 24)};
+        DiffMessage sent = new DiffMessage(9, 2, 1, DiffMessage.WRITE, runs, partition, 8);
+        List<ByteBuf> frames = frames(sent);
+        assertTrue(frames.size() > 5, "in " + frames.size() + " chunks");
+        EmbeddedChannel r = receiver(PartitionBuffers.ALLOCATE);
+        List<ByteBuf> fed = new ArrayList<>();
+        for (ByteBuf f : frames) {
+            fed.add(f);
+            f.retain(); // ours, to see when the decoder lets go of its reference
+            r.writeInbound(f);
+        }
+        DiffMessage got = (DiffMessage) r.readInbound();
+        assertArrayEquals(runs, got.runs());
+        assertFalse(got.scattered());
+        int v = 0;
+        for (long run : runs) {
+            for (int i = 0; i < DiffMessage.count(run) * 8; i++, v++) {
+                assertEquals(partition[DiffMessage.first(run) * 8 + i], got.values()[v], "value byte " + v);
+            }
+        }
+        assertEquals(v, got.values().length);
+        for (ByteBuf f : fed) {
+            assertEquals(1, f.refCnt(), "the decoder released its reference to every chunk once the diff was decoded");
+            f.release();
+        }
+        assertNull(r.readInbound());
+        assertFalse(r.finish());
+
+        List<ByteBuf> again = frames(sent);
+        EmbeddedChannel cut = receiver(PartitionBuffers.ALLOCATE);
+        List<ByteBuf> held = new ArrayList<>();
+        for (ByteBuf f : again.subList(0, 3)) {
+            held.add(f);
+            f.retain();
+            cut.writeInbound(f);
+        }
+        for (ByteBuf f : again.subList(3, again.size())) f.release();
+        cut.close();
+        assertTrue(closeReason(cut).startsWith("connection ended inside a chunked DIFF message"), closeReason(cut));
+        for (ByteBuf f : held) {
+            assertEquals(1, f.refCnt(), "a chunk held for a message that never completed is released when the connection ends");
+            f.release();
+        }
+        assertFalse(cut.finish());
     }
 
     @Test

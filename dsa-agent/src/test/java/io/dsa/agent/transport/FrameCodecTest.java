@@ -277,6 +277,43 @@ class FrameCodecTest {
         }
     }
 
+    /**
+     * A diff whose values stay in the writer's buffer (scattered over the partition) goes on the
+     * wire exactly as the same diff with its values packed, in a frame sized up front, and decodes
+     * to the packed one; a run outside the buffer fails the write, naming it.
+     */
+    @Test
+    void aScatteredDiffIsEncodedAsItsPackedTwinInAnExactlySizedFrame() {
+        byte[] partition = new byte[16 * 8];
+        for (int i = 0; i < partition.length; i++) partition[i] = (byte) (i * 7 + 1);
+        long[] runs = {DiffMessage.run(1, 3), DiffMessage.run(9, 1), DiffMessage.run(12, 4)};
+        byte[] packed = new byte[8 * 8];
+        int v = 0;
+        for (long run : runs) {
+            System.arraycopy(partition, DiffMessage.first(run) * 8, packed, v, DiffMessage.count(run) * 8);
+            v += DiffMessage.count(run) * 8;
+        }
+        DiffMessage scattered = new DiffMessage(42, 3, 5, DiffMessage.WRITE, runs, partition, 8);
+        DiffMessage twin = new DiffMessage(42, 3, 5, DiffMessage.WRITE, runs, packed);
+        ByteBuf a = encode(scattered);
+        ByteBuf b = encode(twin);
+        try {
+            assertEquals(b, a, "the same bytes on the wire");
+            assertEquals(WireFormat.sizeHint(MessageType.DIFF, scattered), a.readableBytes(), "sized up front");
+            assertEquals(a.readableBytes() + WireFormat.RECORD_OVERHEAD_BYTES, a.capacity());
+        } finally {
+            a.release();
+            b.release();
+        }
+        assertEquals(Messages.canonical(twin), Messages.canonical(roundTrip(scattered, false)));
+        DiffMessage outside = new DiffMessage(42, 3, 5, DiffMessage.WRITE, new long[] {DiffMessage.run(14, 3)}, partition, 8);
+        EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder(MAX_FRAME_BYTES));
+        Exception e = assertThrows(Exception.class, () -> encoder.writeOutbound(outside));
+        assertTrue(String.valueOf(e.getMessage()).contains("run of 3 elements from 14 is outside its 128 bytes of values"),
+                String.valueOf(e));
+        encoder.finishAndReleaseAll();
+    }
+
     @Test
     void decodedPayloadIsAFreshArrayOwnedByTheReceiver() {
         byte[] data = {1, 2, 3, 4};
