@@ -10,155 +10,19 @@ import java.util.List;
 
 /**
  * One state of a small cluster for the model checker: a real {@link CoherenceEngine} per node with a
- * one-int-per-partition {@link PartitionStore}, channels between the nodes ({@link Delivery}: by
+ * one-int-per-partition {@link PartitionStore}, channels between the nodes ({@link ModelConfig.Delivery}: by
  * default a FIFO channel per ordered pair of nodes), and
  * workers (one or more per node) that each run a fixed list of reads and writes; several workers on
  * one node share its engine, so their concurrent misses coalesce into one request. {@link #successor} forks the state
  * (engines included) and applies one transition: a worker's next step, or the delivery of a message
- * (the oldest of its channel, unless {@link Delivery#UNORDERED}). Every write stores a value unique to its worker and step, so a stale read
+ * (the oldest of its channel, unless {@link ModelConfig.Delivery#UNORDERED}). Every write stores a value unique to its worker and step, so a stale read
  * is always visible.
  */
 final class ClusterModel {
     static final int ARRAY = 0;
 
-    /**
-     * One read or write of a partition by a worker; an overwrite ({@code O<p>}) is a write of every
-     * byte, asked for with {@link CoherenceEngine#requestOverwrite}, as a region write that covers
-     * the partition does: the worker hands its value to the node's store when it misses, and the
-     * store writes it at the grant that comes without data ({@link Store#overwrite}), which completes
-     * the op; a worker whose value the store did not take writes it itself once it has the access.
-     */
-    record Op(boolean write, int partition, boolean overwrite) {
-        Op(boolean write, int partition) {
-            this(write, partition, false);
-        }
-
-        static List<Op> parse(String ops) {
-            List<Op> list = new ArrayList<>();
-            for (String s : ops.trim().split("\\s+")) {
-                if (s.isEmpty()) continue;
-                char k = s.charAt(0);
-                if (k != 'R' && k != 'W' && k != 'O') {
-                    throw new IllegalArgumentException("op " + s + ": expected R<partition>, W<partition> or O<partition>");
-                }
-                list.add(new Op(k != 'R', Integer.parseInt(s.substring(1)), k == 'O'));
-            }
-            return list;
-        }
-
-        Access needed() { return write ? Access.READ_WRITE : Access.READ; }
-
-        @Override
-        public String toString() { return (overwrite ? "O" : write ? "W" : "R") + partition; }
-    }
-
-    /** Which messages in flight between two nodes may be delivered next. */
-    enum Delivery {
-        /** FIFO per ordered pair of nodes: the protocol's stated assumption (docs/coherence.md). */
-        PAIR_FIFO,
-        /**
-         * FIFO per ordered pair of nodes and partition: messages about different partitions may
-         * overtake each other, as the transport lets small messages overtake a chunked transfer
-         * (docs/runtime.md, "Bulk transfers").
-         */
-        PARTITION_FIFO,
-        /** Any message in flight from one node to another may arrive next: no order at all. */
-        UNORDERED
-    }
-
-    /** Messages in flight on one channel that {@link Delivery#UNORDERED} can pick from; more is a configuration too large. */
+    /** Messages in flight on one channel that {@link ModelConfig.Delivery#UNORDERED} can pick from; more is a configuration too large. */
     private static final int MAX_IN_FLIGHT = 64;
-
-    /**
-     * The configuration explored.
-     *
-     * @param nodes nodes; partition p is homed at node p % nodes
-     * @param partitions partitions of the one array
-     * @param workloads per worker, the ops it runs in order
-     * @param workerNode per worker, the node it runs on
-     * @param eager whether a waiting worker performs its op in the same step that grants the access
-     *        (the state graph is then acyclic); otherwise retrying is a step of its own, which lets
-     *        the access be taken away again first
-     * @param faults protocol bugs every engine commits
-     * @param delivery the order in which messages in flight between two nodes may arrive
-     * @param pushes how many times in a run a home may push a partition to a node that holds no copy
-     *        ({@link CoherenceEngine#push}), at any moment the engine allows it
-     */
-    record Config(int nodes, int partitions, List<List<Op>> workloads, int[] workerNode, boolean eager, java.util.Set<Fault> faults,
-                  Delivery delivery, int pushes) {
-        Config {
-            if (workloads.size() != workerNode.length) {
-                throw new IllegalArgumentException(workloads.size() + " workloads for " + workerNode.length + " workers");
-            }
-            for (int node : workerNode) {
-                if (node < 0 || node >= nodes) throw new IllegalArgumentException("worker node " + node + " out of range [0, " + nodes + ")");
-            }
-            for (List<Op> w : workloads) {
-                for (Op o : w) {
-                    if (o.partition() < 0 || o.partition() >= partitions) {
-                        throw new IllegalArgumentException("partition " + o.partition() + " out of range [0, " + partitions + ")");
-                    }
-                }
-            }
-        }
-
-        /** @param workloads one string of ops per node (one worker each), e.g. {@code "R0 W0 W1"} */
-        static Config of(int nodes, int partitions, boolean eager, String... workloads) {
-            if (workloads.length != nodes) throw new IllegalArgumentException(workloads.length + " workloads for " + nodes + " nodes");
-            String[] w = new String[nodes];
-            for (int i = 0; i < nodes; i++) w[i] = i + ":" + workloads[i];
-            return workers(nodes, partitions, eager, w);
-        }
-
-        /** @param workers one string per worker: its node, a colon and its ops, e.g. {@code "1:R0 W1"} */
-        static Config workers(int nodes, int partitions, boolean eager, String... workers) {
-            List<List<Op>> w = new ArrayList<>();
-            int[] node = new int[workers.length];
-            for (int i = 0; i < workers.length; i++) {
-                int colon = workers[i].indexOf(':');
-                if (colon < 0) throw new IllegalArgumentException("worker " + workers[i] + ": expected <node>:<ops>");
-                node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
-                w.add(Op.parse(workers[i].substring(colon + 1)));
-            }
-            return new Config(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0);
-        }
-
-        /** @return this configuration with every engine committing {@code fault} */
-        Config withFault(Fault fault) {
-            return new Config(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes);
-        }
-
-        /** @return this configuration with messages delivered as {@code d} says */
-        Config withDelivery(Delivery d) {
-            return new Config(nodes, partitions, workloads, workerNode, eager, faults, d, pushes);
-        }
-
-        /** @return this configuration with up to {@code n} pushes in a run */
-        Config withPushes(int n) {
-            return new Config(nodes, partitions, workloads, workerNode, eager, faults, delivery, n);
-        }
-
-        /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
-        int channels() { return nodes * nodes * (delivery == Delivery.PARTITION_FIFO ? partitions : 1); }
-
-        /** @return the channel that carries a message from {@code source} to {@code destination} about {@code partition} */
-        int channel(int source, int destination, int partition) {
-            int pair = source * nodes + destination;
-            return delivery == Delivery.PARTITION_FIFO ? pair * partitions + partition : pair;
-        }
-
-        int workers() { return workerNode.length; }
-
-        /** @return the workloads as {@code node:ops} strings */
-        String describeWorkers() {
-            List<String> s = new ArrayList<>();
-            for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
-            return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery)
-                    + (pushes == 0 ? "" : ", " + pushes + " push(es)");
-        }
-
-        int home(int partition) { return partition % nodes; }
-    }
 
     /** A protocol violation found in a state. */
     static final class Violation extends RuntimeException {
@@ -224,10 +88,10 @@ final class ClusterModel {
         }
     }
 
-    final Config config;
+    final ModelConfig config;
     final CoherenceEngine[] engines;
     final Store[] stores;
-    /** indexed by {@link Config#channel} */
+    /** indexed by {@link ModelConfig#channel} */
     final ArrayDeque<CoherenceMessage>[] channels;
     /**
      * When each message in {@link #channels} was sent (same positions), counted per model: not part
@@ -252,7 +116,7 @@ final class ClusterModel {
     final List<String> log = new ArrayList<>();
     boolean describe;
 
-    ClusterModel(Config config) {
+    ClusterModel(ModelConfig config) {
         this.config = config;
         int n = config.nodes();
         engines = new CoherenceEngine[n];
@@ -331,12 +195,12 @@ final class ClusterModel {
     /**
      * @return the enabled transitions in a fixed order: worker w's step is {@code w}, the delivery of
      *         message i of channel c is {@code workers + c * MAX_IN_FLIGHT + i} (only i = 0, the
-     *         oldest, unless {@link Delivery#UNORDERED}), and the push of partition p by its home to
+     *         oldest, unless {@link ModelConfig.Delivery#UNORDERED}), and the push of partition p by its home to
      *         the nodes of bit mask m is {@link #pushBase} {@code + (p << nodes) + m}
      */
     int[] enabled() {
         int n = config.workers();
-        boolean any = config.delivery() == Delivery.UNORDERED;
+        boolean any = config.delivery() == ModelConfig.Delivery.UNORDERED;
         int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1) + (config.partitions() << config.nodes())];
         int k = 0;
         for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
@@ -360,10 +224,10 @@ final class ClusterModel {
     private int pushBase() { return config.workers() + channels.length * MAX_IN_FLIGHT; }
 
     private boolean workerEnabled(int worker) {
-        List<Op> ops = config.workloads().get(worker);
+        List<ModelOp> ops = config.workloads().get(worker);
         if (pc[worker] >= ops.size()) return false;
         if (!waiting[worker]) return true;
-        Op op = ops.get(pc[worker]);
+        ModelOp op = ops.get(pc[worker]);
         int node = config.workerNode()[worker];
         // A waiting worker retries once it has the access (eager workers did so at once), or when its
         // request is no longer under way: the access was granted and taken away again in one step
@@ -439,13 +303,13 @@ final class ClusterModel {
     }
 
     private boolean grantedAccess(int worker) {
-        Op op = config.workloads().get(worker).get(pc[worker]);
+        ModelOp op = config.workloads().get(worker).get(pc[worker]);
         return stores[config.workerNode()[worker]].access[op.partition()].allows(op.needed());
     }
 
     /** Worker {@code worker} tries its next op: a hit performs it, a miss leaves it waiting. */
     private void step(int worker) {
-        Op op = config.workloads().get(worker).get(pc[worker]);
+        ModelOp op = config.workloads().get(worker).get(pc[worker]);
         int node = config.workerNode()[worker];
         boolean hit = op.overwrite() ? engines[node].requestOverwrite(ARRAY, op.partition())
                 : engines[node].request(ARRAY, op.partition(), op.needed());
@@ -472,7 +336,7 @@ final class ClusterModel {
 
     /** Worker {@code worker}'s next op is performed on its node's copy, which has the access. */
     private void complete(int worker, int node) {
-        Op op = config.workloads().get(worker).get(pc[worker]);
+        ModelOp op = config.workloads().get(worker).get(pc[worker]);
         String who = config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
         waiting[worker] = false;
         pc[worker]++;
@@ -600,7 +464,7 @@ final class ClusterModel {
     String stuck() {
         StringBuilder sb = new StringBuilder();
         for (int w = 0; w < config.workers(); w++) {
-            List<Op> ops = config.workloads().get(w);
+            List<ModelOp> ops = config.workloads().get(w);
             if (pc[w] < ops.size()) {
                 sb.append(" worker ").append(w).append(" on node ").append(config.workerNode()[w]).append(" waits on ")
                         .append(ops.get(pc[w])).append(';');

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * An explicit-state model checker over {@link ClusterModel}: breadth-first search of every state the
  * real {@link CoherenceEngine}s reach under every delivery order the configuration allows
- * ({@link ClusterModel.Delivery}: by default FIFO per ordered pair of nodes, any order across pairs)
+ * ({@link ModelConfig.Delivery}: by default FIFO per ordered pair of nodes, any order across pairs)
  * and every interleaving of the workers' steps. Each new state
  * is checked ({@link ClusterModel#checkInvariants}); a state without successors must be finished
  * (every worker done, nothing in flight, every engine quiescent), otherwise it is a deadlock or a
@@ -50,11 +50,11 @@ final class CoherenceExplorer {
         public int hashCode() { return hash; }
     }
 
-    private final ClusterModel.Config config;
+    private final ModelConfig config;
     private final long maxStates;
 
     /** @param maxStates the search fails rather than explore more states than this */
-    CoherenceExplorer(ClusterModel.Config config, long maxStates) {
+    CoherenceExplorer(ModelConfig config, long maxStates) {
         this.config = config;
         this.maxStates = maxStates;
     }

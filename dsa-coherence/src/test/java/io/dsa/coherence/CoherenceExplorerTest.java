@@ -21,13 +21,13 @@ class CoherenceExplorerTest {
      * (invalidating or recalling it); node 1 does the mirror image; node 2 upgrades partition 1
      * against node 0 and writes partition 0 against nodes 0 and 1.
      */
-    static final ClusterModel.Config THREE_BY_TWO = ClusterModel.Config.of(3, 2, true, "R1 W1 W0 R0 W1", "R0 W0 W1 R1 W0", "R1 W1 W0 R0 W0");
+    static final ModelConfig THREE_BY_TWO = ModelConfig.of(3, 2, true, "R1 W1 W0 R0 W1", "R0 W0 W1 R1 W0", "R1 W1 W0 R0 W0");
 
     /**
      * 4 nodes x 2 partitions: three upgrades (nodes 0, 2, 3) race on partition 1 against its home's
      * write, while partition 0 is read and written by its home and written by two other nodes.
      */
-    static final ClusterModel.Config FOUR_BY_TWO = ClusterModel.Config.of(4, 2, true, "R1 W1 W0", "R0 W0 W1", "R1 W1 W0", "R1 W1");
+    static final ModelConfig FOUR_BY_TWO = ModelConfig.of(4, 2, true, "R1 W1 W0", "R0 W0 W1", "R1 W1 W0", "R1 W1");
 
     /**
      * 3 nodes x 2 partitions with two workers on each of nodes 0 and 2: node 0's workers read and
@@ -35,11 +35,11 @@ class CoherenceExplorerTest {
      * node 2's workers read and write remote partition 1 (one GET_S, the write coalesced behind it,
      * then GET_M: the cache's wantWrite path) while partition 1's home reads it.
      */
-    static final ClusterModel.Config SEVERAL_WORKERS = ClusterModel.Config.workers(3, 2, true,
+    static final ModelConfig SEVERAL_WORKERS = ModelConfig.workers(3, 2, true,
             "0:R0 W1", "0:W0", "1:W0 R1", "2:R1 W0", "2:W1");
 
     /** 3 nodes x 2 partitions with lazy workers (a granted access can be revoked before it is used). */
-    static final ClusterModel.Config LAZY_THREE_BY_TWO = ClusterModel.Config.of(3, 2, false, "R1 W1 W0", "R0 W0 W1", "W1 R0");
+    static final ModelConfig LAZY_THREE_BY_TWO = ModelConfig.of(3, 2, false, "R1 W1 W0", "R0 W0 W1", "W1 R0");
 
     /**
      * Overwrites ({@code O<p>}: a worker writes every byte of a partition and asks for ownership
@@ -48,17 +48,17 @@ class CoherenceExplorerTest {
      * both, one of them perhaps held exclusive by another node (a forward); node 0 overwrites
      * partition 1 after reading it, so its request is an upgrade.
      */
-    static final ClusterModel.Config OVERWRITES = ClusterModel.Config.of(3, 2, true, "R1 O1 W0", "O0 R1", "R0 O0 O1");
+    static final ModelConfig OVERWRITES = ModelConfig.of(3, 2, true, "R1 O1 W0", "O0 R1", "R0 O0 O1");
 
     /**
      * Two workers of node 0 overwrite and read partition 1 (the read coalesces behind the overwrite,
      * or the overwrite behind the read); two workers of node 2 both overwrite partition 1 (one
      * hands its bytes to the store, the other waits for the access); partition 1's home writes it.
      */
-    static final ClusterModel.Config SEVERAL_OVERWRITERS = ClusterModel.Config.workers(3, 2, true,
+    static final ModelConfig SEVERAL_OVERWRITERS = ModelConfig.workers(3, 2, true,
             "0:O1", "0:R1", "1:W1 R0", "2:O1", "2:O1 O0");
 
-    private static CoherenceExplorer.Result explore(ClusterModel.Config config) {
+    private static CoherenceExplorer.Result explore(ModelConfig config) {
         long t0 = System.nanoTime();
         CoherenceExplorer.Result r = new CoherenceExplorer(config, 20_000_000).explore();
         System.out.printf("explored %s: %s in %.1f s%n", config.describeWorkers(), r.summary(), (System.nanoTime() - t0) / 1e9);
@@ -105,7 +105,7 @@ class CoherenceExplorerTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void workersThatRetryLaterCanLoseTheirAccessButNeverDeadlockOrReadStale() {
         // lazy workers: a granted access can be taken away before the worker uses it (the state graph has cycles)
-        CoherenceExplorer.Result r = explore(ClusterModel.Config.of(3, 1, false, "R0 W0", "W0 R0", "R0 W0"));
+        CoherenceExplorer.Result r = explore(ModelConfig.of(3, 1, false, "R0 W0", "W0 R0", "R0 W0"));
         assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
         assertTrue(r.states() > 1_000, r.summary());
     }
@@ -133,7 +133,7 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void fifoPerPartitionIsEnoughForContendedUpgradesOnFourNodes() {
-        CoherenceExplorer.Result r = explore(FOUR_BY_TWO.withDelivery(ClusterModel.Delivery.PARTITION_FIFO));
+        CoherenceExplorer.Result r = explore(FOUR_BY_TWO.withDelivery(ModelConfig.Delivery.PARTITION_FIFO));
         assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
         assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
         assertTrue(r.overtakingDeliveries() > 0, r.summary());
@@ -143,18 +143,18 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void withoutFifoPerPartitionAnInvalidationOvertakesTheCopyItRevokesAndIsFound() {
-        ClusterModel.Config readThenWrite = ClusterModel.Config.of(3, 1, true, "", "R0", "W0");
-        CoherenceExplorer.Result ordered = explore(readThenWrite.withDelivery(ClusterModel.Delivery.PARTITION_FIFO));
+        ModelConfig readThenWrite = ModelConfig.of(3, 1, true, "", "R0", "W0");
+        CoherenceExplorer.Result ordered = explore(readThenWrite.withDelivery(ModelConfig.Delivery.PARTITION_FIFO));
         assertTrue(ordered.ok(), () -> ordered.violation() + "\n" + ordered.traceText());
-        CoherenceExplorer.Result r = explore(readThenWrite.withDelivery(ClusterModel.Delivery.UNORDERED));
+        CoherenceExplorer.Result r = explore(readThenWrite.withDelivery(ModelConfig.Delivery.UNORDERED));
         assertFalse(r.ok(), "reordering within a partition must break the protocol: " + r.summary());
         assertTrue(r.traceText().contains("deliver INV") && r.violation().contains("the engine threw"),
                 "the counterexample delivers an INV ahead of its DATA_S:\n" + r.violation() + "\n" + r.traceText());
     }
 
-    private static void assertCorrectWithFifoPerPartitionOnly(ClusterModel.Config config) {
+    private static void assertCorrectWithFifoPerPartitionOnly(ModelConfig config) {
         CoherenceExplorer.Result perPair = explore(config);
-        CoherenceExplorer.Result perPartition = explore(config.withDelivery(ClusterModel.Delivery.PARTITION_FIFO));
+        CoherenceExplorer.Result perPartition = explore(config.withDelivery(ModelConfig.Delivery.PARTITION_FIFO));
         assertTrue(perPartition.ok(), () -> perPartition.violation() + "\n" + perPartition.traceText());
         assertTrue(perPartition.finishedStates() > 0, "some run finishes: " + perPartition.summary());
         assertEquals(0, perPair.overtakingDeliveries(), perPair.summary());
@@ -172,16 +172,16 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void overwritesWithoutDataRacingReadsWritesAndEachOtherAreCorrect() {
-        List<ClusterModel.Config> configs = List.of(OVERWRITES, OVERWRITES.withDelivery(ClusterModel.Delivery.PARTITION_FIFO),
-                SEVERAL_OVERWRITERS, ClusterModel.Config.of(3, 1, false, "W0 O0", "O0 R0", "R0 O0"));
-        for (ClusterModel.Config c : configs) {
+        List<ModelConfig> configs = List.of(OVERWRITES, OVERWRITES.withDelivery(ModelConfig.Delivery.PARTITION_FIFO),
+                SEVERAL_OVERWRITERS, ModelConfig.of(3, 1, false, "W0 O0", "O0 R0", "R0 O0"));
+        for (ModelConfig c : configs) {
             CoherenceExplorer.Result r = explore(c);
             assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
             assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
             assertTrue(r.overwriteGrants() > 0 && r.overwriteFallbacks() > 0, "both ways of completing an overwrite happen: " + r.summary());
         }
         // recalls of an exclusive owner for an overwrite (FWD_GET_M_OVERWRITE: released without data)
-        CoherenceExplorer.Result recall = explore(ClusterModel.Config.of(3, 1, true, "R0", "W0 R0", "O0 R0"));
+        CoherenceExplorer.Result recall = explore(ModelConfig.of(3, 1, true, "R0", "W0 R0", "O0 R0"));
         assertTrue(recall.ok(), () -> recall.violation() + "\n" + recall.traceText());
         assertTrue(recall.finishedStates() > 0 && recall.overwriteGrants() > 0, recall.summary());
     }
@@ -190,8 +190,8 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void anOverwriteCrossedByAPushIsCorrect() {
-        CoherenceExplorer.Result r = explore(ClusterModel.Config.of(3, 1, true, "W0", "O0 R0", "R0 O0").withDelivery(
-                ClusterModel.Delivery.PARTITION_FIFO).withPushes(2));
+        CoherenceExplorer.Result r = explore(ModelConfig.of(3, 1, true, "W0", "O0 R0", "R0 O0").withDelivery(
+                ModelConfig.Delivery.PARTITION_FIFO).withPushes(2));
         assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
         assertTrue(r.finishedStates() > 0 && r.overwriteGrants() > 0, r.summary());
     }
@@ -200,25 +200,25 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void anOverwriteStillInvalidatesTheSharers() {
-        assertFinds(Fault.OVERWRITE_SKIPS_INVALIDATION, ClusterModel.Config.of(3, 1, true, "", "R0", "O0"));
+        assertFinds(Fault.OVERWRITE_SKIPS_INVALIDATION, ModelConfig.of(3, 1, true, "", "R0", "O0"));
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void readMissWhileTheOwnerWritesIsForwardedNotAnsweredFromStaleMemory() {
-        assertFinds(Fault.STALE_HOME_READ, ClusterModel.Config.of(3, 1, true, "", "W0", "R0"));
+        assertFinds(Fault.STALE_HOME_READ, ModelConfig.of(3, 1, true, "", "W0", "R0"));
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void everyInvalidationAckIsAwaited() {
-        assertFinds(Fault.ACK_NOT_AWAITED, ClusterModel.Config.of(3, 1, true, "R0 W0", "R0", "R0"));
+        assertFinds(Fault.ACK_NOT_AWAITED, ModelConfig.of(3, 1, true, "R0 W0", "R0", "R0"));
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aForwardedWriteBlocksThePartitionUntilTheOwnersDataPasses() {
-        assertFinds(Fault.FORWARD_NOT_BLOCKING, ClusterModel.Config.of(3, 1, true, "R0", "W0", "W0"));
+        assertFinds(Fault.FORWARD_NOT_BLOCKING, ModelConfig.of(3, 1, true, "R0", "W0", "W0"));
     }
 
     /**
@@ -232,8 +232,8 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void pushesAtAnyMomentRacingReadsUpgradesAndWritesAreCorrect() {
-        for (ClusterModel.Config c : List.of(LAZY_THREE_BY_TWO, SEVERAL_WORKERS)) {
-            ClusterModel.Config perPartition = c.withDelivery(ClusterModel.Delivery.PARTITION_FIFO);
+        for (ModelConfig c : List.of(LAZY_THREE_BY_TWO, SEVERAL_WORKERS)) {
+            ModelConfig perPartition = c.withDelivery(ModelConfig.Delivery.PARTITION_FIFO);
             CoherenceExplorer.Result without = explore(perPartition);
             CoherenceExplorer.Result r = explore(perPartition.withPushes(c == SEVERAL_WORKERS ? 1 : 2));
             assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
@@ -246,13 +246,13 @@ class CoherenceExplorerTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aWriteUnderWayStaysUnderWayWhenAPushArrives() {
-        assertFinds(Fault.PUSH_ENDS_WRITE_REQUEST, ClusterModel.Config.of(2, 1, true, "R0", "W0").withPushes(1));
+        assertFinds(Fault.PUSH_ENDS_WRITE_REQUEST, ModelConfig.of(2, 1, true, "R0", "W0").withPushes(1));
     }
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.SECONDS)
     void theExactDirectoryCheckRejectsAHomeWhoseAccessDisagreesWithItsDirectory() {
-        ClusterModel model = new ClusterModel(ClusterModel.Config.of(3, 1, true, "", "", ""));
+        ClusterModel model = new ClusterModel(ModelConfig.of(3, 1, true, "", "", ""));
         model.checkInvariants();
         // the directory says HOME (home memory the only copy, READ_WRITE) but the home store holds READ
         model.stores[0].access[0] = Access.READ;
@@ -260,7 +260,7 @@ class CoherenceExplorerTest {
         assertTrue(v.getMessage().contains("is quiescent but the home directory"), v.getMessage());
     }
 
-    private static void assertFinds(Fault fault, ClusterModel.Config config) {
+    private static void assertFinds(Fault fault, ModelConfig config) {
         CoherenceExplorer.Result correct = explore(config);
         assertTrue(correct.ok(), () -> "without the fault: " + correct.violation() + "\n" + correct.traceText());
         CoherenceExplorer.Result r = explore(config.withFault(fault));

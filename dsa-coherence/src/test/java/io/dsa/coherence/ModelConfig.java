@@ -1,0 +1,109 @@
+package io.dsa.coherence;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The configuration of a {@link ClusterModel}, the small cluster the explorer explores.
+ *
+ * @param nodes nodes; partition p is homed at node p % nodes
+ * @param partitions partitions of the one array
+ * @param workloads per worker, the ops it runs in order
+ * @param workerNode per worker, the node it runs on
+ * @param eager whether a waiting worker performs its op in the same step that grants the access
+ *        (the state graph is then acyclic); otherwise retrying is a step of its own, which lets
+ *        the access be taken away again first
+ * @param faults protocol bugs every engine commits
+ * @param delivery the order in which messages in flight between two nodes may arrive
+ * @param pushes how many times in a run a home may push a partition to a node that holds no copy
+ *        ({@link CoherenceEngine#push}), at any moment the engine allows it
+ */
+record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int[] workerNode, boolean eager,
+                   java.util.Set<Fault> faults, Delivery delivery, int pushes) {
+    /** Which messages in flight between two nodes may be delivered next. */
+    enum Delivery {
+        /** FIFO per ordered pair of nodes: the protocol's stated assumption (docs/coherence.md). */
+        PAIR_FIFO,
+        /**
+         * FIFO per ordered pair of nodes and partition: messages about different partitions may
+         * overtake each other, as the transport lets small messages overtake a chunked transfer
+         * (docs/runtime.md, "Bulk transfers").
+         */
+        PARTITION_FIFO,
+        /** Any message in flight from one node to another may arrive next: no order at all. */
+        UNORDERED
+    }
+
+    ModelConfig {
+        if (workloads.size() != workerNode.length) {
+            throw new IllegalArgumentException(workloads.size() + " workloads for " + workerNode.length + " workers");
+        }
+        for (int node : workerNode) {
+            if (node < 0 || node >= nodes) throw new IllegalArgumentException("worker node " + node + " out of range [0, " + nodes + ")");
+        }
+        for (List<ModelOp> w : workloads) {
+            for (ModelOp o : w) {
+                if (o.partition() < 0 || o.partition() >= partitions) {
+                    throw new IllegalArgumentException("partition " + o.partition() + " out of range [0, " + partitions + ")");
+                }
+            }
+        }
+    }
+
+    /** @param workloads one string of ops per node (one worker each), e.g. {@code "R0 W0 W1"} */
+    static ModelConfig of(int nodes, int partitions, boolean eager, String... workloads) {
+        if (workloads.length != nodes) throw new IllegalArgumentException(workloads.length + " workloads for " + nodes + " nodes");
+        String[] w = new String[nodes];
+        for (int i = 0; i < nodes; i++) w[i] = i + ":" + workloads[i];
+        return workers(nodes, partitions, eager, w);
+    }
+
+    /** @param workers one string per worker: its node, a colon and its ops, e.g. {@code "1:R0 W1"} */
+    static ModelConfig workers(int nodes, int partitions, boolean eager, String... workers) {
+        List<List<ModelOp>> w = new ArrayList<>();
+        int[] node = new int[workers.length];
+        for (int i = 0; i < workers.length; i++) {
+            int colon = workers[i].indexOf(':');
+            if (colon < 0) throw new IllegalArgumentException("worker " + workers[i] + ": expected <node>:<ops>");
+            node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
+            w.add(ModelOp.parse(workers[i].substring(colon + 1)));
+        }
+        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0);
+    }
+
+    /** @return this configuration with every engine committing {@code fault} */
+    ModelConfig withFault(Fault fault) {
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes);
+    }
+
+    /** @return this configuration with messages delivered as {@code d} says */
+    ModelConfig withDelivery(Delivery d) {
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes);
+    }
+
+    /** @return this configuration with up to {@code n} pushes in a run */
+    ModelConfig withPushes(int n) {
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n);
+    }
+
+    /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
+    int channels() { return nodes * nodes * (delivery == Delivery.PARTITION_FIFO ? partitions : 1); }
+
+    /** @return the channel that carries a message from {@code source} to {@code destination} about {@code partition} */
+    int channel(int source, int destination, int partition) {
+        int pair = source * nodes + destination;
+        return delivery == Delivery.PARTITION_FIFO ? pair * partitions + partition : pair;
+    }
+
+    int workers() { return workerNode.length; }
+
+    /** @return the workloads as {@code node:ops} strings */
+    String describeWorkers() {
+        List<String> s = new ArrayList<>();
+        for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
+        return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery)
+                + (pushes == 0 ? "" : ", " + pushes + " push(es)");
+    }
+
+    int home(int partition) { return partition % nodes; }
+}
