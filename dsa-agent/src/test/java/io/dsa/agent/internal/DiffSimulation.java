@@ -53,6 +53,16 @@ final class DiffSimulation extends SimulatedNodes {
 
     DiffSimulation(long seed, Diffs.Fault fault) {
         super(seed);
+        setUp(fault);
+    }
+
+    /** A run whose every choice is {@code schedule}'s ({@code DiffPropertiesTest}). */
+    DiffSimulation(Schedule schedule, Diffs.Fault fault) {
+        super(schedule);
+        setUp(fault);
+    }
+
+    private void setUp(Diffs.Fault fault) {
         define(R_ID, "R", Distribution.BLOCK_CYCLIC);
         define(M_ID, "M", Distribution.BLOCK);
         for (int n = 0; n < NODES; n++) {

@@ -62,6 +62,16 @@ final class ScopeSimulation extends SimulatedNodes {
 
     ScopeSimulation(long seed, ScopeDirectory.Fault fault) {
         super(seed);
+        setUp(fault);
+    }
+
+    /** A run whose every choice is {@code schedule}'s ({@code DiffPropertiesTest}). */
+    ScopeSimulation(Schedule schedule, ScopeDirectory.Fault fault) {
+        super(schedule);
+        setUp(fault);
+    }
+
+    private void setUp(ScopeDirectory.Fault fault) {
         define(C_ID, "C", Distribution.BLOCK_CYCLIC);
         define(O_ID, "O", Distribution.BLOCK_CYCLIC);
         define(M_ID, "M", Distribution.BLOCK);

@@ -40,7 +40,10 @@ abstract class SimulatedNodes {
     private static final int TRACE = 40;
 
     final long seed;
+    /** Every choice of the run: its workloads and the order of its steps. */
     final Random rnd;
+    /** What a failure names to replay the run: its seed, or the jqwik schedule's choices. */
+    private final String origin;
     final ArrayDirectoryTest.QueuedIoThread[] io = new ArrayDirectoryTest.QueuedIoThread[NODES];
     final ArrayDirectory[] arrays = new ArrayDirectory[NODES];
     final PendingCalls[] calls = new PendingCalls[NODES];
@@ -54,8 +57,18 @@ abstract class SimulatedNodes {
     private int step;
 
     SimulatedNodes(long seed) {
+        this(seed, new Random(seed), "seed " + seed);
+    }
+
+    /** A run whose every choice is the next of {@code schedule}'s (a jqwik property's): no seed. */
+    SimulatedNodes(Schedule schedule) {
+        this(-1, schedule, "schedule of " + schedule.size() + " choices");
+    }
+
+    private SimulatedNodes(long seed, Random rnd, String origin) {
         this.seed = seed;
-        this.rnd = new Random(seed);
+        this.rnd = rnd;
+        this.origin = origin;
         for (int n = 0; n < NODES; n++) {
             for (int d = 0; d < NODES; d++) queues.add(new ArrayDeque<>());
             io[n] = new ArrayDirectoryTest.QueuedIoThread();
@@ -306,6 +319,59 @@ abstract class SimulatedNodes {
         throw new AssertionError(bug + " was not found in " + seeds.length + " seeds");
     }
 
+    /**
+     * The choices of a run as a list a jqwik property generates, and shrinks: each draw of the
+     * run ({@link #nextInt(int)}, {@link #nextBoolean()}, {@link #nextDouble()}) takes the next number, so
+     * choice {@code c} of {@code k} options picks option {@code c % k}. Once the list is used up
+     * the draws go on from a {@link Random} seeded with the list's length, so every list is a
+     * complete run and the steps stay fair (always the first option would let a worker that waits
+     * spin while the message it waits for is never delivered). A failing list shrinks to a
+     * shorter one with smaller numbers: a shorter chosen prefix of the run.
+     */
+    static final class Schedule extends Random {
+        private final List<Integer> choices;
+        private final Random rest;
+        private int next;
+
+        Schedule(List<Integer> choices) {
+            super(0);
+            this.choices = List.copyOf(choices);
+            this.rest = new Random(choices.size());
+        }
+
+        int size() { return choices.size(); }
+
+        /** @return how many draws the run took so far (from the list, then from the rest) */
+        int drawn() { return next; }
+
+        // the next choice, in [0, 2^16]
+        private int draw() {
+            int c = next < choices.size() ? choices.get(next) : rest.nextInt(1 << 16);
+            next++;
+            return c;
+        }
+
+        /** @return option {@code c % bound} for the next choice {@code c} */
+        @Override
+        public int nextInt(int bound) {
+            if (bound <= 0) throw new IllegalArgumentException("bound " + bound + " is not positive");
+            return draw() % bound;
+        }
+
+        @Override
+        public boolean nextBoolean() { return draw() % 2 == 1; }
+
+        /** @return the next choice as a fraction of 2^16, in [0, 1) */
+        @Override
+        public double nextDouble() { return (draw() & 0xFFFF) / 65536.0; }
+
+        @Override
+        protected int next(int bits) {
+            if (choices == null) return 0; // Random's constructor sets the seed before the fields: it draws nothing
+            throw new UnsupportedOperationException("a schedule draws only nextInt(bound), nextBoolean and nextDouble");
+        }
+    }
+
     // ---- failures -----------------------------------------------------------------------------------------
 
     final void trace(String event) {
@@ -314,6 +380,6 @@ abstract class SimulatedNodes {
     }
 
     final void fail(String what) {
-        throw new AssertionError("seed " + seed + ": " + what + "\nlast steps:\n  " + String.join("\n  ", trace));
+        throw new AssertionError(origin + ": " + what + "\nlast steps:\n  " + String.join("\n  ", trace));
     }
 }
