@@ -45,6 +45,16 @@ final class AccumulateSimulation extends SimulatedNodes {
 
     AccumulateSimulation(long seed, Accumulator.Fault fault) {
         super(seed);
+        setUp(fault);
+    }
+
+    /** A run whose every choice is {@code schedule}'s ({@code DiffPropertiesTest}). */
+    AccumulateSimulation(Schedule schedule, Accumulator.Fault fault) {
+        super(schedule);
+        setUp(fault);
+    }
+
+    private void setUp(Accumulator.Fault fault) {
         define(A_ID, "A", Distribution.BLOCK_CYCLIC);
         define(M_ID, "M", Distribution.BLOCK);
         for (int n = 0; n < NODES; n++) {
