@@ -57,11 +57,11 @@ final class DelegateCommands {
 
     /**
      * {@code dsa bench jmh}: the JMH micro benchmarks with short settings (LocalHitBenchmark with
-     * the GC profiler, RemoteMissBenchmark, ThinNettyRoundTripBenchmark); writes {@code jmh.csv}
+     * the GC profiler, RemoteMissBenchmark, ThinNettyRoundTripBenchmark, ReleaseScopeBenchmark...); writes {@code jmh.csv}
      * (JMH's CSV) and {@code jmh.md}.
      */
     @Command(name = "jmh", mixinStandardHelpOptions = true,
-            description = "Runs the JMH micro benchmarks (local hit, remote miss, thin Netty, codec, record layer, MAC choice, a small message under a bulk transfer; all with -prof gc) with short settings.")
+            description = "Runs the JMH micro benchmarks (local hit, remote miss, thin Netty, codec, record layer, MAC choice, a small message under a bulk transfer, a release scope's round; all with -prof gc) with short settings.")
     static final class Jmh implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -69,7 +69,7 @@ final class DelegateCommands {
         @Mixin
         BenchCommand.Common common = new BenchCommand.Common();
 
-        @Option(names = "--include", defaultValue = "LocalHitBenchmark|RemoteMissBenchmark|ThinNettyRoundTripBenchmark|CodecBenchmark|RecordLayerBenchmark|MacChoiceBenchmark|SmallMessageUnderBulkBenchmark",
+        @Option(names = "--include", defaultValue = "LocalHitBenchmark|RemoteMissBenchmark|ThinNettyRoundTripBenchmark|CodecBenchmark|RecordLayerBenchmark|MacChoiceBenchmark|SmallMessageUnderBulkBenchmark|ReleaseScopeBenchmark",
                 description = "Benchmark regex (default: ${DEFAULT-VALUE}).")
         String include;
 

@@ -176,10 +176,11 @@ class BenchSmokeTest {
     @Test
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void jmhSmokeOnTheRealCodecAndASmallMessageUnderBulk(@TempDir Path out) throws Exception {
-        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include", "CodecBenchmark.encode|SmallMessageUnderBulkBenchmark",
-                "--out", out.toString()));
+        assertEquals(0, dsa("bench", "jmh", "--smoke", "--include",
+                "CodecBenchmark.encode|SmallMessageUnderBulkBenchmark|ReleaseScopeBenchmark.releaseWrite", "--out", out.toString()));
         String md = Files.readString(out.resolve("jmh.md"));
         assertTrue(md.contains("| CodecBenchmark.encode | bytes=8192 |"), md);
+        assertTrue(md.contains("| ReleaseScopeBenchmark.releaseWrite |"), md);
         for (String security : new String[] {"ENCRYPT", "MAC"}) {
             for (String bytes : new String[] {"0", "4194304"}) {
                 assertTrue(md.contains("| SmallMessageUnderBulkBenchmark.smallRoundTrip | bytes=" + bytes + " security=" + security + " |"), md);
