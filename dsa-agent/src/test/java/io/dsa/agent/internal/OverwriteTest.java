@@ -170,20 +170,16 @@ class OverwriteTest {
                         ArraySpec.of("A", ElementType.DOUBLE, 12, 12, 4, 4, Distribution.BLOCK));
                 double[] expected = new double[144];
                 // 1: node 0 writes everything (fresh: its requests for the six partitions of nodes 1 and 2 carry no data)
-                if (me == 0) a.write(0, 0, 12, 12, values(12 * 12, 1000));
-                apply(expected, 0, 0, 12, 12, 1000);
+                writeAt(me, 0, a, expected, 0, 0, 12, 12, 1000);
                 phase(w, a, expected, "1");
                 // 2: node 0 writes rows and columns 2..9: partition 4 (node 1's) whole, eight in part; all upgrades of shared copies
-                if (me == 0) a.write(2, 2, 8, 8, values(8 * 8, 2000));
-                apply(expected, 2, 2, 8, 8, 2000);
+                writeAt(me, 0, a, expected, 2, 2, 8, 8, 2000);
                 w.barrier();
                 // 3: node 2, invalid there, overwrites partition 4, which node 0 holds exclusive: a recall
-                if (me == 2) a.write(4, 4, 4, 4, values(4 * 4, 3000));
-                apply(expected, 4, 4, 4, 4, 3000);
+                writeAt(me, 2, a, expected, 4, 4, 4, 4, 3000);
                 phase(w, a, expected, "3");
                 // 4: node 1 rewrites rows 8..11 (node 2's, upgrades), then node 2 reads them: node 1 and node 2 share them
-                if (me == 1) a.write(8, 0, 4, 12, values(4 * 12, 4000));
-                apply(expected, 8, 0, 4, 12, 4000);
+                writeAt(me, 1, a, expected, 8, 0, 4, 12, 4000);
                 w.barrier();
                 if (me == 2) verify(a, expected, "phase 4 at node 2");
                 w.barrier();
@@ -292,6 +288,16 @@ class OverwriteTest {
         double[] v = new double[count];
         for (int i = 0; i < count; i++) v[i] = base + i;
         return v;
+    }
+
+    /**
+     * Node {@code writer} (when it is {@code me}) writes {@code values(rows * cols, base)} at
+     * {@code (row, col)} of {@code a}; every node records the write in its {@code expected} copy.
+     */
+    private static void writeAt(int me, int writer, SharedDoubleArray a, double[] expected, int row, int col, int rows, int cols,
+                                int base) {
+        if (me == writer) a.write(row, col, rows, cols, values(rows * cols, base));
+        apply(expected, row, col, rows, cols, base);
     }
 
     /** What {@code a.write(row, col, rows, cols, values(rows * cols, base))} leaves in a row-major 12x12 copy. */
