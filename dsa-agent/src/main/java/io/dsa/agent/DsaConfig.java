@@ -89,6 +89,7 @@ public final class DsaConfig {
     private final ProgressListener progress;
     private final long checkpointEvery;
     private final Path checkpointDir;
+    private final boolean checkpointSync;
     private final int[] checkpointBuddies;
     private final java.util.function.LongConsumer checkpointCommitted;
     private final String hostAddress;
@@ -118,6 +119,7 @@ public final class DsaConfig {
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
         this.checkpointDir = b.checkpointDir;
+        this.checkpointSync = b.checkpointSync;
         this.checkpointBuddies = b.checkpointBuddies.clone();
         this.checkpointCommitted = b.checkpointCommitted;
         this.hostAddress = b.hostAddress;
@@ -153,6 +155,7 @@ public final class DsaConfig {
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
         b.checkpointDir = checkpointDir;
+        b.checkpointSync = checkpointSync;
         b.checkpointBuddies = checkpointBuddies.clone();
         b.checkpointCommitted = checkpointCommitted;
         b.hostAddress = hostAddress;
@@ -267,6 +270,14 @@ public final class DsaConfig {
     public Path checkpointDir() { return checkpointDir; }
 
     /**
+     * @return whether every checkpoint file is forced to disk ({@code fsync}) before the checkpoint
+     *         counts as complete (the default; docs/failures.md, "Forced or not"): then a checkpoint
+     *         survives a crash of the operating system or a power loss of every host; without it, the
+     *         loss of any node process and of any host whose nodes' buddies' hosts survive
+     */
+    public boolean checkpointSync() { return checkpointSync; }
+
+    /**
      * @return with checkpoints on hosts (docs/failures.md, "Checkpoints on hosts"): element k is the
      *         node that keeps a copy of node k's file on its own host; empty: one directory that every
      *         node sees. (a copy of the array)
@@ -317,6 +328,7 @@ public final class DsaConfig {
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
         private Path checkpointDir;
+        private boolean checkpointSync = true;
         private int[] checkpointBuddies = new int[0];
         private java.util.function.LongConsumer checkpointCommitted = epoch -> { };
         private String hostAddress = "";
@@ -358,6 +370,16 @@ public final class DsaConfig {
         public Builder checkpoints(long every, Path dir) {
             this.checkpointEvery = every;
             this.checkpointDir = dir;
+            return this;
+        }
+
+        /**
+         * @param sync force every checkpoint file, and the directories that name them, to disk before
+         *        the checkpoint counts as complete (default true; false: written and renamed, not
+         *        forced; see {@link DsaConfig#checkpointSync()})
+         */
+        public Builder checkpointSync(boolean sync) {
+            this.checkpointSync = sync;
             return this;
         }
 

@@ -68,14 +68,20 @@ final class CheckpointCommand implements Callable<Integer> {
                     + " 0: no such run (default: ${DEFAULT-VALUE}).")
     int killNode;
 
-    /** How a run went: plain, with checkpoints, or with checkpoints and a node killed after the first one. */
+    @Option(names = "--unforced",
+            description = "Also run, each rep, with checkpoints not forced to disk (`dsa run --no-checkpoint-sync`: written and"
+                    + " renamed, no fsync), beside the default ones (every file forced before the checkpoint is complete).")
+    boolean unforced;
+
+    /** How a run went: plain, with checkpoints (forced to disk or not), or with checkpoints and a node killed after the first one. */
     enum Kind {
-        NONE, CHECKPOINTS, KILLED;
+        NONE, CHECKPOINTS, UNFORCED, KILLED;
 
         String describe(long every, int node) {
             return switch (this) {
                 case NONE -> "none";
                 case CHECKPOINTS -> "every " + every;
+                case UNFORCED -> "every " + every + ", not forced to disk";
                 case KILLED -> "every " + every + ", node " + node + " killed";
             };
         }
@@ -109,7 +115,9 @@ final class CheckpointCommand implements Callable<Integer> {
         Files.createDirectories(common.out);
         List<Row> rows = new ArrayList<>();
         for (int rep = 0; rep < reps; rep++) {
-            List<Kind> kinds = new ArrayList<>(rep % 2 == 0 ? List.of(Kind.NONE, Kind.CHECKPOINTS) : List.of(Kind.CHECKPOINTS, Kind.NONE));
+            List<Kind> kinds = new ArrayList<>(List.of(Kind.NONE, Kind.CHECKPOINTS));
+            if (unforced) kinds.add(Kind.UNFORCED);
+            if (rep % 2 == 1) java.util.Collections.reverse(kinds);
             if (killNode > 0) kinds.add(Kind.KILLED);
             for (Kind kind : kinds) rows.add(run(rep, kind));
         }
@@ -118,10 +126,15 @@ final class CheckpointCommand implements Callable<Integer> {
     }
 
     private Row run(int rep, Kind kind) throws Exception {
-        Path dir = common.out.resolve((kind == Kind.KILLED ? "killed-" : "checkpoints-") + rep);
+        Path dir = common.out.resolve(switch (kind) {
+            case KILLED -> "killed-";
+            case UNFORCED -> "unforced-";
+            default -> "checkpoints-";
+        } + rep);
         List<String> args = new ArrayList<>(List.of("run", "--nodes", Integer.toString(nodes), "--threads", Integer.toString(threads),
                 "--timeout", "86400"));
         if (kind != Kind.NONE) args.addAll(List.of("--checkpoint-every", Long.toString(every), "--checkpoint-dir", dir.toString()));
+        if (kind == Kind.UNFORCED) args.add("--no-checkpoint-sync");
         args.addAll(List.of("jacobi", Integer.toString(n), Integer.toString(iterations)));
         StringWriter out = new StringWriter();
         CommandLine cli = DsaCli.commandLine();
@@ -199,14 +212,15 @@ final class CheckpointCommand implements Callable<Integer> {
         StringBuilder table = new StringBuilder("| rep | checkpoints | run ms | checkpoints taken | median pause ms | median ms to commit"
                 + " | bytes per checkpoint | recovery ms | wall ms |\n").append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%d,%s,%.3f,%d,%s,%d,%s,%s,%.3f,%s", r.rep(), r.checkpoints(), r.runMs(), r.count(),
+            csv.add(String.format(Locale.ROOT, "%d,%s,%.3f,%d,%s,%d,%s,%s,%.3f,%s,%s", r.rep(), r.checkpoints(), r.runMs(), r.count(),
                     BenchOut.f(r.medianPauseMs()), r.bytes(), r.kind() == Kind.KILLED, BenchOut.f(r.recoveryMs()), r.wallMs(),
-                    BenchOut.f(r.medianCommitMs())));
+                    BenchOut.f(r.medianCommitMs()), r.kind() == Kind.NONE ? "" : r.kind() != Kind.UNFORCED));
             table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %d | %s | %s | %d | %s | %.1f |%n", r.rep(),
                     r.kind().describe(every, killNode), r.runMs(), r.count(), BenchOut.f(r.medianPauseMs()), BenchOut.f(r.medianCommitMs()),
                     r.bytes(), BenchOut.f(r.recoveryMs()), r.wallMs()));
         }
-        BenchOut.csv(common.out, "checkpoint", "rep,checkpoints,run_ms,count,median_pause_ms,bytes,killed,recovery_ms,wall_ms,median_commit_ms",
+        BenchOut.csv(common.out, "checkpoint", "rep,checkpoints,run_ms,count,median_pause_ms,bytes,killed,recovery_ms,wall_ms,median_commit_ms,"
+                + "forced",
                 csv);
         double without = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.NONE).mapToDouble(Row::runMs).toArray());
         double with = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS).mapToDouble(Row::runMs).toArray());
@@ -222,7 +236,8 @@ final class CheckpointCommand implements Callable<Integer> {
                 + " runs with and without `--checkpoint-every %d` alternate; run ms is node 0's `run:` line (after a restart: of the"
                 + " restarted VM only); wall ms is the whole `dsa run` (VM startups and any restart included); the pause of a"
                 + " checkpoint is from its safe point to the release (its progress line: every node's state copied in memory; the"
-                + " files are written and forced to disk after the release, while the workers run, until the checkpoint is committed:"
+                + " files are written and forced to disk after the release, while the workers run (not forced in the runs 'not"
+                + " forced to disk', `--no-checkpoint-sync`), until the checkpoint is committed:"
                 + " the time to commit, from the same safe point); the sum of the pauses is the workers' wait, a lower bound of the"
                 + " overhead when runs are too noisy to tell apart", n, n, iterations, nodes, threads, every);
         double pauses = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS)
@@ -230,6 +245,11 @@ final class CheckpointCommand implements Callable<Integer> {
         List<String> targets = new ArrayList<>(List.of(BenchOut.ratio("median run with checkpoints vs without (overhead)", with, without, 1.10,
                 "ms"), String.format(Locale.ROOT, "checkpoints x median pause: %.1f ms, %.1f%% of the median run with checkpoints",
                 pauses, 100 * pauses / with)));
+        if (unforced) {
+            double withUnforced = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.UNFORCED).mapToDouble(Row::runMs).toArray());
+            targets.add(BenchOut.ratio("median run with checkpoints not forced to disk (--no-checkpoint-sync) vs without", withUnforced,
+                    without, 1.10, "ms"));
+        }
         if (killNode > 0) {
             double killed = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.KILLED).mapToDouble(Row::wallMs).toArray());
             double withWall = BenchOut.median(rows.stream().filter(r -> r.kind() == Kind.CHECKPOINTS).mapToDouble(Row::wallMs).toArray());

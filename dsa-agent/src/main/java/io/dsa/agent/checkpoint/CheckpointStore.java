@@ -24,10 +24,12 @@ import java.util.zip.CRC32C;
  * A directory of checkpoints (docs/failures.md, "Checkpoints"): one sub-directory per checkpoint,
  * {@code epoch-<E>/}, holding {@code node-<k>.snap} for every node (its {@code AgentState} at the
  * safe point), {@code monitor.snap} (node 0's registry and barrier roots) and, written last, the
- * {@link CheckpointManifest manifest}. Every file is written to a temporary name, forced to disk
- * and renamed, so a crash leaves either no file or the whole one; before the manifest is written
- * the directory is forced (every node's rename is durable), and after its rename again. A
- * checkpoint counts as complete only with its manifest.
+ * {@link CheckpointManifest manifest}. Every file is written to a temporary name and renamed, so a
+ * process that dies at any moment leaves either no file or the whole one. With {@code sync} (the
+ * VM's {@link io.dsa.agent.DsaConfig#checkpointSync()}, true by default; the overloads without it
+ * force) each file is also forced to disk before its rename, the directory before the manifest is
+ * written (every node's rename is durable) and after its rename again, so that a crash of the
+ * operating system leaves no torn file either. A checkpoint counts as complete only with its manifest.
  *
  * <p>A {@code .snap} file is a 28-byte header and the payload:
  * <pre>
@@ -114,12 +116,19 @@ public final class CheckpointStore {
      *
      * @throws DsaException naming the directory if it cannot be made
      */
-    public static Path prepare(Path dir, long epoch) {
+    public static Path prepare(Path dir, long epoch) { return prepare(dir, epoch, true); }
+
+    /**
+     * {@link #prepare(Path, long)}, the new directory's name forced to disk only with {@code sync}.
+     *
+     * @throws DsaException naming the directory if it cannot be made
+     */
+    public static Path prepare(Path dir, long epoch, boolean sync) {
         Path e = epochDir(dir, epoch);
         try {
             deleteTree(e);
             Files.createDirectories(e);
-            forceDirectory(dir);
+            if (sync) forceDirectory(dir);
             return e;
         } catch (IOException ex) {
             throw new DsaException("cannot make checkpoint directory " + e + ": " + ex, ex);
@@ -144,10 +153,19 @@ public final class CheckpointStore {
      */
     public static CheckpointManifest.FileEntry write(Path epochDir, CheckpointManifest.FileEntry entry, long epoch, int node,
             byte[] payload) {
+        return write(epochDir, entry, epoch, node, payload, true);
+    }
+
+    /**
+     * {@link #write(Path, CheckpointManifest.FileEntry, long, int, byte[])}, the file forced to disk before its rename only
+     * with {@code sync}.
+     */
+    public static CheckpointManifest.FileEntry write(Path epochDir, CheckpointManifest.FileEntry entry, long epoch, int node,
+            byte[] payload, boolean sync) {
         ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
         header.putInt(MAGIC).putShort((short) CheckpointManifest.VERSION).putShort((short) 0).putLong(epoch).putInt(node)
                 .putInt(payload.length).putInt(entry.crc32c()).flip();
-        writeAtomically(epochDir.resolve(entry.name()), false, header, ByteBuffer.wrap(payload));
+        writeAtomically(epochDir.resolve(entry.name()), sync, false, header, ByteBuffer.wrap(payload));
         return entry;
     }
 
@@ -164,10 +182,19 @@ public final class CheckpointStore {
      *
      * @throws DsaException naming the file if it cannot be written
      */
-    public static void commit(Path dir, CheckpointManifest manifest) {
+    public static void commit(Path dir, CheckpointManifest manifest) { commit(dir, manifest, true); }
+
+    /**
+     * {@link #commit(Path, CheckpointManifest)}; with {@code sync} the epoch's directory is forced before the
+     * manifest is written (every node's rename is durable before the manifest names its file), and the
+     * manifest and its rename after.
+     *
+     * @throws DsaException naming the file if it cannot be written
+     */
+    public static void commit(Path dir, CheckpointManifest manifest, boolean sync) {
         Path e = epochDir(dir, manifest.epoch());
-        forceDirectory(e);   // every node's rename is durable before the manifest names its file
-        writeAtomically(e.resolve(MANIFEST), true, ByteBuffer.wrap(manifest.encode().getBytes(StandardCharsets.UTF_8)));
+        if (sync) forceDirectory(e);
+        writeAtomically(e.resolve(MANIFEST), sync, sync, ByteBuffer.wrap(manifest.encode().getBytes(StandardCharsets.UTF_8)));
         retain(dir, KEEP);
     }
 
@@ -313,15 +340,16 @@ public final class CheckpointStore {
         return payload;
     }
 
-    // Writes a temporary file, forces it and renames it to `target`; with `durable`, forces the directory too.
-    private static void writeAtomically(Path target, boolean durable, ByteBuffer... parts) {
+    // Writes a temporary file and renames it to `target`; with `sync` the file is forced before the rename, and with
+    // `durable` the directory after it.
+    private static void writeAtomically(Path target, boolean sync, boolean durable, ByteBuffer... parts) {
         // A name of its own: two nodes on one host with one directory both write its manifest.
         Path tmp = target.resolveSibling(target.getFileName() + "." + ProcessHandle.current().pid() + "-" + TEMP_FILES.incrementAndGet() + ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE)) {
                 for (ByteBuffer p : parts) while (p.hasRemaining()) ch.write(p);
-                ch.force(true);
+                if (sync) ch.force(true);
             }
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -108,6 +108,13 @@ final class JobOptions {
                     + " on its own disk, default checkpoints-VM in each host's private work directory).")
     java.nio.file.Path checkpointDir;
 
+    @Option(names = "--no-checkpoint-sync",
+            description = {"With --checkpoint-every: write and rename every checkpoint file without forcing it to disk (no fsync)."
+                    + " Such a checkpoint survives the loss of any node process, and on hosts of any host whose nodes' buddies"
+                    + " survive, but not a crash of the operating system or a power loss of every host; for disks where fsync is"
+                    + " slow (docs/failures.md, \"Forced or not\"). Default: forced."})
+    boolean noCheckpointSync;
+
     @Parameters(index = "0", paramLabel = "PROGRAM", arity = "0..1",
             description = "A program's short name (see 'dsa programs') or the full name of a class implementing io.dsa.DsaProgram"
                     + " (with 'dsa run --restart-from': the checkpoint's, may be left out).")
@@ -139,7 +146,8 @@ final class JobOptions {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
                 .barrierLanes(barrierLanes).readerPushes(readerPushes).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
-                .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null);
+                .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null)
+                .checkpointSync(!noCheckpointSync);
     }
 
     /** @return the options a child node needs to form the same VM, as command-line arguments */
@@ -155,6 +163,7 @@ final class JobOptions {
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));
+            if (noCheckpointSync) arguments.add("--no-checkpoint-sync");
         }
         return arguments;
     }

@@ -93,6 +93,7 @@ final class Restarts {
     static void prepareCheckpoints(CommandSpec spec, JobOptions job, Class<? extends DsaProgram> programType, PrintWriter out) {
         if (job.checkpointEvery == 0) {
             if (job.checkpointDir != null) throw Checks.usage(spec, "--checkpoint-dir needs --checkpoint-every N");
+            if (job.noCheckpointSync) throw Checks.usage(spec, "--no-checkpoint-sync needs --checkpoint-every N");
             return;
         }
         if (!ProgramCatalog.instantiate(programType).resumable()) {
@@ -106,6 +107,7 @@ final class Restarts {
         }
         job.checkpointDir = job.checkpointDir.toAbsolutePath();
         out.println("checkpoints: every " + job.checkpointEvery + " global barriers into " + job.checkpointDir);
+        if (job.noCheckpointSync) out.println("checkpoint files are not forced to disk (--no-checkpoint-sync)");
         out.flush();
     }
 
@@ -120,6 +122,7 @@ final class Restarts {
             java.util.List<io.dsa.agent.HostPort> hosts, PrintWriter out) {
         if (job.checkpointEvery == 0) {
             if (job.checkpointDir != null) throw Checks.usage(spec, "--checkpoint-dir needs --checkpoint-every N");
+            if (job.noCheckpointSync) throw Checks.usage(spec, "--no-checkpoint-sync needs --checkpoint-every N");
             return;
         }
         if (!ProgramCatalog.instantiate(programType).resumable()) {
@@ -138,6 +141,7 @@ final class Restarts {
         out.println("checkpoints: every " + job.checkpointEvery + " global barriers into " + (job.checkpointDir != null
                 ? job.checkpointDir + " on each host" : "checkpoints-" + job.vmName + " in each host's private work directory (host-PID)")
                 + ", each node's file also copied to its buddy on another host (" + buddyList(placement) + ")");
+        if (job.noCheckpointSync) out.println("checkpoint files are not forced to disk (--no-checkpoint-sync)");
         out.flush();
     }
 

@@ -17,7 +17,7 @@ import java.util.List;
 public final class VmSettingOptions {
     /** The keys this class reads, in the order {@link #of} writes them. */
     static final List<String> KEYS = List.of("barrier", "fanout", "proxy", "maxFrameBytes", "failureTimeoutMs", "wait",
-            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads");
+            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync");
 
     private VmSettingOptions() {}
 
@@ -33,6 +33,7 @@ public final class VmSettingOptions {
                 "prefetchWindow=" + config.prefetchWindow(), "readerPushes=" + config.readerPushes()));
         if (!config.barrierLanes()) options.add("barrierLanes=false");
         if (!config.returningReads()) options.add("returningReads=false");
+        if (!config.checkpointSync()) options.add("checkpointSync=false");
         return options;
     }
 
@@ -54,6 +55,7 @@ public final class VmSettingOptions {
             case "readerPushes" -> config.readerPushes(Boolean.parseBoolean(value));
             case "barrierLanes" -> config.barrierLanes(Boolean.parseBoolean(value));
             case "returningReads" -> config.returningReads(Boolean.parseBoolean(value));
+            case "checkpointSync" -> config.checkpointSync(Boolean.parseBoolean(value));
             default -> {
                 return false;
             }

@@ -82,6 +82,8 @@ final class Checkpoints {
     private final NodeRuntime rt;
     private final Path dir;
     private final long every;
+    /** Whether files are forced to disk ({@link io.dsa.agent.DsaConfig#checkpointSync()}). */
+    private final boolean sync;
     private final ExecutorService thread;
     /** Element k: node k's buddy on another host; empty: one directory for all. */
     private final int[] buddies;
@@ -99,6 +101,7 @@ final class Checkpoints {
         this.rt = rt;
         this.dir = dir;
         this.every = every;
+        this.sync = rt.config.checkpointSync();
         this.nextEpoch = every;
         this.thread = daemonThread("dsa-checkpoint-" + rt.nodeId);
         this.buddies = rt.config.checkpointBuddies();
@@ -179,7 +182,7 @@ final class Checkpoints {
             if (k == 0) rt.arrays.awaitQuiescent();
             else ask(k, QUIESCE, epoch);
         }
-        Path epochDir = CheckpointStore.prepare(dir, epoch);
+        Path epochDir = CheckpointStore.prepare(dir, epoch, sync);
         Map<Integer, CompletableFuture<String>> written = new HashMap<>();
         Map<Integer, CompletableFuture<String>> copied = new java.util.TreeMap<>();
         for (int k = -1; k < rt.nodes && buddies.length > 0; k++) copied.put(k, expect(BUDDY, epoch, k));   // -1: the monitor's
@@ -201,7 +204,8 @@ final class Checkpoints {
         long pauseNs = System.nanoTime() - startNs;
         release.run();   // every state is in memory: the workers go on while the files are written
         persistOwn(epochDir, epoch, own);
-        files.add(CheckpointStore.write(epochDir, CheckpointStore.MONITOR_FILE, epoch, CheckpointStore.MONITOR_NODE, monitorImage));
+        files.add(CheckpointStore.write(epochDir, CheckpointStore.entry(CheckpointStore.MONITOR_FILE, monitorImage), epoch,
+                CheckpointStore.MONITOR_NODE, monitorImage, sync));
         for (int k = 1; k < rt.nodes; k++) await(onDisk.get(k), k, WRITTEN, epoch);
         if (buddies.length > 0) {
             rt.peers().send(buddies[0], new BuddyCopyMessage(epoch, CheckpointStore.MONITOR_NODE, monitorImage));
@@ -235,7 +239,7 @@ final class Checkpoints {
         if (current.size() != clones.size()) {
             manifest = new CheckpointManifest(epoch, rt.config.vmName(), rt.nodes, rt.threadsPerNode, every, program, args, files, current);
         }
-        CheckpointStore.commit(dir, manifest);
+        CheckpointStore.commit(dir, manifest, sync);
         long bytes = files.stream().mapToLong(CheckpointManifest.FileEntry::bytes).sum();
         rt.config.progress().onProgress(0, String.format("checkpoint at epoch %d: %d bytes in %s, %.1f ms paused, %.1f ms to commit%s",
                 epoch, bytes, epochDir, pauseNs / 1e6, (System.nanoTime() - startNs) / 1e6, manifest.clones().isEmpty() ? ""
@@ -321,7 +325,7 @@ final class Checkpoints {
 
     // The captured payload written to this node's file, and sent to its buddy and its clones.
     private void persistOwn(Path epochDir, long epoch, Own own) {
-        CheckpointStore.write(epochDir, own.entry(), epoch, rt.nodeId, own.payload());
+        CheckpointStore.write(epochDir, own.entry(), epoch, rt.nodeId, own.payload(), sync);
         if (buddies.length > 0) rt.peers().send(buddies[rt.nodeId], new BuddyCopyMessage(epoch, rt.nodeId, own.payload()));
         for (int c : own.clones()) rt.peers().send(c, new BuddyCopyMessage(epoch, rt.nodeId, own.payload()));
     }
@@ -403,8 +407,9 @@ final class Checkpoints {
         buddyThread.execute(() -> {
             try {
                 boolean monitor = m.node() == CheckpointStore.MONITOR_NODE;
+                String name = monitor ? CheckpointStore.MONITOR_FILE : CheckpointStore.buddyFile(m.node());
                 CheckpointManifest.FileEntry f = CheckpointStore.write(CheckpointStore.epochDir(dir, m.epoch()),
-                        monitor ? CheckpointStore.MONITOR_FILE : CheckpointStore.buddyFile(m.node()), m.epoch(), m.node(), m.payload());
+                        CheckpointStore.entry(name, m.payload()), m.epoch(), m.node(), m.payload(), sync);
                 String answer = m.epoch() + " " + BUDDY + " " + m.node() + " " + f.bytes() + " " + Integer.toHexString(f.crc32c());
                 if (rt.nodeId == 0) onAnswer(new StatusMessage(0, StatusMessage.CHECKPOINTED, answer));
                 else rt.peers().send(0, new StatusMessage(rt.nodeId, StatusMessage.CHECKPOINTED, answer));
@@ -436,10 +441,10 @@ final class Checkpoints {
                 int answered = round;
                 if (round == QUIESCE) {
                     rt.arrays.awaitQuiescent();
-                    if (buddies.length > 0) CheckpointStore.prepare(dir, epoch);   // this host's directory
+                    if (buddies.length > 0) CheckpointStore.prepare(dir, epoch, sync);   // this host's directory
                 } else if (round == COMMIT) {
                     CheckpointStore.commit(dir, CheckpointManifest.parse(newline < 0 ? "" : m.text().substring(newline + 1),
-                            "the manifest node 0 sent for epoch " + epoch));
+                            "the manifest node 0 sent for epoch " + epoch), sync);
                 } else {
                     Own own = captureOwn(epoch);
                     CheckpointManifest.FileEntry f = own.entry();

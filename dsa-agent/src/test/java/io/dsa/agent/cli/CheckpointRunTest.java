@@ -212,6 +212,31 @@ class CheckpointRunTest {
     }
 
     @Test
+    void checkpointsNotForcedToDiskAreTakenAndKeptAsForcedOnesAndARestartFromThemEndsWithTheSameResult() throws Exception {
+        String expected = reference(RELAX, "20");
+        Cli unforced = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "10", "--checkpoint-dir",
+                dir.toString(), "--no-checkpoint-sync", RELAX, "20");
+        assertEquals(0, unforced.exitCode(), unforced.toString());
+        assertTrue(unforced.out().contains("checkpoint files are not forced to disk (--no-checkpoint-sync)"), unforced.toString());
+        assertEquals(expected, result(unforced));
+        assertEquals(List.of(20L, 10L), CheckpointStore.epochs(dir));
+        assertTrue(CheckpointStore.isComplete(dir, 20) && CheckpointStore.isComplete(dir, 10));
+        Files.walk(CheckpointStore.epochDir(dir, 20)).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        Cli restarted = Cli.execute("run", "--in-process", "--restart-from", dir.toString(), "--timeout", "60");
+        assertEquals(0, restarted.exitCode(), restarted.toString());
+        assertTrue(restarted.out().contains("restarting from " + CheckpointStore.epochDir(dir, 10)), restarted.toString());
+        assertEquals(expected, result(restarted));
+        Cli forced = Cli.execute("run", "--in-process", "--nodes", NODES, "--threads", "1", "--checkpoint-every", "10",
+                "--checkpoint-dir", dir.resolve("forced").toString(), RELAX, "20");
+        assertEquals(0, forced.exitCode(), forced.toString());
+        assertFalse(forced.out().contains("forced to disk"), "forcing is the default and goes unsaid: " + forced);
+
+        Cli alone = Cli.execute("run", "--nodes", NODES, "--no-checkpoint-sync", RELAX, "10");
+        assertEquals(DsaCli.EXIT_USAGE, alone.exitCode(), alone.toString());
+        assertTrue(alone.err().contains("--no-checkpoint-sync needs --checkpoint-every N"), alone.toString());
+    }
+
+    @Test
     void checkpointsOfAProgramThatIsNotResumableAreRefusedNamingIt() {
         Cli cli = Cli.execute("run", "--nodes", "2", "--checkpoint-every", "5", "io.dsa.agent.faults.FaultPrograms$Churn");
         assertEquals(DsaCli.EXIT_USAGE, cli.exitCode(), cli.toString());
@@ -229,7 +254,7 @@ class CheckpointRunTest {
     @Test
     void helpNamesEveryCheckpointOption() {
         Cli run = Cli.execute("run", "--help");
-        for (String option : List.of("--checkpoint-every", "--checkpoint-dir", "--restart-from", "--max-restarts")) {
+        for (String option : List.of("--checkpoint-every", "--checkpoint-dir", "--no-checkpoint-sync", "--restart-from", "--max-restarts")) {
             assertTrue(run.out().contains(option), option + " in:\n" + run.out());
         }
         Cli node = Cli.execute("node", "--help");
