@@ -16,8 +16,17 @@ import java.nio.file.attribute.PosixFilePermissions;
  * hello ({@link LaneChannel}), which node 0 handed out over an authenticated connection.
  * Non-blocking: the lane poller accepts. The lanes' shared memory ({@link LaneRing}) goes in another
  * such directory in {@code /dev/shm} where the machine has one. The directories go with {@link #close()}.
+ *
+ * <p>A process ended by SIGKILL cannot remove them, so their names say whose they are
+ * ({@code dsa-lane-<PID namespace>-<PID>-<random>}) and every {@link #open()} first removes the
+ * lane directories of processes of its PID namespace that no longer run ({@link #sweep}).
  */
 public final class LaneListener implements AutoCloseable {
+    private static final Path SHM = Path.of("/dev/shm");
+    /** This process's PID namespace (the inode of {@code /proc/self/ns/pid}), 0 where it cannot be read. */
+    static final long NAMESPACE = namespace();
+    private static final String PREFIX = "dsa-lane-" + NAMESPACE + "-" + ProcessHandle.current().pid() + "-";
+    private static final java.util.regex.Pattern OWNED = java.util.regex.Pattern.compile("dsa-lane-(\\d{1,20})-(\\d{1,20})-\\d+");
     private final Path dir;
     private final Path path;
     private final ServerSocketChannel server;
@@ -38,7 +47,9 @@ public final class LaneListener implements AutoCloseable {
      * @throws IOException if Unix-domain sockets or POSIX permissions are not available here
      */
     public static LaneListener open() throws IOException {
-        Path dir = Files.createTempDirectory("dsa-lane-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        sweep(Path.of(System.getProperty("java.io.tmpdir")), NAMESPACE, LaneListener::running);
+        sweep(SHM, NAMESPACE, LaneListener::running);
+        Path dir = Files.createTempDirectory(PREFIX, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path path = dir.resolve("l");
         ServerSocketChannel server = null;
         try {
@@ -56,10 +67,10 @@ public final class LaneListener implements AutoCloseable {
 
     // Memory-backed where the machine has /dev/shm (a file on disk would be written back now and then), else beside the socket.
     private static Path ringDir(Path dir) {
-        Path shm = Path.of("/dev/shm");
+        Path shm = SHM;
         if (!Files.isDirectory(shm) || !Files.isWritable(shm)) return dir;
         try {
-            return Files.createTempDirectory(shm, "dsa-lane-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            return Files.createTempDirectory(shm, PREFIX, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (IOException | RuntimeException e) {
             return dir;
         }
@@ -99,6 +110,55 @@ public final class LaneListener implements AutoCloseable {
             deleteWithFiles(dir);
         } catch (IOException ignored) {
             // a leftover private directory in the temporary directory: harmless
+        }
+    }
+
+    /**
+     * Removes the lane directories in {@code parent} (with the files in them) of processes of PID
+     * namespace {@code namespace} that are not {@code running}: those a node 0 ended by SIGKILL left.
+     * Directories of other namespaces (another container sharing the directory), of running
+     * processes, named otherwise, or that this user may not remove are left alone.
+     *
+     * @return how many were removed
+     */
+    static int sweep(Path parent, long namespace, java.util.function.LongPredicate running) {
+        int removed = 0;
+        try (var entries = Files.newDirectoryStream(parent, "dsa-lane-*")) {
+            for (Path d : entries) {
+                java.util.regex.Matcher m = OWNED.matcher(d.getFileName().toString());
+                if (!m.matches() || !Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
+                try {
+                    if (Long.parseLong(m.group(1)) != namespace || running.test(Long.parseLong(m.group(2)))) continue;
+                    deleteWithFiles(d);
+                    removed++;
+                } catch (IOException | NumberFormatException e) {
+                    // not ours to remove, or already gone: left alone
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no such directory, or not readable: nothing to sweep
+        }
+        return removed;
+    }
+
+    // A zombie (killed, not yet reaped: its parent, a host, was killed with it) runs no more: its directories can go.
+    static boolean running(long pid) {
+        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) return false;
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));   // pid (comm) state ...
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException | RuntimeException e) {
+            return true;   // cannot tell (no /proc here): left alone
+        }
+    }
+
+    private static long namespace() {
+        try {
+            String link = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();   // pid:[4026531836]
+            return Long.parseLong(link.substring(link.indexOf('[') + 1, link.indexOf(']')));
+        } catch (IOException | RuntimeException e) {
+            return 0;
         }
     }
 
