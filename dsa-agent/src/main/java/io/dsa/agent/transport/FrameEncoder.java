@@ -98,7 +98,13 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
             }
             return OutboundMessage.whole(type, true, m.arrayId(), m.partition(), encodeNow(alloc, msg));
         }
-        ByteBuf frame = alloc.heapBuffer(WireFormat.sizeHint(type, msg) + WireFormat.RECORD_OVERHEAD_BYTES);
+        int hint = WireFormat.sizeHint(type, msg);
+        if (type == MessageType.DIFF && hint - WireFormat.PREFIX_BYTES > chunkBytes && hint < WireFormat.MAX_CHUNKED_BODY_BYTES) {
+            // a diff's size is known exactly (sizeHint): its body is written straight into its chunk frames
+            return OutboundMessage.chunked(type, false, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION,
+                    bodyIntoChunks(alloc, type, msg, hint - WireFormat.PREFIX_BYTES));
+        }
+        ByteBuf frame = alloc.heapBuffer(hint + WireFormat.RECORD_OVERHEAD_BYTES);
         frame.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
         try {
             WireFormat.writeFrame(type, msg, frame);
@@ -156,6 +162,40 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
         } catch (RuntimeException e) {
             releaseAll(frames);
             throw e;
+        }
+        return frames;
+    }
+
+    /**
+     * @return the CHUNK frames of {@code msg}, whose body is exactly {@code total} bytes, written by its
+     *         codec straight into the frames (through a composite of their bodies' slices): the values
+     *         of a large message copied once, with no frame of the whole message in between
+     * @throws EncoderException if the codec wrote another number of bytes (nothing is then left allocated)
+     */
+    private ByteBuf[] bodyIntoChunks(ByteBufAllocator alloc, MessageType type, Object msg, int total) {
+        ByteBuf[] frames = new ByteBuf[(total + chunkBytes - 1) / chunkBytes];
+        io.netty.buffer.CompositeByteBuf body = alloc.compositeHeapBuffer(frames.length);
+        try {
+            for (int i = 0; i < frames.length; i++) {
+                int offset = i * chunkBytes;
+                int piece = Math.min(chunkBytes, total - offset);
+                frames[i] = chunkFrame(alloc, type, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION, total, offset, piece);
+                body.addComponent(false, frames[i].retainedSlice(frames[i].writerIndex(), piece)); // its length counts: piece
+            }
+            try {
+                MessageCodecs.of(type).write(msg, body);
+            } catch (RuntimeException e) {
+                throw new EncoderException(type + " message cannot be encoded: " + e.getMessage(), e);
+            }
+            if (body.writerIndex() != total) {
+                throw new EncoderException(type + " message encoded in " + body.writerIndex() + " bytes, expected " + total);
+            }
+            for (int i = 0; i < frames.length; i++) frames[i].writerIndex(frames[i].writerIndex() + Math.min(chunkBytes, total - i * chunkBytes));
+        } catch (RuntimeException e) {
+            releaseAll(frames);
+            throw e;
+        } finally {
+            body.release();
         }
         return frames;
     }

@@ -29,7 +29,8 @@ import java.util.concurrent.CompletableFuture;
  * workers into the same element, while all keep reading and writing M; each node's combined
  * updates go to the homes as diffs with the op when its workers are done, and the homes add them.
  *
- * <p>Checked: every plain read returns the last write (the oracle; after an accumulate phase, the
+ * <p>Checked: when a release phase ends, every element written in it holds its last write at its home;
+ * every plain read returns the last write (the oracle; after an accumulate phase, the
  * value before it plus every amount combined into the element), so a stale copy left behind by
  * a diff, a lost diff or a combined value written instead of added is caught by the reads after
  * the phase; every read inside a release phase returns the node's own buffered value or the value
@@ -48,6 +49,8 @@ final class DiffSimulation extends SimulatedNodes {
     int ownedAtReleaseEntry;
     int readsInside;
     int accumulateDiffsSent;
+    /** The last value a worker wrote into each element of R in the release phase under way, or {@code Integer.MIN_VALUE}. */
+    private final int[] lastWritten = new int[ELEMENTS];
     /** The amounts combined into each element of R in the current accumulate phase, summed. */
     private final int[] added = new int[ELEMENTS];
 
@@ -85,8 +88,7 @@ final class DiffSimulation extends SimulatedNodes {
     private void releasePhase() {
         int[] writer = new int[ELEMENTS];
         for (int e = 0; e < ELEMENTS; e++) writer[e] = rnd.nextInt(NODES + 1) - 1; // -1: nobody writes it
-        int[] buffered = new int[ELEMENTS];
-        Arrays.fill(buffered, Integer.MIN_VALUE);
+        Arrays.fill(lastWritten, Integer.MIN_VALUE);
         // the scope opens at every node (after the opening collective): a buffer, and the caps
         int[] elsewhere = copiesElsewhere(R_ID);
         copiesAtReleaseEntry += elsewhere[0];
@@ -108,19 +110,22 @@ final class DiffSimulation extends SimulatedNodes {
                 }
             }
         }
-        closeEverywhere((n, r) -> {
-            for (ReleaseBuffer.Diff d : r.release.diffs()) {
-                diffsSent++;
-                for (long run : d.runs()) {
-                    for (int k = 0; k < DiffMessage.count(run); k++) {
-                        int e = d.partition() * PARTITION + DiffMessage.first(run) + k;
-                        buffered[e] = (int) INTS.get(d.values(), (valueIndex(d, run) + k) * 4);
-                    }
-                }
+        closeEverywhere((n, r) -> diffsSent += r.release.diffs().size(), "release phase");
+        // every element written ends with its writer node's last write, written at its home by the
+        // time the phase ends (the closing barrier): the homes hold R (nothing but the diffs wrote it, and reads only shared it)
+        for (int e = 0; e < ELEMENTS; e++) {
+            if (lastWritten[e] == Integer.MIN_VALUE) continue;
+            int p = e / PARTITION;
+            int home = arrays[0].array(R_ID).layout.homeOf(p);
+            byte[] data = arrays[home].array(R_ID).slots[p].data;
+            int atHome = data == null ? 0 : (int) INTS.get(data, e % PARTITION * 4);
+            if (atHome != lastWritten[e]) {
+                fail("stale read at home node " + home + " when the release phase ended: R[" + e + "] = " + atHome
+                        + ", the last write was " + lastWritten[e]);
             }
-        }, "release phase");
+        }
         int[] oracleR = oracle(R_ID);
-        for (int e = 0; e < ELEMENTS; e++) if (buffered[e] != Integer.MIN_VALUE) oracleR[e] = buffered[e];
+        for (int e = 0; e < ELEMENTS; e++) if (lastWritten[e] != Integer.MIN_VALUE) oracleR[e] = lastWritten[e];
     }
 
     private void accumulatePhase() {
@@ -189,15 +194,6 @@ final class DiffSimulation extends SimulatedNodes {
         void closing(int node, ArrayState r);
     }
 
-    private static int valueIndex(ReleaseBuffer.Diff d, long upTo) {
-        int v = 0;
-        for (long run : d.runs()) {
-            if (run == upTo) return v;
-            v += DiffMessage.count(run);
-        }
-        throw new AssertionError("run not in its diff");
-    }
-
     @Override
     boolean deliverOther(int src, int dst, Object m) {
         if (m instanceof DiffMessage d) diffs[dst].onDiff(src, d);
@@ -222,6 +218,7 @@ final class DiffSimulation extends SimulatedNodes {
             if (w.value == 0) w.value = freshValue();
             ReleaseBuffer.Part part = a.release.part(p);
             INTS.set(part.values, off, w.value);
+            lastWritten[op.element()] = w.value;
             part.mark(off / 4);
             trace(w.who() + "buffers R[" + op.element() + "] = " + w.value);
             return true;
@@ -238,7 +235,8 @@ final class DiffSimulation extends SimulatedNodes {
             return false;
         }
         readsInside++;
-        int expected = part != null && part.marked(off / 4) ? (int) INTS.get(part.values, off) : oracle(R_ID)[op.element()];
+        // the node's own last write if it wrote the element (only its workers write it), else the value from before
+        int expected = lastWritten[op.element()] != Integer.MIN_VALUE ? lastWritten[op.element()] : oracle(R_ID)[op.element()];
         trace(w.who() + "reads R[" + op.element() + "] = " + got + " inside");
         if (got != expected) fail("read inside the scope at node " + w.node + ": R[" + op.element() + "] = " + got + ", expected " + expected);
         return true;

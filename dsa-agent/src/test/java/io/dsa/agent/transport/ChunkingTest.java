@@ -142,6 +142,45 @@ class ChunkingTest {
      * is held until the message is decoded and released then; when the connection ends inside
      * such a message, the chunks held so far are released with it.
      */
+    /**
+     * A diff larger than a chunk is written by its codec straight into its chunk frames: their
+     * bodies, one after another, are byte for byte the body of the diff encoded whole (as the
+     * receiver reassembles it), for scattered and packed values, and each frame is exactly its
+     * chunk (no byte written past it).
+     */
+    @Test
+    void aDiffLargerThanAChunkIsWrittenStraightIntoItsChunksWithTheBytesOfItsWholeBody() {
+        byte[] partition = random(8 * 1024, 12);
+        long[] runs = {DiffMessage.run(0, 300), DiffMessage.run(301, 400), DiffMessage.run(1000, 24)};
+        byte[] packed = new byte[(300 + 400 + 24) * 8];
+        int v = 0;
+        for (long run : runs) {
+            System.arraycopy(partition, DiffMessage.first(run) * 8, packed, v, DiffMessage.count(run) * 8);
+            v += DiffMessage.count(run) * 8;
+        }
+        for (DiffMessage sent : List.of(new DiffMessage(9, 2, 1, DiffMessage.WRITE, runs, partition, 8),
+                new DiffMessage(10, 2, 1, runs, packed))) {
+            ByteBuf whole = Unpooled.buffer();
+            WireFormat.writeFrame(MessageType.DIFF, sent, whole);
+            whole.skipBytes(WireFormat.PREFIX_BYTES);
+            List<ByteBuf> frames = frames(sent);
+            assertTrue(frames.size() > 5, "in " + frames.size() + " chunks");
+            ByteBuf bodies = Unpooled.buffer();
+            for (ByteBuf f : frames) {
+                int length = f.getInt(f.readerIndex());
+                assertEquals(f.readableBytes() - WireFormat.LENGTH_FIELD_BYTES, length, "a frame's length field covers it exactly");
+                f.skipBytes(WireFormat.PREFIX_BYTES);
+                WireFormat.ChunkHeader h = WireFormat.readChunkHeader(f);
+                assertEquals(bodies.readableBytes(), h.offset(), "chunk offset");
+                assertEquals(whole.readableBytes(), h.total(), "chunk total");
+                bodies.writeBytes(f);
+                f.release();
+            }
+            assertEquals(whole, bodies, "the chunks' bodies are the whole diff's body");
+            whole.release();
+        }
+    }
+
     @Test
     void aChunkedDiffIsDecodedFromItsChunksWhichAreReleasedOnceItIs() {
         byte[] partition = random(8 * 1024, 11);
