@@ -190,7 +190,9 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
             if (body.writerIndex() != total) {
                 throw new EncoderException(type + " message encoded in " + body.writerIndex() + " bytes, expected " + total);
             }
-            for (int i = 0; i < frames.length; i++) frames[i].writerIndex(frames[i].writerIndex() + Math.min(chunkBytes, total - i * chunkBytes));
+            for (int i = 0; i < frames.length; i++) {
+                frames[i].writerIndex(frames[i].writerIndex() + Math.min(chunkBytes, total - i * chunkBytes));
+            }
         } catch (RuntimeException e) {
             releaseAll(frames);
             throw e;
