@@ -137,12 +137,6 @@ class ChunkingTest {
     }
 
     /**
-     * A diff larger than a chunk (its values scattered over the writer's buffer) is reassembled
-     * from its chunks kept as they arrived, not copied into a growing buffer: each chunk's buffer
-     * is held until the message is decoded and released then; when the connection ends inside
-     * such a message, the chunks held so far are released with it.
-     */
-    /**
      * A diff larger than a chunk is written by its codec straight into its chunk frames: their
      * bodies, one after another, are byte for byte the body of the diff encoded whole (as the
      * receiver reassembles it), for scattered and packed values, and each frame is exactly its
@@ -178,9 +172,16 @@ class ChunkingTest {
             }
             assertEquals(whole, bodies, "the chunks' bodies are the whole diff's body");
             whole.release();
+            bodies.release();
         }
     }
 
+    /**
+     * A diff larger than a chunk (its values scattered over the writer's buffer) is reassembled
+     * from its chunks kept as they arrived, not copied into a growing buffer: each chunk's buffer
+     * is held until the message is decoded and released then; when the connection ends inside
+     * such a message, the chunks held so far are released with it.
+     */
     @Test
     void aChunkedDiffIsDecodedFromItsChunksWhichAreReleasedOnceItIs() {
         byte[] partition = random(8 * 1024, 11);
