@@ -174,13 +174,13 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
      */
     private ByteBuf[] bodyIntoChunks(ByteBufAllocator alloc, MessageType type, Object msg, int total) {
         ByteBuf[] frames = new ByteBuf[(total + chunkBytes - 1) / chunkBytes];
+        int[] pieces = new int[frames.length];
         io.netty.buffer.CompositeByteBuf body = alloc.compositeHeapBuffer(frames.length);
         try {
             for (int i = 0; i < frames.length; i++) {
-                int offset = i * chunkBytes;
-                int piece = Math.min(chunkBytes, total - offset);
-                frames[i] = chunkFrame(alloc, type, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION, total, offset, piece);
-                body.addComponent(false, frames[i].retainedSlice(frames[i].writerIndex(), piece)); // its length counts: piece
+                pieces[i] = Math.min(chunkBytes, total - i * chunkBytes);
+                frames[i] = chunkFrame(alloc, type, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION, total, (long) i * chunkBytes, pieces[i]);
+                body.addComponent(false, frames[i].retainedSlice(frames[i].writerIndex(), pieces[i])); // its length counts
             }
             try {
                 MessageCodecs.of(type).write(msg, body);
@@ -190,9 +190,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
             if (body.writerIndex() != total) {
                 throw new EncoderException(type + " message encoded in " + body.writerIndex() + " bytes, expected " + total);
             }
-            for (int i = 0; i < frames.length; i++) {
-                frames[i].writerIndex(frames[i].writerIndex() + Math.min(chunkBytes, total - i * chunkBytes));
-            }
+            for (int i = 0; i < frames.length; i++) frames[i].writerIndex(frames[i].writerIndex() + pieces[i]);
         } catch (RuntimeException e) {
             releaseAll(frames);
             throw e;

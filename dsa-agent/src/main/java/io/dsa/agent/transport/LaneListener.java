@@ -67,10 +67,9 @@ public final class LaneListener implements AutoCloseable {
 
     // Memory-backed where the machine has /dev/shm (a file on disk would be written back now and then), else beside the socket.
     private static Path ringDir(Path dir) {
-        Path shm = SHM;
-        if (!Files.isDirectory(shm) || !Files.isWritable(shm)) return dir;
+        if (!Files.isDirectory(SHM) || !Files.isWritable(SHM)) return dir;
         try {
-            return Files.createTempDirectory(shm, PREFIX, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            return Files.createTempDirectory(SHM, PREFIX, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (IOException | RuntimeException e) {
             return dir;
         }
