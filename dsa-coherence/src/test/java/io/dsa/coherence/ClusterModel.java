@@ -10,16 +10,21 @@ import java.util.List;
 
 /**
  * One state of a small cluster for the model checker: a real {@link CoherenceEngine} per node with a
- * one-int-per-partition {@link PartitionStore}, channels between the nodes ({@link ModelConfig.Delivery}: by
+ * two-ints-per-partition {@link PartitionStore}, channels between the nodes ({@link ModelConfig.Delivery}: by
  * default a FIFO channel per ordered pair of nodes), and
- * workers (one or more per node) that each run a fixed list of reads and writes; several workers on
+ * workers (one or more per node) that each run a fixed list of reads, writes and updates
+ * ({@link ModelOp}, {@link UpdateModel}); several workers on
  * one node share its engine, so their concurrent misses coalesce into one request. {@link #successor} forks the state
- * (engines included) and applies one transition: a worker's next step, or the delivery of a message
- * (the oldest of its channel, unless {@link ModelConfig.Delivery#UNORDERED}). Every write stores a value unique to its worker and step, so a stale read
- * is always visible.
+ * (engines included) and applies one transition: a worker's next step, the delivery of a message
+ * (the oldest of its channel, unless {@link ModelConfig.Delivery#UNORDERED}), a push, or the arrival of
+ * an update at its home or of its answer at its worker. Every write stores a value unique to its
+ * worker and step, so a stale read is always visible.
  */
 final class ClusterModel {
     static final int ARRAY = 0;
+    /** Elements per partition: a plain read or write touches both, an update one (so two nodes' diffs can share a partition). */
+    static final int ELEMENTS = 2;
+    static final int BYTES = 4 * ELEMENTS;
 
     /** Messages in flight on one channel that {@link ModelConfig.Delivery#UNORDERED} can pick from; more is a configuration too large. */
     private static final int MAX_IN_FLIGHT = 64;
@@ -29,25 +34,28 @@ final class ClusterModel {
         Violation(String message) { super(message, null, false, false); }
     }
 
-    /** The partition data and access rights of one node: one int per partition. */
+    /** The partition data and access rights of one node: {@link #ELEMENTS} ints per partition. */
     final class Store implements PartitionStore {
+        final int node;
         final byte[][] data;
         final Access[] access;
         /** per partition, the worker whose overwrite waits for its grant here, or -1 (the runtime's registered source) */
         final int[] source;
 
         Store(int node) {
+            this.node = node;
             data = new byte[config.partitions()][];
             access = new Access[config.partitions()];
             source = new int[config.partitions()];
             for (int p = 0; p < access.length; p++) {
-                data[p] = new byte[4];
+                data[p] = new byte[BYTES];
                 access[p] = config.home(p) == node ? Access.READ_WRITE : Access.NONE;
                 source[p] = -1;
             }
         }
 
         Store(Store other) {
+            node = other.node;
             data = new byte[other.data.length][];
             for (int p = 0; p < data.length; p++) data[p] = other.data[p].clone();
             access = other.access.clone();
@@ -66,25 +74,30 @@ final class ClusterModel {
             access[partition] = Access.READ_WRITE;
             overwriteGranted = true;
             complete(w, config.workerNode()[w]);
+            granted(node, partition);
         }
 
         @Override
-        public void setAccess(int arrayId, int partition, Access a) { access[partition] = a; }
+        public void setAccess(int arrayId, int partition, Access a) {
+            access[partition] = a;
+            granted(node, partition);
+        }
 
         @Override
         public byte[] snapshot(int arrayId, int partition) { return data[partition].clone(); }
 
         @Override
         public void install(int arrayId, int partition, byte[] bytes, Access a) {
-            if (bytes.length != 4) throw new Violation("install of " + bytes.length + " bytes into partition " + partition);
+            if (bytes.length != BYTES) throw new Violation("install of " + bytes.length + " bytes into partition " + partition);
             data[partition] = bytes;
             access[partition] = a;
+            granted(node, partition);
         }
 
-        int value(int partition) { return valueOf(data[partition]); }
+        int value(int partition, int element) { return valueOf(data[partition], element); }
 
-        void write(int partition, int value) {
-            for (int i = 0; i < 4; i++) data[partition][i] = (byte) (value >>> 8 * i);   // little-endian, as valueOf reads it
+        void write(int partition, int element, int value) {
+            for (int i = 0; i < 4; i++) data[partition][4 * element + i] = (byte) (value >>> 8 * i);   // little-endian, as valueOf reads it
         }
     }
 
@@ -108,8 +121,12 @@ final class ClusterModel {
     final int[] pc;
     /** whether each worker has missed on its next op and waits */
     final boolean[] waiting;
-    /** the value of the last completed write of each partition (0: none yet) */
+    /** the value of the last completed write of each element, at {@code partition * ELEMENTS + element} (0: none yet) */
     final int[] lastWrite;
+    /** updates in flight, waiting at their homes, and their answers */
+    final UpdateModel updates;
+    /** Whether the last transition wrote an update at its home in the grant of an access the home had asked for. */
+    boolean updateWrittenAtGrant;
     /** pushes the homes may still make in this run */
     int pushesLeft;
     /** what the last transition did, when {@link #describe} is on */
@@ -130,7 +147,8 @@ final class ClusterModel {
         }
         pc = new int[config.workers()];
         waiting = new boolean[config.workers()];
-        lastWrite = new int[config.partitions()];
+        lastWrite = new int[config.partitions() * ELEMENTS];
+        updates = new UpdateModel(config.partitions());
         pushesLeft = config.pushes();
     }
 
@@ -156,6 +174,7 @@ final class ClusterModel {
         pc = from.pc.clone();
         waiting = from.waiting.clone();
         lastWrite = from.lastWrite.clone();
+        updates = new UpdateModel(from.updates);
         pushesLeft = from.pushesLeft;
     }
 
@@ -186,8 +205,9 @@ final class ClusterModel {
         if (describe) log.add("sends " + m);
     }
 
-    static int valueOf(byte[] b) {
-        return (b[0] & 0xFF) | (b[1] & 0xFF) << 8 | (b[2] & 0xFF) << 16 | (b[3] & 0xFF) << 24;
+    static int valueOf(byte[] b, int element) {
+        int i = 4 * element;
+        return (b[i] & 0xFF) | (b[i + 1] & 0xFF) << 8 | (b[i + 2] & 0xFF) << 16 | (b[i + 3] & 0xFF) << 24;
     }
 
     // ------------------------------------------------------------------ transitions
@@ -195,13 +215,16 @@ final class ClusterModel {
     /**
      * @return the enabled transitions in a fixed order: worker w's step is {@code w}, the delivery of
      *         message i of channel c is {@code workers + c * MAX_IN_FLIGHT + i} (only i = 0, the
-     *         oldest, unless {@link ModelConfig.Delivery#UNORDERED}), and the push of partition p by its home to
-     *         the nodes of bit mask m is {@link #pushBase} {@code + (p << nodes) + m}
+     *         oldest, unless {@link ModelConfig.Delivery#UNORDERED}), the push of partition p by its home to
+     *         the nodes of bit mask m is {@link #pushBase} {@code + (p << nodes) + m}, the arrival of
+     *         update i at its home {@link #updateBase} {@code + i}, and the arrival of answer i at its
+     *         worker {@link #updateBase} {@code + UpdateModel.MAX_IN_FLIGHT + i}
      */
     int[] enabled() {
         int n = config.workers();
         boolean any = config.delivery() == ModelConfig.Delivery.UNORDERED;
-        int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1) + (config.partitions() << config.nodes())];
+        int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1) + (config.partitions() << config.nodes())
+                + 2 * UpdateModel.MAX_IN_FLIGHT];
         int k = 0;
         for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
         for (int c = 0; c < channels.length; c++) {
@@ -217,17 +240,23 @@ final class ClusterModel {
                 for (int m = pushable; m != 0; m = (m - 1) & pushable) t[k++] = pushBase() + (p << config.nodes()) + m;
             }
         }
+        for (int i = 0; i < updates.toHome.size(); i++) t[k++] = updateBase() + i;
+        for (int i = 0; i < updates.answers.size(); i++) t[k++] = updateBase() + UpdateModel.MAX_IN_FLIGHT + i;
         return java.util.Arrays.copyOf(t, k);
     }
 
     /** @return the first push transition: after every worker's step and every delivery */
     private int pushBase() { return config.workers() + channels.length * MAX_IN_FLIGHT; }
 
+    /** @return the first update transition: after every push */
+    private int updateBase() { return pushBase() + (config.partitions() << config.nodes()); }
+
     private boolean workerEnabled(int worker) {
         List<ModelOp> ops = config.workloads().get(worker);
         if (pc[worker] >= ops.size()) return false;
         if (!waiting[worker]) return true;
         ModelOp op = ops.get(pc[worker]);
+        if (op.update()) return false;   // its answer completes it
         int node = config.workerNode()[worker];
         // A waiting worker retries once it has the access (eager workers did so at once), or when its
         // request is no longer under way: the access was granted and taken away again in one step
@@ -255,6 +284,10 @@ final class ClusterModel {
         try {
             if (t < n) {
                 step(t);
+            } else if (t >= updateBase() + UpdateModel.MAX_IN_FLIGHT) {
+                answered(updates.answers.remove(t - updateBase() - UpdateModel.MAX_IN_FLIGHT));
+            } else if (t >= updateBase()) {
+                updates.arrive(this, t - updateBase());
             } else if (t >= pushBase()) {
                 int p = (t - pushBase()) >> config.nodes();
                 int[] to = java.util.BitSet.valueOf(new long[] {(t - pushBase()) & ((1 << config.nodes()) - 1)}).stream().toArray();
@@ -304,20 +337,29 @@ final class ClusterModel {
 
     private boolean grantedAccess(int worker) {
         ModelOp op = config.workloads().get(worker).get(pc[worker]);
-        return stores[config.workerNode()[worker]].access[op.partition()].allows(op.needed());
+        return !op.update() && stores[config.workerNode()[worker]].access[op.partition()].allows(op.needed());
     }
 
     /** Worker {@code worker} tries its next op: a hit performs it, a miss leaves it waiting. */
     private void step(int worker) {
         ModelOp op = config.workloads().get(worker).get(pc[worker]);
         int node = config.workerNode()[worker];
+        if (op.update()) {
+            // a diff's value, or an accumulate's amount, unique to the worker and the step
+            int value = op.kind() == 'D' ? (worker + 1) * 1000 + pc[worker] + 1 : (worker + 1) * 100_000 + (pc[worker] + 1) * 10;
+            UpdateModel.Update u = new UpdateModel.Update(worker, op, value);
+            updates.send(u);
+            waiting[worker] = true;
+            if (describe) log.add(who(worker, node) + " sends " + u + " to node " + config.home(op.partition()));
+            return;
+        }
         boolean hit = op.overwrite() ? engines[node].requestOverwrite(ARRAY, op.partition())
                 : engines[node].request(ARRAY, op.partition(), op.needed());
         if (hit != stores[node].access[op.partition()].allows(op.needed())) {
             throw new Violation("node " + node + ": the engine says " + (hit ? "hit" : "miss") + " on " + op
                     + " but the store grants " + stores[node].access[op.partition()]);
         }
-        String who = config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
+        String who = who(worker, node);
         int p = op.partition();
         if (!hit) {
             waiting[worker] = true;
@@ -334,26 +376,48 @@ final class ClusterModel {
         complete(worker, node);
     }
 
+    private String who(int worker, int node) {
+        return config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
+    }
+
     /** Worker {@code worker}'s next op is performed on its node's copy, which has the access. */
     private void complete(int worker, int node) {
         ModelOp op = config.workloads().get(worker).get(pc[worker]);
-        String who = config.workers() == config.nodes() ? "node " + node : "node " + node + " worker " + worker;
+        String who = who(worker, node);
         waiting[worker] = false;
         pc[worker]++;
         int p = op.partition();
         if (op.write()) {
             int value = (worker + 1) * 1000 + pc[worker];
-            stores[node].write(p, value);
-            lastWrite[p] = value;
+            for (int e = 0; e < ELEMENTS; e++) {
+                stores[node].write(p, e, value);
+                lastWrite[p * ELEMENTS + e] = value;
+            }
             if (describe) log.add(who + " " + op + " writes " + value);
         } else {
-            int value = stores[node].value(p);
-            if (describe) log.add(who + " " + op + " reads " + value);
-            if (value != lastWrite[p]) {
-                throw new Violation(who + " read " + value + " from partition " + p + ", the last completed write was "
-                        + lastWrite[p]);
+            for (int e = 0; e < ELEMENTS; e++) {
+                int value = stores[node].value(p, e);
+                if (describe) log.add(who + " " + op + " reads " + value + " from element " + e);
+                if (value != lastWrite[p * ELEMENTS + e]) {
+                    throw new Violation(who + " read " + value + " from element " + e + " of partition " + p
+                            + ", the last completed write was " + lastWrite[p * ELEMENTS + e]);
+                }
             }
         }
+    }
+
+    // ------------------------------------------------------------------ updates at the homes (UpdateModel)
+
+    /** Node {@code node}'s store changed its access to {@code p}: a home writes the updates that waited for it, right in the grant. */
+    private void granted(int node, int p) {
+        if (node == config.home(p)) updates.granted(this, p);
+    }
+
+    /** The home's answer to update {@code u} reaches its worker, whose op is then done. */
+    private void answered(UpdateModel.Update u) {
+        if (describe) log.add(who(u.worker(), config.workerNode()[u.worker()]) + " receives the answer to " + u);
+        waiting[u.worker()] = false;
+        pc[u.worker()]++;
     }
 
     // ------------------------------------------------------------------ checks
@@ -369,9 +433,11 @@ final class ClusterModel {
                 if (a == Access.NONE) continue;
                 if (a == Access.READ_WRITE) writers++;
                 else readers++;
-                if (stores[i].value(p) != lastWrite[p]) {
-                    throw new Violation("node " + i + " holds " + a + " on partition " + p + " with value " + stores[i].value(p)
-                            + ", but the last completed write was " + lastWrite[p]);
+                for (int e = 0; e < ELEMENTS; e++) {
+                    if (stores[i].value(p, e) != lastWrite[p * ELEMENTS + e]) {
+                        throw new Violation("node " + i + " holds " + a + " on partition " + p + " with " + stores[i].value(p, e)
+                                + " in element " + e + ", but the last completed write was " + lastWrite[p * ELEMENTS + e]);
+                    }
                 }
                 if (i != home && engines[home].owner(ARRAY, p) != i && !contains(engines[home].sharers(ARRAY, p), i)) {
                     throw new Violation("node " + i + " holds " + a + " on partition " + p + " but the home directory ("
@@ -457,7 +523,7 @@ final class ClusterModel {
         for (int w = 0; w < config.workers(); w++) if (pc[w] < config.workloads().get(w).size()) return false;
         for (int i = 0; i < config.nodes(); i++) if (!engines[i].quiescent()) return false;
         for (ArrayDeque<CoherenceMessage> c : channels) if (!c.isEmpty()) return false;
-        return true;
+        return updates.empty();
     }
 
     /** @return what is stuck, for a deadlock report */
@@ -473,6 +539,7 @@ final class ClusterModel {
         for (int i = 0; i < config.nodes(); i++) {
             for (int p = 0; p < config.partitions(); p++) sb.append(' ').append(engines[i].describe(ARRAY, p)).append(';');
         }
+        if (!updates.empty()) sb.append(' ').append(updates);
         return sb.toString();
     }
 
@@ -492,7 +559,7 @@ final class ClusterModel {
                     engines[i].encodeEntry(ARRAY, p, out);
                     out.writeByte(stores[i].access[p].ordinal());
                     out.writeByte(stores[i].source[p]);
-                    out.writeInt(stores[i].value(p));
+                    for (int e = 0; e < ELEMENTS; e++) out.writeInt(stores[i].value(p, e));
                 }
             }
             for (ArrayDeque<CoherenceMessage> c : channels) {
@@ -501,11 +568,13 @@ final class ClusterModel {
                     out.writeByte(m.op().code());
                     out.writeByte(m.partition());
                     out.writeByte(m.requester());
-                    out.writeInt(m.data() == null ? -1 : valueOf(m.data()));
+                    out.writeBoolean(m.data() != null);
+                    if (m.data() != null) for (int e = 0; e < ELEMENTS; e++) out.writeInt(valueOf(m.data(), e));
                 }
             }
             for (int v : lastWrite) out.writeInt(v);
             out.writeByte(pushesLeft);
+            updates.encode(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -20,15 +20,17 @@ import java.util.Map;
 final class CoherenceExplorer {
     /** The outcome of an exploration. */
     record Result(long states, long transitions, int maxDepth, long finishedStates, long homeCoalescedStates, long cacheCoalescedStates,
-            long overtakingDeliveries, long overwriteGrants, long overwriteFallbacks, String violation, List<String> trace) {
+            long overtakingDeliveries, long overwriteGrants, long overwriteFallbacks, long updatesAtGrant, String violation,
+            List<String> trace) {
         boolean ok() { return violation == null; }
 
         String summary() {
             return String.format("%,d states, %,d transitions, max depth %d, %,d finished states, %,d/%,d states with a write"
                     + " coalesced behind a read at a home/cache, %,d deliveries overtaking an older message of their pair,"
-                    + " %,d/%,d transitions granting an overwrite without data / giving an overwriting worker the access another way%s",
+                    + " %,d/%,d transitions granting an overwrite without data / giving an overwriting worker the access another way,"
+                    + " %,d transitions writing an update at the grant its home asked for%s",
                     states, transitions, maxDepth, finishedStates, homeCoalescedStates, cacheCoalescedStates, overtakingDeliveries,
-                    overwriteGrants, overwriteFallbacks, ok() ? "" : ", VIOLATION: " + violation);
+                    overwriteGrants, overwriteFallbacks, updatesAtGrant, ok() ? "" : ", VIOLATION: " + violation);
         }
 
         /** @return the counterexample, one numbered step per line */
@@ -72,7 +74,7 @@ final class CoherenceExplorer {
         ArrayDeque<Integer> frontierIds = new ArrayDeque<>();
         frontier.add(initial);
         frontierIds.add(0);
-        long transitions = 0, finished = 0, homeCoalesced = 0, cacheCoalesced = 0, overtaking = 0, grants = 0, fallbacks = 0;
+        long transitions = 0, finished = 0, homeCoalesced = 0, cacheCoalesced = 0, overtaking = 0, grants = 0, fallbacks = 0, atGrant = 0;
         int maxDepth = 0;
         while (!frontier.isEmpty()) {
             ClusterModel state = frontier.removeFirst();
@@ -84,7 +86,7 @@ final class CoherenceExplorer {
                 if (!state.finished()) {
                     String what = "no transition is enabled but the run is not finished (deadlock or a request that never completes):"
                             + state.stuck();
-                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, grants, fallbacks, what, trace(path(parent, via, id), -1));
+                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, grants, fallbacks, atGrant, what, trace(path(parent, via, id), -1));
                 }
                 finished++;
                 continue;
@@ -95,11 +97,12 @@ final class CoherenceExplorer {
                 try {
                     next = state.successor(t, false);
                 } catch (ClusterModel.Violation v) {
-                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, grants, fallbacks, v.getMessage(), trace(path(parent, via, id), t));
+                    return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, grants, fallbacks, atGrant, v.getMessage(), trace(path(parent, via, id), t));
                 }
                 if (next.overtook) overtaking++;
                 if (next.overwriteGranted) grants++;
                 if (next.overwriteFellBack) fallbacks++;
+                if (next.updateWrittenAtGrant) atGrant++;
                 Key key = Key.of(next.encode());
                 if (ids.containsKey(key)) continue;
                 int nid = ids.size();
@@ -120,7 +123,7 @@ final class CoherenceExplorer {
                 frontierIds.addLast(nid);
             }
         }
-        return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, grants, fallbacks, null, List.of());
+        return new Result(ids.size(), transitions, maxDepth, finished, homeCoalesced, cacheCoalesced, overtaking, grants, fallbacks, atGrant, null, List.of());
     }
 
     private static List<Integer> path(int[] parent, int[] via, int id) {

@@ -58,7 +58,8 @@ class CoherenceExplorerTest {
     static final ModelConfig SEVERAL_OVERWRITERS = ModelConfig.workers(3, 2, true,
             "0:O1", "0:R1", "1:W1 R0", "2:O1", "2:O1 O0");
 
-    private static CoherenceExplorer.Result explore(ModelConfig config) {
+    /** Explores {@code config}, printing its state count (and the trace of a violation). */
+    static CoherenceExplorer.Result explore(ModelConfig config) {
         long t0 = System.nanoTime();
         CoherenceExplorer.Result r = new CoherenceExplorer(config, 20_000_000).explore();
         System.out.printf("explored %s: %s in %.1f s%n", config.describeWorkers(), r.summary(), (System.nanoTime() - t0) / 1e9);

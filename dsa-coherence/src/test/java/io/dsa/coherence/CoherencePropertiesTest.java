@@ -70,6 +70,27 @@ class CoherencePropertiesTest {
         overwritesFellBack += c.overwritesFellBack;
     }
 
+    /** updates written by homes in the tries of the update property */
+    static long updatesWritten = -1;
+
+    /**
+     * 8 nodes on 4 partitions of 8 elements, with updates among the steps (a worker sends a diff of
+     * one element, or an accumulate into it, to the partition's home, which writes it once it may
+     * write the partition: {@link UpdateModel}) racing reads, upgrades, writes, pushes and their
+     * requests in flight; many workers' updates land in the same partitions, and every read checks
+     * them against the oracle.
+     */
+    @Property(tries = 100)
+    void eightNodesWithUpdatesStayCoherent(@ForAll("withUpdates") ActionChain<SimulatedClusterChain> chain) {
+        updatesWritten = Math.max(updatesWritten, 0) + runAndDrain(chain).cluster.updatesWritten;
+    }
+
+    @Provide
+    Arbitrary<ActionChain<SimulatedClusterChain>> withUpdates() {
+        return Arbitraries.longs().between(1, 1_000_000).flatMap(seed -> SimulatedClusterChain.withUpdates(
+                SimulatedClusterChain.chains(seed, NODES, 1, 4, 8, 2, -1, 800, 1), NODES, 1, 4, 8, 2, 3));
+    }
+
     @Provide
     Arbitrary<ActionChain<SimulatedClusterChain>> withOverwrites() {
         return Arbitraries.longs().between(1, 1_000_000)
@@ -110,6 +131,8 @@ class CoherencePropertiesTest {
     @AfterProperty
     void chainsDidWork() {
         long s = steps, ops = opsDone, msgs = messages, pushed = pushesDelivered, overwritten = overwritesGranted, fellBack = overwritesFellBack;
+        long updated = updatesWritten;
+        updatesWritten = -1;
         steps = 0;   // reset first: a failed check must not carry over to the next property
         opsDone = 0;
         messages = 0;
@@ -118,6 +141,10 @@ class CoherencePropertiesTest {
         overwritesFellBack = 0;
         assertTrue(ops > 20L * 100 && msgs > 20L * 100, "steps " + s + ", operations " + ops + ", messages " + msgs);
         if (pushed >= 0) assertTrue(pushed > 100, "pushes delivered in 100 tries: " + pushed);
+        if (updated >= 0) {
+            System.out.println("updates written by their homes in 100 tries: " + updated);
+            assertTrue(updated > 500, "updates written by their homes in 100 tries: " + updated);
+        }
         if (overwritten >= 0) {
             System.out.println("overwrites granted without data in 100 tries: " + overwritten + ", given the access another way: " + fellBack);
             assertTrue(overwritten > 100 && fellBack > 10, "overwrites granted without data in 100 tries: " + overwritten

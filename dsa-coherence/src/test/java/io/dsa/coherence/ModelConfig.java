@@ -17,9 +17,10 @@ import java.util.List;
  * @param delivery the order in which messages in flight between two nodes may arrive
  * @param pushes how many times in a run a home may push a partition to a node that holds no copy
  *        ({@link CoherenceEngine#push}), at any moment the engine allows it
+ * @param updateFaults bugs every home commits with the updates it receives ({@link UpdateModel})
  */
 record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int[] workerNode, boolean eager,
-                   java.util.Set<Fault> faults, Delivery delivery, int pushes) {
+                   java.util.Set<Fault> faults, Delivery delivery, int pushes, java.util.Set<UpdateModel.Fault> updateFaults) {
     /** Which messages in flight between two nodes may be delivered next. */
     enum Delivery {
         /** FIFO per ordered pair of nodes: the protocol's stated assumption (docs/coherence.md). */
@@ -68,22 +69,27 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
             node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
             w.add(ModelOp.parse(workers[i].substring(colon + 1)));
         }
-        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0);
+        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0, java.util.Set.of());
     }
 
     /** @return this configuration with every engine committing {@code fault} */
     ModelConfig withFault(Fault fault) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes, updateFaults);
+    }
+
+    /** @return this configuration with every home committing {@code fault} with the updates it receives */
+    ModelConfig withFault(UpdateModel.Fault fault) {
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, java.util.EnumSet.of(fault));
     }
 
     /** @return this configuration with messages delivered as {@code d} says */
     ModelConfig withDelivery(Delivery d) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes, updateFaults);
     }
 
     /** @return this configuration with up to {@code n} pushes in a run */
     ModelConfig withPushes(int n) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n, updateFaults);
     }
 
     /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
@@ -102,7 +108,8 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
         List<String> s = new ArrayList<>();
         for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
         return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery)
-                + (pushes == 0 ? "" : ", " + pushes + " push(es)");
+                + (pushes == 0 ? "" : ", " + pushes + " push(es)") + (faults.isEmpty() && updateFaults.isEmpty() ? ""
+                : ", faults " + faults + updateFaults);
     }
 
     int home(int partition) { return partition % nodes; }

@@ -59,6 +59,28 @@ final class SimulatedCluster {
     int overwritesGranted;
     int overwritesFellBack;
 
+    /**
+     * An update a worker sent to a partition's home: a release scope's diff of one element, or an
+     * accumulate (SUM) into it ({@link UpdateModel} explains the protocol, which this simulation
+     * drives at random with more nodes and partitions).
+     */
+    record Update(Worker worker, int arrayId, int partition, int element, boolean accumulate, int value) {
+        @Override
+        public String toString() {
+            return (accumulate ? "accumulate " : "diff ") + arrayId + ":" + partition + "[" + element + "]" + (accumulate ? " += " : " = ")
+                    + value + " of " + worker;
+        }
+    }
+    /** updates in flight to their homes, in no order */
+    final List<Update> updatesInFlight = new ArrayList<>();
+    /** per (array, partition), the updates its home received and has not written yet, in arrival order */
+    final Map<Long, List<Update>> updatesWaiting = new java.util.LinkedHashMap<>();
+    /** answers in flight back to the workers, in no order */
+    final List<Update> updateAnswers = new ArrayList<>();
+    int updatesWritten;
+    /** test-only bug: the home writes an update once it may read the partition (before invalidating the copies) */
+    boolean updateBeforeInvalidation;
+
     SimulatedCluster(long seed, int nodes, int arrays, int partitions, int elements, int workersPerNode) {
         this.seed = seed;
         this.rnd = new Random(seed);
@@ -94,6 +116,8 @@ final class SimulatedCluster {
         boolean write;
         /** a write of every element of the partition ({@link CoherenceEngine#requestOverwrite}) */
         boolean overwrite;
+        /** an update sent to the partition's home ({@link #sendUpdate}), waiting for its answer */
+        boolean update;
         /** what the store runs at an overwrite's grant, while registered there */
         Runnable overwriteWriter;
 
@@ -222,6 +246,90 @@ final class SimulatedCluster {
         }
         w.busy = false;
         opsDone++;
+    }
+
+    /** An idle worker sends an update of one element to the partition's home and waits for the answer. */
+    void sendUpdate(Worker w, int arrayId, int partition, int element, boolean accumulate) {
+        w.busy = true;
+        w.update = true;
+        w.arrayId = arrayId;
+        w.partition = partition;
+        w.element = element;
+        w.write = true;
+        w.overwrite = false;
+        opsIssued++;
+        Update u = new Update(w, arrayId, partition, element, accumulate, nextValue++);
+        updatesInFlight.add(u);
+        event("send " + u);
+    }
+
+    /** The k-th update in flight (modulo their number) arrives at its home, which writes it if it may write the partition. */
+    String deliverUpdate(int k) {
+        if (updatesInFlight.isEmpty()) return "deliver update: none in flight";
+        Update u = updatesInFlight.remove(k % updatesInFlight.size());
+        updatesWaiting.computeIfAbsent(elementKey(u.arrayId(), u.partition(), 0), x -> new ArrayList<>()).add(u);
+        event("arrives " + u);
+        writeUpdates(u.arrayId(), u.partition());
+        return "arrives " + u;
+    }
+
+    /**
+     * The home of {@code arrayId:partition} writes (adds) the updates waiting there, in order, and
+     * answers each, if its store allows it; else it asks its engine for the access (the runtime
+     * writes them right in the grant; here a later step finds the access, or asks again if it was
+     * taken away first, as a lazy worker does).
+     */
+    void writeUpdates(int arrayId, int partition) {
+        List<Update> waiting = updatesWaiting.get(elementKey(arrayId, partition, 0));
+        if (waiting == null || waiting.isEmpty()) return;
+        int h = home[arrayIndex(arrayId)][partition];
+        Access needed = updateBeforeInvalidation ? Access.READ : Access.READ_WRITE;
+        if (!store[h].access(arrayId, partition).allows(needed)) {
+            if (engine[h].request(arrayId, partition, needed)) {
+                throw new AssertionError("node " + h + ": request() returned true for an update of " + arrayId + ":" + partition
+                        + " but the store has " + store[h].access(arrayId, partition));
+            }
+            return;
+        }
+        for (Update u : waiting) {
+            long key = elementKey(arrayId, partition, u.element());
+            int value = u.accumulate() ? store[h].readInt(arrayId, partition, u.element()) + u.value() : u.value();
+            store[h].writeInt(arrayId, partition, u.element(), value);
+            oracle.put(key, u.accumulate() ? oracle.getOrDefault(key, 0) + u.value() : u.value());
+            updateAnswers.add(u);
+            updatesWritten++;
+            writes++;
+            event("node " + h + " writes " + u + " and answers");
+        }
+        waiting.clear();
+    }
+
+    /** The k-th answer in flight (modulo their number) reaches its worker, whose update is then done. */
+    String deliverAnswer(int k) {
+        if (updateAnswers.isEmpty()) return "deliver answer: none in flight";
+        Update u = updateAnswers.remove(k % updateAnswers.size());
+        u.worker().busy = false;
+        u.worker().update = false;
+        opsDone++;
+        event("answered " + u);
+        return "answered " + u;
+    }
+
+    /** @return whether an update is in flight, waits at its home or has its answer in flight */
+    boolean anyUpdate() {
+        if (!updatesInFlight.isEmpty() || !updateAnswers.isEmpty()) return true;
+        for (List<Update> w : updatesWaiting.values()) if (!w.isEmpty()) return true;
+        return false;
+    }
+
+    /** One step of the updates' part of a drain: an arrival, the homes' writes, an answer. */
+    void drainUpdatesOnce() {
+        if (!updatesInFlight.isEmpty()) deliverUpdate(rnd.nextInt(updatesInFlight.size()));
+        for (Long key : new ArrayList<>(updatesWaiting.keySet())) {
+            List<Update> w = updatesWaiting.get(key);
+            if (!w.isEmpty()) writeUpdates(w.get(0).arrayId(), w.get(0).partition());
+        }
+        if (!updateAnswers.isEmpty()) deliverAnswer(rnd.nextInt(updateAnswers.size()));
     }
 
     void route(int src, CoherenceMessage m) {

@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * The state of a jqwik action chain over a {@link SimulatedCluster}: instead of the cluster's own
  * random loop, every step (a worker issuing a read or a write, a worker upgrading a shared copy to
- * a write, a worker retrying its miss, one message delivered from a chosen pair queue) is a jqwik
+ * a write, a worker retrying its miss, one message delivered from a chosen pair queue, and where
+ * asked a push, an overwrite, or an update sent, arriving, written or answered) is a jqwik
  * action, so jqwik generates the interleaving and shrinks a failing one to a short sequence.
  *
  * <p>The cluster's own checks apply: every read compares with the last completed write, and
@@ -62,6 +63,71 @@ final class SimulatedClusterChain {
         if (pushWeight > 0) chains = chains.withAction(pushWeight, push());
         if (overwriteWeight > 0) chains = chains.withAction(overwriteWeight, overwrite(nodes, arrays, partitions, workersPerNode));
         return chains;
+    }
+
+    /**
+     * The same with updates among the actions, of weight {@code updateWeight}: a worker sends a diff
+     * of one element or an accumulate into it to the partition's home ({@link #update}), an update
+     * in flight arrives there and is written if the home may write the partition, a home writes the
+     * updates that wait for its access, an answer reaches its worker.
+     */
+    static ActionChainArbitrary<SimulatedClusterChain> withUpdates(ActionChainArbitrary<SimulatedClusterChain> chains, int nodes, int arrays,
+                                                           int partitions, int elements, int workersPerNode, int updateWeight) {
+        return chains.withAction(updateWeight, update(nodes, arrays, partitions, elements, workersPerNode))
+                .withAction(updateWeight, new Action.Independent<>() {
+                    @Override
+                    public boolean precondition(SimulatedClusterChain m) { return m.cluster.anyUpdate(); }
+
+                    @Override
+                    public Arbitrary<Transformer<SimulatedClusterChain>> transformer() {
+                        return Combinators.combine(Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 1000))
+                                .as((what, k) -> step("update step " + what + " #" + k, m -> m.updateStep(what, k)));
+                    }
+                });
+    }
+
+    /** An idle worker sends a diff of one element, or an accumulate into it, to the partition's home (a busy one retries instead). */
+    static Action<SimulatedClusterChain> update(int nodes, int arrays, int partitions, int elements, int workersPerNode) {
+        Arbitrary<Transformer<SimulatedClusterChain>> steps = Combinators.combine(Arbitraries.integers().between(0, nodes - 1),
+                        Arbitraries.integers().between(0, workersPerNode - 1), Arbitraries.integers().between(0, arrays - 1),
+                        Arbitraries.integers().between(0, partitions - 1), Arbitraries.integers().between(0, elements - 1),
+                        Arbitraries.of(false, true))
+                .as((n, w, a, p, e, acc) -> step((acc ? "accumulate n" : "diff n") + n + "w" + w + " " + SimulatedCluster.ARRAY_IDS[a] + ":"
+                        + p + "[" + e + "]", m -> m.update(n, w, SimulatedCluster.ARRAY_IDS[a], p, e, acc)));
+        return new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() { return steps; }
+        };
+    }
+
+    void update(int node, int worker, int arrayId, int partition, int element, boolean accumulate) {
+        SimulatedCluster.Worker w = cluster.workers[node][worker];
+        if (w.busy) {
+            record("retry " + w);
+            complete(w);
+            return;
+        }
+        cluster.sendUpdate(w, arrayId, partition, element, accumulate);
+        record("send " + (accumulate ? "accumulate " : "diff ") + "from " + w);
+    }
+
+    /** {@code what}: 0 an update in flight arrives, 1 a home writes the updates waiting for it, 2 an answer arrives (each the k-th, modulo). */
+    void updateStep(int what, int k) {
+        if (what == 0) {
+            record(cluster.deliverUpdate(k));
+        } else if (what == 1) {
+            List<SimulatedCluster.Update> heads = new ArrayList<>();
+            for (List<SimulatedCluster.Update> w : cluster.updatesWaiting.values()) if (!w.isEmpty()) heads.add(w.get(0));
+            if (heads.isEmpty()) {
+                record("write updates: none waits");
+                return;
+            }
+            SimulatedCluster.Update u = heads.get(k % heads.size());
+            record("home of " + u.arrayId() + ":" + u.partition() + " writes the updates waiting");
+            cluster.writeUpdates(u.arrayId(), u.partition());
+        } else {
+            record(cluster.deliverAnswer(k));
+        }
     }
 
     /** An idle worker starts an overwrite of a whole partition (a busy one retries instead). */
@@ -218,8 +284,9 @@ final class SimulatedClusterChain {
         record(pushed == null ? "push: none possible" : pushed);
     }
 
-    /** Performs the access if the copy allows it (checking a read against the oracle), else (re)requests. */
+    /** Performs the access if the copy allows it (checking a read against the oracle), else (re)requests; an update waits for its answer. */
     void complete(SimulatedCluster.Worker w) {
+        if (w.update) return;
         boolean performs = cluster.store[w.node].access(w.arrayId, w.partition).allows(w.needed());
         long key = cluster.elementKey(w.arrayId, w.partition, w.element);
         Integer before = cluster.oracle.get(key);
@@ -256,9 +323,10 @@ final class SimulatedClusterChain {
 
     private void drain() {
         int guard = 0;
-        while (cluster.anyBusyWorker() || cluster.anyMessage()) {
+        while (cluster.anyBusyWorker() || cluster.anyMessage() || cluster.anyUpdate()) {
             if (++guard > 100_000) throw new AssertionError("no progress while draining");
             for (SimulatedCluster.Worker[] ws : cluster.workers) for (SimulatedCluster.Worker w : ws) if (w.busy) complete(w);
+            cluster.drainUpdatesOnce();
             cluster.deliverOne();
             cluster.checkInvariants();
         }
