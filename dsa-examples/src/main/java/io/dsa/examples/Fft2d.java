@@ -28,8 +28,8 @@ import java.util.List;
  * parallel inverse and compares its rows with the input. Errors are max abs differences relative
  * to the largest magnitude of the reference, and must be below {@code 1e-9}.
  *
- * <p>{@link Scoped} ({@code fft-scoped}) transforms rows in place as owner computes and writes the
- * transpose in a release scope.
+ * <p>{@link Scoped} ({@code fft-scoped}) reads each home band of the source once, transforms it and
+ * writes it transposed in a release scope.
  *
  * <p>Arguments: {@code [n=1024] [partitionSize=64]} ({@code n} a power of two).
  */
@@ -52,7 +52,7 @@ public class Fft2d implements DsaProgram {
     private int[] corruptAt;
     private double corruptDelta;
 
-    /** Whether this is {@link Scoped}: each pass transforms its source as owner computes and writes the transpose buffered. */
+    /** Whether this is {@link Scoped}: each pass transforms its node's home bands of the source and writes the transpose buffered. */
     private final boolean scoped;
 
     /** Creates the program; {@link #setup(DsaNode)} reads the arguments. */
@@ -62,10 +62,10 @@ public class Fft2d implements DsaProgram {
 
     /**
      * {@code fft-scoped}: the same 2-D FFT with each pass in a scope. The arrays are in bands of
-     * {@code partitionSize} full rows ({@link Distribution#BLOCK}). In a pass the source pair is
-     * owner-computes: each worker transforms the rows of its bands
-     * ({@link ArrayLayout#partitionsOfThread}) in place in the plain arrays {@link DsaScope#local}
-     * gives; the destination pair is release: the worker writes each band, transposed, as columns
+     * {@code partitionSize} full rows ({@link Distribution#BLOCK}). In a pass each worker reads each
+     * of its bands of the source pair ({@link ArrayLayout#partitionsOfThread}: partitions its node
+     * homes, so the reads are local hits) into a plain array once and transforms its rows there; the
+     * destination pair is release: the worker writes each band, transposed, as columns
      * {@code [r0, r0+h)} of every row, into its node's buffer, and the scope's end sends the
      * buffered writes to the homes as diffs. Every band of the destination is thus written by
      * every node, without any node demanding it in or taking it over (the Aurora paper's release
@@ -96,7 +96,7 @@ public class Fft2d implements DsaProgram {
         transposedIm = create(node, "fft.transposed.im");
     }
 
-    // square partitions for fft, bands of full rows for fft-scoped (its owners transform whole rows in place)
+    // square partitions for fft, bands of full rows for fft-scoped (each home band's rows transformed whole)
     private SharedDoubleArray create(DsaNode node, String name) {
         return scoped ? (SharedDoubleArray) node.createSharedArray(
                 ArraySpec.of(name, ElementType.DOUBLE, n, n, partitionSize, n, Distribution.BLOCK))
@@ -126,8 +126,8 @@ public class Fft2d implements DsaProgram {
         int threadId = worker.threadId();
         int from = layout.startingIndexAtThread(threadId);
         int rows = layout.maxIndexAtThread(threadId) - from;
-        double[] bandRe = new double[rows * n];
-        double[] bandIm = new double[rows * n];
+        double[] bandRe = new double[(scoped ? Math.max(rows, partitionSize) : rows) * n];   // fft-scoped: a home band at a time
+        double[] bandIm = new double[(scoped ? Math.max(rows, partitionSize) : rows) * n];
         double[] columnsRe = new double[(scoped ? Math.max(rows, partitionSize) : rows) * n];   // fft-scoped: a band transposed
         double[] columnsIm = new double[rows * n];
 
@@ -209,7 +209,7 @@ public class Fft2d implements DsaProgram {
             String direct = n <= DIRECT_DFT_MAX_N ? String.format(", vs DFT by definition %.3e", directError) : "";
             worker.node().report(String.format("fft %dx%d, partitions %dx%d%s: max relative error vs sequential FFT %.3e%s,"
                             + " inverse vs input %.3e (verified, < %.0e), forward %.3f s, inverse %.3f s",
-                    n, n, partitionSize, scoped ? n : partitionSize, scoped ? ", scoped (owner computes, transpose written in release)" : "",
+                    n, n, partitionSize, scoped ? n : partitionSize, scoped ? ", scoped (home bands read once, transpose written in release)" : "",
                     forwardError, direct, inverseError, TOLERANCE,
                     forwardSeconds, inverseSeconds));
         }
@@ -222,7 +222,7 @@ public class Fft2d implements DsaProgram {
     private void transform(DsaWorker worker, boolean inverse, int from, int rows, double[] bandRe, double[] bandIm,
                            double[] columnsRe, double[] columnsIm) {
         if (scoped) {
-            passesScoped(worker, inverse, columnsRe);
+            passesScoped(worker, inverse, bandRe, bandIm, columnsRe);
             return;
         }
         pass(re, im, transposedRe, transposedIm, from, rows, inverse, bandRe, bandIm, columnsRe, columnsIm);
@@ -246,22 +246,23 @@ public class Fft2d implements DsaProgram {
     }
 
     /**
-     * {@link Scoped}'s two passes, one scope each, switched in one round: the source pair is
-     * owner-computes (each worker transforms its home bands' rows in place in the plain arrays
-     * {@link DsaScope#local} gives) and the destination pair is release (each worker writes its
+     * {@link Scoped}'s two passes, one scope each, switched in one round: the source pair stays
+     * outside the scope (each worker reads each of its home bands into {@code bandRe}/{@code bandIm}
+     * once, local hits, and transforms its rows there: owner computes would copy the band in at
+     * the opening and back out at the closing, and the copy back is wasted, since the transformed
+     * rows go to the destination and the next pass rewrites the source whole) and the destination
+     * pair is release (each worker writes its
      * transformed rows transposed, as columns of every band, into the node's buffer; the scope's
      * end sends them to the homes as diffs, so no destination partition is ever demanded in or
      * owned elsewhere, although both nodes write parts of each). The second pass swaps the pairs.
      * The closing of the second scope is the transform's last barrier.
      */
-    private void passesScoped(DsaWorker worker, boolean inverse, double[] columns) {
-        DsaScope scope = worker.scope(ArrayUse.ownerComputes(re), ArrayUse.ownerComputes(im), ArrayUse.release(transposedRe),
-                ArrayUse.release(transposedIm));
+    private void passesScoped(DsaWorker worker, boolean inverse, double[] bandRe, double[] bandIm, double[] columns) {
+        DsaScope scope = worker.scope(ArrayUse.release(transposedRe), ArrayUse.release(transposedIm));
         try {
-            transformAndTranspose(worker, scope, re, im, transposedRe, transposedIm, inverse, columns);
-            scope = scope.next(ArrayUse.ownerComputes(transposedRe), ArrayUse.ownerComputes(transposedIm), ArrayUse.release(re),
-                    ArrayUse.release(im));
-            transformAndTranspose(worker, scope, transposedRe, transposedIm, re, im, inverse, columns);
+            transformAndTranspose(worker, re, im, transposedRe, transposedIm, inverse, bandRe, bandIm, columns);
+            scope = scope.next(ArrayUse.release(re), ArrayUse.release(im));
+            transformAndTranspose(worker, transposedRe, transposedIm, re, im, inverse, bandRe, bandIm, columns);
         } finally {
             scope.close();
         }
@@ -269,18 +270,18 @@ public class Fft2d implements DsaProgram {
 
     // Transforms the rows of this worker's bands of src in place and writes them transposed into dst (columns r0..r0+h),
     // each band through columns (at least n x partitionSize).
-    private void transformAndTranspose(DsaWorker worker, DsaScope scope, SharedDoubleArray srcRe, SharedDoubleArray srcIm,
-                                       SharedDoubleArray dstRe, SharedDoubleArray dstIm, boolean inverse, double[] columns) {
+    private void transformAndTranspose(DsaWorker worker, SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe,
+                                       SharedDoubleArray dstIm, boolean inverse, double[] bandRe, double[] bandIm, double[] columns) {
         ArrayLayout layout = srcRe.layout();
         for (int part : layout.partitionsOfThread(worker.threadId())) {
             int r0 = layout.partitionFirstRow(part);
             int h = layout.partitionRows(part);
-            double[] localRe = scope.local(srcRe, part);
-            double[] localIm = scope.local(srcIm, part);
-            Fft.rows(localRe, localIm, h, n, inverse);
-            Fft.transpose(localRe, h, n, columns);
+            srcRe.read(r0, 0, h, n, bandRe);   // local hits: the node's home band, read once
+            srcIm.read(r0, 0, h, n, bandIm);
+            Fft.rows(bandRe, bandIm, h, n, inverse);
+            Fft.transpose(bandRe, h, n, columns);
             dstRe.write(0, r0, n, h, columns);
-            Fft.transpose(localIm, h, n, columns);
+            Fft.transpose(bandIm, h, n, columns);
             dstIm.write(0, r0, n, h, columns);
         }
     }

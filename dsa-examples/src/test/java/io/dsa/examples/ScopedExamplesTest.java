@@ -173,7 +173,7 @@ class ScopedExamplesTest {
     void fftScopedMatchesTheSequentialFftAndInverts() {
         String line = only(run(2, 2, new Fft2d.Scoped(), "64", "16"));
         String number = "[0-9.e+-]+";
-        assertTrue(line.matches("node 0: fft 64x64, partitions 16x64, scoped \\(owner computes, transpose written in release\\): max relative"
+        assertTrue(line.matches("node 0: fft 64x64, partitions 16x64, scoped \\(home bands read once, transpose written in release\\): max relative"
                 + " error vs sequential FFT " + number + ", vs DFT by definition " + number + ", inverse vs input " + number
                 + " \\(verified, < 1e-09\\), forward [0-9.]+ s, inverse [0-9.]+ s"), line);
         // bands of 12 rows: a ragged last one, several partitions per worker, homed on three nodes
