@@ -268,8 +268,8 @@ public class Fft2d implements DsaProgram {
         }
     }
 
-    // Transforms the rows of this worker's bands of src in place and writes them transposed into dst (columns r0..r0+h),
-    // each band through columns (at least n x partitionSize).
+    // Reads each of this worker's bands of src into band (its node homes them: local hits), transforms its rows there and
+    // writes them transposed into dst (columns r0..r0+h) through columns (both at least n x partitionSize).
     private void transformAndTranspose(DsaWorker worker, SharedDoubleArray srcRe, SharedDoubleArray srcIm, SharedDoubleArray dstRe,
                                        SharedDoubleArray dstIm, boolean inverse, double[] bandRe, double[] bandIm, double[] columns) {
         ArrayLayout layout = srcRe.layout();
