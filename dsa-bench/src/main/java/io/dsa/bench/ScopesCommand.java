@@ -103,6 +103,13 @@ final class ScopesCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
 
+    @Option(names = "--job-runs", paramLabel = "N", defaultValue = "40",
+            description = "Runs of each scoped example's work in one job (one VM, every node in this JVM, a barrier between runs),"
+                    + " as a long job runs: the scoped-job row is the median of the later half. 0: none, 1 to " + BenchCommand.WarmRuns.MAX
+                    + " (default: ${DEFAULT-VALUE}; --smoke: 2). Not for the plain versions: cg, jacobi and lu find where to resume"
+                    + " from the VM's epoch, so their work cannot run twice in one job.")
+    int jobRuns;
+
     @Option(names = "--label", paramLabel = "TEXT", defaultValue = "",
             description = "Added to the plot's title and the Markdown, e.g. \"noisy, concurrent load\".")
     String label;
@@ -144,6 +151,11 @@ final class ScopesCommand implements Callable<Integer> {
             shapes = List.of("2x1");
             peer.reps = 1;
             warm.runs = 1;
+            jobRuns = 2;
+        }
+        if (jobRuns < 0 || jobRuns > BenchCommand.WarmRuns.MAX) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--job-runs " + jobRuns + " out of range [0, "
+                    + BenchCommand.WarmRuns.MAX + "]");
         }
         if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--runs: " + peer.reps + " not >= 1");
         warm.check(spec);
@@ -173,6 +185,10 @@ final class ScopesCommand implements Callable<Integer> {
                         double w = warm.median(io.dsa.agent.DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(),
                                 kind.equals("plain") ? ex.plain() : ex.scoped(), ex.args(), report -> seconds(ex, report));
                         rows.add(print(new Row(name, kind + "-warm", shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
+                    }
+                    if (kind.equals("scoped") && jobRuns > 0) {
+                        double j = jobMedian(ex, io.dsa.agent.DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build());
+                        rows.add(print(new Row(name, "scoped-job", shape[0], shape[1], j, j / seq, BarrierBench.loadAverage())));
                     }
                 }
             }
@@ -276,6 +292,30 @@ final class ScopesCommand implements Callable<Integer> {
         return warm.sequentialMedian(() -> ex.sequential().run(), peer.reps);
     }
 
+    /**
+     * Runs the scoped example's work {@link #jobRuns} times in one job ({@link RepeatedWork}).
+     *
+     * @return the median of the later half of the runs' compute seconds, each from its own verified report line
+     */
+    private double jobMedian(Example ex, io.dsa.agent.DsaConfig config) throws IOException {
+        RunReport report;
+        try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
+            report = vm.run(new RepeatedWork(ex.scoped(), jobRuns), ex.args().toArray(new String[0]));
+        }
+        List<Double> t = new ArrayList<>();
+        for (String line : report.lines()) {
+            Matcher m = ex.time().matcher(line);
+            if (line.contains("verified") && !line.contains("NOT verified") && m.find()) t.add(Double.parseDouble(m.group(1)) * ex.unitSeconds());
+        }
+        if (t.size() != jobRuns) {
+            throw new IOException(ex.name() + "-scoped: " + t.size() + " verified report lines with '" + ex.time() + "' in a job of "
+                    + jobRuns + " runs, expected one per run: " + report.lines());
+        }
+        System.out.printf(Locale.ROOT, "runs of %s-scoped %s in one job: %s%n", ex.name(), ex.args(), t);
+        double[] later = t.subList(jobRuns / 2, jobRuns).stream().mapToDouble(Double::doubleValue).toArray();
+        return BenchOut.median(later);
+    }
+
     /** @return the compute seconds of a verified report */
     private static double seconds(Example ex, RunReport report) throws IOException {
         for (String line : report.lines()) {
@@ -369,7 +409,8 @@ final class ScopesCommand implements Callable<Integer> {
                 + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
                 + " the sequential 2-D FFT of `dsa bench fft`, forward transform; psrs: `Arrays.sort` of the same keys). MPI + C over loopback TCP where a peer exists"
                 + " (lu_mpi.c, mm2_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s); the -warm kinds: every node in the bench JVM,"
-                + " " + warm.runs + " runs in a row, the median of the later half. Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
+                + " " + warm.runs + " runs in a row, the median of the later half; scoped-job: the scoped example's work run " + jobRuns
+                + " times in one job (one VM, every node in the bench JVM), the median of the later half. Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
                 label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, psrsArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
                         + " sweep / update; data `scopes-kernels.csv`.");
         BenchOut.markdown(common.out, "scopes", "Scopes: the examples with and without scopes (issue 13)", BenchCommand.typed(spec),
@@ -383,13 +424,15 @@ final class ScopesCommand implements Callable<Integer> {
             Row seq = find(rows, e, "seq", 1, 1);
             for (String shape : shapes) {
                 int[] s = BenchCommand.vmShapes(spec, List.of(shape)).get(0);
-                for (String warmth : List.of("", "-warm")) {
+                for (String warmth : List.of("", "-warm", "-job")) {
                     Row plain = find(rows, e, "plain" + warmth, s[0], s[1]);
                     Row scoped = find(rows, e, "scoped" + warmth, s[0], s[1]);
-                    if (plain == null || scoped == null) continue;
-                    String dsa = "DSA " + shape + (warmth.isEmpty() ? "" : " warm");
-                    lines.add(String.format(Locale.ROOT, "%s, %s scoped vs plain (no target): %.1f / %.1f ms = %.2fx", e, dsa,
-                            scoped.seconds() * 1e3, plain.seconds() * 1e3, scoped.seconds() / plain.seconds()));
+                    if (scoped == null) continue;
+                    String dsa = "DSA " + shape + (warmth.isEmpty() ? "" : warmth.equals("-warm") ? " warm" : " in one job");
+                    if (plain != null) {
+                        lines.add(String.format(Locale.ROOT, "%s, %s scoped vs plain (no target): %.1f / %.1f ms = %.2fx", e, dsa,
+                                scoped.seconds() * 1e3, plain.seconds() * 1e3, scoped.seconds() / plain.seconds()));
+                    }
                     if (s[0] == 2 && s[1] == 1 && List.of("mm2", "cg", "psrs").contains(e)) {
                         lines.add(BenchOut.ratio(e + ", " + dsa + " scoped vs sequential Java (faster than it)", scoped.seconds() * 1e3,
                                 seq.seconds() * 1e3, 1.0, "ms"));
