@@ -304,8 +304,8 @@ final class ScopesCommand implements Callable<Integer> {
         }
         List<Double> t = new ArrayList<>();
         for (String line : report.lines()) {
-            Matcher m = ex.time().matcher(line);
-            if (line.contains("verified") && !line.contains("NOT verified") && m.find()) t.add(Double.parseDouble(m.group(1)) * ex.unitSeconds());
+            double s = verifiedSeconds(ex, line);
+            if (s >= 0) t.add(s);
         }
         if (t.size() != jobRuns) {
             throw new IOException(ex.name() + "-scoped: " + t.size() + " verified report lines with '" + ex.time() + "' in a job of "
@@ -319,12 +319,16 @@ final class ScopesCommand implements Callable<Integer> {
     /** @return the compute seconds of a verified report */
     private static double seconds(Example ex, RunReport report) throws IOException {
         for (String line : report.lines()) {
-            Matcher m = ex.time().matcher(line);
-            if (line.contains("verified") && !line.contains("NOT verified") && m.find()) {
-                return Double.parseDouble(m.group(1)) * ex.unitSeconds();
-            }
+            double s = verifiedSeconds(ex, line);
+            if (s >= 0) return s;
         }
         throw new IOException(ex.name() + ": no verified report line with '" + ex.time() + "' in " + report.lines());
+    }
+
+    /** @return the compute seconds {@code line} gives if it is a verified report line of {@code ex}, else -1 */
+    private static double verifiedSeconds(Example ex, String line) {
+        Matcher m = ex.time().matcher(line);
+        return line.contains("verified") && !line.contains("NOT verified") && m.find() ? Double.parseDouble(m.group(1)) * ex.unitSeconds() : -1;
     }
 
     private List<Row> mpi(Example ex, List<Integer> ranks, double seq) throws Exception {
