@@ -50,8 +50,12 @@ record ModelOp(char kind, int partition, int element) {
                 throw new IllegalArgumentException("op " + s + ": " + (update ? "an update names its element, e.g. " + k + "0.1"
                         : "only D and A name an element"));
             }
-            list.add(update ? new ModelOp(k, Integer.parseInt(s.substring(1, dot)), Integer.parseInt(s.substring(dot + 1)))
-                    : new ModelOp(k, Integer.parseInt(s.substring(1)), 0));
+            try {
+                list.add(update ? new ModelOp(k, Integer.parseInt(s.substring(1, dot)), Integer.parseInt(s.substring(dot + 1)))
+                        : new ModelOp(k, Integer.parseInt(s.substring(1)), 0));
+            } catch (IllegalArgumentException e) {   // a number that is not one, or an element out of range
+                throw new IllegalArgumentException("op " + s + ": " + e.getMessage(), e);
+            }
         }
         return list;
     }

@@ -126,6 +126,18 @@ final class SimulatedCluster {
             this.id = id;
         }
 
+        /** The worker, idle, starts an op: a read or write of an element, an overwrite, or an update sent to the home. */
+        void start(int arrayId, int partition, int element, boolean write, boolean overwrite, boolean update) {
+            busy = true;
+            this.arrayId = arrayId;
+            this.partition = partition;
+            this.element = element;
+            this.write = write;
+            this.overwrite = overwrite;
+            this.update = update;
+            opsIssued++;
+        }
+
         Access needed() { return write ? Access.READ_WRITE : Access.READ; }
 
         @Override
@@ -174,13 +186,7 @@ final class SimulatedCluster {
         int p = rnd.nextInt(partitions);
         // half of the accesses hit "my" element: many nodes writing different elements of one partition
         int e = rnd.nextBoolean() ? (w.node * workersPerNode + w.id) % elements : rnd.nextInt(elements);
-        w.busy = true;
-        w.arrayId = a;
-        w.partition = p;
-        w.element = e;
-        w.write = rnd.nextInt(3) == 0;
-        w.overwrite = false;
-        opsIssued++;
+        w.start(a, p, e, rnd.nextInt(3) == 0, false, false);
         event("issue " + w);
         tryComplete(w);
     }
@@ -250,14 +256,7 @@ final class SimulatedCluster {
 
     /** An idle worker sends an update of one element to the partition's home and waits for the answer. */
     void sendUpdate(Worker w, int arrayId, int partition, int element, boolean accumulate) {
-        w.busy = true;
-        w.update = true;
-        w.arrayId = arrayId;
-        w.partition = partition;
-        w.element = element;
-        w.write = true;
-        w.overwrite = false;
-        opsIssued++;
+        w.start(arrayId, partition, element, true, false, true);
         Update u = new Update(w, arrayId, partition, element, accumulate, nextValue++);
         updatesInFlight.add(u);
         event("send " + u);
@@ -267,7 +266,7 @@ final class SimulatedCluster {
     String deliverUpdate(int k) {
         if (updatesInFlight.isEmpty()) return "deliver update: none in flight";
         Update u = updatesInFlight.remove(k % updatesInFlight.size());
-        updatesWaiting.computeIfAbsent(elementKey(u.arrayId(), u.partition(), 0), x -> new ArrayList<>()).add(u);
+        updatesWaiting.computeIfAbsent(partitionKey(u.arrayId(), u.partition()), x -> new ArrayList<>()).add(u);
         event("arrives " + u);
         writeUpdates(u.arrayId(), u.partition());
         return "arrives " + u;
@@ -280,7 +279,7 @@ final class SimulatedCluster {
      * taken away first, as a lazy worker does).
      */
     void writeUpdates(int arrayId, int partition) {
-        List<Update> waiting = updatesWaiting.get(elementKey(arrayId, partition, 0));
+        List<Update> waiting = updatesWaiting.get(partitionKey(arrayId, partition));
         if (waiting == null || waiting.isEmpty()) return;
         int h = home[arrayIndex(arrayId)][partition];
         Access needed = updateBeforeInvalidation ? Access.READ : Access.READ_WRITE;
@@ -453,13 +452,7 @@ final class SimulatedCluster {
                         if (w.busy) continue;
                         store[n].writeInt(a, p, 0, -7);
                         event("corrupt n" + n + " " + a + ":" + p + "[0]");
-                        w.busy = true;
-                        w.arrayId = a;
-                        w.partition = p;
-                        w.element = 0;
-                        w.write = false;
-                        w.overwrite = false;
-                        opsIssued++;
+                        w.start(a, p, 0, false, false, false);
                         return w;
                     }
                 }
@@ -471,6 +464,10 @@ final class SimulatedCluster {
     int arrayIndex(int arrayId) {
         for (int i = 0; i < ARRAY_IDS.length; i++) if (ARRAY_IDS[i] == arrayId) return i;
         throw new IllegalArgumentException("array " + arrayId + " not in " + java.util.Arrays.toString(ARRAY_IDS));
+    }
+
+    long partitionKey(int arrayId, int partition) {
+        return elementKey(arrayId, partition, 0);
     }
 
     long elementKey(int arrayId, int partition, int element) {

@@ -233,13 +233,7 @@ final class SimulatedClusterChain {
             complete(w);
             return;
         }
-        w.busy = true;
-        w.arrayId = arrayId;
-        w.partition = partition;
-        w.element = element;
-        w.write = write;
-        w.overwrite = overwrite;
-        cluster.opsIssued++;
+        w.start(arrayId, partition, element, write, overwrite, false);
         record("issue " + w);
         complete(w);
     }

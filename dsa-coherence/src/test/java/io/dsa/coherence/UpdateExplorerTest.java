@@ -1,7 +1,9 @@
 package io.dsa.coherence;
 
 import static io.dsa.coherence.CoherenceExplorerTest.explore;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -103,10 +105,10 @@ class UpdateExplorerTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.SECONDS)
     void updateOpsAreParsedWithTheirElementAndMalformedOnesRefused() {
-        assertTrue(ModelOp.parse("D1.0 A0.1 R1").toString().equals("[D1.0, A0.1, R1]"));
-        for (String bad : List.of("D1", "W1.0", "A0.2", "X0")) {
-            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ModelOp.parse(bad));
-            assertFalse(e.getMessage().isEmpty(), bad);
+        assertEquals("[D1.0, A0.1, R1]", ModelOp.parse("D1.0 A0.1 R1").toString());
+        for (String bad : List.of("D1", "W1.0", "A0.2", "X0", "Dx.1")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ModelOp.parse(bad));
+            assertTrue(e.getMessage().startsWith("op " + bad + ": "), e.getMessage());
         }
     }
 

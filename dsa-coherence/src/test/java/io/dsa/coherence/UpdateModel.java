@@ -118,7 +118,7 @@ final class UpdateModel {
     private void write(ClusterModel m, int home, int p, boolean atGrant) {
         java.util.Set<Fault> faults = m.config.updateFaults();
         ClusterModel.Store store = m.stores[home];
-        for (Update u : new ArrayList<>(waiting.get(p))) {
+        for (Update u : waiting.get(p)) {   // writing a store does not call back here, so the list stays as it is
             int e = u.op().element();
             int at = p * ClusterModel.ELEMENTS + e;
             boolean accumulate = u.op().kind() == 'A';
