@@ -3,6 +3,7 @@ package io.dsa.agent.transport;
 import io.dsa.coherence.CoherenceMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.EncoderException;
 import io.netty.handler.codec.MessageToByteEncoder;
@@ -175,7 +176,7 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
     private ByteBuf[] bodyIntoChunks(ByteBufAllocator alloc, MessageType type, Object msg, int total) {
         ByteBuf[] frames = new ByteBuf[(total + chunkBytes - 1) / chunkBytes];
         int[] pieces = new int[frames.length];
-        io.netty.buffer.CompositeByteBuf body = alloc.compositeHeapBuffer(frames.length);
+        CompositeByteBuf body = alloc.compositeHeapBuffer(frames.length);
         try {
             for (int i = 0; i < frames.length; i++) {
                 pieces[i] = Math.min(chunkBytes, total - i * chunkBytes);
