@@ -85,7 +85,9 @@ public class ScopedKernelBenchmark {
     private double[][] luScoped;
     private double[][] luPlain;
     private double[][] lPanel;
-    private double[][] uPanel;
+    /** The U panel's blocks, each as rows in arrays of their own, as {@code Lu} reads them. */
+    private double[][][] uPanel;
+    private double[] luRow;
     private int grid;
 
     /** Holds an owner-computes scope over the grids and the matrix open and publishes its arrays. */
@@ -170,7 +172,8 @@ public class ScopedKernelBenchmark {
         luScoped = new double[matrix.partitionCount()][];
         luPlain = new double[matrix.partitionCount()][];
         lPanel = new double[grid][];
-        uPanel = new double[grid][];
+        uPanel = new double[grid][][];
+        luRow = new double[block];
         for (int p = 0; p < matrix.partitionCount(); p++) {
             luScoped[p] = scope.local(program.a, p);
             int r0 = matrix.partitionFirstRow(p);
@@ -181,7 +184,7 @@ public class ScopedKernelBenchmark {
             }
             luPlain[p] = luScoped[p].clone();
             if (p % grid == 0) lPanel[p / grid] = luScoped[p].clone();
-            if (p / grid == 0) uPanel[p % grid] = luScoped[p].clone();
+            if (p / grid == 0) uPanel[p % grid] = Lu.rowsOf(luScoped[p], block, block);
         }
     }
 
@@ -228,7 +231,7 @@ public class ScopedKernelBenchmark {
     private double luUpdate(double[][] blocks) {
         for (int bi = 1; bi < grid; bi++) {
             for (int bj = 1; bj < grid; bj++) {
-                Lu.subtractProduct(blocks[bi * grid + bj], lPanel[bi], uPanel[bj], block, block, block);
+                Lu.subtractProduct(blocks[bi * grid + bj], lPanel[bi], uPanel[bj], block, block, block, luRow);
             }
         }
         return blocks[blocks.length - 1][0];

@@ -25,6 +25,11 @@ final class Sequential {
      */
     static void lu(double[] a, int n, int b) {
         if (b < 1 || n % b != 0) throw new IllegalArgumentException("block size " + b + " must divide n=" + n);
+        // the trailing update runs on a copy of the row and copies of the block row's rows, every one
+        // indexed by the same j: only then does the JIT vectorise it (two offsets into one array
+        // may overlap, and it leaves such a loop scalar); the arithmetic is the same
+        double[][] uRows = new double[b][n];
+        double[] row = new double[n];
         for (int c0 = 0; c0 < n; c0 += b) {
             for (int kk = c0; kk < c0 + b; kk++) {
                 double pivot = a[kk * n + kk];
@@ -34,16 +39,21 @@ final class Sequential {
                     for (int j = kk + 1; j < n; j++) a[i * n + j] -= lik * a[kk * n + j];
                 }
             }
+            int from = c0 + b;
+            for (int q = c0; q < c0 + b; q++) System.arraycopy(a, q * n + from, uRows[q - c0], from, n - from);
             for (int r = c0 + b; r < n; r++) {
                 for (int j = c0; j < c0 + b; j++) {
                     double sum = a[r * n + j];
                     for (int q = c0; q < j; q++) sum -= a[r * n + q] * a[q * n + j];
                     a[r * n + j] = sum / a[j * n + j];
                 }
+                System.arraycopy(a, r * n + from, row, from, n - from);
                 for (int q = c0; q < c0 + b; q++) {
                     double l = a[r * n + q];
-                    for (int j = c0 + b; j < n; j++) a[r * n + j] -= l * a[q * n + j];
+                    double[] u = uRows[q - c0];
+                    for (int j = from; j < n; j++) row[j] -= l * u[j];
                 }
+                System.arraycopy(row, from, a, r * n + from, n - from);
             }
         }
     }

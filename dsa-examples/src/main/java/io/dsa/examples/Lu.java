@@ -12,8 +12,9 @@ import io.dsa.DsaWorker;
 import io.dsa.ElementType;
 import io.dsa.ProgramName;
 import io.dsa.SharedDoubleArray;
-import java.util.List;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -178,18 +179,18 @@ public class Lu implements DsaProgram {
                         updateScoped(worker, layout, mine, k);
                         continue;   // the scope's closing is the step's barrier
                     }
-                    Map<Integer, double[]> panels = new HashMap<>();
+                    Map<Integer, double[]> lPanels = new HashMap<>();
+                    Map<Integer, double[][]> uPanels = new HashMap<>();
+                    double[] row = new double[layout.cols()];
                     for (int p : mine) {
                         int bi = p / grid;
                         int bj = p % grid;
                         if (bi > k && bj > k) {
-                            int lPart = bi * grid + k;
-                            int uPart = k * grid + bj;
-                            double[] l = panels.computeIfAbsent(lPart, q -> readWhole(layout, q));
-                            double[] u = panels.computeIfAbsent(uPart, q -> readWhole(layout, q));
+                            double[] l = lPanels.computeIfAbsent(bi * grid + k, q -> readWhole(layout, q));
+                            double[][] u = uPanels.computeIfAbsent(k * grid + bj, q -> uRows(layout, q));
                             double[] a = new double[layout.partitionElements(p)];
                             matrix.readPartition(p, a);
-                            subtractProduct(a, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p));
+                            subtractProduct(a, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
                             matrix.writePartition(p, a);
                         }
                     }
@@ -218,20 +219,22 @@ public class Lu implements DsaProgram {
     private void updateScoped(DsaWorker worker, ArrayLayout layout, int[] mine, int k) {
         int grid = layout.partitionGridRows();
         int kk = k * grid + k;
-        Map<Integer, double[]> panels = new HashMap<>();
+        Map<Integer, double[]> lPanels = new HashMap<>();
+        Map<Integer, double[][]> uPanels = new HashMap<>();
         for (int p : mine) {
             if (p / grid > k && p % grid > k) {
-                panels.computeIfAbsent((p / grid) * grid + k, q -> readWhole(layout, q));
-                panels.computeIfAbsent(k * grid + p % grid, q -> readWhole(layout, q));
+                lPanels.computeIfAbsent((p / grid) * grid + k, q -> readWhole(layout, q));
+                uPanels.computeIfAbsent(k * grid + p % grid, q -> uRows(layout, q));
             }
         }
+        double[] row = new double[layout.cols()];
         try (DsaScope scope = worker.scope(ArrayUse.ownerComputes(matrix))) {
             for (int p : mine) {
                 int bi = p / grid;
                 int bj = p % grid;
                 if (bi > k && bj > k) {
-                    subtractProduct(scope.local(matrix, p), panels.get(bi * grid + k), panels.get(k * grid + bj),
-                            layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p));
+                    subtractProduct(scope.local(matrix, p), lPanels.get(bi * grid + k), uPanels.get(k * grid + bj),
+                            layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
                 }
             }
         }
@@ -246,6 +249,11 @@ public class Lu implements DsaProgram {
         double[] data = new double[layout.partitionElements(partition)];
         matrix.readPartition(partition, data);
         return data;
+    }
+
+    /** @return a U panel block read whole, its rows each in an array of its own ({@link #subtractProduct}) */
+    private double[][] uRows(ArrayLayout layout, int partition) {
+        return rowsOf(readWhole(layout, partition), layout.partitionRows(partition), layout.partitionCols(partition));
     }
 
     /** The original elements of {@code partition}, row-major in the partition's shape. */
@@ -309,30 +317,49 @@ public class Lu implements DsaProgram {
 
     /** {@code a -= l * u}: {@code a} is {@code rows x cols}, {@code l} is {@code rows x inner}, {@code u} is {@code inner x cols}. */
     public static void subtractProduct(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
-        // four rows of u per sweep over a row of a: a's row is loaded and stored a quarter as often
+        subtractProduct(a, l, rowsOf(u, inner, cols), rows, inner, cols, new double[cols]);
+    }
+
+    /**
+     * {@code a -= l * u} with {@code u}'s rows in arrays of their own and {@code row} (at least
+     * {@code cols} long) as scratch: each row of {@code a} is copied into {@code row}, updated
+     * there and copied back, so the inner loop indexes {@code row} and the rows of {@code u} with
+     * the same {@code c}. The JIT vectorises it only then: with two different offsets into arrays
+     * of one type it cannot rule out that they overlap and leaves the loop scalar, about three
+     * times slower (docs/consistency.md, "Owner-computes kernels").
+     */
+    public static void subtractProduct(double[] a, double[] l, double[][] u, int rows, int inner, int cols, double[] row) {
+        // four rows of u per sweep over the row: the row is loaded and stored a quarter as often
         for (int r = 0; r < rows; r++) {
             int ar = r * cols;
             int lr = r * inner;
+            System.arraycopy(a, ar, row, 0, cols);
             int k = 0;
             for (; k + 3 < inner; k += 4) {
                 double l0 = l[lr + k];
                 double l1 = l[lr + k + 1];
                 double l2 = l[lr + k + 2];
                 double l3 = l[lr + k + 3];
-                int u0 = k * cols;
-                int u1 = u0 + cols;
-                int u2 = u1 + cols;
-                int u3 = u2 + cols;
-                for (int c = 0; c < cols; c++) {
-                    a[ar + c] -= l0 * u[u0 + c] + l1 * u[u1 + c] + l2 * u[u2 + c] + l3 * u[u3 + c];
-                }
+                double[] u0 = u[k];
+                double[] u1 = u[k + 1];
+                double[] u2 = u[k + 2];
+                double[] u3 = u[k + 3];
+                for (int c = 0; c < cols; c++) row[c] -= l0 * u0[c] + l1 * u1[c] + l2 * u2[c] + l3 * u3[c];
             }
             for (; k < inner; k++) {
                 double lrk = l[lr + k];
-                int uk = k * cols;
-                for (int c = 0; c < cols; c++) a[ar + c] -= lrk * u[uk + c];
+                double[] uk = u[k];
+                for (int c = 0; c < cols; c++) row[c] -= lrk * uk[c];
             }
+            System.arraycopy(row, 0, a, ar, cols);
         }
+    }
+
+    /** @return the {@code rows} rows of the row-major {@code block} with {@code cols} columns, each in an array of its own */
+    public static double[][] rowsOf(double[] block, int rows, int cols) {
+        double[][] out = new double[rows][];
+        for (int r = 0; r < rows; r++) out[r] = Arrays.copyOfRange(block, r * cols, (r + 1) * cols);
+        return out;
     }
 
     /**

@@ -9,6 +9,7 @@ import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.ProgramName;
 import io.dsa.SharedLongArray;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -50,8 +51,9 @@ public class Mm2 implements DsaProgram {
 
     /**
      * {@code mm2-scoped}: MM2 as the Aurora paper writes it with scopes. Each product runs in one
-     * scope in which both operands are read caches (every partition brought to every node at
-     * entry, all requests in flight together) and the result is owner-computes: each worker
+     * scope in which both operands are read caches (the right operand whole, the left one only the
+     * rows the worker's blocks of the result cover: brought to every node at entry, all requests
+     * in flight together) and the result is owner-computes: each worker
      * computes the blocks of the result it owns ({@link ArrayLayout#partitionsOfThread}) into the
      * plain arrays {@link DsaScope#local} gives, from copies of the operands read with local hits.
      * The scope's closing is the barrier between the products. The operands are filled in an
@@ -169,20 +171,21 @@ public class Mm2 implements DsaProgram {
     /**
      * {@code out = left x right} for this worker's blocks {@code mine} of {@code out}, in a scope
      * where {@code left} and {@code right} are read caches and {@code out} is owner-computes. The
-     * worker copies all of {@code right} and, per grid row of its blocks, that row band of
-     * {@code left} into plain arrays (local hits), multiplies the band over the columns its blocks
-     * of that row cover (adjacent blocks merged, so the inner loop runs along whole rows as the
-     * sequential product's does), and copies each block's columns into the result's partition.
+     * worker copies all of {@code right} (as rows) and, per grid row of its blocks, that row band
+     * of {@code left} into plain arrays (local hits), multiplies the band over the columns its
+     * blocks of that row cover (adjacent blocks merged, so the inner loop runs along whole rows as
+     * the sequential product's does), and copies each block's columns into the result's partition.
      */
     private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
         ArrayLayout layout = out.layout();
-        try (DsaScope scope = worker.scope(ArrayUse.readCache(left), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
+        try (DsaScope scope = worker.scope(leftRows(left, mine), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
             if (mine.length == 0) return;
             long[] rightAll = new long[n * n];
             right.read(0, 0, n, n, rightAll);
+            long[][] rightRows = rows(rightAll, n, n);
             int bandRows = layout.spec().partitionRows();
             long[] leftRows = new long[bandRows * n];
-            long[] band = new long[bandRows * n];
+            long[][] band = new long[bandRows][n];
             int[] from = new int[mine.length];   // the band's column intervals [from, to), adjacent blocks merged
             int[] to = new int[mine.length];
             int gridCols = layout.partitionGridCols();
@@ -199,27 +202,60 @@ public class Mm2 implements DsaProgram {
                 int r0 = layout.partitionFirstRow(mine[first]);
                 int h = layout.partitionRows(mine[first]);
                 left.read(r0, 0, h, n, leftRows);
-                java.util.Arrays.fill(band, 0, h * n, 0);
                 for (int i = 0; i < h; i++) {
-                    int oi = i * n;
-                    for (int k = 0; k < n; k++) {
-                        long a = leftRows[oi + k];
-                        if (a == 0) continue;
-                        int rk = k * n;
-                        for (int v = 0; v < intervals; v++) {
-                            for (int j = from[v]; j < to[v]; j++) band[oi + j] += a * rightAll[rk + j];
-                        }
-                    }
+                    Arrays.fill(band[i], 0);
+                    for (int v = 0; v < intervals; v++) addRowProduct(leftRows, i * n, rightRows, n, band[i], from[v], to[v]);
                 }
                 for (int b = first; b < last; b++) {
                     long[] o = scope.local(out, mine[b]);
                     int c0 = layout.partitionFirstCol(mine[b]);
                     int w = layout.partitionCols(mine[b]);
-                    for (int i = 0; i < h; i++) System.arraycopy(band, i * n + c0, o, i * w, w);
+                    for (int i = 0; i < h; i++) System.arraycopy(band[i], c0, o, i * w, w);
                 }
                 first = last;
             }
         }
+    }
+
+    /**
+     * The left operand's use in a product: a read cache of the rows this worker's blocks of the
+     * result cover (all columns), the only rows of it the worker reads. A worker with no blocks
+     * names the first row (its node fetches at most one partition it does not read).
+     */
+    private ArrayUse leftRows(SharedLongArray left, int[] mine) {
+        ArrayLayout layout = left.layout();
+        if (mine.length == 0) return ArrayUse.readCache(left, 0, 0, 1, n);
+        int first = n;
+        int end = 0;
+        for (int part : mine) {
+            first = Math.min(first, layout.partitionFirstRow(part));
+            end = Math.max(end, layout.partitionFirstRow(part) + layout.partitionRows(part));
+        }
+        return ArrayUse.readCache(left, first, 0, end - first, n);
+    }
+
+    /**
+     * The kernel of every product here: {@code out[j] += left[leftOffset + k] * right[k][j]} for
+     * {@code k} in {@code [0, count)} and {@code j} in {@code [from, to)} (zeros of the left
+     * operand skipped, as the MPI + C peer does). The inner loop indexes {@code out} and the
+     * right operand's row with the same {@code j}: the JIT vectorises it only then (with two
+     * different offsets into arrays of one type it cannot rule out that they overlap, and the
+     * loop runs at half speed; see docs/consistency.md, "Owner-computes kernels").
+     */
+    static void addRowProduct(long[] left, int leftOffset, long[][] right, int count, long[] out, int from, int to) {
+        for (int k = 0; k < count; k++) {
+            long a = left[leftOffset + k];
+            if (a == 0) continue;
+            long[] rk = right[k];
+            for (int j = from; j < to; j++) out[j] += a * rk[j];
+        }
+    }
+
+    /** The first {@code count} rows of the row-major {@code flat} with {@code width} columns, each in its own array. */
+    static long[][] rows(long[] flat, int count, int width) {
+        long[][] rows = new long[count][];
+        for (int i = 0; i < count; i++) rows[i] = Arrays.copyOfRange(flat, i * width, (i + 1) * width);
+        return rows;
     }
 
     /** Element {@code (i, j)} of the initial matrix {@code which} (0 = Q, 1 = R). */
@@ -238,31 +274,26 @@ public class Mm2 implements DsaProgram {
         int panel = right.layout().spec().partitionRows();
         long[] leftPanel = new long[rows * panel];
         long[] rightPanel = new long[panel * n];
+        long[][] outRows = new long[rows][n];
         for (int k0 = 0; k0 < n; k0 += panel) {
             int h = Math.min(panel, n - k0);
             left.read(from, k0, rows, h, leftPanel);
             right.read(k0, 0, h, n, rightPanel);
-            for (int i = 0; i < rows; i++) {
-                for (int k = 0; k < h; k++) {
-                    long a = leftPanel[i * h + k];
-                    if (a == 0) continue;
-                    int o = i * n;
-                    int b = k * n;
-                    for (int j = 0; j < n; j++) out[o + j] += a * rightPanel[b + j];
-                }
-            }
+            long[][] rightRows = rows(rightPanel, h, n);
+            for (int i = 0; i < rows; i++) addRowProduct(leftPanel, i * h, rightRows, h, outRows[i], 0, n);
         }
+        for (int i = 0; i < rows; i++) System.arraycopy(outRows[i], 0, out, i * n, n);
     }
 
-    /** Sequential {@code left x right} of row-major {@code n x n} matrices. */
+    /** Sequential {@code left x right} of row-major {@code n x n} matrices, with the kernel the workers use. */
     public static long[] multiply(long[] left, long[] right, int n) {
+        long[][] rightRows = rows(right, n, n);
+        long[] row = new long[n];
         long[] out = new long[n * n];
         for (int i = 0; i < n; i++) {
-            for (int k = 0; k < n; k++) {
-                long a = left[i * n + k];
-                if (a == 0) continue;
-                for (int j = 0; j < n; j++) out[i * n + j] += a * right[k * n + j];
-            }
+            Arrays.fill(row, 0);
+            addRowProduct(left, i * n, rightRows, n, row, 0, n);
+            System.arraycopy(row, 0, out, i * n, n);
         }
         return out;
     }
