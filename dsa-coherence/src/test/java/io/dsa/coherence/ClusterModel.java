@@ -353,6 +353,11 @@ final class ClusterModel {
             if (describe) log.add(who(worker, node) + " sends " + u + " to node " + config.home(op.partition()));
             return;
         }
+        if (op.scope() && config.scopeFaults().contains(op.kind() == 'E' ? ScopeFault.ENTRY_WITHOUT_OWNERSHIP : ScopeFault.EXIT_WITHOUT_OWNERSHIP)) {
+            if (describe) log.add(who(worker, node) + " " + op + " copies without taking the partition (the fault)");
+            complete(worker, node);
+            return;
+        }
         boolean hit = op.overwrite() ? engines[node].requestOverwrite(ARRAY, op.partition())
                 : engines[node].request(ARRAY, op.partition(), op.needed());
         if (hit != stores[node].access[op.partition()].allows(op.needed())) {
@@ -387,7 +392,17 @@ final class ClusterModel {
         waiting[worker] = false;
         pc[worker]++;
         int p = op.partition();
-        if (op.write()) {
+        if (op.kind() == 'E') {
+            // owner computes' entry: the plain array gets the partition as it is, which must be the last write
+            for (int e = 0; e < ELEMENTS; e++) {
+                int value = stores[node].value(p, e);
+                if (value != lastWrite[p * ELEMENTS + e]) {
+                    throw new Violation(who + " entered owner computes over partition " + p + " and copied " + value + " from element "
+                            + e + ", the last completed write was " + lastWrite[p * ELEMENTS + e]);
+                }
+            }
+            if (describe) log.add(who + " " + op + " copies partition " + p + " into its plain array");
+        } else if (op.write() || op.kind() == 'X') {   // owner computes' exit copies the plain array back: a write of every element
             int value = (worker + 1) * 1000 + pc[worker];
             for (int e = 0; e < ELEMENTS; e++) {
                 stores[node].write(p, e, value);

@@ -85,6 +85,27 @@ class CoherencePropertiesTest {
         updatesWritten = Math.max(updatesWritten, 0) + runAndDrain(chain).cluster.updatesWritten;
     }
 
+    /** owner-computes scopes exited in the tries of the owner-computes property */
+    static long scopesExited = -1;
+
+    /**
+     * 8 nodes on 4 partitions of 8 elements, with owner-computes scopes among the steps (a worker
+     * takes a partition its node homes, copies it out, checks the copy against the oracle, and at
+     * exit takes it again and writes every element back: {@link ModelOp}'s {@code E} and {@code X})
+     * racing the other nodes' reads, upgrades, writes, pushes and updates and their requests in flight.
+     */
+    @Property(tries = 100)
+    void eightNodesWithOwnerComputesStayCoherent(@ForAll("withOwnerComputes") ActionChain<SimulatedClusterChain> chain) {
+        scopesExited = Math.max(scopesExited, 0) + runAndDrain(chain).cluster.scopesExited;
+    }
+
+    @Provide
+    Arbitrary<ActionChain<SimulatedClusterChain>> withOwnerComputes() {
+        return Arbitraries.longs().between(1, 1_000_000).flatMap(seed -> SimulatedClusterChain.withOwnerComputes(
+                SimulatedClusterChain.withUpdates(SimulatedClusterChain.chains(seed, NODES, 1, 4, 8, 2, -1, 800, 1), NODES, 1, 4, 8, 2, 1),
+                NODES, 2, 3));
+    }
+
     @Provide
     Arbitrary<ActionChain<SimulatedClusterChain>> withUpdates() {
         return Arbitraries.longs().between(1, 1_000_000).flatMap(seed -> SimulatedClusterChain.withUpdates(
@@ -133,6 +154,8 @@ class CoherencePropertiesTest {
         long s = steps, ops = opsDone, msgs = messages, pushed = pushesDelivered, overwritten = overwritesGranted, fellBack = overwritesFellBack;
         long updated = updatesWritten;
         updatesWritten = -1;
+        long scoped = scopesExited;
+        scopesExited = -1;
         steps = 0;   // reset first: a failed check must not carry over to the next property
         opsDone = 0;
         messages = 0;
@@ -144,6 +167,10 @@ class CoherencePropertiesTest {
         if (updated >= 0) {
             System.out.println("updates written by their homes in 100 tries: " + updated);
             assertTrue(updated > 500, "updates written by their homes in 100 tries: " + updated);
+        }
+        if (scoped >= 0) {
+            System.out.println("owner-computes scopes exited in 100 tries: " + scoped);
+            assertTrue(scoped > 200, "owner-computes scopes exited in 100 tries: " + scoped);
         }
         if (overwritten >= 0) {
             System.out.println("overwrites granted without data in 100 tries: " + overwritten + ", given the access another way: " + fellBack);

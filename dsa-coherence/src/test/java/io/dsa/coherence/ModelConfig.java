@@ -18,9 +18,11 @@ import java.util.List;
  * @param pushes how many times in a run a home may push a partition to a node that holds no copy
  *        ({@link CoherenceEngine#push}), at any moment the engine allows it
  * @param updateFaults bugs every home commits with the updates it receives ({@link UpdateModel})
+ * @param scopeFaults bugs every node commits entering and exiting owner-computes scopes ({@link ModelOp}'s {@code E} and {@code X})
  */
 record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int[] workerNode, boolean eager,
-                   java.util.Set<Fault> faults, Delivery delivery, int pushes, java.util.Set<UpdateModel.Fault> updateFaults) {
+                   java.util.Set<Fault> faults, Delivery delivery, int pushes, java.util.Set<UpdateModel.Fault> updateFaults,
+                   java.util.Set<ScopeFault> scopeFaults) {
     /** Which messages in flight between two nodes may be delivered next. */
     enum Delivery {
         /** FIFO per ordered pair of nodes: the protocol's stated assumption (docs/coherence.md). */
@@ -42,10 +44,14 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
         for (int node : workerNode) {
             if (node < 0 || node >= nodes) throw new IllegalArgumentException("worker node " + node + " out of range [0, " + nodes + ")");
         }
-        for (List<ModelOp> w : workloads) {
-            for (ModelOp o : w) {
+        for (int w = 0; w < workloads.size(); w++) {
+            for (ModelOp o : workloads.get(w)) {
                 if (o.partition() < 0 || o.partition() >= partitions) {
                     throw new IllegalArgumentException("partition " + o.partition() + " out of range [0, " + partitions + ")");
+                }
+                if (o.scope() && o.partition() % nodes != workerNode[w]) {
+                    throw new IllegalArgumentException("op " + o + " of a worker on node " + workerNode[w] + ": owner computes covers"
+                            + " only the node's home partitions, and partition " + o.partition() + " is homed at node " + o.partition() % nodes);
                 }
             }
         }
@@ -69,27 +75,32 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
             node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
             w.add(ModelOp.parse(workers[i].substring(colon + 1)));
         }
-        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0, java.util.Set.of());
+        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0, java.util.Set.of(), java.util.Set.of());
     }
 
     /** @return this configuration with every engine committing {@code fault} */
     ModelConfig withFault(Fault fault) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes, updateFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes, updateFaults, scopeFaults);
     }
 
     /** @return this configuration with every home committing {@code fault} with the updates it receives */
     ModelConfig withFault(UpdateModel.Fault fault) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, java.util.EnumSet.of(fault));
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, java.util.EnumSet.of(fault), scopeFaults);
+    }
+
+    /** @return this configuration with every node committing {@code fault} in its owner-computes scopes */
+    ModelConfig withFault(ScopeFault fault) {
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, updateFaults, java.util.EnumSet.of(fault));
     }
 
     /** @return this configuration with messages delivered as {@code d} says */
     ModelConfig withDelivery(Delivery d) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes, updateFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes, updateFaults, scopeFaults);
     }
 
     /** @return this configuration with up to {@code n} pushes in a run */
     ModelConfig withPushes(int n) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n, updateFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n, updateFaults, scopeFaults);
     }
 
     /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
@@ -108,8 +119,8 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
         List<String> s = new ArrayList<>();
         for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
         return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery)
-                + (pushes == 0 ? "" : ", " + pushes + " push(es)") + (faults.isEmpty() && updateFaults.isEmpty() ? ""
-                : ", faults " + faults + updateFaults);
+                + (pushes == 0 ? "" : ", " + pushes + " push(es)") + (faults.isEmpty() && updateFaults.isEmpty() && scopeFaults.isEmpty() ? ""
+                : ", faults " + java.util.stream.Stream.of(faults, updateFaults, scopeFaults).flatMap(java.util.Set::stream).toList());
     }
 
     int home(int partition) { return partition % nodes; }

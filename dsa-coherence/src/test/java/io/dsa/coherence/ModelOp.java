@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * One step of a worker in the {@link ClusterModel}: a read ({@code R<p>}) or write ({@code W<p>}) of
- * a partition's elements, an overwrite ({@code O<p>}), or an update that travels to the home
- * ({@code D<p>.<e>}, {@code A<p>.<e>}).
+ * a partition's elements, an overwrite ({@code O<p>}), an update that travels to the home
+ * ({@code D<p>.<e>}, {@code A<p>.<e>}), or the entry ({@code E<p>}) and exit ({@code X<p>}) of an
+ * owner-computes scope over a partition the worker's node homes.
  *
  * <p>An overwrite is a write of every byte, asked for with {@link CoherenceEngine#requestOverwrite},
  * as a region write that covers the partition does: the worker hands its value to the node's store
@@ -20,12 +21,21 @@ import java.util.List;
  * {@code e}, from a scope's closing or a plain {@code accumulate} call. The worker sends it and
  * waits for the home's answer ({@link UpdateModel}).
  *
- * @param kind {@code 'R'}, {@code 'W'}, {@code 'O'}, {@code 'D'} or {@code 'A'}
+ * <p>An owner-computes scope is what dsa-agent's {@code Scopes} does for its home partitions
+ * (docs/consistency.md, "Scopes"): at entry the node takes its home partition (asks its engine
+ * for READ_WRITE, which invalidates the other copies or recalls the exclusive one) and copies it
+ * into the worker's plain array, which must then hold the last write; the worker computes there,
+ * unseen by the protocol, while the engine goes on serving requests (one sent before the scope, or
+ * a push, may take a copy of the data as it was); at exit the node takes the partition again and
+ * copies the plain array back, a new value in every element, which is the op's write.
+ * {@link ScopeFault} names the bugs this can have.
+ *
+ * @param kind {@code 'R'}, {@code 'W'}, {@code 'O'}, {@code 'D'}, {@code 'A'}, {@code 'E'} or {@code 'X'}
  * @param element the element an update changes (0 or 1); 0 for the other kinds, which touch every element
  */
 record ModelOp(char kind, int partition, int element) {
     ModelOp {
-        if ("RWODA".indexOf(kind) < 0) throw new IllegalArgumentException("op kind " + kind + ": expected one of R, W, O, D, A");
+        if ("RWODAEX".indexOf(kind) < 0) throw new IllegalArgumentException("op kind " + kind + ": expected one of R, W, O, D, A, E, X");
         if (element < 0 || element >= ClusterModel.ELEMENTS) {
             throw new IllegalArgumentException("element " + element + " out of range [0, " + ClusterModel.ELEMENTS + ")");
         }
@@ -40,9 +50,9 @@ record ModelOp(char kind, int partition, int element) {
         for (String s : ops.trim().split("\\s+")) {
             if (s.isEmpty()) continue;
             char k = s.charAt(0);
-            if ("RWODA".indexOf(k) < 0) {
+            if ("RWODAEX".indexOf(k) < 0) {
                 throw new IllegalArgumentException("op " + s + ": expected R<partition>, W<partition>, O<partition>,"
-                        + " D<partition>.<element> or A<partition>.<element>");
+                        + " D<partition>.<element>, A<partition>.<element>, E<partition> or X<partition>");
             }
             boolean update = k == 'D' || k == 'A';
             int dot = s.indexOf('.');
@@ -68,8 +78,11 @@ record ModelOp(char kind, int partition, int element) {
     /** @return whether this op travels to the home as an update (a diff or an accumulate) */
     boolean update() { return kind == 'D' || kind == 'A'; }
 
-    /** The access a read, write or overwrite needs at the worker's node (an update needs none there). */
-    Access needed() { return write() ? Access.READ_WRITE : Access.READ; }
+    /** @return whether this op enters or exits an owner-computes scope */
+    boolean scope() { return kind == 'E' || kind == 'X'; }
+
+    /** The access a read, write, overwrite, scope entry or exit needs at the worker's node (an update needs none there). */
+    Access needed() { return write() || scope() ? Access.READ_WRITE : Access.READ; }
 
     @Override
     public String toString() { return update() ? kind + "" + partition + "." + element : kind + "" + partition; }

@@ -58,6 +58,11 @@ final class SimulatedCluster {
     /** overwrites granted without data (the store wrote the worker's bytes), and those that got the access another way */
     int overwritesGranted;
     int overwritesFellBack;
+    /** owner-computes scopes entered and exited ({@link Worker#startScope}) */
+    int scopesEntered;
+    int scopesExited;
+    /** test-only bug: an owner-computes scope's exit copies back without taking its partition again */
+    boolean exitWithoutOwnership;
 
     /**
      * An update a worker sent to a partition's home: a release scope's diff of one element, or an
@@ -120,6 +125,11 @@ final class SimulatedCluster {
         boolean update;
         /** what the store runs at an overwrite's grant, while registered there */
         Runnable overwriteWriter;
+        /** 1: the op enters an owner-computes scope over its partition, 2: it exits the scope (0: neither) */
+        int scopeStep;
+        /** while the worker is inside an owner-computes scope: the array and partition (its node homes it); -1 outside */
+        int scopeArray = -1;
+        int scopePartition = -1;
 
         Worker(int node, int id) {
             this.node = node;
@@ -135,13 +145,26 @@ final class SimulatedCluster {
             this.write = write;
             this.overwrite = overwrite;
             this.update = update;
+            scopeStep = 0;
             opsIssued++;
+        }
+
+        /**
+         * The worker, idle, enters ({@code step} 1) or exits (2) an owner-computes scope over a
+         * partition its node homes: either takes the partition (READ_WRITE); the entry then copies
+         * it into the worker's plain array, which must hold the last writes, and the exit copies a
+         * new value of every element back (dsa-agent's {@code Scopes}; {@link ModelOp}'s {@code E} and {@code X}).
+         */
+        void startScope(int arrayId, int partition, int step) {
+            start(arrayId, partition, 0, true, false, false);
+            scopeStep = step;
         }
 
         Access needed() { return write ? Access.READ_WRITE : Access.READ; }
 
         @Override
         public String toString() {
+            if (scopeStep > 0) return "n" + node + "w" + id + (scopeStep == 1 ? " enter" : " exit") + " owner computes " + arrayId + ":" + partition;
             if (overwrite) return "n" + node + "w" + id + " overwrite " + arrayId + ":" + partition;
             return "n" + node + "w" + id + " " + (write ? "write " : "read ") + arrayId + ":" + partition + "[" + element + "]";
         }
@@ -199,7 +222,7 @@ final class SimulatedCluster {
      */
     void tryComplete(Worker w) {
         RecordingPartitionStore s = store[w.node];
-        if (s.access(w.arrayId, w.partition).allows(w.needed())) {
+        if (w.scopeStep == 2 && exitWithoutOwnership || s.access(w.arrayId, w.partition).allows(w.needed())) {
             if (w.overwriteWriter != null) {
                 s.takeBackOverwrite(w.arrayId, w.partition, w.overwriteWriter);
                 w.overwriteWriter = null;
@@ -226,7 +249,19 @@ final class SimulatedCluster {
     void perform(Worker w) {
         RecordingPartitionStore s = store[w.node];
         long k = elementKey(w.arrayId, w.partition, w.element);
-        if (w.overwrite) {
+        if (w.scopeStep == 1) {
+            for (int e = 0; e < elements; e++) {
+                int v = s.readInt(w.arrayId, w.partition, e);
+                int expected = oracle.getOrDefault(elementKey(w.arrayId, w.partition, e), 0);
+                if (v != expected) {
+                    throw new AssertionError("stale copy: " + w + " copied " + v + " from element " + e + ", last write was " + expected);
+                }
+            }
+            w.scopeArray = w.arrayId;
+            w.scopePartition = w.partition;
+            scopesEntered++;
+            event("done " + w);
+        } else if (w.overwrite || w.scopeStep == 2) {
             int first = nextValue;
             for (int e = 0; e < elements; e++) {
                 int v = nextValue++;
@@ -234,6 +269,11 @@ final class SimulatedCluster {
                 oracle.put(elementKey(w.arrayId, w.partition, e), v);
             }
             writes++;
+            if (w.scopeStep == 2) {
+                w.scopeArray = -1;
+                w.scopePartition = -1;
+                scopesExited++;
+            }
             event("done " + w + " = " + first + ".." + (nextValue - 1));
         } else if (w.write) {
             int v = nextValue++;

@@ -107,6 +107,10 @@ final class SimulatedClusterChain {
             complete(w);
             return;
         }
+        if (inScopeAt(node, arrayId, partition)) {
+            record("n" + node + "w" + worker + " leaves " + arrayId + ":" + partition + " alone: owner computes at its node");
+            return;
+        }
         cluster.sendUpdate(w, arrayId, partition, element, accumulate);
         record("send " + (accumulate ? "accumulate " : "diff ") + "from " + w);
     }
@@ -128,6 +132,66 @@ final class SimulatedClusterChain {
         } else {
             record(cluster.deliverAnswer(k));
         }
+    }
+
+    /**
+     * The same with owner-computes scopes among the actions, of weight {@code scopeWeight}: an idle
+     * worker outside a scope enters one over a partition its node homes ({@link #ownerComputes}),
+     * one inside its scope exits it; meanwhile the node's other workers leave that partition alone
+     * (the scope caps them) and the other nodes' reads, writes, pushes and updates go on.
+     */
+    static ActionChainArbitrary<SimulatedClusterChain> withOwnerComputes(ActionChainArbitrary<SimulatedClusterChain> chains, int nodes,
+                                                                 int workersPerNode, int scopeWeight) {
+        Arbitrary<Transformer<SimulatedClusterChain>> steps = Combinators.combine(Arbitraries.integers().between(0, nodes - 1),
+                        Arbitraries.integers().between(0, workersPerNode - 1), Arbitraries.integers().between(0, 1000))
+                .as((n, w, k) -> step("owner computes n" + n + "w" + w + " #" + k, m -> m.ownerComputes(n, w, k)));
+        return chains.withAction(scopeWeight, new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() { return steps; }
+        });
+    }
+
+    /**
+     * Worker {@code worker} of {@code node}: a busy one retries; one inside an owner-computes scope
+     * exits it; any other enters one over the k-th partition (modulo their number) its node homes
+     * and no other worker of the node has in a scope.
+     */
+    void ownerComputes(int node, int worker, int k) {
+        SimulatedCluster.Worker w = cluster.workers[node][worker];
+        if (w.busy) {
+            record("retry " + w);
+            complete(w);
+            return;
+        }
+        if (w.scopeArray >= 0) {
+            w.startScope(w.scopeArray, w.scopePartition, 2);
+        } else {
+            List<int[]> homed = new ArrayList<>();
+            for (int a = 0; a < cluster.arrays; a++) {
+                for (int p = 0; p < cluster.partitions; p++) {
+                    int arrayId = SimulatedCluster.ARRAY_IDS[a];
+                    if (cluster.home[a][p] == node && !inScopeAt(node, arrayId, p)) homed.add(new int[] {arrayId, p});
+                }
+            }
+            if (homed.isEmpty()) {
+                record("owner computes n" + node + ": no partition homed there outside a scope");
+                return;
+            }
+            int[] ap = homed.get(k % homed.size());
+            w.startScope(ap[0], ap[1], 1);
+        }
+        record("issue " + w);
+        complete(w);
+    }
+
+    /** @return whether a worker of {@code node} is inside an owner-computes scope over the partition (or on its way in or out) */
+    boolean inScopeAt(int node, int arrayId, int partition) {
+        for (SimulatedCluster.Worker o : cluster.workers[node]) {
+            boolean scoped = o.scopeArray == arrayId && o.scopePartition == partition
+                    || o.busy && o.scopeStep > 0 && o.arrayId == arrayId && o.partition == partition;
+            if (scoped) return true;
+        }
+        return false;
     }
 
     /** An idle worker starts an overwrite of a whole partition (a busy one retries instead). */
@@ -233,6 +297,10 @@ final class SimulatedClusterChain {
             complete(w);
             return;
         }
+        if (inScopeAt(node, arrayId, partition)) {   // the scope caps the node's workers: a real access there fails
+            record("n" + node + "w" + worker + " leaves " + arrayId + ":" + partition + " alone: owner computes at its node");
+            return;
+        }
         w.start(arrayId, partition, element, write, overwrite, false);
         record("issue " + w);
         complete(w);
@@ -317,9 +385,19 @@ final class SimulatedClusterChain {
 
     private void drain() {
         int guard = 0;
+        for (SimulatedCluster.Worker[] ws : cluster.workers) {   // every owner-computes scope closes
+            for (SimulatedCluster.Worker w : ws) {
+                if (!w.busy && w.scopeArray >= 0) w.startScope(w.scopeArray, w.scopePartition, 2);
+            }
+        }
         while (cluster.anyBusyWorker() || cluster.anyMessage() || cluster.anyUpdate()) {
             if (++guard > 100_000) throw new AssertionError("no progress while draining");
-            for (SimulatedCluster.Worker[] ws : cluster.workers) for (SimulatedCluster.Worker w : ws) if (w.busy) complete(w);
+            for (SimulatedCluster.Worker[] ws : cluster.workers) {
+                for (SimulatedCluster.Worker w : ws) {
+                    if (w.busy) complete(w);
+                    if (!w.busy && w.scopeArray >= 0) w.startScope(w.scopeArray, w.scopePartition, 2);   // entered while draining
+                }
+            }
             cluster.drainUpdatesOnce();
             cluster.deliverOne();
             cluster.checkInvariants();

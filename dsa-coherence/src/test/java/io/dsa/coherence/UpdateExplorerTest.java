@@ -106,7 +106,7 @@ class UpdateExplorerTest {
     @Timeout(value = 10, unit = TimeUnit.SECONDS)
     void updateOpsAreParsedWithTheirElementAndMalformedOnesRefused() {
         assertEquals("[D1.0, A0.1, R1]", ModelOp.parse("D1.0 A0.1 R1").toString());
-        for (String bad : List.of("D1", "W1.0", "A0.2", "X0", "Dx.1")) {
+        for (String bad : List.of("D1", "W1.0", "A0.2", "Y0", "Dx.1")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ModelOp.parse(bad));
             assertTrue(e.getMessage().startsWith("op " + bad + ": "), e.getMessage());
         }
