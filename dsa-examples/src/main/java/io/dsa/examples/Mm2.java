@@ -178,7 +178,7 @@ public class Mm2 implements DsaProgram {
      */
     private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
         ArrayLayout layout = out.layout();
-        try (DsaScope scope = worker.scope(leftRows(left, mine), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
+        try (DsaScope scope = worker.scope(leftBand(left, mine), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
             if (mine.length == 0) return;
             long[] rightAll = new long[n * n];
             right.read(0, 0, n, n, rightAll);
@@ -222,7 +222,7 @@ public class Mm2 implements DsaProgram {
      * result cover (all columns), the only rows of it the worker reads. A worker with no blocks
      * names the first row (its node fetches at most one partition it does not read).
      */
-    private ArrayUse leftRows(SharedLongArray left, int[] mine) {
+    private ArrayUse leftBand(SharedLongArray left, int[] mine) {
         ArrayLayout layout = left.layout();
         if (mine.length == 0) return ArrayUse.readCache(left, 0, 0, 1, n);
         int first = n;
