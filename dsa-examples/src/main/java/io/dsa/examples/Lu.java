@@ -68,9 +68,12 @@ public class Lu implements DsaProgram {
      * arrays {@link DsaScope#local} gives. The panel blocks {@code L_ik} and {@code U_kj} it needs
      * are read whole by plain {@code readPartition}s just before the scope opens (the matrix
      * cannot be both owner-computes and a read cache in one scope, and a read cache of a region
-     * is not built). The diagonal factor and the panel solves are plain, as in {@code lu}. The
-     * scope's closing replaces the step's last barrier: four global rounds per step where the
-     * plain version has three. Same arguments and check as {@code lu}. Not resumable.
+     * is not built). The panel solves are plain, as in {@code lu}; the first diagonal block is
+     * factored plainly too, and each next one inside the scope by its owner, right after its
+     * update (look-ahead), so the scope's closing is also the barrier between that factor and
+     * the next step's panels: three global rounds per step (panels' barrier, the scope's opening
+     * and closing), as the plain version has. Same arguments and check as {@code lu}, and the
+     * same results bit for bit. Not resumable.
      */
     @ProgramName("lu-scoped")
     public static final class Scoped extends Lu {
@@ -145,6 +148,8 @@ public class Lu implements DsaProgram {
             int kk = k * grid + k;
             switch ((int) (s % 3)) {
                 case 0 -> {
+                    // lu-scoped factored this diagonal block in the previous step's scope; its closing was the barrier
+                    if (scoped && k > 0) continue;
                     if (owns(mine, kk)) {
                         double[] a = new double[layout.partitionElements(kk)];
                         matrix.readPartition(kk, a);
@@ -214,7 +219,8 @@ public class Lu implements DsaProgram {
 
     /**
      * Step {@code k}'s trailing update of {@link Scoped}: the panel blocks by plain reads, then
-     * {@code A_ij -= L_ik U_kj} on this worker's blocks in an owner-computes scope.
+     * {@code A_ij -= L_ik U_kj} on this worker's blocks in an owner-computes scope, and the owner
+     * of the next diagonal block factors it there.
      */
     private void updateScoped(DsaWorker worker, ArrayLayout layout, int[] mine, int k) {
         int grid = layout.partitionGridRows();
@@ -237,6 +243,10 @@ public class Lu implements DsaProgram {
                             layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
                 }
             }
+            // look ahead: the next diagonal block is final now (its owner just updated it), so its owner factors it here,
+            // in the plain array, and the next step starts with the panels: one global round less per step
+            int next = (k + 1) * grid + k + 1;
+            if (k + 1 < grid && owns(mine, next)) factor(scope.local(matrix, next), layout.partitionRows(next));
         }
     }
 
