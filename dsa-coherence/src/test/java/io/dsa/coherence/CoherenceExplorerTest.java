@@ -262,12 +262,29 @@ class CoherenceExplorerTest {
     }
 
     private static void assertFinds(Fault fault, ModelConfig config) {
+        assertFinds(fault, config, config.withFault(fault));
+    }
+
+    /** Explores {@code config}: no violation, and some run finishes. @return the result */
+    static CoherenceExplorer.Result assertCorrect(ModelConfig config) {
+        CoherenceExplorer.Result r = explore(config);
+        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
+        assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
+        return r;
+    }
+
+    /**
+     * {@code config} is correct, and {@code broken} (the same with {@code fault}) is found, with a
+     * counterexample trace that ends at the violation (or at a state with no way on). @return the broken result
+     */
+    static CoherenceExplorer.Result assertFinds(Object fault, ModelConfig config, ModelConfig broken) {
         CoherenceExplorer.Result correct = explore(config);
         assertTrue(correct.ok(), () -> "without the fault: " + correct.violation() + "\n" + correct.traceText());
-        CoherenceExplorer.Result r = explore(config.withFault(fault));
+        CoherenceExplorer.Result r = explore(broken);
         assertFalse(r.ok(), fault + " must be found: " + r.summary());
         assertFalse(r.trace().isEmpty(), "a counterexample trace is printed");
         assertTrue(r.trace().get(r.trace().size() - 1).contains("VIOLATION") || r.violation().startsWith("no transition"),
                 "the trace ends at the violation:\n" + r.traceText());
+        return r;
     }
 }

@@ -1,8 +1,7 @@
 package io.dsa.coherence;
 
-import static io.dsa.coherence.CoherenceExplorerTest.explore;
+import static io.dsa.coherence.CoherenceExplorerTest.assertCorrect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,13 +29,6 @@ class ScopeExplorerTest {
      * race the exit's write wins) and reads partition 1.
      */
     static final ModelConfig SCOPE = ModelConfig.of(3, 2, true, "E0 X0 R0", "R0 W1 R0", "W0 R1");
-
-    private static CoherenceExplorer.Result assertCorrect(ModelConfig config) {
-        CoherenceExplorer.Result r = explore(config);
-        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
-        assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
-        return r;
-    }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -86,11 +78,6 @@ class ScopeExplorerTest {
     }
 
     private static CoherenceExplorer.Result assertFinds(ScopeFault fault, ModelConfig config) {
-        CoherenceExplorer.Result correct = explore(config);
-        assertTrue(correct.ok(), () -> "without the fault: " + correct.violation() + "\n" + correct.traceText());
-        CoherenceExplorer.Result r = explore(config.withFault(fault));
-        assertFalse(r.ok(), fault + " must be found: " + r.summary());
-        assertTrue(r.trace().get(r.trace().size() - 1).contains("VIOLATION"), "the trace ends at the violation:\n" + r.traceText());
-        return r;
+        return CoherenceExplorerTest.assertFinds(fault, config, config.withFault(fault));
     }
 }

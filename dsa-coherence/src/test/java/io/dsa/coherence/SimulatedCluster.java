@@ -58,8 +58,7 @@ final class SimulatedCluster {
     /** overwrites granted without data (the store wrote the worker's bytes), and those that got the access another way */
     int overwritesGranted;
     int overwritesFellBack;
-    /** owner-computes scopes entered and exited ({@link Worker#startScope}) */
-    int scopesEntered;
+    /** owner-computes scopes exited ({@link Worker#startScope}) */
     int scopesExited;
     /** test-only bug: an owner-computes scope's exit copies back without taking its partition again */
     boolean exitWithoutOwnership;
@@ -259,7 +258,6 @@ final class SimulatedCluster {
             }
             w.scopeArray = w.arrayId;
             w.scopePartition = w.partition;
-            scopesEntered++;
             event("done " + w);
         } else if (w.overwrite || w.scopeStep == 2) {
             int first = nextValue;

@@ -1,8 +1,6 @@
 package io.dsa.coherence;
 
-import static io.dsa.coherence.CoherenceExplorerTest.explore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,9 +39,7 @@ class UpdateExplorerTest {
     static final ModelConfig SEVERAL_SENDERS = ModelConfig.workers(3, 1, true, "0:W0 R0", "1:D0.1", "1:A0.0", "2:R0 D0.0");
 
     private static CoherenceExplorer.Result assertCorrect(ModelConfig config) {
-        CoherenceExplorer.Result r = explore(config);
-        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
-        assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
+        CoherenceExplorer.Result r = CoherenceExplorerTest.assertCorrect(config);
         assertTrue(r.updatesAtGrant() > 0, "some update waits for its home's access and is written at the grant: " + r.summary());
         return r;
     }
@@ -113,11 +109,6 @@ class UpdateExplorerTest {
     }
 
     private static void assertFinds(UpdateModel.Fault fault, ModelConfig config) {
-        CoherenceExplorer.Result correct = explore(config);
-        assertTrue(correct.ok(), () -> "without the fault: " + correct.violation() + "\n" + correct.traceText());
-        CoherenceExplorer.Result r = explore(config.withFault(fault));
-        assertFalse(r.ok(), fault + " must be found: " + r.summary());
-        assertFalse(r.trace().isEmpty(), "a counterexample trace is printed");
-        assertTrue(r.trace().get(r.trace().size() - 1).contains("VIOLATION"), "the trace ends at the violation:\n" + r.traceText());
+        CoherenceExplorerTest.assertFinds(fault, config, config.withFault(fault));
     }
 }
