@@ -47,8 +47,10 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p><b>Flushes.</b> Sends made on the event loop while it handles this channel's reads are
  * written and flushed once, when the read batch ends ({@code channelReadComplete}), so the replies
- * to a batch of requests leave in one flush. Any other send is written and flushed at once (from
- * another thread: by a task on the event loop). Everything but {@link #send} runs on the event loop.
+ * to a batch of requests leave in one flush. Any other send is written and flushed by a task
+ * behind those already queued on the event loop ({@link #writeSoon}), so the sends of a burst of
+ * tasks (a region's requests, one per partition) leave in one flush too; a close writes what is
+ * queued first. Everything but {@link #send} runs on the event loop.
  */
 final class OutboundScheduler extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(OutboundScheduler.class);
@@ -57,6 +59,8 @@ final class OutboundScheduler extends ChannelDuplexHandler {
     static final int DEFAULT_BYTES_PER_SLICE = 1 << 20;
 
     private final int bytesPerSlice;
+    /** Sends outside a read batch are flushed together by a task ({@link #writeSoon}); false: each at once (tests). */
+    private final boolean coalesceFlushes;
     private final MessageQueue urgent = new MessageQueue();
     private final MessageQueue bulk = new MessageQueue();
     private ChannelHandlerContext ctx;
@@ -78,12 +82,17 @@ final class OutboundScheduler extends ChannelDuplexHandler {
         if (!closed && !reading && ctx.channel().isWritable()) writeQueued();
     };
 
-    OutboundScheduler() { this(DEFAULT_BYTES_PER_SLICE); }
+    OutboundScheduler() { this(DEFAULT_BYTES_PER_SLICE, true); }
 
-    /** @param bytesPerSlice bytes of frames one event-loop task writes at most (tests choose a small one) */
-    OutboundScheduler(int bytesPerSlice) {
+    /**
+     * @param bytesPerSlice bytes of frames one event-loop task writes at most (tests choose a small one)
+     * @param coalesceFlushes whether sends outside a read batch are flushed together ({@link #writeSoon});
+     *        false flushes each at once, as before (tests compare the two)
+     */
+    OutboundScheduler(int bytesPerSlice, boolean coalesceFlushes) {
         if (bytesPerSlice < 1) throw new IllegalArgumentException("bytes per slice " + bytesPerSlice + " not >= 1");
         this.bytesPerSlice = bytesPerSlice;
+        this.coalesceFlushes = coalesceFlushes;
     }
 
     @Override
@@ -126,7 +135,18 @@ final class OutboundScheduler extends ChannelDuplexHandler {
         } else {
             urgent.add(m);
         }
-        if (!reading) writeQueued();
+        if (!reading) writeSoon();
+    }
+
+    /**
+     * A send outside a read batch: writes and flushes by a task behind those already queued on the
+     * event loop, so every send made by the tasks queued now (a region's requests, one task per
+     * partition) leaves in one flush instead of one each. The task runs before the event loop
+     * waits for I/O again: no wake-up, no timer.
+     */
+    private void writeSoon() {
+        if (coalesceFlushes) resumeLater();
+        else writeQueued();
     }
 
     private void drop(OutboundMessage m, String why) {
@@ -157,7 +177,8 @@ final class OutboundScheduler extends ChannelDuplexHandler {
         if (sliceBytes >= bytesPerSlice && !closed && (!urgent.isEmpty() || !bulk.isEmpty())) resumeLater();
     }
 
-    // The slice is used up and frames wait: the rest is written by a task behind the ones already queued on the event loop.
+    // Frames wait (a slice is used up, or a send outside a read batch): a task behind the ones already queued on the
+    // event loop writes them; one such task at a time.
     private void resumeLater() {
         if (resumePosted) return;
         resumePosted = true;
@@ -205,6 +226,16 @@ final class OutboundScheduler extends ChannelDuplexHandler {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable() && !reading) writeQueued();
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * Closing: what is queued and can be written goes out first (a refusal sent just before the
+     * close, say), as a send outside a read batch did when it was flushed at once.
+     */
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        if (!closed) writeQueued();
+        ctx.close(promise);
     }
 
     @Override
