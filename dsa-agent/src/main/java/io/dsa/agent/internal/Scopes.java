@@ -296,10 +296,14 @@ final class Scopes {
         if (!early) ScopeDirectory.setCaps(ScopeSwitch.caps(uses));
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
+        // owner computes' home partitions asked for now too, so their recalls travel while the fill does (other arrays:
+        // independent transactions); withHomesOwned below waits for them and asks again for any lost meanwhile
+        List<ArrayState> computed = states(uses, ArrayUse.Behaviour.OWNER_COMPUTES);
+        if (!copies.isEmpty()) for (ArrayState a : computed) directory.requestHomes(a);
         // one wait for all of them: the worker is woken once, by the last copy, not once per copy still on its way
         if (!copies.isEmpty()) await(CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])), uses);
         // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
-        for (ArrayState a : states(uses, ArrayUse.Behaviour.OWNER_COMPUTES)) {
+        for (ArrayState a : computed) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
             withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]));
             directory.cap(List.of(a), Access.NONE);
