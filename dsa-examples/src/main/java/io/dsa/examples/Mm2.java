@@ -173,8 +173,9 @@ public class Mm2 implements DsaProgram {
      * where {@code left} and {@code right} are read caches and {@code out} is owner-computes. The
      * worker copies all of {@code right} (as rows) and, per grid row of its blocks, that row band
      * of {@code left} into plain arrays (local hits), multiplies the band over the columns its
-     * blocks of that row cover (adjacent blocks merged, so the inner loop runs along whole rows as
-     * the sequential product's does), and copies each block's columns into the result's partition.
+     * blocks of that row cover (adjacent blocks merged: with the default distribution a node's
+     * blocks alternate with the other nodes' along a row, so the inner loop runs along one block's
+     * width), and copies each block's columns into the result's partition.
      */
     private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
         ArrayLayout layout = out.layout();
