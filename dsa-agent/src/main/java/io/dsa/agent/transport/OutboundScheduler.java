@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,10 +48,10 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p><b>Flushes.</b> Sends made on the event loop while it handles this channel's reads are
  * written and flushed once, when the read batch ends ({@code channelReadComplete}), so the replies
- * to a batch of requests leave in one flush. Any other send is written and flushed by a task
- * behind those already queued on the event loop ({@link #writeSoon}), so the sends of a burst of
- * tasks (a region's requests, one per partition) leave in one flush too; a close writes what is
- * queued first. Everything but {@link #send} runs on the event loop.
+ * to a batch of requests leave in one flush. Any other send is written and flushed at once if
+ * nothing else waits on the event loop, else by a task behind what waits ({@link #writeSoon}), so
+ * the sends of a burst of tasks (a region's requests, one per partition) leave in one flush too; a
+ * close writes what is queued first. Everything but {@link #send} runs on the event loop.
  */
 final class OutboundScheduler extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(OutboundScheduler.class);
@@ -139,14 +140,23 @@ final class OutboundScheduler extends ChannelDuplexHandler {
     }
 
     /**
-     * A send outside a read batch: writes and flushes by a task behind those already queued on the
-     * event loop, so every send made by the tasks queued now (a region's requests, one task per
-     * partition) leaves in one flush instead of one each. The task runs before the event loop
-     * waits for I/O again: no wake-up, no timer.
+     * A send outside a read batch. If other tasks wait on the event loop (a region's requests, one
+     * task per partition), it is written and flushed by a task behind them, so every send those
+     * tasks make leaves in one flush instead of one each; that task runs before the event loop
+     * waits for I/O again (no wake-up, no timer). A lone send, with nothing else queued, is
+     * written and flushed at once: batching it would only delay it.
      */
     private void writeSoon() {
-        if (coalesceFlushes) resumeLater();
+        if (coalesceFlushes && othersQueued(ctx.executor())) resumeLater();
         else writeQueued();
+    }
+
+    /**
+     * @return whether tasks wait on {@code loop} besides the running one; true where the loop cannot
+     *         tell (not a {@link SingleThreadEventExecutor}: a test's embedded loop)
+     */
+    static boolean othersQueued(EventExecutor loop) {
+        return !(loop instanceof SingleThreadEventExecutor s) || s.pendingTasks() > 0;
     }
 
     private void drop(OutboundMessage m, String why) {

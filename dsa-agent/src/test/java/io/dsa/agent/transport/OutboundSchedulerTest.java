@@ -11,12 +11,18 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -238,6 +244,52 @@ class OutboundSchedulerTest {
         assertEquals(List.of("GET_S(0)", "GET_S(1)", "GET_S(2)", "GET_S(3)", "GET_S(4)"), out);
         assertFalse(ch.finish());
         return flushes;
+    }
+
+    /**
+     * On a real event loop: a lone send, with nothing else queued there, is flushed at once (a task
+     * behind it would only delay it); the sends of five tasks queued together leave in one flush.
+     * The seeded bug, a flush per send, flushes six times.
+     */
+    @Test
+    void onARealEventLoopALoneSendIsFlushedAtOnceAndABurstTogether() throws Exception {
+        assertEquals(List.of(1, 6), flushesOnARealLoop(true));
+        assertEquals(List.of(1, 2, 3, 4, 5, 6), flushesOnARealLoop(false), "the seeded bug: a flush per send");
+    }
+
+    // A scheduler on a channel of a one-thread local event loop: one send from a task, then five from five tasks queued together.
+    private List<Integer> flushesOnARealLoop(boolean coalesce) throws Exception {
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
+        try {
+            List<String> out = new CopyOnWriteArrayList<>();
+            List<Integer> flushes = new CopyOnWriteArrayList<>();
+            OutboundScheduler s = new OutboundScheduler(OutboundScheduler.DEFAULT_BYTES_PER_SLICE, coalesce);
+            LocalChannel ch = new LocalChannel();
+            group.register(ch).sync();
+            EventLoop loop = ch.eventLoop();
+            loop.submit(() -> ch.pipeline().addLast(recorder(out, flushes), s)).get(10, TimeUnit.SECONDS);
+            loop.submit(() -> {
+                s.send(getS(0));
+                assertEquals(List.of(1), flushes, "a lone send is flushed before its task ends");
+            }).get(10, TimeUnit.SECONDS);
+            loop.submit(() -> {
+                for (int p = 1; p <= 5; p++) {
+                    int partition = p;
+                    loop.execute(() -> s.send(getS(partition)));
+                }
+            }).get(10, TimeUnit.SECONDS);
+            loop.submit(() -> { }).get(10, TimeUnit.SECONDS);   // behind the five, so behind the task the first one queued
+            loop.submit(() -> { }).get(10, TimeUnit.SECONDS);   // and behind that task, which writes them
+            assertEquals(List.of("GET_S(0)", "GET_S(1)", "GET_S(2)", "GET_S(3)", "GET_S(4)", "GET_S(5)"), out);
+            ch.close().sync();
+            return List.copyOf(flushes);
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private OutboundMessage getS(int partition) {
+        return encoder.encode(PooledByteBufAllocator.DEFAULT, new CoherenceMessage(CoherenceOp.GET_S, 1, partition, 1, 0, 1, null));
     }
 
     /** A send and then a close, before the event loop's next task: the message is written and flushed before the channel closes. */
