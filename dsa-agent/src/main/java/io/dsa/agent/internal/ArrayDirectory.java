@@ -322,6 +322,12 @@ final class ArrayDirectory {
         }
     }
 
+    /** @return the engine, for a task on the I/O thread ({@link #onIoThread}) that reads its entries */
+    CoherenceEngine engine() {
+        assert io.isCurrent() : "the engine off the I/O thread";
+        return engine;
+    }
+
     /** @return a future completed once this node has {@code needed} on {@code partition}: {@link GrantWaits#whenGranted} */
     CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
         return grantWaits.whenGranted(a, partition, needed);

@@ -10,6 +10,7 @@ import io.dsa.agent.wire.DiffMessage;
 import io.dsa.agent.wire.LaneOfferMessage;
 import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.PushMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
 import io.dsa.agent.wire.ReportMessage;
@@ -43,6 +44,7 @@ final class NodeRoutes {
         router.on(AccumulateMessage.class, rt.accumulator::onAccumulate);
         router.on(AccumulatedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(DiffMessage.class, rt.diffs::onDiff);
+        router.on(PushMessage.class, rt.scopes.computed::onPush);
         router.on(DiffAppliedMessage.class, (from, m) -> calls.complete(m.requestId(), m));
         router.on(LaneOfferMessage.class, rt.lanes::onOffer);
         if (monitor != null) router.on(LaneRequestMessage.class, rt.lanes::onRequest);

@@ -99,7 +99,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.diffs = new Diffs(nodeId, arrays, peers, calls, job, io);
         this.locks = new LockClient(nodeId, peers, calls, job);
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
-        this.scopes = new Scopes(this);
+        this.scopes = new Scopes(this, new ComputedPushes(nodeId, arrays, peers, calls));
         this.gate = new MigrationGate(nodeId, counters, scopes::open);
         this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && config.barrier() == BarrierKind.TREE
                 && config.proxy() == ProxyMode.FLOAT, nodeId, nodes, capacity, peers, router::route, job,

@@ -62,9 +62,19 @@ final class ScopeDirectory {
 
     /** @return ownership of every partition of {@code a} homed at this node, all asked for now; done when each was granted */
     List<CompletableFuture<Void>> requestHomes(ArrayState a) {
-        List<CompletableFuture<Void>> owned = new ArrayList<>();
-        for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == nodeId) owned.add(arrays.whenGranted(a, p, homeAccess()));
-        return owned;
+        return requestHomes(a, homeAccess());
+    }
+
+    /**
+     * @return {@code needed} on every partition of {@code a} homed at this node, all asked for now;
+     *         done when each was granted. {@link Access#READ} recalls only an exclusive owner
+     *         elsewhere and keeps the sharers: owner computes' opening in update mode
+     *         ({@link ComputedPushes}).
+     */
+    List<CompletableFuture<Void>> requestHomes(ArrayState a, Access needed) {
+        List<CompletableFuture<Void>> granted = new ArrayList<>();
+        for (int p = 0; p < a.slots.length; p++) if (a.layout.homeOf(p) == nodeId) granted.add(arrays.whenGranted(a, p, needed));
+        return granted;
     }
 
     /**
@@ -77,8 +87,15 @@ final class ScopeDirectory {
      * @return whether it copied
      */
     boolean copyIfHomesOwned(ArrayState a, IntConsumer copy) {
-        if (copyWhileOwned(a, copy)) return true;
-        Access needed = homeAccess();
+        return copyIfHomesGranted(a, homeAccess(), copy);
+    }
+
+    /**
+     * {@link #copyIfHomesOwned} with {@code needed} in place of ownership: {@link Access#READ}
+     * for owner computes' copies in, in update mode ({@link ComputedPushes}).
+     */
+    boolean copyIfHomesGranted(ArrayState a, Access needed, IntConsumer copy) {
+        if (copyWhileGranted(a, needed, copy)) return true;
         return arrays.onIoThread(() -> {
             for (int p = 0; p < a.slots.length; p++) {
                 if (a.layout.homeOf(p) == nodeId && (!a.slots[p].granted().allows(needed) || !a.slots[p].allocated())) return false;
@@ -102,7 +119,11 @@ final class ScopeDirectory {
      * @return whether it copied with every partition owned throughout
      */
     boolean copyWhileOwned(ArrayState a, IntConsumer copy) {
-        Access needed = homeAccess();
+        return copyWhileGranted(a, homeAccess(), copy);
+    }
+
+    // copyWhileOwned with needed in place of ownership
+    private boolean copyWhileGranted(ArrayState a, Access needed, IntConsumer copy) {
         int[] stamps = new int[a.slots.length];
         for (int p = 0; p < a.slots.length; p++) {
             if (a.layout.homeOf(p) != nodeId) continue;
@@ -179,6 +200,40 @@ final class ScopeDirectory {
             }
             default -> throw new AssertionError(type);
         }
+    }
+
+    private static final java.lang.invoke.VarHandle LONG_BITS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle INT_BITS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * @return whether the plain array {@code from} holds exactly partition {@code p}'s bytes, bit for
+     *         bit (so -0.0 differs from 0.0, and NaNs by their bits): a partition an owner-computes
+     *         scope did not change need not be written back or pushed. On the I/O thread.
+     */
+    static boolean samePartition(ArrayState a, int p, Object from) {
+        byte[] data = a.slots[p].data;
+        switch (a.spec.elementType()) {
+            case DOUBLE -> {
+                double[] d = (double[]) from;
+                for (int k = 0; k < d.length; k++) if ((long) LONG_BITS.get(data, k << 3) != Double.doubleToRawLongBits(d[k])) return false;
+            }
+            case LONG -> {
+                long[] d = (long[]) from;
+                for (int k = 0; k < d.length; k++) if ((long) LONG_BITS.get(data, k << 3) != d[k]) return false;
+            }
+            case FLOAT -> {
+                float[] d = (float[]) from;
+                for (int k = 0; k < d.length; k++) if ((int) INT_BITS.get(data, k << 2) != Float.floatToRawIntBits(d[k])) return false;
+            }
+            case INT -> {
+                int[] d = (int[]) from;
+                for (int k = 0; k < d.length; k++) if ((int) INT_BITS.get(data, k << 2) != d[k]) return false;
+            }
+            default -> throw new AssertionError(a.spec.elementType());
+        }
+        return true;
     }
 
     /** Writes the plain array {@code from} into partition {@code p}'s bytes (little-endian); on the I/O thread. */

@@ -9,6 +9,7 @@ import io.dsa.SharedDoubleArray;
 import io.dsa.SharedFloatArray;
 import io.dsa.SharedIntArray;
 import io.dsa.SharedLongArray;
+import io.dsa.agent.wire.DiffAppliedMessage;
 import io.dsa.coherence.Access;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -21,20 +22,23 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 
 /**
  * The scopes of this node's workers (issue 13, docs/consistency.md): per phase, how each named
  * array behaves. A scope opens with one collective round that checks every worker named the same
  * uses, then the first of the node's workers to arrive sets the node up while the others wait:
  * a read cache requests a read copy of every partition at once and caps the workers' access at
- * READ; owner computes takes ownership of the node's home partitions at once, copies them into
+ * READ; owner computes takes ownership of the node's home partitions at once (in a global scope
+ * only read access, leaving the other nodes' copies: {@link ComputedPushes}), copies them into
  * plain arrays and caps the workers' access at NONE; a release scope gives the array a
  * {@link ReleaseBuffer} and caps the workers' access at NONE. A cap only lowers what the workers
  * get of the engine's grant ({@link Slot#cap}), so an access the scope forbids misses, and the miss path
  * refuses it ({@link AbstractSharedArray#checkScope}) or, in a release scope, buffers the write
  * or reads the buffer and the node's copy; hits are unchanged. The last of the node's workers to
  * close the scope sends the release buffers' diffs to the homes and waits until all are written
- * ({@link Diffs}), copies the plain arrays back and lifts the caps before it joins the closing
+ * ({@link Diffs}), copies the plain arrays back (in a global scope also into the other nodes'
+ * copies, pushed and answered) and lifts the caps before it joins the closing
  * barrier, so no other node can see the array before it is back. A switch ({@link DsaScope#next}) is a close whose
  * barrier is the next scope's opening round; a read cache of a region fills the partitions of the
  * regions the node's workers name (each names its own before the round, so after it the first
@@ -62,10 +66,13 @@ final class Scopes {
     volatile PushedDiffs.Fault pushFault;
     /** Diffs pushed in switches at this node (arrays times switches), for tests and counters. */
     final LongAdder pushes = new LongAdder();
+    /** Owner computes in update mode: its results pushed to the sharers when it closes. */
+    final ComputedPushes computed;
 
-    Scopes(NodeRuntime rt) {
+    Scopes(NodeRuntime rt, ComputedPushes computed) {
         this.rt = rt;
         this.directory = new ScopeDirectory(rt.nodeId, rt.arrays);
+        this.computed = computed;
     }
 
     /** @return how many scopes are open at this node (set up and not yet torn down) */
@@ -85,10 +92,13 @@ final class Scopes {
         final List<ArrayState> pushed;
         /** Whether a switch into this scope without pushed diffs set its caps before its round; guarded by the {@link Scopes}. */
         boolean earlyCaps;
+        /** Whether owner computes runs in update mode here ({@link ComputedPushes}): a global scope. */
+        final boolean update;
 
-        NodeScope(List<ArrayUse> uses, List<ArrayState> pushed) {
+        NodeScope(List<ArrayUse> uses, List<ArrayState> pushed, boolean update) {
             this.uses = uses;
             this.pushed = pushed;
+            this.update = update;
         }
     }
 
@@ -159,7 +169,7 @@ final class Scopes {
         Object key = group == null ? (Object) sequence : group.name + "#" + mine.groupOpens.merge(group.name, 1L, Long::sum);
         NodeScope node;
         synchronized (this) {
-            node = bySequence.computeIfAbsent(key, k -> new NodeScope(uses, pushed));
+            node = bySequence.computeIfAbsent(key, k -> new NodeScope(uses, pushed, ComputedPushes.applies(group == null)));
             // before the round: after it, every worker of the node has named its regions
             for (ArrayUse u : uses) {
                 if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) {
@@ -298,14 +308,23 @@ final class Scopes {
         for (ArrayUse u : uses) if (u.behaviour() == ArrayUse.Behaviour.READ_CACHE) copies.addAll(directory.requestCopies(state(u.array()), node.fills.get(state(u.array()))));
         // owner computes' home partitions asked for now too, so their recalls travel while the fill does (other arrays:
         // independent transactions); withHomesOwned below waits for them and asks again for any lost meanwhile
-        List<ArrayState> computed = states(uses, ArrayUse.Behaviour.OWNER_COMPUTES);
-        if (!copies.isEmpty()) for (ArrayState a : computed) directory.requestHomes(a);
+        List<ArrayState> computedHere = states(uses, ArrayUse.Behaviour.OWNER_COMPUTES);
+        Access homes = node.update ? Access.READ : Access.READ_WRITE;
+        if (!copies.isEmpty()) for (ArrayState a : computedHere) directory.requestHomes(a, homes);
         // one wait for all of them: the worker is woken once, by the last copy, not once per copy still on its way
         if (!copies.isEmpty()) await(CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])), uses);
-        // owner computes: the home partitions owned here, copied into plain arrays, then capped at NONE
-        for (ArrayState a : computed) {
+        // owner computes: the home partitions owned here (in update mode readable here: the sharers keep their copies),
+        // copied into plain arrays, then capped at NONE
+        for (ArrayState a : computedHere) {
             if (a.locals == null) a.locals = new Object[a.slots.length];
-            withHomesOwned(a, "opening a scope over " + uses, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]));
+            IntConsumer copyIn = p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]);
+            if (node.update) {
+                do {
+                    for (CompletableFuture<Void> o : directory.requestHomes(a, Access.READ)) rt.job.await(o, "opening a scope over " + uses);
+                } while (!directory.copyIfHomesGranted(a, Access.READ, copyIn));
+            } else {
+                withHomesOwned(a, "opening a scope over " + uses, copyIn);
+            }
             directory.cap(List.of(a), Access.NONE);
         }
     }
@@ -324,7 +343,7 @@ final class Scopes {
 
     // Runs on the last worker of the node to close the scope, before it joins the closing barrier: no
     // worker of this node touches the arrays now, and no other node's worker can until that barrier.
-    private void tearDown(List<ArrayUse> uses, List<ArrayState> pushed, List<ArrayState> recapped) {
+    private void tearDown(List<ArrayUse> uses, List<ArrayState> pushed, List<ArrayState> recapped, boolean update) {
         try {
             // release and accumulate scopes: every diff written (combined) at its home and answered before the closing
             // barrier; but the diffs of a release scope switched to a read cache of the same array ride that barrier
@@ -343,9 +362,10 @@ final class Scopes {
             directory.cap(all, Access.READ_WRITE);
             for (ArrayUse u : uses) {
                 ArrayState a = state(u.array());
-                // a read request sent before the scope may have taken a copy of the old data meanwhile:
-                // owning the partition again invalidates it before the new data goes back
-                if (u.behaviour() == ArrayUse.Behaviour.OWNER_COMPUTES) {
+                // update mode: the results written here and pushed to the copies (ComputedPushes); otherwise, or where
+                // a partition cannot be pushed, owned again: a read request sent before the scope may have taken a copy
+                // of the old data meanwhile, and owning the partition invalidates it before the new data goes back
+                if (u.behaviour() == ArrayUse.Behaviour.OWNER_COMPUTES && !(update && closePushing(a, uses))) {
                     withHomesOwned(a, "closing a scope over " + uses, p -> ScopeDirectory.copyOut(a, p, a.locals[p]));
                 }
                 a.scopeUse = null;
@@ -356,6 +376,27 @@ final class Scopes {
                 open--;
             }
         }
+    }
+
+    /**
+     * Owner computes' closing in update mode ({@link ComputedPushes}): this node's requests for
+     * {@code a} still under way installed, then its home partitions written and pushed to their
+     * sharers, and every sharer's answer awaited.
+     *
+     * @return whether it was done so; if not, nothing was written, and the caller writes the partitions back owned
+     */
+    private boolean closePushing(ArrayState a, List<ArrayUse> uses) {
+        String what = "closing a scope over " + uses;
+        ComputedPushes.Closing closing;
+        while (!(closing = rt.job.await(computed.closeHomes(a), what)).underWay().isEmpty()) {
+            for (CompletableFuture<Void> f : closing.underWay()) rt.job.await(f, what);
+        }
+        if (closing.answers() == null) return false;
+        for (CompletableFuture<Object> answer : closing.answers()) {
+            DiffAppliedMessage done = (DiffAppliedMessage) rt.job.await(answer, what);
+            if (!done.error().isEmpty()) throw new DsaException(done.error());
+        }
+        return true;
     }
 
     /**
@@ -495,7 +536,7 @@ final class Scopes {
                 last = ++node.closed == rt.threadsPerNode;
                 if (last) bySequence.remove(key);
             }
-            if (last) tearDown(node.uses, pushed, recapped);
+            if (last) tearDown(node.uses, pushed, recapped, node.update);
             return last;
         }
     }

@@ -21,6 +21,7 @@ import io.dsa.agent.wire.JoinMessage;
 import io.dsa.agent.wire.LaneOfferMessage;
 import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
+import io.dsa.agent.wire.PushMessage;
 import io.dsa.agent.wire.RegisterMessage;
 import io.dsa.agent.wire.RegisteredMessage;
 import io.dsa.agent.wire.ReportMessage;
@@ -29,6 +30,7 @@ import io.dsa.agent.wire.VarOpMessage;
 import io.dsa.agent.wire.VarResultMessage;
 import io.dsa.agent.wire.ViewMessage;
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.CorruptedFrameException;
 
 /**
  * The codecs of the messages between the nodes of a VM and their monitor (codes 10..27:
@@ -131,6 +133,48 @@ final class ClusterCodecs {
         out.writeInt((int) bytes);
         for (long run : m.runs()) out.writeBytes(m.values(), DiffMessage.first(run) * size, DiffMessage.count(run) * size);
     }
+
+    static final MessageCodec<PushMessage> PUSH = MessageCodec.of((m, out) -> {
+        out.writeLong(m.requestId());
+        out.writeInt(m.arrayId());
+        writeLongs(m.parts(), out);
+        long total = m.valueBytes();
+        if (m.parts().length > 0 && (m.sources() == null ? m.values() == null : m.sources().length != m.parts().length)) {
+            throw new IllegalArgumentException(m + ": " + m.parts().length + " parts without as many sources or values");
+        }
+        if (total > Integer.MAX_VALUE || total < 0) throw new IllegalArgumentException(m + ": " + total + " bytes of values");
+        out.writeInt((int) total);
+        if (m.sources() == null) {
+            if (m.values() != null && m.values().length != total) {
+                throw new IllegalArgumentException(m + ": " + m.values().length + " bytes of values, the parts add up to " + total);
+            }
+            if (m.values() != null) out.writeBytes(m.values());
+            return;
+        }
+        for (int i = 0; i < m.parts().length; i++) {
+            int bytes = PushMessage.bytes(m.parts()[i]);
+            if (bytes < 0 || bytes > m.sources()[i].length) {
+                throw new IllegalArgumentException(m + ": part " + i + " of " + bytes + " bytes from a source of " + m.sources()[i].length);
+            }
+            out.writeBytes(m.sources()[i], 0, bytes);
+        }
+    }, body -> {
+        long requestId = body.readLong();
+        int arrayId = body.readInt();
+        long[] parts = readLongs(body, "parts");
+        if (parts == null) throw new CorruptedFrameException("push parts absent (count -1)");
+        long total = 0;
+        for (long p : parts) {
+            if (PushMessage.bytes(p) < 0) throw new CorruptedFrameException("push part of " + PushMessage.bytes(p) + " bytes, expected >= 0");
+            total += PushMessage.bytes(p);
+        }
+        byte[] values = readBytes(body, "push values");
+        if (values == null || values.length != total) {
+            throw new CorruptedFrameException("push values of " + (values == null ? -1 : values.length) + " bytes, its parts add up to "
+                    + total);
+        }
+        return new PushMessage(requestId, arrayId, parts, null, values);
+    });
 
     static final MessageCodec<DiffAppliedMessage> DIFF_APPLIED = MessageCodec.of((m, out) -> {
         out.writeLong(m.requestId());

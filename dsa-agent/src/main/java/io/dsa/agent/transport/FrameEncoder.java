@@ -100,8 +100,9 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
             return OutboundMessage.whole(type, true, m.arrayId(), m.partition(), encodeNow(alloc, msg));
         }
         int hint = WireFormat.sizeHint(type, msg);
-        if (type == MessageType.DIFF && hint - WireFormat.PREFIX_BYTES > chunkBytes && hint < WireFormat.MAX_CHUNKED_BODY_BYTES) {
-            // a diff's size is known exactly (sizeHint): its body is written straight into its chunk frames
+        if ((type == MessageType.DIFF || type == MessageType.PUSH) && hint - WireFormat.PREFIX_BYTES > chunkBytes
+                && hint < WireFormat.MAX_CHUNKED_BODY_BYTES) {
+            // a diff's or a push's size is known exactly (sizeHint): its body is written straight into its chunk frames
             return OutboundMessage.chunked(type, false, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION,
                     bodyIntoChunks(alloc, type, msg, hint - WireFormat.PREFIX_BYTES));
         }

@@ -31,6 +31,7 @@ final class MessageCodecs {
         put(MessageType.ACCUMULATED, ClusterCodecs.ACCUMULATED);
         put(MessageType.DIFF, ClusterCodecs.DIFF);
         put(MessageType.DIFF_APPLIED, ClusterCodecs.DIFF_APPLIED);
+        put(MessageType.PUSH, ClusterCodecs.PUSH);
         put(MessageType.BUDDY_COPY, CheckpointCodecs.BUDDY_COPY);
         put(MessageType.LANE_REQUEST, ClusterCodecs.LANE_REQUEST);
         put(MessageType.LANE_OFFER, ClusterCodecs.LANE_OFFER);

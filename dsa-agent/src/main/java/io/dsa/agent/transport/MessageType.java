@@ -36,6 +36,7 @@ import io.dsa.agent.wire.LaneOfferMessage;
 import io.dsa.agent.wire.LaneRequestMessage;
 import io.dsa.agent.wire.LockMessage;
 import io.dsa.agent.wire.NodeRequestMessage;
+import io.dsa.agent.wire.PushMessage;
 import io.dsa.agent.wire.ReadArrayMessage;
 import io.dsa.agent.wire.RegisterCloneMessage;
 import io.dsa.agent.wire.RegisterMessage;
@@ -94,6 +95,7 @@ enum MessageType {
     COHERENCE(32, CoherenceMessage.class, false),
     /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */
     CHUNK(33, null, false),
+    PUSH(34, PushMessage.class, false),
 
     HOST_JOB(64, HostJobMessage.class, false),
     HOST_JOB_EVENT(65, HostJobEventMessage.class, false),

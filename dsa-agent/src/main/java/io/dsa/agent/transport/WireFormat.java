@@ -188,6 +188,14 @@ final class WireFormat {
             long bytes = PREFIX_BYTES + Long.BYTES + 3 * Integer.BYTES + Integer.BYTES + runs * Long.BYTES + Integer.BYTES + values;
             return (int) Math.min(bytes, MAX_CHUNKED_BODY_BYTES);
         }
+        if (type == MessageType.PUSH) {
+            // request id, array, the parts with their count, the values with theirs (ClusterCodecs.PUSH)
+            io.dsa.agent.wire.PushMessage m = (io.dsa.agent.wire.PushMessage) message;
+            long parts = m.parts() == null ? 0 : m.parts().length;
+            long bytes = PREFIX_BYTES + Long.BYTES + Integer.BYTES + Integer.BYTES + parts * Long.BYTES + Integer.BYTES
+                    + (m.parts() == null ? 0 : m.valueBytes());
+            return (int) Math.min(bytes, MAX_CHUNKED_BODY_BYTES);
+        }
         return DEFAULT_SIZE_HINT;
     }
 

@@ -1,6 +1,8 @@
 package io.dsa.agent.internal;
 
+import io.dsa.agent.BarrierKind;
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.ProxyMode;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +21,16 @@ final class InMemoryVm implements AutoCloseable {
         for (int k = 1; k < base.nodes(); k++) {
             nodes.add(NodeRuntime.start(base.toBuilder().nodeId(k).monitorAddress(nodes.get(0).address()).build(), network));
         }
+    }
+
+    /**
+     * @return a VM of {@code nodes} x {@code threads} on a network faulted by {@code plan}, with the
+     *         TREE barrier and the FLOAT proxy (so global rounds carry node payloads) and a random secret
+     */
+    static InMemoryVm tree(FaultPlan plan, int nodes, int threads) {
+        return new InMemoryVm(new InMemoryNetwork(plan), DsaConfig.builder().nodes(nodes).threadsPerNode(threads)
+                .barrier(BarrierKind.TREE).proxy(ProxyMode.FLOAT).randomSecret().startupTimeoutMs(20_000)
+                .build());
     }
 
     /** @return node {@code k}'s runtime */

@@ -8,9 +8,6 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
 import io.dsa.SharedDoubleArray;
-import io.dsa.agent.BarrierKind;
-import io.dsa.agent.DsaConfig;
-import io.dsa.agent.ProxyMode;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import java.util.List;
@@ -55,8 +52,7 @@ class PushedSwitchTest {
         plan.on("BARRIER_RELEASE").probability(0.5).delay(4, 3);
         plan.on("BARRIER_ARRIVE").probability(0.3).delay(4, 3);
         plan.on("COHERENCE").probability(0.2).delay(4, 2);
-        vm = new InMemoryVm(new InMemoryNetwork(plan), DsaConfig.builder().nodes(NODES).threadsPerNode(THREADS)
-                .barrier(BarrierKind.TREE).proxy(ProxyMode.FLOAT).randomSecret().startupTimeoutMs(20_000).build());
+        vm = InMemoryVm.tree(plan, NODES, THREADS);
         return plan;
     }
 

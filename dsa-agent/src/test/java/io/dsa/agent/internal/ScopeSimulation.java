@@ -28,8 +28,11 @@ import java.util.concurrent.CompletableFuture;
  * node takes ownership of its home partitions of O ({@link ScopeDirectory#requestHomes}, then
  * {@link ScopeDirectory#copyIfHomesOwned} into plain arrays, again until it copies), caps at NONE;
  * its workers write elements of those plain arrays (the kernel) and read and write M; at close
- * it lifts the caps and copies the plain arrays back while owning the partitions again. A final
- * plain phase reads every element of C and O at every node.
+ * it lifts the caps and copies the plain arrays back while owning the partitions again. In update
+ * mode ({@link ComputedPushes}) a node only gets read access to its home partitions (the copies
+ * elsewhere stay), and at close writes the changed ones back and pushes them to their sharers
+ * ({@link ComputedPushes#closeHomes}), the pushes and their answers being messages of the
+ * simulated network. A final plain phase reads every element of C and O at every node.
  *
  * <p>A node's read cache is of the whole of C or of a region (a random run of partitions, as the
  * union of its workers' regions would be): it fills only those, and its workers' reads of C
@@ -50,6 +53,8 @@ final class ScopeSimulation extends SimulatedNodes {
     static final int OPS = 10;
 
     private final ScopeDirectory[] directories = new ScopeDirectory[NODES];
+    /** Owner computes in update mode ({@link ComputedPushes}): a node's pushes of its results; null entries without it. */
+    private final ComputedPushes[] pushes = new ComputedPushes[NODES];
     /** The kernel's writes to O in the owner-computes phase under way, {@link Integer#MIN_VALUE} where none. */
     private final int[] kernel = new int[ELEMENTS];
     // coverage
@@ -59,10 +64,22 @@ final class ScopeSimulation extends SimulatedNodes {
     int kernelWrites;
     int regionFills;
     int readsOutside;
+    int partitionsPushed;
+    int pushesWritten;
 
     ScopeSimulation(long seed, ScopeDirectory.Fault fault) {
         super(seed);
         setUp(fault);
+    }
+
+    /** Owner computes in update mode ({@link ComputedPushes}), with {@code fault} (or none) at every node. */
+    ScopeSimulation(long seed, ComputedPushes.Fault fault) {
+        super(seed);
+        setUp(null);
+        for (int n = 0; n < NODES; n++) {
+            pushes[n] = new ComputedPushes(n, arrays[n], networks[n], calls[n]);
+            pushes[n].fault = fault;
+        }
     }
 
     /** A run whose every choice is {@code schedule}'s ({@code DiffPropertiesTest}). */
@@ -90,11 +107,16 @@ final class ScopeSimulation extends SimulatedNodes {
             ownerComputesPhase();
         }
         readAll(C_ID, O_ID);
+        for (ComputedPushes c : pushes) {
+            if (c == null) continue;
+            partitionsPushed += (int) c.pushed.sum();
+            pushesWritten += (int) c.applied.sum();
+        }
         return this;
     }
 
     /** Where a node is in a scope phase. */
-    private enum Stage { ENTERING, INSIDE, LEAVING, CLOSED }
+    private enum Stage { ENTERING, INSIDE, AWAITING_OWN, LEAVING, CLOSED }
 
     /** One node's way through a scope phase: the futures it waits for, then its workers' operations. */
     private final class NodeInScope {
@@ -102,6 +124,8 @@ final class ScopeSimulation extends SimulatedNodes {
         final ArrayState a;
         Stage stage = Stage.ENTERING;
         List<CompletableFuture<Void>> waiting;
+        /** Owner computes' closing in update mode: its I/O task and the answers to its pushes. */
+        CompletableFuture<ComputedPushes.Closing> closing;
         /** A read cache's partitions: its region's (all of them for the whole array). */
         final BitSet region = new BitSet();
 
@@ -186,8 +210,9 @@ final class ScopeSimulation extends SimulatedNodes {
         for (int n = 0; n < NODES; n++) {
             nodes[n] = new NodeInScope(n, O_ID);
             if (nodes[n].a.locals == null) nodes[n].a.locals = new Object[nodes[n].a.slots.length];
-            nodes[n].waiting = directories[n].requestHomes(nodes[n].a);
-            trace("node " + n + " asks to own its home partitions of O");
+            nodes[n].waiting = pushes[n] == null ? directories[n].requestHomes(nodes[n].a)
+                    : directories[n].requestHomes(nodes[n].a, Access.READ);
+            trace("node " + n + (pushes[n] == null ? " asks to own its home partitions of O" : " asks to read its home partitions of O"));
         }
         runPhase(nodes, "owner-computes phase", s -> {
             ArrayState a = s.a;
@@ -195,8 +220,11 @@ final class ScopeSimulation extends SimulatedNodes {
             switch (s.stage) {
                 case ENTERING -> {
                     if (!s.waited()) return;
-                    if (!directory.copyIfHomesOwned(a, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]))) {
-                        s.waiting = directory.requestHomes(a);
+                    boolean copied = pushes[s.node] == null
+                            ? directory.copyIfHomesOwned(a, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]))
+                            : directory.copyIfHomesGranted(a, Access.READ, p -> a.locals[p] = ScopeDirectory.copyIn(a, p, a.locals[p]));
+                    if (!copied) {
+                        s.waiting = pushes[s.node] == null ? directory.requestHomes(a) : directory.requestHomes(a, Access.READ);
                         trace("node " + s.node + " lost a home partition of O meanwhile, asks again");
                         return;
                     }
@@ -214,18 +242,48 @@ final class ScopeSimulation extends SimulatedNodes {
                 case INSIDE -> {
                     if (!workersIdle(s.node)) return;
                     directory.cap(List.of(a), Access.READ_WRITE);
-                    s.waiting = directory.requestHomes(a);
+                    if (pushes[s.node] != null) {
+                        s.closing = pushes[s.node].closeHomes(a);
+                        s.waiting = List.of();
+                    } else {
+                        s.waiting = directory.requestHomes(a);
+                    }
                     s.stage = Stage.LEAVING;
                     trace("node " + s.node + " closes owner computes");
                 }
                 case LEAVING -> {
                     if (!s.waited()) return;
+                    if (s.closing != null) {
+                        // update mode: the results written at the homes and pushed, once the node's own requests are in
+                        if (!s.closing.isDone()) return;
+                        ComputedPushes.Closing c = s.closing.join();
+                        s.closing = null;
+                        if (!c.underWay().isEmpty()) {   // its own requests of O still under way: asks again once they are in
+                            s.waiting = c.underWay();
+                            s.stage = Stage.AWAITING_OWN;
+                            return;
+                        }
+                        if (c.answers() != null) {
+                            s.stage = Stage.CLOSED;
+                            trace("node " + s.node + " closed owner computes, its results pushed");
+                            return;
+                        }
+                        s.waiting = directory.requestHomes(a);   // cannot push: written back owned
+                        trace("node " + s.node + " cannot push its results of O, owns its home partitions again");
+                        return;
+                    }
                     if (!directory.copyIfHomesOwned(a, p -> ScopeDirectory.copyOut(a, p, a.locals[p]))) {
                         s.waiting = directory.requestHomes(a);
                         return;
                     }
                     s.stage = Stage.CLOSED;
                     trace("node " + s.node + " closed owner computes");
+                }
+                case AWAITING_OWN -> {
+                    if (!s.waited()) return;
+                    s.closing = pushes[s.node].closeHomes(a);
+                    s.waiting = List.of();
+                    s.stage = Stage.LEAVING;
                 }
                 default -> throw new AssertionError(s.stage);
             }
@@ -261,6 +319,14 @@ final class ScopeSimulation extends SimulatedNodes {
             }
             return closed;
         }, phase);
+    }
+
+    @Override
+    boolean deliverOther(int src, int dst, Object m) {
+        if (m instanceof io.dsa.agent.wire.PushMessage push && pushes[dst] != null) pushes[dst].onPush(src, push);
+        else if (m instanceof io.dsa.agent.wire.DiffAppliedMessage a) calls[dst].complete(a.requestId(), a);
+        else return false;
+        return true;
     }
 
     @Override

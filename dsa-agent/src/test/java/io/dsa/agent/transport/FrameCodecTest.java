@@ -109,6 +109,9 @@ class FrameCodecTest {
         all.add(new DiffMessage(Long.MAX_VALUE, 3, 7, new long[] {DiffMessage.run(0, 2), DiffMessage.run(5, 1),
                 DiffMessage.run(Integer.MAX_VALUE - 3, 3)}, java.util.Arrays.copyOf(data, 48)));
         all.add(new DiffMessage(-1, 0, 0, new long[0], new byte[0]));
+        all.add(new io.dsa.agent.wire.PushMessage(7, 3, new long[] {io.dsa.agent.wire.PushMessage.part(2, 16),
+                io.dsa.agent.wire.PushMessage.part(5, 8)}, null, java.util.Arrays.copyOf(data, 24)));
+        all.add(new io.dsa.agent.wire.PushMessage(0, 0, new long[0], null, new byte[0]));
         all.add(new DiffAppliedMessage(14, ""));
         all.add(new DiffAppliedMessage(15, "diff of partition 2 of array 'A': run 3+9 ends past the partition's 8 elements"));
         all.add(new io.dsa.agent.wire.BuddyCopyMessage(300, 2, new byte[] {1, 2, 3, -1}));
@@ -392,6 +395,25 @@ class FrameCodecTest {
         ByteBuf frame = encoder.readOutbound();
         assertFalse(encoder.finish());
         return frame;
+    }
+
+    @Test
+    void aPushNamingThePartitionsOwnArraysArrivesWithTheirBytesOneAfterAnother() {
+        byte[] first = new byte[24];
+        byte[] second = new byte[8];
+        for (int i = 0; i < first.length; i++) first[i] = (byte) (i + 1);
+        for (int i = 0; i < second.length; i++) second[i] = (byte) (100 + i);
+        // a source longer than its part (a slot's array) contributes only the part's bytes
+        io.dsa.agent.wire.PushMessage sent = new io.dsa.agent.wire.PushMessage(9, 4, new long[] {
+                io.dsa.agent.wire.PushMessage.part(1, 16), io.dsa.agent.wire.PushMessage.part(3, 8)}, new byte[][] {first, second});
+        byte[] values = new byte[24];
+        System.arraycopy(first, 0, values, 0, 16);
+        System.arraycopy(second, 0, values, 16, 8);
+        io.dsa.agent.wire.PushMessage expected = new io.dsa.agent.wire.PushMessage(9, 4, sent.parts(), null, values);
+        assertEquals(Messages.canonical(expected), Messages.canonical(roundTrip(sent, false)));
+        io.dsa.agent.wire.PushMessage overlong = new io.dsa.agent.wire.PushMessage(9, 4, new long[] {
+                io.dsa.agent.wire.PushMessage.part(1, 32)}, new byte[][] {first});
+        assertThrows(RuntimeException.class, () -> roundTrip(overlong, false), "a part longer than its source is refused");
     }
 
     private static Object roundTrip(Object message, boolean byteByByte) {

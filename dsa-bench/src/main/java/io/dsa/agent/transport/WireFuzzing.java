@@ -126,6 +126,8 @@ public final class WireFuzzing {
                 case ACCUMULATED -> new AccumulatedMessage(10, "");
                 case DIFF -> new DiffMessage(10, 3, 5, new long[] {DiffMessage.run(0, 1), DiffMessage.run(2, 1)}, new byte[16]);
                 case DIFF_APPLIED -> new DiffAppliedMessage(10, "");
+                case PUSH -> new io.dsa.agent.wire.PushMessage(10, 3, new long[] {io.dsa.agent.wire.PushMessage.part(5, 16)}, null,
+                        new byte[16]);
                 case BUDDY_COPY -> new io.dsa.agent.wire.BuddyCopyMessage(100, 1, new byte[] {1, 2, 3});
                 case LANE_REQUEST -> new io.dsa.agent.wire.LaneRequestMessage(2);
                 case LANE_OFFER -> new io.dsa.agent.wire.LaneOfferMessage("/tmp/dsa-lane-x/l", new byte[32]);
