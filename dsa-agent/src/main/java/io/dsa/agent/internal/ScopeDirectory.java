@@ -3,7 +3,9 @@ package io.dsa.agent.internal;
 import io.dsa.ElementType;
 import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -202,10 +204,8 @@ final class ScopeDirectory {
         }
     }
 
-    private static final java.lang.invoke.VarHandle LONG_BITS =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final java.lang.invoke.VarHandle INT_BITS =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_BITS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_BITS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     /**
      * @return whether the plain array {@code from} holds exactly partition {@code p}'s bytes, bit for

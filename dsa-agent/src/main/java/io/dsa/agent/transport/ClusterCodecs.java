@@ -34,7 +34,8 @@ import io.netty.handler.codec.CorruptedFrameException;
 
 /**
  * The codecs of the messages between the nodes of a VM and their monitor (codes 10..27:
- * membership, shared objects, barriers, locks, accumulate and diffs); encode beside decode.
+ * membership, shared objects, barriers, locks, accumulate and diffs; and 34, owner computes'
+ * pushes); encode beside decode.
  */
 final class ClusterCodecs {
     private ClusterCodecs() {}

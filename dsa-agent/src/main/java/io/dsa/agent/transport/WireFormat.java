@@ -1,5 +1,6 @@
 package io.dsa.agent.transport;
 
+import io.dsa.agent.wire.PushMessage;
 import io.dsa.coherence.CoherenceMessage;
 import io.dsa.coherence.CoherenceOp;
 import io.netty.buffer.ByteBuf;
@@ -190,7 +191,7 @@ final class WireFormat {
         }
         if (type == MessageType.PUSH) {
             // request id, array, the parts with their count, the values with theirs (ClusterCodecs.PUSH)
-            io.dsa.agent.wire.PushMessage m = (io.dsa.agent.wire.PushMessage) message;
+            PushMessage m = (PushMessage) message;
             long parts = m.parts() == null ? 0 : m.parts().length;
             long bytes = PREFIX_BYTES + Long.BYTES + Integer.BYTES + Integer.BYTES + parts * Long.BYTES + Integer.BYTES
                     + (m.parts() == null ? 0 : m.valueBytes());
