@@ -53,16 +53,10 @@ class ComputedPushesTest {
         return plan;
     }
 
-    /** The value element {@code i} has after round {@code r} (0: before the first, when only element 0 was written). */
-    static double expected(int i, int r) {
-        for (int k = r; k >= 1; k--) if (written(i, k)) return k * 1000 + i;
-        return i == 0 ? -1 : 0;
-    }
-
-    /** Whether round {@code r} writes element {@code i}: every fifth element, shifting by round, is left out. */
-    static boolean written(int i, int r) { return (i + r) % 5 != 0; }
-
-    /** The rounds, checked by every worker; {@code fetchedAfterFirst} fails a read of partition bytes after round 1. */
+    /**
+     * The rounds, checked by every worker against {@link PushedSwitchTest#expected} (the same
+     * elements left out per round); {@code fetchedAfterFirst} fails a read of partition bytes after round 1.
+     */
     static final class Rounds implements DsaProgram {
         final InMemoryVm vm;
         final boolean fetchedAfterFirst;
@@ -88,7 +82,7 @@ class ComputedPushesTest {
                 for (int p : mine) {
                     double[] local = s.local(v, p);
                     int first = p * PARTITION;
-                    for (int k = 0; k < local.length; k++) if (written(first + k, r)) local[k] = r * 1000 + first + k;
+                    for (int k = 0; k < local.length; k++) if (PushedSwitchTest.written(first + k, r)) local[k] = r * 1000 + first + k;
                 }
                 String where;
                 if (r % 2 == 1) {
@@ -111,9 +105,9 @@ class ComputedPushesTest {
         }
 
         private static void check(double got, int i, int r, DsaWorker w, String where) {
-            if (got != expected(i, r)) {
+            if (got != PushedSwitchTest.expected(i, r)) {
                 throw new AssertionError("worker " + w.threadId() + " read " + got + " at element " + i + " " + where + ", expected "
-                        + expected(i, r));
+                        + PushedSwitchTest.expected(i, r));
             }
         }
     }
