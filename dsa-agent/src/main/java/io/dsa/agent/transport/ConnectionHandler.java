@@ -2,12 +2,15 @@ package io.dsa.agent.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.io.IOException;
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Last handler of an authenticated channel: hands decoded messages (all but heartbeats) and the
- * close to the user's {@link InboundHandler}. A handler that throws is logged; it neither closes the connection nor
+ * Last handler of an authenticated channel: hands decoded messages (all but heartbeats and the
+ * shared ring's offer and answer, which it handles itself) and the close to the user's
+ * {@link InboundHandler}. A handler that throws is logged; it neither closes the connection nor
  * reaches the event loop.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -15,12 +18,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private final NettyConnection connection;
     private final InboundHandler inbound;
+    /** Whether this side maps the shared rings its peers offer. */
+    private final boolean sharedRings;
     private Throwable cause;
     private boolean disconnected;
 
     ConnectionHandler(NettyConnection connection, InboundHandler inbound) {
+        this(connection, inbound, true);
+    }
+
+    /** @param sharedRings whether to map the shared rings the peer offers ({@link TransportConfig#sharedRingBytes()} not 0) */
+    ConnectionHandler(NettyConnection connection, InboundHandler inbound, boolean sharedRings) {
         this.connection = connection;
         this.inbound = inbound;
+        this.sharedRings = sharedRings;
     }
 
     /** Tells the user the connection is up; called once, right after the handshake. */
@@ -42,10 +53,41 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             if (detector != null) detector.onPeerHeartbeat(h);
             return;
         }
+        if (msg instanceof SharedRingOffer offer) {
+            answerRing(ctx, offer);
+            return;
+        }
+        if (msg instanceof SharedRingAnswer answer) {
+            connection.onRingAnswer(answer);
+            return;
+        }
         try {
             inbound.onMessage(connection, msg);
         } catch (RuntimeException | Error e) {
             LOG.error("onMessage for {} threw on {}", connection, msg, e);
+        }
+    }
+
+    // Maps the peer's ring for the frame decoder and says whether it did (never throws: a ring is only faster).
+    private void answerRing(ChannelHandlerContext ctx, SharedRingOffer offer) {
+        FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+        String refusal = null;
+        if (!sharedRings) {
+            refusal = "shared rings are off here";
+        } else if (decoder == null || decoder.hasSharedRing()) {
+            refusal = decoder == null ? "no frame decoder" : "a shared ring is in use already";
+        } else {
+            try {
+                decoder.sharedRing(SharedRing.Reader.open(Path.of(offer.path()), offer.capacity(), offer.token()));
+            } catch (IOException | RuntimeException e) {
+                refusal = e.toString();
+            }
+        }
+        if (refusal != null) LOG.debug("{}: shared ring refused: {}", connection, refusal);
+        try {
+            connection.send(new SharedRingAnswer(refusal == null, refusal == null ? "" : refusal));
+        } catch (RuntimeException e) {
+            LOG.debug("{}: shared ring answer not sent: {}", connection, e.toString());
         }
     }
 
@@ -77,6 +119,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         disconnected = true;
+        connection.closed();
         LOG.debug("{} closed{}", connection, cause == null ? "" : ": " + cause);
         try {
             inbound.onDisconnected(connection, cause);

@@ -38,6 +38,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private final boolean handshakePhase;
     private final PartitionBuffers buffers;
     private final ChunkAssembler chunks;
+    /** The peer's shared ring, once this side mapped it; null before (a SHARED frame is then refused). */
+    private SharedRing.Reader ring;
     private boolean rejected;
 
     /**
@@ -101,6 +103,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
         try {
             if (type == MessageType.CHUNK) {
                 message = chunks.onChunk(body, ctx.alloc());
+            } else if (type == MessageType.SHARED) {
+                message = readShared(body);
             } else {
                 message = WireFormat.readBody(type, body, buffers);
                 chunks.checkOvertaking(type, message);
@@ -118,6 +122,38 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
         in.skipBytes(WireFormat.LENGTH_FIELD_BYTES + length);
         if (message != null) out.add(message);
+    }
+
+    /** Decodes SHARED frames from now on, their bodies from {@code ring}; on the channel's event loop. */
+    void sharedRing(SharedRing.Reader ring) { this.ring = ring; }
+
+    /** @return whether this decoder reads a shared ring */
+    boolean hasSharedRing() { return ring != null; }
+
+    // A message whose body lies in the peer's ring: decoded there (partition bytes straight into their array), then released.
+    private Object readShared(ByteBuf frameBody) {
+        if (ring == null) throw new CorruptedFrameException("SHARED frame on a connection without a shared ring");
+        int code = frameBody.readUnsignedByte();
+        MessageType inner = MessageType.fromCode(code);
+        if (inner == null || !WireFormat.sharedBodyType(inner)) {
+            throw new CorruptedFrameException("SHARED frame of inner type code " + code + ", expected one of "
+                    + MessageType.COHERENCE.code() + ", " + MessageType.DIFF.code() + ", " + MessageType.PUSH.code());
+        }
+        long from = frameBody.readLong();
+        int length = frameBody.readInt();
+        ByteBuf body = ring.body(from, length);
+        Object message;
+        try {
+            message = WireFormat.readBody(inner, body, buffers);
+            if (body.isReadable()) {
+                throw new CorruptedFrameException(inner + " body in the shared ring has " + body.readableBytes() + " trailing bytes");
+            }
+        } finally {
+            body.release();
+        }
+        ring.release(from, length);
+        chunks.checkOvertaking(inner, message);
+        return message;
     }
 
     @Override

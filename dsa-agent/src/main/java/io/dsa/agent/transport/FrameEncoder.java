@@ -91,7 +91,23 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
      * @throws EncoderException if the message is larger than any message may be (nothing is then allocated)
      */
     OutboundMessage encode(ByteBufAllocator alloc, Object msg) {
+        return encode(alloc, msg, null);
+    }
+
+    /**
+     * As {@link #encode(ByteBufAllocator, Object)}, but a COHERENCE, DIFF or PUSH message whose body
+     * has at least {@value SharedRing#MIN_BODY_BYTES} bytes goes into {@code ring}, if it has room,
+     * and only a {@link MessageType#SHARED} frame naming where is returned ({@link WireFormat},
+     * "Shared bodies"): the body is copied once, into the ring, and is not sealed.
+     *
+     * @param ring the connection's shared ring, or null for none
+     */
+    OutboundMessage encode(ByteBufAllocator alloc, Object msg, SharedRing.Writer ring) {
         MessageType type = MessageType.of(msg);
+        if (ring != null) {
+            OutboundMessage shared = shared(alloc, type, msg, ring);
+            if (shared != null) return shared;
+        }
         if (msg instanceof CoherenceMessage m) {
             byte[] data = m.data();
             if (data != null && data.length > chunkBytes) {
@@ -124,6 +140,41 @@ final class FrameEncoder extends MessageToByteEncoder<Object> {
         } finally {
             frame.release();
         }
+    }
+
+    /** @return whether a message's body goes through a shared ring when the connection has one with room */
+    static boolean wantsRing(MessageType type, Object msg) {
+        if (!WireFormat.sharedBodyType(type)) return false;
+        long body = (long) WireFormat.sizeHint(type, msg) - WireFormat.PREFIX_BYTES;
+        return body >= SharedRing.MIN_BODY_BYTES && body < WireFormat.MAX_CHUNKED_BODY_BYTES - WireFormat.PREFIX_BYTES;
+    }
+
+    /** @return {@code msg} as a SHARED frame with its body written into {@code ring}, or null if it goes inline */
+    private static OutboundMessage shared(ByteBufAllocator alloc, MessageType type, Object msg, SharedRing.Writer ring) {
+        if (!wantsRing(type, msg)) return null;
+        int length = WireFormat.sizeHint(type, msg) - WireFormat.PREFIX_BYTES;   // exact for these types (sizeHint)
+        long from = ring.reserve(length);
+        if (from < 0) return null;
+        ByteBuf body = ring.body(from, length);
+        try {
+            MessageCodecs.of(type).write(msg, body);
+            if (body.writerIndex() != length) {
+                throw new EncoderException(type + " message encoded in " + body.writerIndex() + " bytes, expected " + length);
+            }
+        } catch (RuntimeException e) {
+            // the reserved bytes will never be released: the ring is done, later bodies go inline
+            ring.close();
+            throw e instanceof EncoderException ? e : new EncoderException(type + " message cannot be encoded: " + e.getMessage(), e);
+        } finally {
+            body.release();
+        }
+        ring.published();
+        ByteBuf frame = alloc.heapBuffer(WireFormat.RECORD_OVERHEAD_BYTES + WireFormat.PREFIX_BYTES + WireFormat.SHARED_BODY_BYTES);
+        frame.setIndex(WireFormat.RECORD_HEADER_BYTES, WireFormat.RECORD_HEADER_BYTES);
+        WireFormat.writeSharedFrame(frame, type, from, length);
+        return msg instanceof CoherenceMessage m
+                ? OutboundMessage.whole(type, true, m.arrayId(), m.partition(), frame)
+                : OutboundMessage.whole(type, false, WireFormat.NO_PARTITION, WireFormat.NO_PARTITION, frame);
     }
 
     /** @return the CHUNK frames of {@code m}: its head in the first, then its data, {@code chunkBytes} per frame */

@@ -1,6 +1,8 @@
 package io.dsa.agent.transport;
 
+import static io.dsa.agent.transport.WireFields.readBoolean;
 import static io.dsa.agent.transport.WireFields.readBytes;
+import static io.dsa.agent.transport.WireFields.readPresentString;
 import static io.dsa.agent.transport.WireFields.readSecurity;
 import static io.dsa.agent.transport.WireFields.readString;
 import static io.dsa.agent.transport.WireFields.writeBytes;
@@ -43,6 +45,18 @@ final class HandshakeCodecs {
     static final MessageCodec<HeartbeatMessage> HEARTBEAT = MessageCodec.of(
             (m, out) -> out.writeInt(m.intervalMs()),
             body -> new HeartbeatMessage(readHeartbeatInterval(body)));
+
+    static final MessageCodec<SharedRingOffer> SHARED_RING_OFFER = MessageCodec.of((m, out) -> {
+        writeString(m.path(), out);
+        out.writeLong(m.capacity());
+        writeBytes(m.token(), out);
+    }, body -> new SharedRingOffer(readPresentString(body, "shared ring path"), body.readLong(),
+            readBytes(body, "shared ring token")));
+
+    static final MessageCodec<SharedRingAnswer> SHARED_RING_ANSWER = MessageCodec.of((m, out) -> {
+        out.writeByte(m.accepted() ? 1 : 0);
+        writeString(m.reason(), out);
+    }, body -> new SharedRingAnswer(readBoolean(body, "accepted"), readPresentString(body, "reason")));
 
     private static int readHeartbeatInterval(ByteBuf body) {
         int ms = body.readInt();

@@ -261,8 +261,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         OutboundScheduler scheduler = new OutboundScheduler();
         ctx.pipeline().addBefore(ctx.name(), Transport.SCHEDULER, scheduler);
         NettyConnection connection = new NettyConnection(ctx.channel(), peerNodeId, peer,
-                new FrameEncoder(config.maxFrameBytes(), config.chunkBytes()), scheduler);
-        ConnectionHandler handler = new ConnectionHandler(connection, inbound);
+                new FrameEncoder(config.maxFrameBytes(), config.chunkBytes()), scheduler, config.sharedRingBytes());
+        ConnectionHandler handler = new ConnectionHandler(connection, inbound, config.sharedRingBytes() > 0);
         // The failure detector, at the socket end: it sees every read and every write.
         ctx.pipeline().addFirst(Transport.HEARTBEAT_HANDLER, new HeartbeatHandler(connection, config.failureTimeoutMs()));
         // Order matters: the message handler and the frame decoder must be in place before the

@@ -25,7 +25,7 @@ public final class LaneListener implements AutoCloseable {
     private static final Path SHM = Path.of("/dev/shm");
     /** This process's PID namespace (the inode of {@code /proc/self/ns/pid}), 0 where it cannot be read. */
     static final long NAMESPACE = namespace();
-    private static final String PREFIX = "dsa-lane-" + NAMESPACE + "-" + ProcessHandle.current().pid() + "-";
+    static final String PREFIX = "dsa-lane-" + NAMESPACE + "-" + ProcessHandle.current().pid() + "-";
     private static final java.util.regex.Pattern OWNED = java.util.regex.Pattern.compile("dsa-lane-(\\d{1,20})-(\\d{1,20})-\\d+");
     private final Path dir;
     private final Path path;

@@ -2,7 +2,8 @@ package io.dsa.agent.transport;
 
 /**
  * The table from {@link MessageType} to its {@link MessageCodec}: every type but
- * {@link MessageType#CHUNK} has one, checked when the class initialises. A lookup is an array
+ * {@link MessageType#CHUNK} and {@link MessageType#SHARED} (which carry a piece of another message,
+ * or say where its body lies) has one, checked when the class initialises. A lookup is an array
  * read: nothing is allocated.
  */
 final class MessageCodecs {
@@ -14,6 +15,8 @@ final class MessageCodecs {
         put(MessageType.WELCOME, HandshakeCodecs.WELCOME);
         put(MessageType.REFUSE, HandshakeCodecs.REFUSE);
         put(MessageType.HEARTBEAT, HandshakeCodecs.HEARTBEAT);
+        put(MessageType.SHARED_RING_OFFER, HandshakeCodecs.SHARED_RING_OFFER);
+        put(MessageType.SHARED_RING_ANSWER, HandshakeCodecs.SHARED_RING_ANSWER);
 
         put(MessageType.JOIN, ClusterCodecs.JOIN);
         put(MessageType.VIEW, ClusterCodecs.VIEW);
@@ -74,7 +77,7 @@ final class MessageCodecs {
         put(MessageType.RETIRE, SupervisionCodecs.RETIRE);
 
         for (MessageType type : MessageType.values()) {
-            if (type != MessageType.CHUNK && BY_ORDINAL[type.ordinal()] == null) {
+            if (type.messageClass() != null && BY_ORDINAL[type.ordinal()] == null) {
                 throw new IllegalStateException("message type " + type + " has no codec");
             }
         }
@@ -89,12 +92,14 @@ final class MessageCodecs {
 
     /**
      * @return the codec of {@code type}'s body
-     * @throws IllegalArgumentException for {@link MessageType#CHUNK}, which is a piece of a message ({@link ChunkAssembler})
+     * @throws IllegalArgumentException for {@link MessageType#CHUNK}, which is a piece of a message ({@link ChunkAssembler}),
+     *         and {@link MessageType#SHARED}, which says where a message's body lies ({@link SharedRing})
      */
     @SuppressWarnings("unchecked")
     static MessageCodec<Object> of(MessageType type) {
         MessageCodec<?> codec = BY_ORDINAL[type.ordinal()];
-        if (codec == null) throw new IllegalArgumentException("a " + type + " frame is one piece of a message: see ChunkAssembler");
+        if (codec == null) throw new IllegalArgumentException("a " + type + " frame carries another message's body: see "
+                + (type == MessageType.CHUNK ? "ChunkAssembler" : "SharedRing"));
         return (MessageCodec<Object>) codec;
     }
 }

@@ -62,7 +62,8 @@ import java.util.Map;
  * The message type code of every frame: one code per message class. The constructor checks that
  * codes are in range and unique, so a duplicated code fails at class initialisation rather than
  * on the wire. Handshake types are only legal before a connection is authenticated; the others
- * only after. {@link #CHUNK} has no message class: it carries a piece of a message of another type.
+ * only after. {@link #CHUNK} and {@link #SHARED} have no message class: one carries a piece of a
+ * message of another type, the other says where such a message's body lies.
  */
 enum MessageType {
     CHALLENGE(1, ChallengeMessage.class, true),
@@ -71,6 +72,10 @@ enum MessageType {
     REFUSE(4, RefuseMessage.class, true),
     /** Transport liveness, after authentication; consumed by {@link HeartbeatHandler}. */
     HEARTBEAT(5, HeartbeatMessage.class, false),
+    /** A {@link SharedRing} offered to a peer on the same machine; consumed by the {@link ConnectionHandler}. */
+    SHARED_RING_OFFER(6, SharedRingOffer.class, false),
+    /** The answer to a {@link #SHARED_RING_OFFER}; consumed by the {@link ConnectionHandler}. */
+    SHARED_RING_ANSWER(7, SharedRingAnswer.class, false),
 
     JOIN(10, JoinMessage.class, false),
     VIEW(11, ViewMessage.class, false),
@@ -96,6 +101,11 @@ enum MessageType {
     /** Not a message of its own: one chunk of a large message ({@link WireFormat}, "Chunks"). */
     CHUNK(33, null, false),
     PUSH(34, PushMessage.class, false),
+    /**
+     * Not a message of its own: a COHERENCE, DIFF or PUSH message whose body lies in the
+     * connection's {@link SharedRing} ({@link WireFormat}, "Shared bodies").
+     */
+    SHARED(35, null, false),
 
     HOST_JOB(64, HostJobMessage.class, false),
     HOST_JOB_EVENT(65, HostJobEventMessage.class, false),
@@ -173,7 +183,7 @@ enum MessageType {
     /** @return whether this type belongs to the handshake (legal only before authentication) */
     boolean handshake() { return handshake; }
 
-    /** @return the record class this type carries; null for {@link #CHUNK} */
+    /** @return the record class this type carries; null for {@link #CHUNK} and {@link #SHARED} */
     Class<?> messageClass() { return messageClass; }
 
     /** @return the type with wire code {@code code}, or {@code null} if none */

@@ -59,6 +59,10 @@ public final class TransportConfig {
     public static final int DEFAULT_MAX_PENDING_HANDSHAKES_PER_SOURCE = 256;
     /** Default number of I/O threads: up to 4, at most the processors. */
     public static final int DEFAULT_IO_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    /** Default data bytes of a connection's shared ring ({@link #sharedRingBytes()}). */
+    public static final long DEFAULT_SHARED_RING_BYTES = 8 << 20;
+    /** The system property that sets {@link #sharedRingBytes()} (0 turns the rings off). */
+    public static final String SHARED_RING_PROPERTY = "dsa.sharedRingBytes";
     /** Smallest cluster secret accepted, in bytes. */
     public static final int MIN_SECRET_BYTES = 16;
     /** Longest VM name, in UTF-8 bytes (it travels in the small handshake frame). */
@@ -81,6 +85,7 @@ public final class TransportConfig {
     private final int maxPendingHandshakesPerSource;
     private final int ioThreads;
     private final boolean preferNativeTransport;
+    private final long sharedRingBytes;
 
     private TransportConfig(Builder b) {
         this.bindHost = b.bindHost;
@@ -98,6 +103,7 @@ public final class TransportConfig {
         this.maxPendingHandshakesPerSource = b.maxPendingHandshakesPerSource;
         this.ioThreads = b.ioThreads;
         this.preferNativeTransport = b.preferNativeTransport;
+        this.sharedRingBytes = b.sharedRingBytes;
     }
 
     /** @return a builder with the defaults */
@@ -136,6 +142,14 @@ public final class TransportConfig {
      */
     public int chunkBytes() { return chunkBytes; }
 
+    /**
+     * @return the data bytes of the {@link SharedRing} a connection to a peer on this machine offers
+     *         once it first sends a large body (a partition, a diff, a push of at least
+     *         {@value SharedRing#MIN_BODY_BYTES} bytes), or 0: every body travels on the socket
+     *         (docs/runtime.md, "Bulk bytes through shared memory")
+     */
+    public long sharedRingBytes() { return sharedRingBytes; }
+
     /** @return the time a connection has to authenticate, in milliseconds */
     public long handshakeTimeoutMs() { return handshakeTimeoutMs; }
 
@@ -169,7 +183,7 @@ public final class TransportConfig {
                 + ", maxFrameBytes=" + maxFrameBytes + ", chunkBytes=" + chunkBytes + ", handshakeTimeoutMs=" + handshakeTimeoutMs
                 + ", connectTimeoutMs=" + connectTimeoutMs + ", failureTimeoutMs=" + failureTimeoutMs + ", security=" + security
                 + ", maxPendingHandshakes=" + maxPendingHandshakes + "/" + maxPendingHandshakesPerSource + " per source"
-                + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + "}"; // never the secret
+                + ", ioThreads=" + ioThreads + ", preferNativeTransport=" + preferNativeTransport + ", sharedRingBytes=" + sharedRingBytes + "}"; // never the secret
     }
 
     /** Collects settings; {@link #build()} validates them all at once. Not thread-safe. */
@@ -189,6 +203,7 @@ public final class TransportConfig {
         private int maxPendingHandshakesPerSource = DEFAULT_MAX_PENDING_HANDSHAKES_PER_SOURCE;
         private int ioThreads = DEFAULT_IO_THREADS;
         private boolean preferNativeTransport = true;
+        private long sharedRingBytes = Long.getLong(SHARED_RING_PROPERTY, DEFAULT_SHARED_RING_BYTES);
 
         private Builder() {}
 
@@ -251,6 +266,14 @@ public final class TransportConfig {
         }
 
         /**
+         * @param bytes the data bytes of the shared ring each connection to a peer on this machine
+         *        offers, in [{@link SharedRing#MIN_CAPACITY}, {@link SharedRing#MAX_CAPACITY}], or 0
+         *        for none; default {@value #DEFAULT_SHARED_RING_BYTES}, or the system property
+         *        {@value #SHARED_RING_PROPERTY}
+         */
+        public Builder sharedRingBytes(long bytes) { this.sharedRingBytes = bytes; return this; }
+
+        /**
          * @return the config
          * @throws IllegalArgumentException naming the first invalid setting, its value and what is expected
          */
@@ -301,6 +324,10 @@ public final class TransportConfig {
             }
             if (ioThreads <= 0) {
                 throw new IllegalArgumentException("io threads " + ioThreads + " invalid, expected > 0");
+            }
+            if (sharedRingBytes != 0 && (sharedRingBytes < SharedRing.MIN_CAPACITY || sharedRingBytes > SharedRing.MAX_CAPACITY)) {
+                throw new IllegalArgumentException("shared ring bytes " + sharedRingBytes + " out of range [" + SharedRing.MIN_CAPACITY
+                        + ", " + SharedRing.MAX_CAPACITY + "], or 0 for none (" + SHARED_RING_PROPERTY + ")");
             }
             return new TransportConfig(this);
         }

@@ -106,14 +106,23 @@ import io.netty.handler.codec.CorruptedFrameException;
  * {@code total}, and every chunk of a message repeats its inner type, ids and total; a chunk of
  * another message before the last piece is refused (see {@link ChunkAssembler}).
  *
+ * <p><b>Shared bodies.</b> Between two nodes of one machine that agreed on a {@link SharedRing}
+ * (SHARED_RING_OFFER (6): path, int64 capacity, token bytes; SHARED_RING_ANSWER (7): u8 accepted,
+ * reason), a COHERENCE, DIFF or PUSH message whose body has at least
+ * {@value SharedRing#MIN_BODY_BYTES} bytes may travel as a {@link MessageType#SHARED} frame (35)
+ * instead: u8 inner type, int64 {@code from}, int32 length. The body, laid out as the inner type's
+ * frame body would be, lies in the sender's ring at {@link SharedRing#placement}{@code (from,
+ * length)}; the receiver decodes it there, as strictly as a frame's, and then releases it.
+ *
  * <p>Stateless and thread-safe. Encoding and decoding do not allocate beyond the decoded values.
  */
 final class WireFormat {
     /**
      * The protocol version this build speaks: 2 since the handshake agrees on keys and frames travel in records,
-     * 3 since a write that covers a partition asks for it without data (coherence op GET_M_OVERWRITE).
+     * 3 since a write that covers a partition asks for it without data (coherence op GET_M_OVERWRITE),
+     * 4 since the bodies of large messages between nodes of one machine may lie in a shared ring (SHARED).
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     /** Bytes of the length field. */
     static final int LENGTH_FIELD_BYTES = 4;
     /** Bytes of version and type, counted by the length field. */
@@ -144,6 +153,9 @@ final class WireFormat {
      * message may carry): what one Java array can hold.
      */
     static final int MAX_CHUNKED_BODY_BYTES = Integer.MAX_VALUE - 8;
+
+    /** Bytes of a SHARED frame's body: inner type, from, length. */
+    static final int SHARED_BODY_BYTES = 1 + Long.BYTES + Integer.BYTES;
 
     /** Smallest chunk size: below it the chunk header would cost more than 5% of the bytes moved. */
     static final int MIN_CHUNK_BYTES = 512;
@@ -201,7 +213,7 @@ final class WireFormat {
     }
 
     private static void writeBody(MessageType type, Object message, ByteBuf out) {
-        if (type == MessageType.CHUNK) throw new IllegalArgumentException("no body layout for " + type);
+        if (type.messageClass() == null) throw new IllegalArgumentException("no body layout for " + type);
         MessageCodecs.of(type).write(message, out);
     }
 
@@ -304,6 +316,21 @@ final class WireFormat {
 
     // ---- chunks
 
+    /** Writes a whole SHARED frame at the writer index: its body of {@code length} bytes lies in the ring after {@code from}. */
+    static void writeSharedFrame(ByteBuf out, MessageType inner, long from, int length) {
+        out.writeInt(HEADER_BYTES + SHARED_BODY_BYTES);
+        out.writeByte(VERSION);
+        out.writeByte(MessageType.SHARED.code());
+        out.writeByte(inner.code());
+        out.writeLong(from);
+        out.writeInt(length);
+    }
+
+    /** @return whether a message of {@code type} may travel with its body in a shared ring */
+    static boolean sharedBodyType(MessageType type) {
+        return type == MessageType.COHERENCE || type == MessageType.DIFF || type == MessageType.PUSH;
+    }
+
     /**
      * Writes a whole chunk frame's start at the writer index: length, version, type {@link MessageType#CHUNK}
      * and the chunk header; the caller writes the {@code pieceBytes} bytes of the piece after it.
@@ -348,7 +375,7 @@ final class WireFormat {
     static ChunkHeader readChunkHeader(ByteBuf body) {
         int code = body.readUnsignedByte();
         MessageType inner = MessageType.fromCode(code);
-        if (inner == null || inner.handshake() || inner == MessageType.CHUNK) {
+        if (inner == null || inner.handshake() || inner.messageClass() == null) {
             throw new CorruptedFrameException("chunk of message type code " + code
                     + (inner == null ? " (unknown)" : " (" + inner + ")") + ", expected a message type after the handshake");
         }

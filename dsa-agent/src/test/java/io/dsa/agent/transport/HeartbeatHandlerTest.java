@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class HeartbeatHandlerTest {
     private static final long TIMEOUT_MS = 3_000;
-    /** A HEARTBEAT frame asking for 1000 ms: length 6, version 3, type 5, interval 0x3e8. */
-    private static final String HEARTBEAT_1000 = "000000060305000003e8";
+    /** A HEARTBEAT frame asking for 1000 ms: length 6, version 4, type 5, interval 0x3e8. */
+    private static final String HEARTBEAT_1000 = "000000060405000003e8";
 
     private final RecordingHandler inbound = new RecordingHandler();
 

@@ -107,7 +107,7 @@ public final class WireFuzzing {
         long[] arrayParams = {0, 64, 64, 16, 16, 0, 0};
         List<Object> all = new ArrayList<>();
         for (MessageType t : MessageType.values()) {
-            if (t == MessageType.CHUNK) continue;   // no message of its own: a piece of another's frame
+            if (t.messageClass() == null) continue;   // no message of its own: a piece of another's frame, or where its body lies
             all.add(switch (t) {
                 case CHUNK -> throw new AssertionError("skipped above");
                 case CHALLENGE -> new ChallengeMessage(WireFormat.VERSION, TransportSecurity.ENCRYPT, nonce);
@@ -115,6 +115,9 @@ public final class WireFuzzing {
                 case WELCOME -> new WelcomeMessage(0, share, mac);
                 case REFUSE -> new RefuseMessage(HandshakeHandler.AUTHENTICATION_FAILED);
                 case HEARTBEAT -> new HeartbeatMessage(1_000);
+                case SHARED_RING_OFFER -> new SharedRingOffer("/dev/shm/dsa-lane-1-2-3/ring", 8 << 20, filled(SharedRing.TOKEN_BYTES, 0x3c));
+                case SHARED_RING_ANSWER -> new SharedRingAnswer(false, "shared rings are off here");
+                case SHARED -> throw new AssertionError("skipped above");
                 case JOIN -> new JoinMessage(1, "127.0.0.1", 45678);
                 case VIEW -> new ViewMessage(2, List.of("127.0.0.1:45677", "127.0.0.1:45678"));
                 case REGISTER -> new RegisterMessage(7, RegisterMessage.ARRAY, "A", arrayParams);
@@ -256,7 +259,7 @@ public final class WireFuzzing {
      */
     public static Object readBody(int typeIndex, byte[] body) {
         MessageType type = MessageType.values()[typeIndex];
-        if (type == MessageType.CHUNK) return null;   // a piece of another message's frame: the frame decoder gathers those
+        if (type.messageClass() == null) return null;   // a piece of another message's frame, or where its body lies: the frame decoder's
         ByteBuf in = Unpooled.wrappedBuffer(body);
         Object message;
         try {
