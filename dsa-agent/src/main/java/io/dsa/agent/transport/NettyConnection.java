@@ -11,6 +11,7 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,10 +26,10 @@ import org.slf4j.LoggerFactory;
  * reason (the record encoder), which both ends see as {@code onDisconnected}. Only writes to a
  * connection already closed are dropped: its close has been or will be reported.
  *
- * <p>To a peer on the same machine, the first large body (a partition, a diff, a push) also
- * makes the connection offer a {@link SharedRing} (created on the event loop); once the peer has
- * accepted it, large bodies go through the ring while it has room (docs/runtime.md, "Bulk bytes
- * through shared memory").
+ * <p>To a peer on the same machine, a connection that has sent {@link SharedRing#offerAfter} bytes
+ * of large bodies (partitions, diffs, pushes) on the socket offers a {@link SharedRing} (made on a
+ * thread of its own); once the peer has accepted it, large bodies go through the ring while it has
+ * room (docs/runtime.md, "Bulk bytes through shared memory").
  */
 final class NettyConnection implements Connection {
     private static final Logger LOG = LoggerFactory.getLogger(NettyConnection.class);
@@ -42,6 +43,8 @@ final class NettyConnection implements Connection {
     private final long sharedRingBytes;
     /** Whether this side has offered (or decided not to offer) its ring. */
     private final AtomicBoolean ringConsidered = new AtomicBoolean();
+    /** Bytes of large bodies sent on the socket before the ring was considered. */
+    private final AtomicLong bulkBytes = new AtomicLong();
     /** The ring the peer accepted: large bodies go into it. */
     private volatile SharedRing.Writer ring;
     /** The ring offered and not answered yet; on the event loop only. */
@@ -78,8 +81,12 @@ final class NettyConnection implements Connection {
         // sender's own array, lent until this returns, and a message that cannot be sent fails its sender.
         SharedRing.Writer shared = ring;
         if (shared == null && sharedRingBytes > 0 && !ringConsidered.get() && FrameEncoder.wantsRing(type, message)
+                && bulkBytes.addAndGet(WireFormat.sizeHint(type, message)) >= SharedRing.offerAfter(sharedRingBytes)
                 && ringConsidered.compareAndSet(false, true)) {
-            channel.eventLoop().execute(this::offerRing);
+            // made on a thread of its own: writing out the file takes milliseconds the event loop must not wait
+            Thread maker = new Thread(this::offerRing, "dsa-shared-ring");
+            maker.setDaemon(true);
+            maker.start();
         }
         OutboundMessage encoded;
         try {
@@ -91,7 +98,7 @@ final class NettyConnection implements Connection {
         scheduler.send(encoded);
     }
 
-    // On the event loop: creates this side's ring and offers it, if the peer runs on this machine.
+    // On a thread of its own: creates this side's ring, if the peer runs on this machine, then offers it from the event loop.
     private void offerRing() {
         if (!channel.isActive() || !onThisMachine(channel.remoteAddress())) {
             ringDecided.complete(false);
@@ -102,6 +109,21 @@ final class NettyConnection implements Connection {
             w = SharedRing.Writer.create(sharedRingBytes);
         } catch (IOException | RuntimeException e) {
             LOG.debug("{}: no shared ring ({}); large bodies stay on the socket", this, e.toString());
+            ringDecided.complete(false);
+            return;
+        }
+        try {
+            channel.eventLoop().execute(() -> offer(w));
+        } catch (RuntimeException e) {   // the event loop is shutting down
+            w.close();
+            ringDecided.complete(false);
+        }
+    }
+
+    // On the event loop: sends the offer of ring w, unless the connection closed meanwhile.
+    private void offer(SharedRing.Writer w) {
+        if (!channel.isActive()) {
+            w.close();
             ringDecided.complete(false);
             return;
         }

@@ -3,9 +3,9 @@ package io.dsa.agent.transport;
 /**
  * A node offers its peer on the same machine a {@link SharedRing} for the large bodies it will
  * send on this connection: the ring's file, its capacity and the token written in it. Sent sealed
- * after the handshake, once the connection first has a body of at least
- * {@value SharedRing#MIN_BODY_BYTES} bytes to send; answered by a {@link SharedRingAnswer}. Never
- * reaches the {@link InboundHandler}.
+ * once the connection has sent {@link SharedRing#offerAfter} bytes of bodies of at least
+ * {@value SharedRing#MIN_BODY_BYTES} bytes on its socket; answered by a {@link SharedRingAnswer}.
+ * Never reaches the {@link InboundHandler}.
  *
  * @param path the ring file's absolute path
  * @param capacity the ring's data bytes, in {@code [SharedRing.MIN_CAPACITY, SharedRing.MAX_CAPACITY]}

@@ -18,6 +18,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,7 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Large bodies through the shared ring between two transports on loopback (docs/runtime.md, "Bulk
- * bytes through shared memory"): once the peer accepted the ring, partitions, diffs and pushes
+ * bytes through shared memory"): no ring before a connection has sent twice its size in large
+ * bodies on the socket; once the peer accepted the ring, partitions, diffs and pushes
  * arrive intact, in their order with the small messages around them, while their bytes stay off
  * the socket; a peer with rings off refuses, and everything then travels on the socket; a SHARED
  * frame on a connection without a ring closes it.
@@ -52,22 +54,21 @@ class SharedRingTransportTest {
     @EnumSource(TransportSecurity.class)
     void onceAcceptedLargeBodiesCrossInTheRingIntactAndInOrderAndOffTheSocket(TransportSecurity security) throws Exception {
         byte[] slot = new byte[PARTITION];
-        java.util.concurrent.atomic.AtomicInteger named = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicBoolean armed = new AtomicBoolean();
         RecordingHandler receiver = new RecordingHandler() {
-            // the receiver's own array for the loop's first partition (the first message's goes to a new one)
+            // the receiver's own array for the first partition once armed, new ones for the others
             @Override
-            public byte[] bufferFor(int arrayId, int partition, int bytes) { return named.incrementAndGet() == 2 ? slot : null; }
+            public byte[] bufferFor(int arrayId, int partition, int bytes) { return armed.compareAndSet(true, false) ? slot : null; }
         };
         Transport server = start(0, security, SharedRing.MIN_CAPACITY, receiver);
         Transport client = start(1, security, SharedRing.MIN_CAPACITY, new RecordingHandler());
         NettyConnection c = (NettyConnection) client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
 
-        byte[] first = SharedRingTest.bytes(PARTITION, 1);
-        c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 0, 1, 0, 0, first.clone()));   // offers the ring; itself inline
+        sendUntilOffered(c, receiver);
         assertTrue(c.ringDecided().get(10, TimeUnit.SECONDS), "the peer on this machine accepted the ring");
-        assertArrayEquals(first, ((CoherenceMessage) receiver.awaitMessage()).data());
 
         long before = client.bytesOut();
+        armed.set(true);
         int batches = 5;
         int batch = 8;   // 8 x 64 KiB in flight at most, half the 1 MiB ring: every body finds room; 2.5 MiB in all, so it wraps
         int partitions = 0;
@@ -123,16 +124,41 @@ class SharedRingTransportTest {
         Transport server = start(0, TransportSecurity.ENCRYPT, 0, receiver);
         Transport client = start(1, TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, new RecordingHandler());
         NettyConnection c = (NettyConnection) client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
-        byte[] first = SharedRingTest.bytes(PARTITION, 3);
-        c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 0, 1, 0, 0, first.clone()));
+        sendUntilOffered(c, receiver);
         assertFalse(c.ringDecided().get(10, TimeUnit.SECONDS), "refused");
         long before = client.bytesOut();
         byte[] second = SharedRingTest.bytes(PARTITION, 4);
         c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 0, 1, 0, 0, second.clone()));
-        assertArrayEquals(first, ((CoherenceMessage) receiver.awaitMessage()).data());
         assertArrayEquals(second, ((CoherenceMessage) receiver.awaitMessage()).data());
         assertTrue(client.bytesOut() - before >= PARTITION, "the second partition crossed on the socket");
         assertFalse(c.sharesRing());
+    }
+
+    @Test
+    void aConnectionThatMovedLessThanTwiceItsRingInLargeBodiesOffersNone() throws Exception {
+        RecordingHandler receiver = new RecordingHandler();
+        Transport server = start(0, TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, receiver);
+        Transport client = start(1, TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, new RecordingHandler());
+        NettyConnection c = (NettyConnection) client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
+        int below = (int) (SharedRing.offerAfter(SharedRing.MIN_CAPACITY) / PARTITION) - 1;
+        for (int i = 0; i < below; i++) {
+            byte[] data = SharedRingTest.bytes(PARTITION, 200 + i);
+            c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 0, 1, 0, 0, data.clone()));
+            assertArrayEquals(data, ((CoherenceMessage) receiver.awaitMessage()).data());
+        }
+        assertFalse(c.ringDecided().isDone(), "no ring considered yet");
+        assertFalse(c.sharesRing());
+    }
+
+    /** Sends partitions, each received intact, until the connection has sent enough on its socket to offer its ring. */
+    private static void sendUntilOffered(NettyConnection c, RecordingHandler receiver) throws Exception {
+        long bytes = 0;
+        for (int i = 0; bytes < SharedRing.offerAfter(SharedRing.MIN_CAPACITY); i++) {
+            byte[] data = SharedRingTest.bytes(PARTITION, 300 + i);
+            c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 0, 1, 0, 0, data.clone()));
+            assertArrayEquals(data, ((CoherenceMessage) receiver.awaitMessage()).data());
+            bytes += PARTITION;
+        }
     }
 
     @Test
