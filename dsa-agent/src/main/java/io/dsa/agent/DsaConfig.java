@@ -80,6 +80,7 @@ public final class DsaConfig {
     private final int barrierFanout;
     private final ProxyMode proxy;
     private final boolean barrierLanes;
+    private final boolean sharedRings;
     private final boolean readerPushes;
     private final boolean returningReads;
     private final WaitStrategy waitStrategy;
@@ -110,6 +111,7 @@ public final class DsaConfig {
         this.barrierFanout = b.barrierFanout;
         this.proxy = b.proxy;
         this.barrierLanes = b.barrierLanes;
+        this.sharedRings = b.sharedRings;
         this.waitStrategy = b.waitStrategy;
         this.machineThreads = b.machineThreads;
         this.prefetchWindow = b.prefetchWindow;
@@ -146,6 +148,7 @@ public final class DsaConfig {
         b.barrierFanout = barrierFanout;
         b.proxy = proxy;
         b.barrierLanes = barrierLanes;
+        b.sharedRings = sharedRings;
         b.waitStrategy = waitStrategy;
         b.machineThreads = machineThreads;
         b.prefetchWindow = prefetchWindow;
@@ -224,6 +227,15 @@ public final class DsaConfig {
     public boolean barrierLanes() { return barrierLanes; }
 
     /**
+     * @return whether the connections between nodes of one machine move the bodies of large messages
+     *         (partitions, diffs, pushes of 16 KiB and more) through rings in shared memory once they
+     *         have sent twice a ring's size on their sockets (docs/runtime.md, "Bulk bytes through
+     *         shared memory"); default true. The ring's size is the system property
+     *         {@code dsa.sharedRingBytes} (8 MiB; 0 turns the rings off too).
+     */
+    public boolean sharedRings() { return sharedRings; }
+
+    /**
      * @return the node threads (workers and I/O threads, of every node of every VM) that the
      *         launcher runs on this node's machine, which {@link WaitStrategy#ADAPTIVE} compares with
      *         the machine's cores; 0 (the default) counts only the nodes of this JVM
@@ -298,7 +310,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (returningReads ? "" : ", no returning reads")
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (returningReads ? "" : ", no returning reads")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -319,6 +331,7 @@ public final class DsaConfig {
         private int barrierFanout = DEFAULT_BARRIER_FANOUT;
         private ProxyMode proxy = ProxyMode.FLOAT;
         private boolean barrierLanes = true;
+        private boolean sharedRings = true;
         private WaitStrategy waitStrategy = WaitStrategy.ADAPTIVE;
         private int machineThreads;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
@@ -420,6 +433,9 @@ public final class DsaConfig {
 
         /** @param on whether the global barrier uses barrier lanes where it can ({@link DsaConfig#barrierLanes()}) */
         public Builder barrierLanes(boolean on) { this.barrierLanes = on; return this; }
+
+        /** @param on whether connections between nodes of one machine use shared rings ({@link DsaConfig#sharedRings()}) */
+        public Builder sharedRings(boolean on) { this.sharedRings = on; return this; }
 
         /** @param on whether homes push partitions to their returning readers ({@link DsaConfig#readerPushes()}) */
         public Builder readerPushes(boolean on) { this.readerPushes = on; return this; }

@@ -59,6 +59,13 @@ final class JobOptions {
                     + " \"Barrier lanes\"); --no-barrier-lanes: over the connections only (default: on).")
     boolean barrierLanes;
 
+    @Option(names = "--shared-rings", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Between nodes of one machine, move the bodies of large messages (partitions, diffs, pushes of 16 KiB"
+                    + " and more) through rings in shared memory, a small sealed frame on the connection saying where"
+                    + " (docs/runtime.md, \"Bulk bytes through shared memory\"); --no-shared-rings: every byte on the sockets"
+                    + " (default: on).")
+    boolean sharedRings;
+
     @Option(names = "--reader-pushes", description = "A home pushes a partition it invalidated to the nodes that read it again"
             + " epoch after epoch, at its next global barrier or collective, so their next read hits (docs/runtime.md, \"Pushes to"
             + " returning readers\"; default: off: on 2 cores NPB CG 4x2 ran 0.81x the time, 2x1 1.17x).")
@@ -145,7 +152,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .barrierLanes(barrierLanes).readerPushes(readerPushes).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null)
                 .checkpointSync(!noCheckpointSync);
     }
@@ -158,6 +165,7 @@ final class JobOptions {
                 "--timeout", Long.toString(timeoutSeconds), "--max-frame-bytes", Integer.toString(maxFrameBytes),
                 "--failure-timeout-ms", Long.toString(failureTimeoutMs)));
         if (!barrierLanes) arguments.add("--no-barrier-lanes");
+        if (!sharedRings) arguments.add("--no-shared-rings");
         if (readerPushes) arguments.add("--reader-pushes");
         if (!returningReads) arguments.add("--no-returning-reads");
         arguments.addAll(security.arguments());

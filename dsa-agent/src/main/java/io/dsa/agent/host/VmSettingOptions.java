@@ -17,12 +17,12 @@ import java.util.List;
 public final class VmSettingOptions {
     /** The keys this class reads, in the order {@link #of} writes them. */
     static final List<String> KEYS = List.of("barrier", "fanout", "proxy", "maxFrameBytes", "failureTimeoutMs", "wait",
-            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync");
+            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync", "sharedRings");
 
     private VmSettingOptions() {}
 
     /**
-     * @return {@code config}'s VM-wide settings as job options; the two settings that are on by
+     * @return {@code config}'s VM-wide settings as job options; the settings that are on by
      *         default are written only when off, so that a host of an earlier build reads a job
      *         that keeps them on
      */
@@ -34,6 +34,7 @@ public final class VmSettingOptions {
         if (!config.barrierLanes()) options.add("barrierLanes=false");
         if (!config.returningReads()) options.add("returningReads=false");
         if (!config.checkpointSync()) options.add("checkpointSync=false");
+        if (!config.sharedRings()) options.add("sharedRings=false");
         return options;
     }
 
@@ -56,6 +57,7 @@ public final class VmSettingOptions {
             case "barrierLanes" -> config.barrierLanes(Boolean.parseBoolean(value));
             case "returningReads" -> config.returningReads(Boolean.parseBoolean(value));
             case "checkpointSync" -> config.checkpointSync(Boolean.parseBoolean(value));
+            case "sharedRings" -> config.sharedRings(Boolean.parseBoolean(value));
             default -> {
                 return false;
             }

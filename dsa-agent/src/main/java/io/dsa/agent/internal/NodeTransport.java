@@ -79,7 +79,9 @@ interface NodeTransport extends AutoCloseable {
 
             @Override
             public void listen(InboundHandler inbound) {
-                TransportConfig tc = TransportConfig.builder()
+                TransportConfig.Builder tb = TransportConfig.builder();
+                if (!config.sharedRings()) tb.sharedRingBytes(0);   // else the default size (dsa.sharedRingBytes)
+                TransportConfig tc = tb
                         .bindHost(config.bindHost())
                         .port(config.port())
                         .secret(config.secret())

@@ -63,6 +63,11 @@ class RunCommandTest {
     }
 
     @Test
+    void sharedRingsAreOnByDefaultAndNoSharedRingsReachesTheChildren() {
+        assertOnByDefaultAndOffReachesTheChildren("--no-shared-rings", DsaConfig::sharedRings);
+    }
+
+    @Test
     void returningReadsAreOnByDefaultAndNoReturningReadsReachesTheChildren() {
         assertOnByDefaultAndOffReachesTheChildren("--no-returning-reads", DsaConfig::returningReads);
     }
