@@ -83,7 +83,7 @@ final class ScopesCommand implements Callable<Integer> {
     List<String> luArgs;
 
     @Option(names = "--mm2", split = ",", paramLabel = "N,P", defaultValue = "512,32",
-            description = "mm2's arguments: side, partition side (default: ${DEFAULT-VALUE}).")
+            description = "mm2's arguments: side, partition side (mm2-scoped: rows per band of full rows; default: ${DEFAULT-VALUE}).")
     List<String> mm2Args;
 
     @Option(names = "--fft", split = ",", paramLabel = "N,P", defaultValue = "1024,64",

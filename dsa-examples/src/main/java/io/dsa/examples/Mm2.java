@@ -1,12 +1,15 @@
 package io.dsa.examples;
 
 import io.dsa.ArrayLayout;
+import io.dsa.ArraySpec;
 import io.dsa.ArrayUse;
+import io.dsa.Distribution;
 import io.dsa.DsaException;
 import io.dsa.DsaNode;
 import io.dsa.DsaProgram;
 import io.dsa.DsaScope;
 import io.dsa.DsaWorker;
+import io.dsa.ElementType;
 import io.dsa.ProgramName;
 import io.dsa.SharedLongArray;
 import java.util.Arrays;
@@ -50,14 +53,16 @@ public class Mm2 implements DsaProgram {
     private Mm2(boolean scoped) { this.scoped = scoped; }
 
     /**
-     * {@code mm2-scoped}: MM2 as the Aurora paper writes it with scopes. Each product runs in one
-     * scope in which both operands are read caches (the right operand whole, the left one only the
-     * rows the worker's blocks of the result cover: brought to every node at entry, all requests
-     * in flight together) and the result is owner-computes: each worker
-     * computes the blocks of the result it owns ({@link ArrayLayout#partitionsOfThread}) into the
-     * plain arrays {@link DsaScope#local} gives, from copies of the operands read with local hits.
-     * The scope's closing is the barrier between the products. The operands are filled in an
-     * owner-computes scope too. Same arguments and the same exact check as {@code mm2}.
+     * {@code mm2-scoped}: MM2 as the Aurora paper writes it with scopes. The matrices are held in
+     * bands of {@code partitionSize} full rows, each node homing one contiguous run of bands (row
+     * bands, as the MPI + C peer divides them). Each product runs in one scope in which both
+     * operands are read caches (the right operand whole, the left one only the rows the worker's
+     * bands of the result cover: its node's own bands) and the result is owner-computes: each
+     * worker computes the bands of the result it owns ({@link ArrayLayout#partitionsOfThread}),
+     * whole rows at a time, into the plain arrays {@link DsaScope#local} gives, from copies of the
+     * operands read with local hits. The scope's closing is the barrier between the products. The
+     * operands are filled in an owner-computes scope too. Same arguments (the partition size is a
+     * band's rows) and the same exact check as {@code mm2}.
      */
     @ProgramName("mm2-scoped")
     public static final class Scoped extends Mm2 {
@@ -68,9 +73,17 @@ public class Mm2 implements DsaProgram {
     @Override
     public void setup(DsaNode node) {
         parseArgs(node.args(), node.network().getGlobalThreadCount());
-        q = node.createSharedLongArray("mm2.Q", n, n, partitionSize);
-        r = node.createSharedLongArray("mm2.R", n, n, partitionSize);
-        p = node.createSharedLongArray("mm2.P", n, n, partitionSize);
+        q = create(node, "mm2.Q");
+        r = create(node, "mm2.R");
+        p = create(node, "mm2.P");
+    }
+
+    // square partitions for mm2; for mm2-scoped bands of full rows, contiguous bands per node (row
+    // bands, as the MPI + C peer divides the matrices), so a worker multiplies whole rows
+    private SharedLongArray create(DsaNode node, String name) {
+        return scoped ? (SharedLongArray) node.createSharedArray(
+                ArraySpec.of(name, ElementType.LONG, n, n, partitionSize, n, Distribution.BLOCK))
+                : node.createSharedLongArray(name, n, n, partitionSize);
     }
 
     /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
@@ -153,9 +166,10 @@ public class Mm2 implements DsaProgram {
                 fillPartition(scope.local(r, part), layout, part, 1);
             }
         }
+        long[][] rightRows = mine.length == 0 ? new long[0][] : new long[n][n];
         long start = System.nanoTime();
-        multiplyScoped(worker, q, r, p, mine);
-        multiplyScoped(worker, q, p, r, mine);
+        multiplyScoped(worker, q, r, p, mine, rightRows);
+        multiplyScoped(worker, q, p, r, mine, rightRows);
         return System.nanoTime() - start;
     }
 
@@ -169,59 +183,39 @@ public class Mm2 implements DsaProgram {
     }
 
     /**
-     * {@code out = left x right} for this worker's blocks {@code mine} of {@code out}, in a scope
+     * {@code out = left x right} for this worker's bands {@code mine} of {@code out}, in a scope
      * where {@code left} and {@code right} are read caches and {@code out} is owner-computes. The
-     * worker copies all of {@code right} (as rows) and, per grid row of its blocks, that row band
-     * of {@code left} into plain arrays (local hits), multiplies the band over the columns its
-     * blocks of that row cover (adjacent blocks merged: with the default distribution a node's
-     * blocks alternate with the other nodes' along a row, so the inner loop runs along one block's
-     * width), and copies each block's columns into the result's partition.
+     * worker copies all of {@code right} into {@code rightRows} (a row per array: the kernel then
+     * indexes the result's row and the right operand's rows alike, see {@link #addRowProduct}) and
+     * each of its bands of {@code left}, multiplies the band's rows one at a time into a scratch
+     * row, and copies each row into the result's band.
      */
-    private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out, int[] mine) {
+    private void multiplyScoped(DsaWorker worker, SharedLongArray left, SharedLongArray right, SharedLongArray out,
+                                int[] mine, long[][] rightRows) {
         ArrayLayout layout = out.layout();
         try (DsaScope scope = worker.scope(leftBand(left, mine), ArrayUse.readCache(right), ArrayUse.ownerComputes(out))) {
             if (mine.length == 0) return;
-            long[] rightAll = new long[n * n];
-            right.read(0, 0, n, n, rightAll);
-            long[][] rightRows = rows(rightAll, n, n);
-            int bandRows = layout.spec().partitionRows();
-            long[] leftRows = new long[bandRows * n];
-            long[][] band = new long[bandRows][n];
-            int[] from = new int[mine.length];   // the band's column intervals [from, to), adjacent blocks merged
-            int[] to = new int[mine.length];
-            int gridCols = layout.partitionGridCols();
-            for (int first = 0; first < mine.length; ) {
-                int gridRow = mine[first] / gridCols;
-                int last = first;
-                int intervals = 0;
-                for (; last < mine.length && mine[last] / gridCols == gridRow; last++) {
-                    int c0 = layout.partitionFirstCol(mine[last]);
-                    int c1 = c0 + layout.partitionCols(mine[last]);
-                    if (intervals > 0 && to[intervals - 1] == c0) to[intervals - 1] = c1;
-                    else { from[intervals] = c0; to[intervals++] = c1; }
-                }
-                int r0 = layout.partitionFirstRow(mine[first]);
-                int h = layout.partitionRows(mine[first]);
+            for (int k = 0; k < n; k++) right.read(k, 0, 1, n, rightRows[k]);
+            long[] leftRows = new long[layout.spec().partitionRows() * n];
+            long[] row = new long[n];
+            for (int part : mine) {
+                int r0 = layout.partitionFirstRow(part);
+                int h = layout.partitionRows(part);
                 left.read(r0, 0, h, n, leftRows);
+                long[] o = scope.local(out, part);
                 for (int i = 0; i < h; i++) {
-                    Arrays.fill(band[i], 0);
-                    for (int v = 0; v < intervals; v++) addRowProduct(leftRows, i * n, rightRows, n, band[i], from[v], to[v]);
+                    Arrays.fill(row, 0);
+                    addRowProduct(leftRows, i * n, rightRows, n, row, 0, n);
+                    System.arraycopy(row, 0, o, i * n, n);
                 }
-                for (int b = first; b < last; b++) {
-                    long[] o = scope.local(out, mine[b]);
-                    int c0 = layout.partitionFirstCol(mine[b]);
-                    int w = layout.partitionCols(mine[b]);
-                    for (int i = 0; i < h; i++) System.arraycopy(band[i], c0, o, i * w, w);
-                }
-                first = last;
             }
         }
     }
 
     /**
-     * The left operand's use in a product: a read cache of the rows this worker's blocks of the
-     * result cover (all columns), the only rows of it the worker reads. A worker with no blocks
-     * names the first row (its node fetches at most one partition it does not read).
+     * The left operand's use in a product: a read cache of the rows this worker's bands of the
+     * result cover (bands its own node homes), the only rows of it the worker reads. A worker with
+     * no bands names the first row (its node fetches at most one band it does not read).
      */
     private ArrayUse leftBand(SharedLongArray left, int[] mine) {
         ArrayLayout layout = left.layout();
