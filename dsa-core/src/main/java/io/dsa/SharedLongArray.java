@@ -22,6 +22,30 @@ public interface SharedLongArray extends SharedArray {
     void write(int index, long value);
 
     /**
+     * Gathers the elements at flat indices (addressed as {@link #read(int)} addresses them), as
+     * Global Arrays' {@code NGA_Gather}: {@code dst[dstOffset + k] = read(indices[from + k])} for
+     * {@code k} in {@code [0, count)}. The call checks the coherence state of each partition it
+     * touches once instead of once per element, so a gather from valid copies costs little more
+     * than the same loop over a plain array (a sparse matrix-vector product's inner loop, for
+     * example), and it requests the partitions it lacks together, so that their misses overlap.
+     * Each element is a value {@link #read(int)} could have returned: inside a release scope this
+     * node's buffered writes, and writes of other nodes that race with the call, without a
+     * synchronisation in between, seen for some elements and not others, as with element reads.
+     *
+     * @throws IndexOutOfBoundsException before any element is read: an index outside the array
+     *         (naming its position, its value and the range), or {@code from}, {@code count} and
+     *         {@code dstOffset} that do not fit the two arrays (naming the valid values)
+     * @throws IllegalArgumentException if {@code count} is negative
+     * @throws IllegalStateException as {@link #read(int)}, for an array the open scope does not let this worker read
+     */
+    void gather(int[] indices, int from, int count, long[] dst, int dstOffset);
+
+    /** Gathers the elements at all of {@code indices} into the start of {@code dst}; see {@link #gather(int[], int, int, long[], int)}. */
+    default void gather(int[] indices, long[] dst) {
+        gather(indices, 0, indices.length, dst, 0);
+    }
+
+    /**
      * Copies a whole partition, row-major within the partition, into {@code dst} (paper:
      * ReadRemotePartition). {@code dst.length} must be at least the partition's element count.
      */

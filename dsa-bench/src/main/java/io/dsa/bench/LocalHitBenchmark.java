@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * the reciprocal one (any other size). {@code sharedGather}/{@code plainGather} are a sparse
  * matrix-vector product's inner loop, as in NPB CG: a 1-D vector of {@value #VECTOR} doubles in
  * partitions of {@code VECTOR / 2} (not a power of two), read at {@value #GATHER} random
- * positions; figures are per element. {@code sharedRegionRead}/{@code sharedRegionWrite} copy the
+ * positions; figures are per element. {@code sharedGatherCall} is the same loop with the vector's
+ * elements taken by one {@code gather} call first (each partition checked once per call, not once
+ * per element). {@code sharedRegionRead}/{@code sharedRegionWrite} copy the
  * whole array in one region access, beside {@code System.arraycopy} a row at a time on the plain
  * array; figures are per element.
  *
@@ -54,6 +56,7 @@ public class LocalHitBenchmark {
     private double[] plainVector;
     private final int[] columns = new int[GATHER];
     private final double[] weights = new double[GATHER];
+    private final double[] gathered = new double[GATHER];
 
     private static final int N = 256;
     private DsaCluster cluster;
@@ -165,6 +168,15 @@ public class LocalHitBenchmark {
     public double sharedGather() {
         double sum = 0;
         for (int k = 0; k < GATHER; k++) sum += weights[k] * vector.read(columns[k]);
+        return sum;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public double sharedGatherCall() {
+        vector.gather(columns, gathered);
+        double sum = 0;
+        for (int k = 0; k < GATHER; k++) sum += weights[k] * gathered[k];
         return sum;
     }
 

@@ -294,6 +294,77 @@ abstract class AbstractSharedArray implements SharedArray {
     }
 
     /**
+     * Where flat index {@code index} lies (as {@code read(int)} addresses it), for {@code gather}:
+     * the partition in the high 32 bits, the element's position in the partition in the low ones.
+     * The element hits keep this arithmetic written out (a packed result measured slower per hit).
+     *
+     * @throws IndexOutOfBoundsException naming the index and the array's range
+     */
+    final long locate(int index) {
+        if (rows == 1 && Integer.compareUnsigned(index, cols) < 0) {   // a 1-D array (or one row): the column alone
+            if (colShift >= 0) return (long) (index >>> colShift) << 32 | (index & colMask);
+            int gridCol = Reciprocal.divide(index, colReciprocal, colReciprocalShift);
+            return (long) gridCol << 32 | (index - gridCol * partCols);
+        }
+        int row;
+        int col;
+        if (flatShift >= 0 && index >= 0 && index < (long) rows * cols) {
+            row = index >>> flatShift;
+            col = index & (cols - 1);
+        } else {
+            row = rowOfIndex(index);   // throws, naming the index and its range
+            col = colOfIndex(index);
+        }
+        int p;
+        int at;
+        if (rowShift >= 0) {
+            p = (row >>> rowShift) * gridCols + (col >>> colShift);
+            at = ((row & rowMask) << colShift) | (col & colMask);
+        } else {
+            int gridRow = Reciprocal.divide(row, rowReciprocal, rowReciprocalShift);
+            int gridCol = Reciprocal.divide(col, colReciprocal, colReciprocalShift);
+            p = gridRow * gridCols + gridCol;
+            int width = gridCol == lastGridCol ? lastPartCols : partCols;
+            at = (row - gridRow * partRows) * width + col - gridCol * partCols;
+        }
+        return (long) p << 32 | at;
+    }
+
+    /** Checks a gather's arguments: {@code count} indices from {@code from}, into {@code dstLength} elements from {@code dstOffset}. */
+    static void checkGather(int indicesLength, int from, int count, int dstLength, int dstOffset) {
+        if (count < 0) throw new IllegalArgumentException("gather count " + count + " is negative");
+        if (from < 0 || from > indicesLength - count) {
+            throw new IndexOutOfBoundsException("gather of " + count + " indices from " + from + " does not fit the " + indicesLength
+                    + " indices given (valid from: 0 to " + Math.max(0, indicesLength - count) + ")");
+        }
+        if (dstOffset < 0 || dstOffset > dstLength - count) {
+            throw new IndexOutOfBoundsException("gather of " + count + " elements to offset " + dstOffset + " does not fit the "
+                    + dstLength + "-element destination (valid offsets: 0 to " + Math.max(0, dstLength - count) + ")");
+        }
+    }
+
+    /**
+     * A gather found {@code indices[k]} in a partition it may not read yet: outside scopes, starts
+     * the requests for every partition the rest of the gather lacks ({@code indices[k .. end)}, up
+     * to {@link GatherScratch#AHEAD} of them), so that their misses overlap as a region read's do.
+     * Only a hint, like {@link #prefetch}; at most once per call ({@code g.lookedAhead}).
+     */
+    final void prefetchGather(int[] indices, int k, int end, GatherScratch g) {
+        if (state.scopeUse != null || state.release != null || g.lookedAhead) return;
+        g.lookedAhead = true;   // not again in this call, even if nothing was lacking
+        int n = 0;
+        for (int i = k; i < end && n < GatherScratch.AHEAD; i++) {
+            int p = (int) (locate(indices[i]) >>> 32);
+            if (Slot.readable(slots[p].stamp)) continue;
+            boolean seen = false;
+            for (int j = 0; j < n && !seen; j++) seen = g.requested[j] == p;
+            if (seen) continue;
+            g.requested[n++] = p;
+            prefetch(p, Access.READ);
+        }
+    }
+
+    /**
      * {@code readPartition(partition)} is about to run: if it follows a read of the partition
      * before it, the reads are a sequential loop, and the partitions up to {@code prefetchWindow}
      * ahead (and at most {@link #REGION_AHEAD_BYTES}) are requested now, so that several transfers

@@ -143,6 +143,75 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
     }
 
     @Override
+    public void gather(int[] indices, int from, int count, long[] dst, int dstOffset) {
+        checkGather(indices.length, from, count, dst.length, dstOffset);
+        int end = from + count;
+        long length = layout.length();
+        for (int k = from; k < end; k++) {
+            if (indices[k] < 0 || indices[k] >= length) {
+                throw new IndexOutOfBoundsException("gather: indices[" + k + "] = " + indices[k] + " out of range [0, " + length
+                        + ") of array '" + name() + "'");
+            }
+        }
+        GatherScratch g = GatherScratch.of(rt);
+        g.lookedAhead = false;
+        byte[][] checked = g.table(slots.length);
+        try {
+            int k = from;
+            int start = k;
+            while (true) {
+                // the elements of partitions this group checked: no call, no acquire, one rare branch per element
+                // (a 1-D array's index arithmetic written out: the indices are checked, the conditions loop-invariant)
+                int p = 0;
+                int at = 0;
+                for (; k < end; k++) {
+                    int index = indices[k];
+                    if (rows == 1) {
+                        if (colShift >= 0) {
+                            p = index >>> colShift;
+                            at = index & colMask;
+                        } else {
+                            p = Reciprocal.divide(index, colReciprocal, colReciprocalShift);
+                            at = index - p * partCols;
+                        }
+                    } else {
+                        long where = locate(index);
+                        p = (int) (where >>> 32);
+                        at = (int) where;
+                    }
+                    byte[] d = checked[p];
+                    if (d == null) break;
+                    dst[dstOffset + k - from] = (long) VIEW.get(d, at << SHIFT);
+                }
+                if (k < end) {   // a partition this group has not checked
+                    Slot s = slots[p];
+                    int stamp = s.stamp;
+                    if (!Slot.readable(stamp)) {
+                        // the element path: waits for the copy (or reads a release scope's buffer, or refuses as the scope says)
+                        prefetchGather(indices, k, end, g);
+                        dst[dstOffset + k - from] = readMiss(p, at << SHIFT);
+                        k++;
+                        continue;
+                    }
+                    if (g.size < GatherScratch.CAPACITY) {
+                        count(ArrayCounters.READ_HIT);
+                        g.add(p, stamp, s.data);
+                        continue;
+                    }
+                }
+                // the group is full or the gather done: check that no stamp moved under the copy
+                VarHandle.loadLoadFence();
+                if (!g.unchanged(slots)) k = start;   // a partition was revoked under the copy: this group again
+                g.clear();
+                if (k == end) return;
+                start = k;
+            }
+        } finally {
+            g.clear();
+        }
+    }
+
+    @Override
     public long read(int index) {
         if (rows == 1 && Integer.compareUnsigned(index, cols) < 0) return read(0, index);
         if (flatShift >= 0 && index >= 0 && index < (long) rows * cols) return read(index >>> flatShift, index & (cols - 1));

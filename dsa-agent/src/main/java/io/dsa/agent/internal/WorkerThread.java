@@ -41,6 +41,8 @@ final class WorkerThread extends Thread {
     final int localIndex;
     /** This thread's row in every {@link ArrayCounters} of its node. */
     final int counterRow;
+    /** The partitions this thread's current {@code gather} has checked (one call at a time). */
+    final GatherScratch gather = new GatherScratch();
 
     private Object subject;
     private long detail;
