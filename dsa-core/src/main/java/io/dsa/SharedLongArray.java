@@ -46,6 +46,28 @@ public interface SharedLongArray extends SharedArray {
     }
 
     /**
+     * Scatters values to flat indices (addressed as {@link #write(int, long)} addresses them), as
+     * Global Arrays' {@code NGA_Scatter}: {@code write(indices[from + k], src[srcOffset + k])} for
+     * {@code k} in {@code [0, count)}, in that order (an index named twice ends with the later
+     * value). The call checks each partition it touches once and fences once per group of
+     * partitions, where an element write fences every time, and requests ownership of the
+     * partitions it lacks together, so that their misses overlap. Inside a release scope the
+     * values are buffered as element writes are.
+     *
+     * @throws IndexOutOfBoundsException before any element is written: an index outside the array
+     *         (naming its position, its value and the range), or {@code from}, {@code count} and
+     *         {@code srcOffset} that do not fit the two arrays (naming the valid values)
+     * @throws IllegalArgumentException if {@code count} is negative
+     * @throws IllegalStateException as {@link #write(int, long)}, for an array the open scope does not let this worker write
+     */
+    void scatter(int[] indices, int from, int count, long[] src, int srcOffset);
+
+    /** Scatters the start of {@code src} to all of {@code indices}; see {@link #scatter(int[], int, int, long[], int)}. */
+    default void scatter(int[] indices, long[] src) {
+        scatter(indices, 0, indices.length, src, 0);
+    }
+
+    /**
      * Copies a whole partition, row-major within the partition, into {@code dst} (paper:
      * ReadRemotePartition). {@code dst.length} must be at least the partition's element count.
      */

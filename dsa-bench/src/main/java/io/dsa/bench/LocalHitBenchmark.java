@@ -32,7 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * partitions of {@code VECTOR / 2} (not a power of two), read at {@value #GATHER} random
  * positions; figures are per element. {@code sharedGatherCall} is the same loop with the vector's
  * elements taken by one {@code gather} call first (each partition checked once per call, not once
- * per element). {@code sharedRegionRead}/{@code sharedRegionWrite} copy the
+ * per element). {@code sharedScatter}/{@code sharedScatterCall}/{@code plainScatter} write the
+ * weights to the same positions, element by element, in one {@code scatter} call, and on the plain
+ * array. {@code sharedRegionRead}/{@code sharedRegionWrite} copy the
  * whole array in one region access, beside {@code System.arraycopy} a row at a time on the plain
  * array; figures are per element.
  *
@@ -178,6 +180,24 @@ public class LocalHitBenchmark {
         double sum = 0;
         for (int k = 0; k < GATHER; k++) sum += weights[k] * gathered[k];
         return sum;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public void sharedScatter() {
+        for (int k = 0; k < GATHER; k++) vector.write(columns[k], weights[k]);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public void sharedScatterCall() {
+        vector.scatter(columns, weights);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public void plainScatter() {
+        for (int k = 0; k < GATHER; k++) plainVector[columns[k]] = weights[k];
     }
 
     @Benchmark

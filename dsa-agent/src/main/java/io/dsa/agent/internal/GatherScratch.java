@@ -1,10 +1,11 @@
 package io.dsa.agent.internal;
 
 /**
- * The partitions one {@code gather} call has checked, with the stamp and the bytes each showed:
- * the call reads the stamp of a partition once (an acquire) and then every element it gathers
- * from that partition with plain loads, and checks at the end that no stamp moved (as a region
- * read checks around its copy). The bytes are found by partition number in a table, so the
+ * The partitions one {@code gather} or {@code scatter} call has checked, with the stamp and the
+ * bytes each showed: the call reads the stamp of a partition once (an acquire) and then loads (or
+ * stores) every element of that partition with plain accesses, and checks at the end that no
+ * stamp moved (as a region read checks around its copy; a scatter after one full fence, as a
+ * write hit does after each store). The bytes are found by partition number in a table, so the
  * per-element path has one load and one branch that is almost never taken (a search of the
  * checked partitions cost a mispredicted branch per element where the indices alternate between
  * partitions). A worker keeps its scratch in its {@link WorkerThread}, any other thread in a
@@ -25,10 +26,10 @@ final class GatherScratch {
     int size;
     /** By partition number: the bytes of a partition the current group checked, else null. Grows, never shrinks. */
     private byte[][] table = new byte[0][];
-    /** Partitions a gather requests ahead at most, on its first miss ({@link AbstractSharedArray#prefetchGather}). */
+    /** Partitions a gather requests ahead at most, on its first miss ({@link AbstractSharedArray#prefetchAhead}). */
     static final int AHEAD = 64;
 
-    /** Partitions whose request the current call has started ({@link AbstractSharedArray#prefetchGather}). */
+    /** Partitions whose request the current call has started ({@link AbstractSharedArray#prefetchAhead}). */
     final int[] requested = new int[AHEAD];
     /** Whether the current call has looked ahead for partitions to request (once per call). */
     boolean lookedAhead;

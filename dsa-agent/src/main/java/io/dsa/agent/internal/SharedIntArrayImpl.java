@@ -144,15 +144,8 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
 
     @Override
     public void gather(int[] indices, int from, int count, int[] dst, int dstOffset) {
-        checkGather(indices.length, from, count, dst.length, dstOffset);
+        checkIndexed("gather", indices, from, count, dst.length, dstOffset, "destination");
         int end = from + count;
-        long length = layout.length();
-        for (int k = from; k < end; k++) {
-            if (indices[k] < 0 || indices[k] >= length) {
-                throw new IndexOutOfBoundsException("gather: indices[" + k + "] = " + indices[k] + " out of range [0, " + length
-                        + ") of array '" + name() + "'");
-            }
-        }
         GatherScratch g = GatherScratch.of(rt);
         g.lookedAhead = false;
         byte[][] checked = g.table(slots.length);
@@ -161,34 +154,21 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             int start = k;
             while (true) {
                 // the elements of partitions this group checked: no call, no acquire, one rare branch per element
-                // (a 1-D array's index arithmetic written out: the indices are checked, the conditions loop-invariant)
                 int p = 0;
-                int at = 0;
                 for (; k < end; k++) {
                     int index = indices[k];
-                    if (rows == 1) {
-                        if (colShift >= 0) {
-                            p = index >>> colShift;
-                            at = index & colMask;
-                        } else {
-                            p = Reciprocal.divide(index, colReciprocal, colReciprocalShift);
-                            at = index - p * partCols;
-                        }
-                    } else {
-                        long where = locate(index);
-                        p = (int) (where >>> 32);
-                        at = (int) where;
-                    }
+                    p = partitionOfIndex(index);
                     byte[] d = checked[p];
                     if (d == null) break;
-                    dst[dstOffset + k - from] = (int) VIEW.get(d, at << SHIFT);
+                    dst[dstOffset + k - from] = (int) VIEW.get(d, positionOf(index, p) << SHIFT);
                 }
                 if (k < end) {   // a partition this group has not checked
+                    int at = positionOf(indices[k], p);
                     Slot s = slots[p];
                     int stamp = s.stamp;
                     if (!Slot.readable(stamp)) {
                         // the element path: waits for the copy (or reads a release scope's buffer, or refuses as the scope says)
-                        prefetchGather(indices, k, end, g);
+                        prefetchAhead(indices, k, end, g, Access.READ);
                         dst[dstOffset + k - from] = readMiss(p, at << SHIFT);
                         k++;
                         continue;
@@ -202,6 +182,63 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
                 // the group is full or the gather done: check that no stamp moved under the copy
                 VarHandle.loadLoadFence();
                 if (!g.unchanged(slots)) k = start;   // a partition was revoked under the copy: this group again
+                g.clear();
+                if (k == end) return;
+                start = k;
+            }
+        } finally {
+            g.clear();
+        }
+    }
+
+    @Override
+    public void scatter(int[] indices, int from, int count, int[] src, int srcOffset) {
+        checkIndexed("scatter", indices, from, count, src.length, srcOffset, "source");
+        int end = from + count;
+        GatherScratch g = GatherScratch.of(rt);
+        g.lookedAhead = false;
+        byte[][] checked = g.table(slots.length);
+        try {
+            int k = from;
+            int start = k;
+            while (true) {
+                // the elements of partitions this group found writable: plain stores, no fence, one rare branch each
+                int p = 0;
+                for (; k < end; k++) {
+                    int index = indices[k];
+                    p = partitionOfIndex(index);
+                    byte[] d = checked[p];
+                    if (d == null) break;
+                    VIEW.set(d, positionOf(index, p) << SHIFT, src[srcOffset + k - from]);
+                }
+                if (k < end) {   // a partition this group has not found writable
+                    int at = positionOf(indices[k], p);
+                    Slot s = slots[p];
+                    int stamp = s.stamp;
+                    if (!Slot.writable(stamp)) {
+                        // the element path: takes ownership (or buffers in a release scope, or refuses as the scope says)
+                        prefetchAhead(indices, k, end, g, Access.READ_WRITE);
+                        writeMiss(p, at << SHIFT, src[srcOffset + k - from]);
+                        k++;
+                        continue;
+                    }
+                    if (g.size < GatherScratch.CAPACITY) {
+                        count(ArrayCounters.WRITE_HIT);
+                        g.add(p, stamp, s.data);
+                        continue;
+                    }
+                }
+                // the group is full or the scatter done: one fence, then the write hit's re-check of every stamp it used
+                VarHandle.fullFence();
+                if (!g.unchanged(slots)) {
+                    // a revocation may have copied a partition before some stores landed: this group's writes again, in
+                    // order, through the element path (a write stores the same value again; a later one of an index wins)
+                    g.clear();
+                    for (int i = start; i < k; i++) {
+                        long where = locate(indices[i]);
+                        writeMiss((int) (where >>> 32), (int) where << SHIFT, src[srcOffset + i - from]);
+                    }
+                }
                 g.clear();
                 if (k == end) return;
                 start = k;
