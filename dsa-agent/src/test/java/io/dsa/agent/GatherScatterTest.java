@@ -129,6 +129,13 @@ class GatherScatterTest {
                         a.gather(all, got);
                         for (int k = 0; k < 64; k++) {
                             int i = all[k];
+                            if (i % 16 == 1 - w.nodeId()) {
+                                // the other node's write: either value, as it may close the scope and send its diff meanwhile
+                                // (docs/consistency.md, "Release")
+                                assertTrue(got[k] == i || got[k] == 1000 + i, "release scope at node " + w.nodeId() + ", element "
+                                        + i + " written by the other node: " + got[k]);
+                                continue;
+                            }
                             double expected = i % 16 == w.nodeId() ? 1000 + i : i;
                             assertEquals(expected, got[k], "release scope at node " + w.nodeId() + ", element " + i);
                         }
