@@ -349,56 +349,6 @@ abstract class AbstractSharedArray implements SharedArray {
     }
 
     /**
-     * Checks a gather's or a scatter's arguments ({@code what}): {@code count} indices from
-     * {@code from}, each inside the array, and as many elements of a {@code bufLength}-element
-     * buffer ({@code buf}: "destination" or "source") from {@code bufOffset}. Before any element
-     * moves, so a refused call changes nothing.
-     *
-     * @throws IndexOutOfBoundsException naming the bad value and the valid range
-     * @throws IllegalArgumentException if {@code count} is negative
-     */
-    final void checkIndexed(String what, int[] indices, int from, int count, int bufLength, int bufOffset, String buf) {
-        if (count < 0) throw new IllegalArgumentException(what + " count " + count + " is negative");
-        if (from < 0 || from > indices.length - count) {
-            throw new IndexOutOfBoundsException(what + " of " + count + " indices from " + from + " does not fit the " + indices.length
-                    + " indices given (valid from: 0 to " + Math.max(0, indices.length - count) + ")");
-        }
-        if (bufOffset < 0 || bufOffset > bufLength - count) {
-            throw new IndexOutOfBoundsException(what + " of " + count + " elements at offset " + bufOffset + " does not fit the "
-                    + bufLength + "-element " + buf + " (valid offsets: 0 to " + Math.max(0, bufLength - count) + ")");
-        }
-        long length = layout.length();
-        for (int k = from; k < from + count; k++) {
-            if (indices[k] < 0 || indices[k] >= length) {
-                throw new IndexOutOfBoundsException(what + ": indices[" + k + "] = " + indices[k] + " out of range [0, " + length
-                        + ") of array '" + name() + "'");
-            }
-        }
-    }
-
-    /**
-     * A gather (scatter) found {@code indices[k]} in a partition this node may not read (write)
-     * yet: outside scopes, starts the requests for {@code needed} on every partition the rest of
-     * the call lacks ({@code indices[k .. end)}, up to {@link GatherScratch#AHEAD} of them), so that
-     * their misses overlap as a region access's do. Only a hint, like {@link #prefetch}; at most
-     * once per call ({@code g.lookedAhead}).
-     */
-    final void prefetchAhead(int[] indices, int k, int end, GatherScratch g, Access needed) {
-        if (state.scopeUse != null || state.release != null || g.lookedAhead) return;
-        g.lookedAhead = true;   // not again in this call, even if nothing was lacking
-        int n = 0;
-        for (int i = k; i < end && n < GatherScratch.AHEAD; i++) {
-            int p = (int) (locate(indices[i]) >>> 32);
-            if (Slot.accessOf(slots[p].stamp).allows(needed)) continue;
-            boolean seen = false;
-            for (int j = 0; j < n && !seen; j++) seen = g.requested[j] == p;
-            if (seen) continue;
-            g.requested[n++] = p;
-            prefetch(p, needed);
-        }
-    }
-
-    /**
      * {@code readPartition(partition)} is about to run: if it follows a read of the partition
      * before it, the reads are a sequential loop, and the partitions up to {@code prefetchWindow}
      * ahead (and at most {@link #REGION_AHEAD_BYTES}) are requested now, so that several transfers

@@ -144,11 +144,9 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
 
     @Override
     public void gather(int[] indices, int from, int count, long[] dst, int dstOffset) {
-        checkIndexed("gather", indices, from, count, dst.length, dstOffset, "destination");
+        GatherScratch g = GatherScratch.begin(this, "gather", indices, from, count, dst.length, dstOffset, "destination");
+        byte[][] checked = g.table();
         int end = from + count;
-        GatherScratch g = GatherScratch.of(rt);
-        g.lookedAhead = false;
-        byte[][] checked = g.table(slots.length);
         try {
             int k = from;
             int start = k;
@@ -168,7 +166,7 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
                     int stamp = s.stamp;
                     if (!Slot.readable(stamp)) {
                         // the element path: waits for the copy (or reads a release scope's buffer, or refuses as the scope says)
-                        prefetchAhead(indices, k, end, g, Access.READ);
+                        g.prefetchAhead(this, indices, k, end, Access.READ);
                         dst[dstOffset + k - from] = readMiss(p, at << SHIFT);
                         k++;
                         continue;
@@ -193,11 +191,9 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
 
     @Override
     public void scatter(int[] indices, int from, int count, long[] src, int srcOffset) {
-        checkIndexed("scatter", indices, from, count, src.length, srcOffset, "source");
+        GatherScratch g = GatherScratch.begin(this, "scatter", indices, from, count, src.length, srcOffset, "source");
+        byte[][] checked = g.table();
         int end = from + count;
-        GatherScratch g = GatherScratch.of(rt);
-        g.lookedAhead = false;
-        byte[][] checked = g.table(slots.length);
         try {
             int k = from;
             int start = k;
@@ -217,7 +213,7 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
                     int stamp = s.stamp;
                     if (!Slot.writable(stamp)) {
                         // the element path: takes ownership (or buffers in a release scope, or refuses as the scope says)
-                        prefetchAhead(indices, k, end, g, Access.READ_WRITE);
+                        g.prefetchAhead(this, indices, k, end, Access.READ_WRITE);
                         writeMiss(p, at << SHIFT, src[srcOffset + k - from]);
                         k++;
                         continue;
