@@ -19,6 +19,8 @@ final class CacheEntry {
     boolean wantWrite;
     /** the write under way asked to overwrite the partition (GET_M_OVERWRITE): its grant comes without data */
     boolean overwrite;
+    /** this node dropped its shared copy (PUT_S) and awaits the home's PUT_ACK; an INV sent before the home saw it may still come */
+    boolean dropping;
 
     /** @throws IllegalStateException if {@code home} is not in [0, {@code nodeCount}) */
     CacheEntry(int nodeId, int nodeCount, int arrayId, int partition, int home) {
@@ -38,6 +40,7 @@ final class CacheEntry {
         to.pending = pending;
         to.wantWrite = wantWrite;
         to.overwrite = overwrite;
+        to.dropping = dropping;
         return to;
     }
 
@@ -62,6 +65,7 @@ final class CacheEntry {
     @Override
     public String toString() {
         return "node " + nodeId + " cache " + arrayId + ":" + partition + " {" + state + " home " + home + " pending " + pending
-                + (wantWrite ? "+wantWrite" : "") + (overwrite ? "+overwrite" : "") + "}";
+                + (wantWrite ? "+wantWrite" : "") + (overwrite ? "+overwrite" : "")
+                + (dropping ? "+dropping" : "") + "}";
     }
 }

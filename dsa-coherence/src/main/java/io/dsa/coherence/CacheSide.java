@@ -83,21 +83,40 @@ final class CacheSide {
         return c == null || c.state == CacheState.INVALID && c.pending == Pending.NONE;
     }
 
+    /** See {@link CoherenceEngine#canDrop}. */
+    boolean canDrop(int arrayId, int partition) {
+        CacheEntry c = peek(arrayId, partition);
+        return c != null && c.state == CacheState.SHARED && c.pending == Pending.NONE && !c.wantWrite && !c.dropping;
+    }
+
+    /** See {@link CoherenceEngine#drop}. */
+    boolean drop(int arrayId, int partition) {
+        if (!canDrop(arrayId, partition)) return false;
+        CacheEntry c = peek(arrayId, partition);
+        if (!faults.contains(Fault.DROP_KEEPS_ACCESS)) store.setAccess(c.arrayId, c.partition, Access.NONE);
+        c.transitionTo(CacheState.INVALID, "dropped (PUT_S)");
+        c.dropping = true;
+        send(CoherenceOp.PUT_S, c.arrayId, c.partition, c.home, nodeId, null);
+        return true;
+    }
+
     /** A message for a cache of its partition (checked by the engine). */
     void onMessage(CoherenceMessage m) {
         CacheEntry c = entry(m.arrayId(), m.partition());
         if (m.source() != c.home) throw CoherenceEngine.unexpected(nodeId, m, c, "only the home " + c.home + " sends this");
         switch (m.op()) {
             case DATA_S -> {
-                if (c.state != CacheState.INVALID || c.pending != Pending.READ || m.data() == null) {
-                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID with a read under way and data");
+                if (c.state != CacheState.INVALID || c.pending != Pending.READ || m.data() == null || c.dropping) {
+                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID with a read under way, no drop under way, and data");
                 }
                 store.install(c.arrayId, c.partition, m.data(), Access.READ);
                 c.transitionTo(CacheState.SHARED, "DATA_S");
                 readAnswered(c);
             }
             case DATA_M -> {
-                if (c.pending != Pending.WRITE) throw CoherenceEngine.unexpected(nodeId, m, c, "expected a write under way");
+                if (c.pending != Pending.WRITE || c.dropping) {
+                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected a write under way and no drop (the home acks a PUT_S first)");
+                }
                 if (c.overwrite) {
                     // an overwrite: the store writes the worker's bytes over the copy, a stale one or a shared one pushed
                     // meanwhile (then the home granted an upgrade), before the access; the home never sends data for it
@@ -120,8 +139,8 @@ final class CacheSide {
             }
             case PUSH_S -> {
                 // the home pushes only to a node it does not list, and it lists every copy it gave out
-                if (c.state != CacheState.INVALID || m.data() == null) {
-                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID and data");
+                if (c.state != CacheState.INVALID || m.data() == null || c.dropping) {
+                    throw CoherenceEngine.unexpected(nodeId, m, c, "expected INVALID, no drop under way, and data");
                 }
                 store.install(c.arrayId, c.partition, m.data(), Access.READ);
                 c.transitionTo(CacheState.SHARED, "PUSH_S");
@@ -131,6 +150,12 @@ final class CacheSide {
                 if (c.pending == Pending.READ || faults.contains(Fault.PUSH_ENDS_WRITE_REQUEST)) readAnswered(c);
             }
             case INV -> {
+                if (c.state == CacheState.INVALID && c.dropping) {
+                    // sent before the home saw our PUT_S (the home answers the PUT_S only after, in order): the copy is
+                    // gone already, and the home's invalidation waits for this ack
+                    send(CoherenceOp.INV_ACK, c.arrayId, c.partition, c.home, m.requester(), null);
+                    break;
+                }
                 // a pending upgrade stays pending: the home removed us from the sharers, so it will send data
                 if (c.state != CacheState.SHARED) throw CoherenceEngine.unexpected(nodeId, m, c, "INV needs a SHARED copy");
                 store.setAccess(c.arrayId, c.partition, Access.NONE);
@@ -160,6 +185,10 @@ final class CacheSide {
                 c.transitionTo(CacheState.INVALID, "FWD_GET_M_OVERWRITE for " + m.requester());
                 send(CoherenceOp.OWNER_RELEASE, c.arrayId, c.partition, c.home, m.requester(), null);
             }
+            case PUT_ACK -> {
+                if (!c.dropping) throw CoherenceEngine.unexpected(nodeId, m, c, "no PUT_S awaiting this ack");
+                c.dropping = false;
+            }
             default -> throw CoherenceEngine.unexpected(nodeId, m, c, "not a message for a cache");
         }
     }
@@ -176,7 +205,7 @@ final class CacheSide {
 
     /** @return whether no request of this node is under way on a partition homed elsewhere */
     boolean quiescent() {
-        for (CacheEntry c : cache.values()) if (c.pending != Pending.NONE || c.wantWrite) return false;
+        for (CacheEntry c : cache.values()) if (c.pending != Pending.NONE || c.wantWrite || c.dropping) return false;
         return true;
     }
 

@@ -99,18 +99,40 @@ public final class CoherenceEngine {
         }
         boolean homed = isHome(message.arrayId(), message.partition());
         switch (message.op()) {
-            case GET_S, GET_M, GET_M_OVERWRITE, INV_ACK, OWNER_DATA, OWNER_RELEASE, PUSH_ACK -> {
+            case GET_S, GET_M, GET_M_OVERWRITE, INV_ACK, OWNER_DATA, OWNER_RELEASE, PUSH_ACK, PUT_S -> {
                 if (!homed) throw new IllegalStateException("node " + nodeId + " received " + message + " but is not the home of "
                         + message.arrayId() + ":" + message.partition() + " (home is "
                         + homes.homeOf(message.arrayId(), message.partition()) + ")");
                 home.onMessage(message);
             }
-            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M, FWD_GET_M_OVERWRITE, PUSH_S -> {
+            case DATA_S, DATA_M, INV, FWD_GET_S, FWD_GET_M, FWD_GET_M_OVERWRITE, PUSH_S, PUT_ACK -> {
                 if (homed) throw new IllegalStateException("node " + nodeId + " received " + message
                         + " but is the home of " + message.arrayId() + ":" + message.partition());
                 caches.onMessage(message);
             }
         }
+    }
+
+    /**
+     * Drops this node's shared copy of a partition homed elsewhere, unasked (self-invalidation): the
+     * workers' access goes to NONE at once and the home hears of it (PUT_S), so its next write
+     * needs no invalidation of this node; it answers PUT_ACK, until which this node is not
+     * {@link #quiescent}. An INV the home sent before it saw the PUT_S is acknowledged as usual. A
+     * later miss asks the home again, as after an invalidation. Only a copy that is SHARED with no
+     * request of this node under way is dropped ({@link #canDrop}); anything else is left as it is.
+     *
+     * @return whether the copy was dropped
+     */
+    public boolean drop(int arrayId, int partition) {
+        return !isHome(arrayId, partition) && caches.drop(arrayId, partition);
+    }
+
+    /**
+     * @return whether {@link #drop} would drop: the partition is homed elsewhere, this node's copy
+     *         is SHARED, and no request of this node (nor an earlier drop) is under way on it
+     */
+    public boolean canDrop(int arrayId, int partition) {
+        return !isHome(arrayId, partition) && caches.canDrop(arrayId, partition);
     }
 
     /**
@@ -308,6 +330,7 @@ public final class CoherenceEngine {
             out.writeByte(c == null ? Pending.NONE.ordinal() : c.pending.ordinal());
             out.writeBoolean(c != null && c.wantWrite);
             out.writeBoolean(c != null && c.overwrite);
+            out.writeBoolean(c != null && c.dropping);
         }
     }
 

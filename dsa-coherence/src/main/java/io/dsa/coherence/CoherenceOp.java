@@ -42,9 +42,18 @@ public enum CoherenceOp {
      * home to exclusive owner: give up the partition for a requester that overwrites all of it
      * (its GET_M_OVERWRITE), so send no data: the OWNER_RELEASE that answers carries none
      */
-    FWD_GET_M_OVERWRITE(14, false);
+    FWD_GET_M_OVERWRITE(14, false),
+    /**
+     * sharer to home: I dropped my shared copy unasked (self-invalidation, see
+     * {@link CoherenceEngine#drop}); the home no longer counts me a sharer and answers PUT_ACK
+     */
+    PUT_S(15, false),
+    /** home to a node that dropped its copy: your PUT_S is processed */
+    PUT_ACK(16, false);
 
-    private static final CoherenceOp[] BY_CODE = new CoherenceOp[16];
+    /** Codes are in [1, {@value #CODES}). */
+    private static final int CODES = 32;
+    private static final CoherenceOp[] BY_CODE = new CoherenceOp[CODES];
 
     static {
         for (CoherenceOp op : values()) {
@@ -59,12 +68,12 @@ public enum CoherenceOp {
     private final boolean mayCarryData;
 
     CoherenceOp(int code, boolean mayCarryData) {
-        if (code <= 0 || code >= 16) throw new IllegalArgumentException("code " + code + " out of range [1, 16)");
+        if (code <= 0 || code >= CODES) throw new IllegalArgumentException("code " + code + " out of range [1, " + CODES + ")");
         this.code = code;
         this.mayCarryData = mayCarryData;
     }
 
-    /** @return the wire code, in {@code [1, 16)} */
+    /** @return the wire code, in {@code [1, 32)} */
     public int code() { return code; }
 
     /** @return whether messages of this type may carry partition data */

@@ -23,5 +23,12 @@ enum Fault {
      * the home grants an overwrite request (GET_M_OVERWRITE) of a node that holds no copy at once,
      * without invalidating the sharers first: it needs no data, but the other copies must still go
      */
-    OVERWRITE_SKIPS_INVALIDATION
+    OVERWRITE_SKIPS_INVALIDATION,
+    /** a node that drops its shared copy (PUT_S) keeps its workers' read access to it */
+    DROP_KEEPS_ACCESS,
+    /**
+     * the home, on a sharer's PUT_S, forgets every sharer instead of that one, so it takes write
+     * access back while other nodes still read their copies
+     */
+    DROP_FORGETS_OTHER_SHARERS
 }

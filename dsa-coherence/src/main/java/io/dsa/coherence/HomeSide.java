@@ -80,6 +80,25 @@ final class HomeSide {
                 t.awaiting.clear(m.source());
                 if (t.awaiting.isEmpty()) e.txn = null;
             }
+            case PUT_S -> {
+                int n = m.source();
+                Txn t = e.txn;
+                if (m.requester() != n) throw CoherenceEngine.unexpected(nodeId, m, e, "requester must be the source");
+                if (t != null && t.kind == TxnKind.INVALIDATE && t.awaiting.get(n)) {
+                    // crossed our INV: the node acks that too (it finds its copy gone), and the ack completes the invalidation
+                } else if (e.sharers.get(n) && (t == null || t.kind == TxnKind.PUSH)) {
+                    if (faults.contains(Fault.DROP_FORGETS_OTHER_SHARERS)) e.sharers.clear();
+                    e.sharers.clear(n);
+                    // (a push under way keeps the nodes it awaits among the sharers, so the state stays SHARED then)
+                    if (e.sharers.isEmpty() && e.state == DirectoryState.SHARED) {
+                        setHomeAccess(e, Access.READ_WRITE);
+                        e.transitionTo(DirectoryState.HOME, "sharer " + n + " dropped its copy");
+                    }
+                } else {
+                    throw CoherenceEngine.unexpected(nodeId, m, e, "PUT_S from a node that is no sharer");
+                }
+                send(CoherenceOp.PUT_ACK, e.arrayId, e.partition, n, n, null);
+            }
             case INV_ACK -> {
                 Txn t = e.txn;
                 if (t == null || t.kind != TxnKind.INVALIDATE || !t.awaiting.get(m.source()) || m.requester() != t.requester) {

@@ -16,7 +16,7 @@ import java.util.List;
  * ({@link ModelOp}, {@link UpdateModel}); several workers on
  * one node share its engine, so their concurrent misses coalesce into one request. {@link #successor} forks the state
  * (engines included) and applies one transition: a worker's next step, the delivery of a message
- * (the oldest of its channel, unless {@link ModelConfig.Delivery#UNORDERED}), a push, or the arrival of
+ * (the oldest of its channel, unless {@link ModelConfig.Delivery#UNORDERED}), a push, a drop, or the arrival of
  * an update at its home or of its answer at its worker. Every write stores a value unique to its
  * worker and step, so a stale read is always visible.
  */
@@ -129,6 +129,8 @@ final class ClusterModel {
     boolean updateWrittenAtGrant;
     /** pushes the homes may still make in this run */
     int pushesLeft;
+    /** drops of shared copies the nodes may still make in this run */
+    int dropsLeft;
     /** what the last transition did, when {@link #describe} is on */
     final List<String> log = new ArrayList<>();
     boolean describe;
@@ -150,6 +152,7 @@ final class ClusterModel {
         lastWrite = new int[config.partitions() * ELEMENTS];
         updates = new UpdateModel(config.partitions());
         pushesLeft = config.pushes();
+        dropsLeft = config.drops();
     }
 
     private ClusterModel(ClusterModel from) {
@@ -176,6 +179,7 @@ final class ClusterModel {
         lastWrite = from.lastWrite.clone();
         updates = new UpdateModel(from.updates);
         pushesLeft = from.pushesLeft;
+        dropsLeft = from.dropsLeft;
     }
 
     @SuppressWarnings("unchecked")
@@ -218,13 +222,14 @@ final class ClusterModel {
      *         oldest, unless {@link ModelConfig.Delivery#UNORDERED}), the push of partition p by its home to
      *         the nodes of bit mask m is {@link #pushBase} {@code + (p << nodes) + m}, the arrival of
      *         update i at its home {@link #updateBase} {@code + i}, and the arrival of answer i at its
-     *         worker {@link #updateBase} {@code + UpdateModel.MAX_IN_FLIGHT + i}
+     *         worker {@link #updateBase} {@code + UpdateModel.MAX_IN_FLIGHT + i}, and the drop of node x's
+     *         shared copy of partition p {@link #dropBase} {@code + p * nodes + x}
      */
     int[] enabled() {
         int n = config.workers();
         boolean any = config.delivery() == ModelConfig.Delivery.UNORDERED;
         int[] t = new int[n + channels.length * (any ? MAX_IN_FLIGHT : 1) + (config.partitions() << config.nodes())
-                + 2 * UpdateModel.MAX_IN_FLIGHT];
+                + 2 * UpdateModel.MAX_IN_FLIGHT + config.partitions() * config.nodes()];
         int k = 0;
         for (int i = 0; i < n; i++) if (workerEnabled(i)) t[k++] = i;
         for (int c = 0; c < channels.length; c++) {
@@ -242,6 +247,11 @@ final class ClusterModel {
         }
         for (int i = 0; i < updates.toHome.size(); i++) t[k++] = updateBase() + i;
         for (int i = 0; i < updates.answers.size(); i++) t[k++] = updateBase() + UpdateModel.MAX_IN_FLIGHT + i;
+        if (dropsLeft > 0) {
+            for (int p = 0; p < config.partitions(); p++) {
+                for (int x = 0; x < config.nodes(); x++) if (engines[x].canDrop(ARRAY, p)) t[k++] = dropBase() + p * config.nodes() + x;
+            }
+        }
         return java.util.Arrays.copyOf(t, k);
     }
 
@@ -250,6 +260,9 @@ final class ClusterModel {
 
     /** @return the first update transition: after every push */
     private int updateBase() { return pushBase() + (config.partitions() << config.nodes()); }
+
+    /** @return the first drop transition: after every update and answer */
+    private int dropBase() { return updateBase() + 2 * UpdateModel.MAX_IN_FLIGHT; }
 
     private boolean workerEnabled(int worker) {
         List<ModelOp> ops = config.workloads().get(worker);
@@ -284,6 +297,12 @@ final class ClusterModel {
         try {
             if (t < n) {
                 step(t);
+            } else if (t >= dropBase()) {
+                int p = (t - dropBase()) / config.nodes();
+                int x = (t - dropBase()) % config.nodes();
+                if (describe) log.add("node " + x + " drops its copy of partition " + p);
+                if (!engines[x].drop(ARRAY, p)) throw new Violation("drop of " + p + " at node " + x + " refused");
+                dropsLeft--;
             } else if (t >= updateBase() + UpdateModel.MAX_IN_FLIGHT) {
                 answered(updates.answers.remove(t - updateBase() - UpdateModel.MAX_IN_FLIGHT));
             } else if (t >= updateBase()) {
@@ -589,6 +608,7 @@ final class ClusterModel {
             }
             for (int v : lastWrite) out.writeInt(v);
             out.writeByte(pushesLeft);
+            out.writeByte(dropsLeft);
             updates.encode(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

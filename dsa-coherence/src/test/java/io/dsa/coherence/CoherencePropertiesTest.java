@@ -54,6 +54,25 @@ class CoherencePropertiesTest {
         pushesDelivered = Math.max(pushesDelivered, 0) + runAndDrain(chain).cluster.pushesDelivered;
     }
 
+    /** PUT_S delivered in the tries of the drop property */
+    static long dropsDelivered = -1;
+
+    /**
+     * 8 nodes on 4 partitions of 8 elements, with drops among the steps (a node gives up its shared
+     * copy unasked and tells the home: {@link CoherenceEngine#drop}, self-invalidation) racing the
+     * reads, upgrades, writes, pushes and invalidations (a drop that crosses an INV) and their requests in flight.
+     */
+    @Property(tries = 100)
+    void eightNodesWithDropsStayCoherent(@ForAll("withDrops") ActionChain<SimulatedClusterChain> chain) {
+        dropsDelivered = Math.max(dropsDelivered, 0) + runAndDrain(chain).cluster.dropsDelivered;
+    }
+
+    @Provide
+    Arbitrary<ActionChain<SimulatedClusterChain>> withDrops() {
+        return Arbitraries.longs().between(1, 1_000_000)
+                .flatMap(seed -> SimulatedClusterChain.withDrops(SimulatedClusterChain.chains(seed, NODES, 1, 4, 8, 2, -1, 800, 1), 2));
+    }
+
     /** overwrites granted without data in the tries of the overwrite property, and those that got the access another way */
     static long overwritesGranted = -1;
     static long overwritesFellBack;
@@ -154,6 +173,8 @@ class CoherencePropertiesTest {
         long s = steps, ops = opsDone, msgs = messages, pushed = pushesDelivered, overwritten = overwritesGranted, fellBack = overwritesFellBack;
         long updated = updatesWritten;
         updatesWritten = -1;
+        long dropped = dropsDelivered;
+        dropsDelivered = -1;
         long scoped = scopesExited;
         scopesExited = -1;
         steps = 0;   // reset first: a failed check must not carry over to the next property
@@ -164,6 +185,10 @@ class CoherencePropertiesTest {
         overwritesFellBack = 0;
         assertTrue(ops > 20L * 100 && msgs > 20L * 100, "steps " + s + ", operations " + ops + ", messages " + msgs);
         if (pushed >= 0) assertTrue(pushed > 100, "pushes delivered in 100 tries: " + pushed);
+        if (dropped >= 0) {
+            System.out.println("drops (PUT_S) delivered in 100 tries: " + dropped);
+            assertTrue(dropped > 100, "drops (PUT_S) delivered in 100 tries: " + dropped);
+        }
         if (updated >= 0) {
             System.out.println("updates written by their homes in 100 tries: " + updated);
             assertTrue(updated > 500, "updates written by their homes in 100 tries: " + updated);

@@ -162,6 +162,14 @@ class MessageCountDocTest {
             }
             return push;
         });
+        s.put("drop of a shared copy, then the home's write (self-invalidation)", k -> {
+            Wire w = new Wire();
+            w.access(1, Access.READ);
+            int drop = w.count(() -> assertTrue(w.engines[1].drop(A, P)));
+            assertEquals(Access.NONE, w.engines[1].access(A, P), "the dropped copy is no longer read");
+            assertEquals(0, w.count(() -> w.access(0, Access.READ_WRITE)), "the home's write needs no invalidation");
+            return drop;
+        });
         s.put("concurrent misses of one node's workers", k -> {
             Wire w = new Wire();
             // three workers of node 1 miss before any answer arrives: only the first sends

@@ -19,10 +19,12 @@ import java.util.List;
  *        ({@link CoherenceEngine#push}), at any moment the engine allows it
  * @param updateFaults bugs every home commits with the updates it receives ({@link UpdateModel})
  * @param scopeFaults bugs every node commits entering and exiting owner-computes scopes ({@link ModelOp}'s {@code E} and {@code X})
+ * @param drops how many times in a run a node may drop its shared copy of a partition unasked
+ *        ({@link CoherenceEngine#drop}, self-invalidation), at any moment the engine allows it
  */
 record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int[] workerNode, boolean eager,
                    java.util.Set<Fault> faults, Delivery delivery, int pushes, java.util.Set<UpdateModel.Fault> updateFaults,
-                   java.util.Set<ScopeFault> scopeFaults) {
+                   java.util.Set<ScopeFault> scopeFaults, int drops) {
     /** Which messages in flight between two nodes may be delivered next. */
     enum Delivery {
         /** FIFO per ordered pair of nodes: the protocol's stated assumption (docs/coherence.md). */
@@ -75,32 +77,37 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
             node[i] = Integer.parseInt(workers[i].substring(0, colon).trim());
             w.add(ModelOp.parse(workers[i].substring(colon + 1)));
         }
-        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0, java.util.Set.of(), java.util.Set.of());
+        return new ModelConfig(nodes, partitions, w, node, eager, java.util.Set.of(), Delivery.PAIR_FIFO, 0, java.util.Set.of(), java.util.Set.of(), 0);
     }
 
     /** @return this configuration with every engine committing {@code fault} */
     ModelConfig withFault(Fault fault) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes, updateFaults, scopeFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, java.util.EnumSet.of(fault), delivery, pushes, updateFaults, scopeFaults, drops);
     }
 
     /** @return this configuration with every home committing {@code fault} with the updates it receives */
     ModelConfig withFault(UpdateModel.Fault fault) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, java.util.EnumSet.of(fault), scopeFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, java.util.EnumSet.of(fault), scopeFaults, drops);
     }
 
     /** @return this configuration with every node committing {@code fault} in its owner-computes scopes */
     ModelConfig withFault(ScopeFault fault) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, updateFaults, java.util.EnumSet.of(fault));
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, updateFaults, java.util.EnumSet.of(fault), drops);
     }
 
     /** @return this configuration with messages delivered as {@code d} says */
     ModelConfig withDelivery(Delivery d) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes, updateFaults, scopeFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, d, pushes, updateFaults, scopeFaults, drops);
     }
 
     /** @return this configuration with up to {@code n} pushes in a run */
     ModelConfig withPushes(int n) {
-        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n, updateFaults, scopeFaults);
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, n, updateFaults, scopeFaults, drops);
+    }
+
+    /** @return this configuration with up to {@code n} drops of shared copies in a run */
+    ModelConfig withDrops(int n) {
+        return new ModelConfig(nodes, partitions, workloads, workerNode, eager, faults, delivery, pushes, updateFaults, scopeFaults, n);
     }
 
     /** @return the number of channels: one per ordered pair, or per ordered pair and partition */
@@ -119,7 +126,7 @@ record ModelConfig(int nodes, int partitions, List<List<ModelOp>> workloads, int
         List<String> s = new ArrayList<>();
         for (int w = 0; w < workerNode.length; w++) s.add(workerNode[w] + ":" + workloads.get(w));
         return s + (eager ? " eager" : " lazy") + (delivery == Delivery.PAIR_FIFO ? "" : ", " + delivery)
-                + (pushes == 0 ? "" : ", " + pushes + " push(es)") + (faults.isEmpty() && updateFaults.isEmpty() && scopeFaults.isEmpty() ? ""
+                + (pushes == 0 ? "" : ", " + pushes + " push(es)") + (drops == 0 ? "" : ", " + drops + " drop(s)") + (faults.isEmpty() && updateFaults.isEmpty() && scopeFaults.isEmpty() ? ""
                 : ", faults " + java.util.stream.Stream.of(faults, updateFaults, scopeFaults).flatMap(java.util.Set::stream).toList());
     }
 

@@ -55,6 +55,9 @@ final class SimulatedCluster {
     /** pushes made and delivered (coverage of the push property) */
     int pushes;
     int pushesDelivered;
+    /** copies dropped unasked and PUT_S delivered (coverage of the drop property) */
+    int drops;
+    int dropsDelivered;
     /** overwrites granted without data (the store wrote the worker's bytes), and those that got the access another way */
     int overwritesGranted;
     int overwritesFellBack;
@@ -408,6 +411,7 @@ final class SimulatedCluster {
             requestsInFlight.remove(m.destination() + "/" + m.arrayId() + ":" + m.partition());
         }
         if (m.op() == CoherenceOp.PUSH_S) pushesDelivered++;
+        if (m.op() == CoherenceOp.PUT_S) dropsDelivered++;
     }
 
     /**
@@ -432,6 +436,26 @@ final class SimulatedCluster {
         if (engine[h].push(c[0], c[1], c[2]) != 1) throw new AssertionError("node " + h + " refused a push canPush allowed: " + c[0] + ":" + c[1]);
         pushes++;
         return "push " + c[0] + ":" + c[1] + " from n" + h + " to n" + c[2];
+    }
+
+    /**
+     * The k-th (modulo their number) drop a node may make now ({@link CoherenceEngine#canDrop}): a
+     * shared copy given up unasked (PUT_S to its home).
+     *
+     * @return what was dropped, or null if no drop is possible
+     */
+    String drop(int k) {
+        List<int[]> possible = new ArrayList<>();
+        for (int a = 0; a < arrays; a++) {
+            for (int p = 0; p < partitions; p++) {
+                for (int x = 0; x < nodes; x++) if (engine[x].canDrop(ARRAY_IDS[a], p)) possible.add(new int[] {ARRAY_IDS[a], p, x});
+            }
+        }
+        if (possible.isEmpty()) return null;
+        int[] c = possible.get(k % possible.size());
+        if (!engine[c[2]].drop(c[0], c[1])) throw new AssertionError("node " + c[2] + " refused a drop canDrop allowed: " + c[0] + ":" + c[1]);
+        drops++;
+        return "drop " + c[0] + ":" + c[1] + " at n" + c[2];
     }
 
     void deliverAll() {

@@ -217,6 +217,21 @@ final class SimulatedClusterChain {
         };
     }
 
+    /** A node drops the k-th shared copy it may drop now (modulo their number), telling its home (PUT_S). */
+    static Action<SimulatedClusterChain> drop() {
+        return new Action.Independent<>() {
+            @Override
+            public Arbitrary<Transformer<SimulatedClusterChain>> transformer() {
+                return Arbitraries.integers().between(0, 1000).map(k -> step("drop #" + k, s -> s.drop(k)));
+            }
+        };
+    }
+
+    /** {@code chains} with drops ({@link #drop}: self-invalidation) of weight {@code dropWeight} among the actions. */
+    static ActionChainArbitrary<SimulatedClusterChain> withDrops(ActionChainArbitrary<SimulatedClusterChain> chains, int dropWeight) {
+        return chains.withAction(dropWeight, drop());
+    }
+
     /** An idle worker starts a read or a write of one element (a busy one retries instead). */
     static Action<SimulatedClusterChain> issue(int nodes, int arrays, int partitions, int elements, int workersPerNode) {
         Arbitrary<Integer> node = Arbitraries.integers().between(0, nodes - 1);
@@ -339,6 +354,11 @@ final class SimulatedClusterChain {
         record("deliver " + m);
         cluster.answered(m);
         cluster.engine[m.destination()].onMessage(m);
+    }
+
+    void drop(int k) {
+        String dropped = cluster.drop(k);
+        record(dropped == null ? "drop: none possible" : dropped);
     }
 
     void push(int k) {
