@@ -82,6 +82,7 @@ public final class DsaConfig {
     private final boolean barrierLanes;
     private final boolean sharedRings;
     private final boolean readerPushes;
+    private final boolean selfInvalidation;
     private final boolean returningReads;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
@@ -116,6 +117,7 @@ public final class DsaConfig {
         this.machineThreads = b.machineThreads;
         this.prefetchWindow = b.prefetchWindow;
         this.readerPushes = b.readerPushes;
+        this.selfInvalidation = b.selfInvalidation;
         this.returningReads = b.returningReads;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
@@ -153,6 +155,7 @@ public final class DsaConfig {
         b.machineThreads = machineThreads;
         b.prefetchWindow = prefetchWindow;
         b.readerPushes = readerPushes;
+        b.selfInvalidation = selfInvalidation;
         b.returningReads = returningReads;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
@@ -259,6 +262,14 @@ public final class DsaConfig {
     public boolean readerPushes() { return readerPushes; }
 
     /**
+     * @return whether a node drops its shared copy of a partition that its home rewrites epoch
+     *         after epoch, at its next global arrival after it read the copy again, telling the
+     *         home (self-invalidation), so that the home's next write waits for no invalidation
+     *         round trip (docs/runtime.md, "Self-invalidation"); default false
+     */
+    public boolean selfInvalidation() { return selfInvalidation; }
+
+    /**
      * @return whether an element read that misses on a partition this node missed on before (a
      *         returning read), the first such miss after a global barrier or collective, also
      *         requests the other partitions of the array the node missed on before and lacks, so
@@ -310,7 +321,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (returningReads ? "" : ", no returning reads")
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -336,6 +347,7 @@ public final class DsaConfig {
         private int machineThreads;
         private int prefetchWindow = DEFAULT_PREFETCH_WINDOW;
         private boolean readerPushes;
+        private boolean selfInvalidation;
         private boolean returningReads = true;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
@@ -439,6 +451,9 @@ public final class DsaConfig {
 
         /** @param on whether homes push partitions to their returning readers ({@link DsaConfig#readerPushes()}) */
         public Builder readerPushes(boolean on) { this.readerPushes = on; return this; }
+
+        /** @param on whether nodes drop copies their homes rewrite epoch after epoch ({@link DsaConfig#selfInvalidation()}) */
+        public Builder selfInvalidation(boolean on) { this.selfInvalidation = on; return this; }
 
         /** @param on whether a returning element read requests the array's other returning partitions ({@link DsaConfig#returningReads()}) */
         public Builder returningReads(boolean on) { this.returningReads = on; return this; }

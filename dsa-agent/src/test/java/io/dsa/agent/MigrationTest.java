@@ -29,7 +29,7 @@ class MigrationTest {
     /** Says so in the report: a fault test prints its seed, or that it has none. */
     @org.junit.jupiter.api.BeforeAll
     static void sayThereIsNoSeed() {
-        System.out.println("MigrationTest: no randomness (except randomMovesAtRandomEpochsKeepTheResult, which prints its seed)");
+        System.out.println("MigrationTest: no randomness (except randomMovesAtRandomEpochsKeepTheResult and randomMovesWithSelfInvalidationKeepTheResult, which print their seeds)");
     }
 
     /** Enough for moves at chosen epochs; the moves that fail start at iteration 5 and hold the workers within a few. */
@@ -184,6 +184,34 @@ class MigrationTest {
             for (int i = 0; i < moves; i++) planned.add(new DsaCluster.PlannedMove(nodes[i], "127.0.0.1", epochs[i]));
             DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), planned, RUN_TIMEOUT, String.valueOf(ITERATIONS));
             for (int i = 0; i < moves; i++) assertEquals(epochs[i], r.migrations().get(i).epoch(), plan + ": " + r.migrations());
+            assertEquals(expected, r.run().lines(), plan);
+        }
+    }
+
+    /**
+     * Random moves (seeded as above) in a VM with self-invalidation ({@link DsaConfig#selfInvalidation()}):
+     * the relaxation's neighbours rewrite the partitions a node reads every other epoch, so nodes drop
+     * copies at the barriers where the moves happen, and a safe point must find every drop's PUT_S
+     * answered (docs/runtime.md, "Self-invalidation"): the result is bitwise that of a run without
+     * migration or self-invalidation.
+     */
+    @Test
+    void randomMovesWithSelfInvalidationKeepTheResult() throws Exception {
+        long seed = Long.getLong("dsa.test.seed", System.nanoTime());
+        java.util.Random random = new java.util.Random(seed);
+        int moves = 2 + random.nextInt(3);
+        List<DsaCluster.PlannedMove> planned = new java.util.ArrayList<>();
+        long epoch = 0;
+        for (int i = 0; i < moves; i++) {
+            epoch += 1 + random.nextInt(ITERATIONS / (moves + 1));
+            planned.add(new DsaCluster.PlannedMove(1 + random.nextInt(2), "127.0.0.1", epoch));
+        }
+        String plan = "seed " + seed + ": self-invalidation, moves " + planned;
+        System.out.println(plan);
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(3).threadsPerNode(2).selfInvalidation(true).build())) {
+            DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), planned, RUN_TIMEOUT, String.valueOf(ITERATIONS));
+            assertEquals(moves, r.migrations().size(), plan + ": " + r.migrations());
             assertEquals(expected, r.run().lines(), plan);
         }
     }

@@ -61,12 +61,18 @@ class ReaderPushesTest {
         }
     }
 
-    /** Epoch e: each worker writes its partition, barrier, reads the other's and checks it, allReduce (the other may write again). */
+    /**
+     * Epoch e: each worker writes its partition, barrier, reads the other's and checks it, allReduce (the other may write
+     * again), then as many more barriers as the program's argument says (default 0), as CG has rounds between its reads of
+     * {@code p} and the next writes.
+     */
     public static final class ProducerConsumer implements DsaProgram {
         private SharedDoubleArray array;
+        private int extraRounds;
 
         @Override
         public void setup(DsaNode node) {
+            extraRounds = node.args().isEmpty() ? 0 : Integer.parseInt(node.args().get(0));
             array = (SharedDoubleArray) node.createSharedArray(
                     ArraySpec.oneDimensional("pushed", ElementType.DOUBLE, 2 * ELEMENTS, ELEMENTS, Distribution.BLOCK));
         }
@@ -90,6 +96,7 @@ class ReaderPushesTest {
                     sum += v;
                 }
                 sum = w.allReduce(sum, ReduceOp.SUM);   // nobody writes the next epoch before both have read this one
+                for (int k = 0; k < extraRounds; k++) w.barrier();
             }
             if (mine == 0) w.node().report("read " + EPOCHS + " epochs, sum " + sum);
         }

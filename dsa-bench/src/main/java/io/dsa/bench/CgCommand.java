@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
@@ -58,6 +58,10 @@ final class CgCommand implements Callable<Integer> {
 
     @Mixin
     BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
+
+    @Option(names = "--self-invalidation", description = "Run the DSA VMs with self-invalidation (DsaConfig.selfInvalidation:"
+            + " a node drops its copy of a partition its home rewrites epoch after epoch at its next global arrival; default: off).")
+    boolean selfInvalidation;
 
     static final String CSV_HEADER = "class,kind,wait,nodes,threads,seconds,vs_sequential,load";
 
@@ -103,13 +107,14 @@ final class CgCommand implements Callable<Integer> {
                     double[] t = new double[peer.reps];
                     for (int r = 0; r < peer.reps; r++) {
                         RunReport report = ProcessVm.run(new Cg(), shape[0], shape[1], List.of(size.name()), common.out,
-                                TransportSecurity.ENCRYPT, wait);
+                                TransportSecurity.ENCRYPT, wait, DsaConfig.DEFAULT_PREFETCH_WINDOW, selfInvalidation);
                         t[r] = seconds(report);
                     }
                     double s = BenchOut.median(t);
                     rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                     if (warm.runs > 0) {
-                        double w = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).build(),
+                        double w = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait)
+                                        .selfInvalidation(selfInvalidation).build(),
                                 Cg::new, List.of(size.name()), CgCommand::seconds);
                         rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
@@ -195,7 +200,8 @@ final class CgCommand implements Callable<Integer> {
                 + "after " + warm.sequentialWarmUps() + " warm-up run(s); DSA warm: every node in the bench JVM (DsaCluster.local), " + warm.runs + " runs in a row, "
                 + "the median of the later half; MPI + C: `cg_mpi.c` (the same row blocks, MPI_Allgatherv of p, MPI_Allreduce dot products) "
                 + "over loopback TCP. Per outer iteration DSA runs 76 global rounds (collectives and barriers), MPI 78 collectives "
-                + "(it gathers p in all 25 steps and z once; DSA reads them through the shared arrays).", peer.reps);
+                + "(it gathers p in all 25 steps and z once; DSA reads them through the shared arrays)."
+                + (selfInvalidation ? " DSA VMs with self-invalidation (`--self-invalidation`)." : ""), peer.reps);
         BenchOut.markdown(common.out, "cg", "NAS Parallel Benchmarks CG", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 

@@ -54,6 +54,12 @@ final class ProcessVm {
     /** As above, every node with prefetch window {@code prefetchWindow} ({@code DsaConfig.prefetchWindow}). */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
             WaitStrategy wait, int prefetchWindow) throws Exception {
+        return run(program, nodes, threads, args, out, security, wait, prefetchWindow, false);
+    }
+
+    /** As above, every node dropping copies its homes rewrite epoch after epoch if {@code selfInvalidation} ({@code DsaConfig.selfInvalidation}). */
+    static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
+            WaitStrategy wait, int prefetchWindow, boolean selfInvalidation) throws Exception {
         Files.createDirectories(out);
         Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
         byte[] bytes = new byte[24];
@@ -62,7 +68,7 @@ final class ProcessVm {
         List<Process> children = new ArrayList<>();
         DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
                 .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).machineThreads(nodes * (threads + 1))
-                .prefetchWindow(prefetchWindow).build());
+                .prefetchWindow(prefetchWindow).selfInvalidation(selfInvalidation).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
@@ -70,7 +76,9 @@ final class ProcessVm {
                         "--node", Integer.toString(node), "--nodes", Integer.toString(nodes),
                         "--threads", Integer.toString(threads), "--monitor", agent.address(),
                         "--secret-file", secret.toString(), "--transport-security", security.name(), "--wait", wait.name(),
-                        "--machine-threads", Integer.toString(nodes * (threads + 1)), "--prefetch-window", Integer.toString(prefetchWindow), program.getClass().getName()));
+                        "--machine-threads", Integer.toString(nodes * (threads + 1)), "--prefetch-window", Integer.toString(prefetchWindow)));
+                if (selfInvalidation) cmd.add("--self-invalidation");
+                cmd.add(program.getClass().getName());
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start());

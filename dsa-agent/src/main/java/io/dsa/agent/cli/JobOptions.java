@@ -71,6 +71,11 @@ final class JobOptions {
             + " returning readers\"; default: off: on 2 cores NPB CG 4x2 ran 0.81x the time, 2x1 1.17x).")
     boolean readerPushes;
 
+    @Option(names = "--self-invalidation", description = "A node drops its shared copy of a partition that its home rewrites"
+            + " epoch after epoch, at its next global barrier or collective after it read the copy again, and tells the home, so"
+            + " the home's next write waits for no invalidation (docs/runtime.md, \"Self-invalidation\"; default: off).")
+    boolean selfInvalidation;
+
     @Option(names = "--returning-reads", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "An element read that misses on a partition its node missed on before, the first such miss after a"
                     + " global barrier or collective, also requests the array's other partitions the node missed on before, so"
@@ -152,7 +157,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).selfInvalidation(selfInvalidation).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null)
                 .checkpointSync(!noCheckpointSync);
     }
@@ -167,6 +172,7 @@ final class JobOptions {
         if (!barrierLanes) arguments.add("--no-barrier-lanes");
         if (!sharedRings) arguments.add("--no-shared-rings");
         if (readerPushes) arguments.add("--reader-pushes");
+        if (selfInvalidation) arguments.add("--self-invalidation");
         if (!returningReads) arguments.add("--no-returning-reads");
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {

@@ -17,7 +17,7 @@ import java.util.List;
 public final class VmSettingOptions {
     /** The keys this class reads, in the order {@link #of} writes them. */
     static final List<String> KEYS = List.of("barrier", "fanout", "proxy", "maxFrameBytes", "failureTimeoutMs", "wait",
-            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync", "sharedRings");
+            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync", "sharedRings", "selfInvalidation");
 
     private VmSettingOptions() {}
 
@@ -35,6 +35,7 @@ public final class VmSettingOptions {
         if (!config.returningReads()) options.add("returningReads=false");
         if (!config.checkpointSync()) options.add("checkpointSync=false");
         if (!config.sharedRings()) options.add("sharedRings=false");
+        if (config.selfInvalidation()) options.add("selfInvalidation=true");   // off by default: written only when on
         return options;
     }
 
@@ -58,6 +59,7 @@ public final class VmSettingOptions {
             case "returningReads" -> config.returningReads(Boolean.parseBoolean(value));
             case "checkpointSync" -> config.checkpointSync(Boolean.parseBoolean(value));
             case "sharedRings" -> config.sharedRings(Boolean.parseBoolean(value));
+            case "selfInvalidation" -> config.selfInvalidation(Boolean.parseBoolean(value));
             default -> {
                 return false;
             }

@@ -1,5 +1,6 @@
 package io.dsa.agent.internal;
 
+import io.dsa.CacheState;
 import io.dsa.DsaException;
 import io.dsa.agent.AgentState;
 import io.dsa.coherence.Access;
@@ -66,6 +67,9 @@ final class ArrayDirectory {
     private final List<CompletableFuture<Void>> quiescence = new ArrayList<>();
     /** The I/O thread's: which partitions homed here go to their returning readers at a global arrival. */
     private final ReaderPushes pushes = new ReaderPushes();
+    private final SelfDrops drops = new SelfDrops();
+    /** A global round's drops are marked and not run yet ({@link #markDropRound}). */
+    private final java.util.concurrent.atomic.AtomicBoolean dropRound = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile String failure;
 
     /**
@@ -138,6 +142,11 @@ final class ArrayDirectory {
         }
         if (m.source() != nodeId) NodeCounters.received(array(m.arrayId()), m);
         if (m.op() == CoherenceOp.GET_S) pushes.requested(m.arrayId(), m.partition(), m.source());
+        if (m.op() == CoherenceOp.INV && drops.enabled() && engine.cacheState(m.arrayId(), m.partition()) == CacheState.SHARED) {
+            drops.invalidated(m.arrayId(), m.partition());
+        }
+        // marked before the engine installs the copy: the install wakes the reader, whose arrival after its reads must see the mark
+        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.PUSH_S) drops.installed(m.arrayId(), m.partition());
         engine.onMessage(m);
         checkQuiescence();
     }
@@ -155,6 +164,34 @@ final class ArrayDirectory {
     void pushRound() {
         assert io.isCurrent() : "push round off the I/O thread";
         pushes.round(engine);
+    }
+
+    /** Drops copies rewritten epoch after epoch ({@link io.dsa.agent.DsaConfig#selfInvalidation()}); before the node runs. */
+    void enableSelfDrops() { drops.enable(); }
+
+    /** @return whether this node's next global arrival drops copies ({@link SelfDrops}); any thread */
+    boolean dropsPending() { return drops.pending(); }
+
+    /**
+     * This node's workers all arrived at a global round and copies are to be dropped: marks the
+     * round before it posts the task that runs it ({@link #runDropRound}) and sends the node's
+     * arrival, so that a safe point after this round, whose {@link #awaitQuiescent} runs a marked
+     * round first, finds every drop's PUT_S under way and waits for its ack. Any thread.
+     */
+    void markDropRound() { dropRound.set(true); }
+
+    /**
+     * Drops the copies {@link SelfDrops#round} picks if a round is marked, once per mark: from the
+     * task that sends the node's arrival, or from {@link #awaitQuiescent}, whichever runs first; on
+     * the I/O thread.
+     */
+    void runDropRound() {
+        assert io.isCurrent() : "drop round off the I/O thread";
+        if (!dropRound.getAndSet(false)) return;
+        drops.round(engine, id -> {
+            ArrayState a = arrays.get(id);
+            return a != null && a.scopeUse != null;
+        });
     }
 
     /**
@@ -345,6 +382,7 @@ final class ArrayDirectory {
     void awaitQuiescent() {
         CompletableFuture<Void> quiet = new CompletableFuture<>();
         onIoThread(() -> {
+            runDropRound();   // a round marked before its arrival: its PUT_S leave now, and their acks are waited for
             if (failure != null) quiet.completeExceptionally(new DsaException("job failed: " + failure));
             else if (quiescent()) quiet.complete(null);
             else quiescence.add(quiet);

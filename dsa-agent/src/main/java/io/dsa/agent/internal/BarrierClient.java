@@ -170,11 +170,16 @@ final class BarrierClient {
             long[] nodeValues = send;
             long[] nodePayload = payload;
             long nodeGen = gen;
-            if (rt.arrays.pushesPending()) {
-                // partitions go to their returning readers first, on the thread that owns the engine: the pushes are
-                // under way (a home transaction each) before the arrival, so before any release or safe point
+            // copies rewritten epoch after epoch are dropped (marked now: a safe point after this round runs the marked
+            // drops before it waits for quiescence) and partitions go to their returning readers, on the thread that owns
+            // the engine, before the arrival: the pushes and the drops' PUT_S are under way before any release or safe
+            // point, and on the connection the arrival takes where it takes one (docs/runtime.md, "Self-invalidation")
+            boolean drops = rt.arrays.dropsPending();
+            if (drops) rt.arrays.markDropRound();
+            if (drops || rt.arrays.pushesPending()) {
                 rt.peers().executeOnIoThread(() -> {
                     rt.arrays.pushRound();
+                    rt.arrays.runDropRound();
                     nodeComplete(nodeGen, nodeValues, nodePayload);
                 });
             } else if (fixedProxy) {

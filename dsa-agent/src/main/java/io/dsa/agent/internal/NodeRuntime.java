@@ -94,6 +94,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.calls = new PendingCalls(peers, job);
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
         if (config.readerPushes()) arrays.enableReaderPushes();
+        if (config.selfInvalidation()) arrays.enableSelfDrops();
         this.variables = new VariableHomes(peers, calls);
         this.accumulator = new Accumulator(nodeId, arrays, peers, calls, job, io);
         this.diffs = new Diffs(nodeId, arrays, peers, calls, job, io);

@@ -29,12 +29,7 @@ class ReaderPushesPolicyTest {
 
     @BeforeEach
     void setUp() {
-        PartitionStore store = new PartitionStore() {
-            @Override public void setAccess(int arrayId, int partition, Access access) { }
-            @Override public byte[] snapshot(int arrayId, int partition) { return new byte[8]; }
-            @Override public void install(int arrayId, int partition, byte[] data, Access access) { }
-            @Override public void overwrite(int arrayId, int partition) { }
-        };
+        PartitionStore store = ScriptedStores.discarding();
         // as ArrayDirectory wires it: every INV the home sends is an invalidation the policy hears of
         home = new CoherenceEngine(0, 3, (a, p) -> 0, store, m -> {
             sent.add(m);

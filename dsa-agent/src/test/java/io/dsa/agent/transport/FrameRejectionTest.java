@@ -92,8 +92,10 @@ class FrameRejectionTest {
 
     @Test
     void unknownCoherenceOpCloses() {
+        int unused = 31;   // in the codes' range [1, 32), assigned to no op
+        org.junit.jupiter.api.Assertions.assertNull(CoherenceOp.fromCode(unused));
         assertRejected(false, b -> frame(b, WireFormat.VERSION, MessageType.COHERENCE.code(),
-                body -> body.writeByte(15).writeInt(1).writeInt(2).writeInt(3).writeInt(4).writeInt(5).writeInt(-1)));
+                body -> body.writeByte(unused).writeInt(1).writeInt(2).writeInt(3).writeInt(4).writeInt(5).writeInt(-1)));
     }
 
     @Test
