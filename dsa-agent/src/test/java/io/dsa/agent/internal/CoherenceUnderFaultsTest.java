@@ -154,8 +154,8 @@ class CoherenceUnderFaultsTest {
      * {@code writePartition}s of partitions homed elsewhere send GET_M_OVERWRITE.
      */
     @ParameterizedTest
-    @EnumSource(value = CoherenceOp.class, names = {"FWD_GET_M", "FWD_GET_M_OVERWRITE", "OWNER_RELEASE", "PUSH_S", "PUSH_ACK"},
-            mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = CoherenceOp.class, names = {"FWD_GET_M", "FWD_GET_M_OVERWRITE", "OWNER_RELEASE", "PUSH_S", "PUSH_ACK",
+            "PUT_S", "PUT_ACK"}, mode = EnumSource.Mode.EXCLUDE)
     void aDuplicatedCoherenceMessageIsRefusedNamingItOrChangesNothing(CoherenceOp op) {
         String[] expected = baseline(new Turns());
         FaultPlan plan = new FaultPlan(FaultPlan.seed());
@@ -188,6 +188,32 @@ class CoherenceUnderFaultsTest {
         FaultPlan plan = new FaultPlan(FaultPlan.seed());
         FaultPlan.Rule duplicate = plan.on("COHERENCE").ops(op).skip(1 + (int) Math.floorMod(plan.seed, 4L)).times(1).duplicate();
         List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns(), pushes);
+        boolean refused = refusedOrUnchanged(plan, runs, expected, "unexpected " + op);
+        assertEquals(1, duplicate.fired(), plan.describe());
+        System.out.println("CoherenceUnderFaultsTest: a duplicated " + op + (refused ? " was refused" : " changed nothing"));
+    }
+
+    /**
+     * The same with self-invalidation on ({@link SelfDrops}: {@link Turns}' readers drop the copies
+     * their homes rewrite every round): a duplicated PUT_S or PUT_ACK (the seeded 2nd to 5th) is
+     * refused naming it or changes nothing, and the result without faults is the one without drops.
+     */
+    @ParameterizedTest
+    @EnumSource(value = CoherenceOp.class, names = {"PUT_S", "PUT_ACK"})
+    void aDuplicatedDropIsRefusedNamingItOrChangesNothing(CoherenceOp op) {
+        String[] expected = baseline(new Turns());
+        DsaConfig drops = DsaConfig.builder().nodes(NODES).threadsPerNode(InMemoryClusterTest.THREADS).barrierFanout(2)
+                .selfInvalidation(true).randomSecret().startupTimeoutMs(20_000).build();
+        try (InMemoryNetwork plain = new InMemoryNetwork()) {
+            List<CompletableFuture<RunReport>> runs = run(plain, new Turns(), drops);
+            assertEquals(List.of(expected), Workers.result(runs.get(0), 30).lines(), "with self-invalidation, without faults");
+            for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
+        } finally {
+            close();
+        }
+        FaultPlan plan = new FaultPlan(FaultPlan.seed());
+        FaultPlan.Rule duplicate = plan.on("COHERENCE").ops(op).skip(1 + (int) Math.floorMod(plan.seed, 4L)).times(1).duplicate();
+        List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns(), drops);
         boolean refused = refusedOrUnchanged(plan, runs, expected, "unexpected " + op);
         assertEquals(1, duplicate.fired(), plan.describe());
         System.out.println("CoherenceUnderFaultsTest: a duplicated " + op + (refused ? " was refused" : " changed nothing"));
