@@ -1,6 +1,5 @@
 package io.dsa.agent.internal;
 
-import io.dsa.CacheState;
 import io.dsa.DsaException;
 import io.dsa.agent.AgentState;
 import io.dsa.coherence.Access;
@@ -68,8 +67,6 @@ final class ArrayDirectory {
     /** The I/O thread's: which partitions homed here go to their returning readers at a global arrival. */
     private final ReaderPushes pushes = new ReaderPushes();
     private final SelfDrops drops = new SelfDrops();
-    /** A global round's drops are marked and not run yet ({@link #markDropRound}). */
-    private final java.util.concurrent.atomic.AtomicBoolean dropRound = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile String failure;
 
     /**
@@ -142,11 +139,7 @@ final class ArrayDirectory {
         }
         if (m.source() != nodeId) NodeCounters.received(array(m.arrayId()), m);
         if (m.op() == CoherenceOp.GET_S) pushes.requested(m.arrayId(), m.partition(), m.source());
-        if (m.op() == CoherenceOp.INV && drops.enabled() && engine.cacheState(m.arrayId(), m.partition()) == CacheState.SHARED) {
-            drops.invalidated(m.arrayId(), m.partition());
-        }
-        // marked before the engine installs the copy: the install wakes the reader, whose arrival after its reads must see the mark
-        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.PUSH_S) drops.installed(m.arrayId(), m.partition());
+        drops.beforeMessage(m, engine);
         engine.onMessage(m);
         checkQuiescence();
     }
@@ -172,23 +165,13 @@ final class ArrayDirectory {
     /** @return whether this node's next global arrival drops copies ({@link SelfDrops}); any thread */
     boolean dropsPending() { return drops.pending(); }
 
-    /**
-     * This node's workers all arrived at a global round and copies are to be dropped: marks the
-     * round before it posts the task that runs it ({@link #runDropRound}) and sends the node's
-     * arrival, so that a safe point after this round, whose {@link #awaitQuiescent} runs a marked
-     * round first, finds every drop's PUT_S under way and waits for its ack. Any thread.
-     */
-    void markDropRound() { dropRound.set(true); }
+    /** Marks a global round's drops ({@link SelfDrops#mark}), before its arrival is sent; any thread. */
+    void markDropRound() { drops.mark(); }
 
-    /**
-     * Drops the copies {@link SelfDrops#round} picks if a round is marked, once per mark: from the
-     * task that sends the node's arrival, or from {@link #awaitQuiescent}, whichever runs first; on
-     * the I/O thread.
-     */
+    /** Runs the marked round's drops ({@link SelfDrops#runMarked}), arrays in a scope here left alone; on the I/O thread. */
     void runDropRound() {
         assert io.isCurrent() : "drop round off the I/O thread";
-        if (!dropRound.getAndSet(false)) return;
-        drops.round(engine, id -> {
+        drops.runMarked(engine, id -> {
             ArrayState a = arrays.get(id);
             return a != null && a.scopeUse != null;
         });

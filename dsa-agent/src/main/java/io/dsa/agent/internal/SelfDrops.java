@@ -2,9 +2,12 @@ package io.dsa.agent.internal;
 
 import io.dsa.CacheState;
 import io.dsa.coherence.CoherenceEngine;
+import io.dsa.coherence.CoherenceMessage;
+import io.dsa.coherence.CoherenceOp;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntPredicate;
 
 /**
@@ -23,7 +26,12 @@ import java.util.function.IntPredicate;
  * copy is kept, and dropped again only after the home invalidates it (it was written) and the node
  * reads it again. A partition rewritten once and then only read costs at most {@value #STREAK} - 1 misses more.
  *
- * <p>Only on the node's I/O thread, which owns the engine, except {@link #pending}.
+ * <p>A round's drops are marked by the arriving worker before the node's arrival is sent
+ * ({@link #mark}) and run by the I/O thread ({@link #runMarked}) from the task that sends the
+ * arrival or, if a safe point comes first, from its wait for quiescence: so a move, clone or
+ * checkpoint after the round finds every drop's PUT_S under way and waits for its ack.
+ *
+ * <p>Only on the node's I/O thread, which owns the engine, except {@link #pending} and {@link #mark}.
  */
 final class SelfDrops {
     /** Drops in a row of one partition's copies after which one copy is kept (then only an invalidation starts again). */
@@ -49,14 +57,35 @@ final class SelfDrops {
     private boolean enabled;
     /** Copies held that the next round would drop: read by the arriving worker, written by the I/O thread. */
     private volatile int held;
+    /** A global round's drops are marked and not run yet. */
+    private final AtomicBoolean marked = new AtomicBoolean();
     /** Copies dropped, for the tests. */
     private long dropped;
 
     /** Turns the drops on; before the node runs. */
     void enable() { enabled = true; }
 
-    /** @return whether the VM drops copies at all */
-    boolean enabled() { return enabled; }
+    /**
+     * A coherence message arrived, before {@code engine} takes it: an INV of a SHARED copy (the
+     * partition was rewritten) or a copy (DATA_S, PUSH_S; seen before the install, which wakes the
+     * reader, whose arrival after its reads must find the copy held).
+     */
+    void beforeMessage(CoherenceMessage m, CoherenceEngine engine) {
+        if (!enabled) return;
+        if (m.op() == CoherenceOp.INV && engine.cacheState(m.arrayId(), m.partition()) == CacheState.SHARED) {
+            invalidated(m.arrayId(), m.partition());
+        } else if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.PUSH_S) {
+            installed(m.arrayId(), m.partition());
+        }
+    }
+
+    /** Marks a global round's drops, before the node's arrival is sent; any thread. */
+    void mark() { marked.set(true); }
+
+    /** Runs {@link #round} if a round is marked, once per mark; on the I/O thread. @return the copies dropped */
+    int runMarked(CoherenceEngine engine, IntPredicate inScope) {
+        return marked.getAndSet(false) ? round(engine, inScope) : 0;
+    }
 
     /** The home's INV for this node's shared copy of the partition arrived (the copy was SHARED): it was rewritten. */
     void invalidated(int arrayId, int partition) {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * {@link SelfDrops} with a real engine at a reader (node 1 of 2; partition 0 of array 1, homed at
  * node 0) and the home's messages scripted: which copies a round drops, when the policy keeps one,
  * and what it leaves alone. The messages reach the policy as {@code ArrayDirectory.onCoherence}
- * hands them: an INV of a SHARED copy and a DATA_S are seen before the engine takes them.
+ * hands them ({@link SelfDrops#beforeMessage}, before the engine takes them), and each round is
+ * marked and run as the barrier's arrival does it.
  */
 class SelfDropsPolicyTest {
     static final int A = 1;
@@ -52,15 +53,16 @@ class SelfDropsPolicyTest {
     }
 
     private void deliver(CoherenceMessage m) {
-        if (m.op() == CoherenceOp.INV && reader.cacheState(A, P) == CacheState.SHARED) drops.invalidated(A, P);
-        if (m.op() == CoherenceOp.DATA_S || m.op() == CoherenceOp.PUSH_S) drops.installed(A, P);
+        drops.beforeMessage(m, reader);
         reader.onMessage(m);
     }
 
     /** A global round; every PUT_S is acknowledged by the home. @return whether the copy was dropped */
     private boolean round() {
         sent.clear();
-        int n = drops.round(reader, id -> id == scoped);
+        drops.mark();
+        int n = drops.runMarked(reader, id -> id == scoped);
+        assertEquals(0, drops.runMarked(reader, id -> false), "one round per mark");
         List<CoherenceMessage> puts = sent.stream().filter(m -> m.op() == CoherenceOp.PUT_S).toList();
         assertEquals(n, puts.size(), "one PUT_S per copy dropped: " + sent);
         for (CoherenceMessage m : puts) deliver(new CoherenceMessage(CoherenceOp.PUT_ACK, A, P, 0, 1, 1, null));
