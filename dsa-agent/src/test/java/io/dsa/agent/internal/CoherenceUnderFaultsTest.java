@@ -175,19 +175,26 @@ class CoherenceUnderFaultsTest {
     @ParameterizedTest
     @EnumSource(value = CoherenceOp.class, names = {"PUSH_S", "PUSH_ACK"})
     void aDuplicatedPushIsRefusedNamingItOrChangesNothing(CoherenceOp op) {
+        duplicatedUnder(op, DsaConfig.builder().nodes(NODES).threadsPerNode(InMemoryClusterTest.THREADS).barrierFanout(2)
+                .readerPushes(true).randomSecret().startupTimeoutMs(20_000).build(), "with pushes");
+    }
+
+    /**
+     * Runs {@link Turns} under {@code config} without faults (the result must be the baseline's),
+     * then with the seeded 2nd to 5th {@code op} duplicated: refused naming it, or the result unchanged.
+     */
+    private void duplicatedUnder(CoherenceOp op, DsaConfig config, String setting) {
         String[] expected = baseline(new Turns());
-        DsaConfig pushes = DsaConfig.builder().nodes(NODES).threadsPerNode(InMemoryClusterTest.THREADS).barrierFanout(2)
-                .readerPushes(true).randomSecret().startupTimeoutMs(20_000).build();
         try (InMemoryNetwork plain = new InMemoryNetwork()) {
-            List<CompletableFuture<RunReport>> runs = run(plain, new Turns(), pushes);
-            assertEquals(List.of(expected), Workers.result(runs.get(0), 30).lines(), "with pushes, without faults");
+            List<CompletableFuture<RunReport>> runs = run(plain, new Turns(), config);
+            assertEquals(List.of(expected), Workers.result(runs.get(0), 30).lines(), setting + ", without faults");
             for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
         } finally {
             close();
         }
         FaultPlan plan = new FaultPlan(FaultPlan.seed());
         FaultPlan.Rule duplicate = plan.on("COHERENCE").ops(op).skip(1 + (int) Math.floorMod(plan.seed, 4L)).times(1).duplicate();
-        List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns(), pushes);
+        List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns(), config);
         boolean refused = refusedOrUnchanged(plan, runs, expected, "unexpected " + op);
         assertEquals(1, duplicate.fired(), plan.describe());
         System.out.println("CoherenceUnderFaultsTest: a duplicated " + op + (refused ? " was refused" : " changed nothing"));
@@ -201,22 +208,8 @@ class CoherenceUnderFaultsTest {
     @ParameterizedTest
     @EnumSource(value = CoherenceOp.class, names = {"PUT_S", "PUT_ACK"})
     void aDuplicatedDropIsRefusedNamingItOrChangesNothing(CoherenceOp op) {
-        String[] expected = baseline(new Turns());
-        DsaConfig drops = DsaConfig.builder().nodes(NODES).threadsPerNode(InMemoryClusterTest.THREADS).barrierFanout(2)
-                .selfInvalidation(true).randomSecret().startupTimeoutMs(20_000).build();
-        try (InMemoryNetwork plain = new InMemoryNetwork()) {
-            List<CompletableFuture<RunReport>> runs = run(plain, new Turns(), drops);
-            assertEquals(List.of(expected), Workers.result(runs.get(0), 30).lines(), "with self-invalidation, without faults");
-            for (CompletableFuture<RunReport> r : runs) Workers.result(r, 30);
-        } finally {
-            close();
-        }
-        FaultPlan plan = new FaultPlan(FaultPlan.seed());
-        FaultPlan.Rule duplicate = plan.on("COHERENCE").ops(op).skip(1 + (int) Math.floorMod(plan.seed, 4L)).times(1).duplicate();
-        List<CompletableFuture<RunReport>> runs = run(new InMemoryNetwork(plan), new Turns(), drops);
-        boolean refused = refusedOrUnchanged(plan, runs, expected, "unexpected " + op);
-        assertEquals(1, duplicate.fired(), plan.describe());
-        System.out.println("CoherenceUnderFaultsTest: a duplicated " + op + (refused ? " was refused" : " changed nothing"));
+        duplicatedUnder(op, DsaConfig.builder().nodes(NODES).threadsPerNode(InMemoryClusterTest.THREADS).barrierFanout(2)
+                .selfInvalidation(true).randomSecret().startupTimeoutMs(20_000).build(), "with self-invalidation");
     }
 
     /**
