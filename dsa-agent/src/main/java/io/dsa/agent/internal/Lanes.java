@@ -264,7 +264,9 @@ final class Lanes implements AutoCloseable {
             }
             if (turns % CHECK_EVERY == 0) job.checkFailed();
             if (spinUntil == Long.MAX_VALUE || System.nanoTime() < spinUntil) {
-                if (turns % YIELD_EVERY == 0) Thread.yield();
+                // only an endless spin yields: a bounded one that yields loses its core for hundreds of microseconds
+                // whenever another thread is runnable on it (docs/runtime.md, "Spins do not yield")
+                if (spinUntil == Long.MAX_VALUE && turns % YIELD_EVERY == 0) Thread.yield();
                 else Thread.onSpinWait();
                 continue;
             }

@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  */
 public final class IoLoop implements Executor, AutoCloseable {
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
-    /** A spinning thread yields the core every this many empty polls. */
+    /** A thread that spins without bound ({@code spinNs} of {@link Long#MAX_VALUE}) yields the core every this many empty polls. */
     private static final int YIELD_EVERY = 128;
 
     private final EventLoopGroup group;
@@ -103,7 +103,8 @@ public final class IoLoop implements Executor, AutoCloseable {
                 idleSpinNs = spinNs.getAsLong();
             }
             if (now - idleSinceNs < idleSpinNs) {
-                if (++emptyPolls % YIELD_EVERY == 0) Thread.yield();
+                // only an endless spin yields (docs/runtime.md, "Spins do not yield")
+                if (idleSpinNs == Long.MAX_VALUE && ++emptyPolls % YIELD_EVERY == 0) Thread.yield();
                 else Thread.onSpinWait();
                 return SelectStrategy.CONTINUE;
             }
