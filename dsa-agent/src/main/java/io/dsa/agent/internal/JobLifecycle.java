@@ -163,8 +163,7 @@ final class JobLifecycle {
             long start = System.nanoTime();
             for (int turn = 1; !future.isDone(); turn++) {
                 if (turn % 64 == 0 && (stopped() || System.nanoTime() - start >= spinNs)) break;
-                if (turn % Waiting.YIELD_EVERY == 0 && waitStrategy == WaitStrategy.SPIN) Thread.yield();
-                else Thread.onSpinWait();
+                io.dsa.agent.transport.Spins.turn(spinNs, turn);
             }
         }
         while (true) {

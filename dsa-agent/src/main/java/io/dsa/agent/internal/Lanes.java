@@ -3,6 +3,7 @@ package io.dsa.agent.internal;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.LaneChannel;
 import io.dsa.agent.transport.LaneListener;
+import io.dsa.agent.transport.Spins;
 import io.dsa.agent.wire.BarrierArriveMessage;
 import io.dsa.agent.wire.BarrierReleaseMessage;
 import io.dsa.agent.wire.LaneOfferMessage;
@@ -43,7 +44,6 @@ import org.slf4j.LoggerFactory;
 final class Lanes implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Lanes.class);
     private static final int CHECK_EVERY = 64;
-    private static final int YIELD_EVERY = 128;
     /** The least spin of the VM's wait strategy ({@link Waiting#laneSpinNs}) for which node 0 offers a lane shared memory. */
     static final long RING_SPIN_NS = 10_000;
     /** Spin turns per look at the sockets while some lane has a ring (accepts, hellos, doorbells, lanes without one). */
@@ -264,10 +264,7 @@ final class Lanes implements AutoCloseable {
             }
             if (turns % CHECK_EVERY == 0) job.checkFailed();
             if (spinUntil == Long.MAX_VALUE || System.nanoTime() < spinUntil) {
-                // only an endless spin yields: a bounded one that yields loses its core for hundreds of microseconds
-                // whenever another thread is runnable on it (docs/runtime.md, "Spins do not yield")
-                if (spinUntil == Long.MAX_VALUE && turns % YIELD_EVERY == 0) Thread.yield();
-                else Thread.onSpinWait();
+                Spins.turn(spin, turns);
                 continue;
             }
             if (!sleepOnRings()) continue; // a ring got bytes meanwhile

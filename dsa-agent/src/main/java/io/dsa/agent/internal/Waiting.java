@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.DsaException;
 import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.Spins;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -23,8 +24,6 @@ class Waiting {
     static final long SPARE_CORES_SPIN_NS = 50_000;
     /** ADAPTIVE's spin when they do not: long enough for a hand-off that is already running, no longer. */
     static final long OVERSUBSCRIBED_SPIN_NS = 1_000;
-    /** SPIN yields the core every this many turns, so that a thread sharing it can run. */
-    static final int YIELD_EVERY = 128;
     private static final int CHECK_EVERY = 64;
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     /** Worker and I/O threads of the nodes running in this JVM. */
@@ -124,11 +123,7 @@ class Waiting {
                     if (job.stopped()) return;
                     if (System.nanoTime() - start >= spinNs) break;
                 }
-                if (turn % YIELD_EVERY == 0 && strategy == WaitStrategy.SPIN) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
+                Spins.turn(spinNs, turn);
             }
         }
         park(p, observed);

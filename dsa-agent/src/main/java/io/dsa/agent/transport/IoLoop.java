@@ -32,8 +32,6 @@ import java.util.function.LongSupplier;
  */
 public final class IoLoop implements Executor, AutoCloseable {
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
-    /** A thread that spins without bound ({@code spinNs} of {@link Long#MAX_VALUE}) yields the core every this many empty polls. */
-    private static final int YIELD_EVERY = 128;
 
     private final EventLoopGroup group;
     private final EventLoop loop;
@@ -103,9 +101,7 @@ public final class IoLoop implements Executor, AutoCloseable {
                 idleSpinNs = spinNs.getAsLong();
             }
             if (now - idleSinceNs < idleSpinNs) {
-                // only an endless spin yields (docs/runtime.md, "Spins do not yield")
-                if (idleSpinNs == Long.MAX_VALUE && ++emptyPolls % YIELD_EVERY == 0) Thread.yield();
-                else Thread.onSpinWait();
+                Spins.turn(idleSpinNs, ++emptyPolls);
                 return SelectStrategy.CONTINUE;
             }
             idle = false; // after the blocking wait, spin again
