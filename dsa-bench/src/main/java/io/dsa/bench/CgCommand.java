@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  * as many warm-up runs as {@code --warm-runs}) and the MPI + C CG of the same algorithm ({@code dsa-bench/src/main/c/cg_mpi.c};
  * skipped with a message where {@code mpicc}/{@code mpirun} are missing), all verified against
  * NPB's zeta. Every figure is NPB's benchmark time (the {@code niter} timed iterations, matrix
- * generation excluded), the median of {@code --reps} runs.
+ * generation excluded), the median of {@code --reps} runs. With {@code --phases} it also times each
+ * phase of the CG step on every node of each VM shape ({@link CgPhases}).
  */
 @Command(name = "cg", mixinStandardHelpOptions = true,
         description = "NPB CG on DSA (one JVM per node) beside sequential Java and MPI + C, verified against NPB's zeta.")
@@ -62,6 +63,11 @@ final class CgCommand implements Callable<Integer> {
     @Option(names = "--self-invalidation", description = "Run the DSA VMs with self-invalidation (DsaConfig.selfInvalidation:"
             + " a node drops its copy of a partition its home rewrites epoch after epoch at its next global arrival; default: off).")
     boolean selfInvalidation;
+
+    @Option(names = "--phases", description = "Also time each phase of the CG step on every node (CgPhases: every node in this JVM, as many"
+            + " runs as --warm-runs, at least one, the last one summarised): the medians per step and how long after the last arrival"
+            + " each node gets each round's release; written to cg-phases.md and .csv.")
+    boolean phases;
 
     static final String CSV_HEADER = "class,kind,wait,nodes,threads,seconds,vs_sequential,load";
 
@@ -97,6 +103,7 @@ final class CgCommand implements Callable<Integer> {
         List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
         List<WaitStrategy> strategies = waits.checked(spec, common.smoke);
         List<Row> rows = new ArrayList<>();
+        List<PhaseRows> phaseRows = new ArrayList<>();
         Path exe = peer.noMpi ? null : MpiPeer.compile(peer.cSrc.resolve("cg_mpi.c"), common.out);
         for (NpbCg.Size size : sizes) {
             NpbCg.Matrix matrix = NpbCg.makea(size);
@@ -118,6 +125,7 @@ final class CgCommand implements Callable<Integer> {
                                 Cg::new, List.of(size.name()), CgCommand::seconds);
                         rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
+                    if (phases) phaseRows.add(phases(size, shape, wait));
                 }
             }
             if (exe != null) {
@@ -128,7 +136,74 @@ final class CgCommand implements Callable<Integer> {
             }
         }
         write(rows, sizes, strategies);
+        if (phases) writePhases(phaseRows);
         return 0;
+    }
+
+    /** One VM's phase summary ({@link CgPhases#summary}): a row per node. */
+    record PhaseRows(NpbCg.Size size, int nodes, int threads, WaitStrategy strategy, double[][] rows) {}
+
+    /** Runs {@link CgPhases} on a VM of this shape in this JVM, {@code --warm-runs} times (at least once); @return the last run's summary */
+    private PhaseRows phases(NpbCg.Size size, int[] shape, WaitStrategy wait) {
+        int runs = Math.max(1, warm.runs);
+        String steps = common.smoke ? "40" : "400";
+        DsaConfig config = DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).selfInvalidation(selfInvalidation).build();
+        for (int r = 0; r < runs; r++) {
+            CgPhases.RESULTS.clear();
+            try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
+                vm.run(new CgPhases(), size.name(), steps);
+            }
+        }
+        double[][] summary = CgPhases.summary(shape[0], shape[1]);
+        PhaseRows p = new PhaseRows(size, shape[0], shape[1], wait, summary);
+        System.out.print(phaseHeader() + CgPhases.table(summary, size + " " + shape[0] + "x" + shape[1], wait.toString()));
+        return p;
+    }
+
+    private static String phaseHeader() {
+        StringBuilder h = new StringBuilder("| VM | node |");
+        StringBuilder line = new StringBuilder("|---|---:|");
+        for (String phase : CgPhases.PHASES) {
+            h.append(' ').append(phase).append(" |");
+            line.append("---:|");
+        }
+        h.append(" step |");
+        line.append("---:|");
+        for (String round : CgPhases.ROUNDS) {
+            h.append(" release of ").append(round).append(" after the last arrival |");
+            line.append("---:|");
+        }
+        return h + "\n" + line + "\n";
+    }
+
+    private void writePhases(List<PhaseRows> all) throws IOException {
+        StringBuilder table = new StringBuilder(phaseHeader());
+        List<String> csv = new ArrayList<>();
+        Map<String, double[][]> series = new LinkedHashMap<>();
+        double[] xs = new double[CgPhases.PHASES.size()];
+        for (int x = 0; x < xs.length; x++) xs[x] = x + 1;
+        for (PhaseRows p : all) {
+            String vm = p.size() + " " + p.nodes() + "x" + p.threads();
+            table.append(CgPhases.table(p.rows(), vm, p.strategy().toString()));
+            for (int n = 0; n < p.rows().length; n++) {
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s,%d,%d,%s,%d", p.size(), p.nodes(), p.threads(), p.strategy(), n));
+                for (double v : p.rows()[n]) line.append(String.format(Locale.ROOT, ",%.1f", v));
+                csv.add(line.toString());
+                series.put(vm + " " + p.strategy() + " node " + n, new double[][] {xs, java.util.Arrays.copyOf(p.rows()[n], xs.length)});
+            }
+        }
+        StringBuilder header = new StringBuilder("class,nodes,threads,wait,node");
+        for (int x = 1; x <= CgPhases.PHASES.size(); x++) header.append(",phase").append(x).append("_us");
+        header.append(",step_us,release_pq_us,release_rr_us,release_barrier_us");
+        BenchOut.csv(common.out, "cg-phases", header.toString(), csv);
+        BenchOut.plot(common.out, "cg-phases", "A CG step phase by phase (median per step)", "phase (1-8, in the table's order)",
+                "microseconds", false, series);
+        String notes = String.format(Locale.ROOT, "- `CgPhases`: the `cg` example's plain CG step (element reads and writes, `allReduce`"
+                + " for the dot products, a barrier after `p` is rewritten) with `System.nanoTime()` between its phases, every node"
+                + " in this JVM (DsaCluster.local), %d run(s) per VM, the last summarised: per node (its first worker) the median"
+                + " microseconds of each phase over the later three quarters of its steps, and per round the median time from the"
+                + " last worker's arrival to that worker's return. Not verified (the `cg` rows are).", Math.max(1, warm.runs));
+        BenchOut.markdown(common.out, "cg-phases", "A CG step phase by phase", BenchCommand.typed(spec), notes, table.toString(), List.of());
     }
 
     private static Row print(Row r) {

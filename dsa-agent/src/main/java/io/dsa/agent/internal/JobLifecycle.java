@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import io.dsa.DsaException;
 import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.Spins;
 import io.dsa.agent.wire.ReportMessage;
 import io.dsa.agent.wire.StatusMessage;
 import java.util.concurrent.CompletableFuture;
@@ -163,7 +164,7 @@ final class JobLifecycle {
             long start = System.nanoTime();
             for (int turn = 1; !future.isDone(); turn++) {
                 if (turn % 64 == 0 && (stopped() || System.nanoTime() - start >= spinNs)) break;
-                io.dsa.agent.transport.Spins.turn(spinNs, turn);
+                Spins.turn(spinNs, turn);
             }
         }
         while (true) {
