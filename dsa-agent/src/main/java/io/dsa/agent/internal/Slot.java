@@ -25,8 +25,9 @@ import java.nio.ByteOrder;
  * ({@link #cap}). Whenever the workers' access is not NONE,
  * {@link #data} is not null. Every change makes a new version and then wakes the waiters.
  *
- * <p><b>Hits and revocations.</b> Hits read the stamp and use {@link #data}; writers store, make
- * a full fence and read the stamp again: if it changed, a revocation may have copied the partition
+ * <p><b>Hits and revocations.</b> Element read hits use the {@link ReadView} published with the
+ * last stamp ({@link #readView}, read without an acquire; region reads and misses read the stamp);
+ * writers read the stamp, store into {@link #data}, make a full fence and read the stamp again: if it changed, a revocation may have copied the partition
  * before the store landed, so the writer redoes the write through the miss path. A revocation
  * writes the stamp before the engine copies or lends the bytes. This is a Dekker pair: either the
  * revoker's copy holds the store, or the writer sees the new stamp.
@@ -56,17 +57,63 @@ final class Slot extends WaitPoint {
     private static final CacheState[] CACHE_STATE = {CacheState.INVALID, CacheState.SHARED, CacheState.EXCLUSIVE};
     private static final java.lang.invoke.VarHandle STAMP;
     private static final java.lang.invoke.VarHandle OVERWRITE;
+    private static final java.lang.invoke.VarHandle VIEW_FIELD;
 
     static {
         try {
             STAMP = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "stamp", int.class);
             OVERWRITE = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "overwrite", Overwrite.class);
+            VIEW_FIELD = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "view", ReadView.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     volatile int stamp;
+    /**
+     * What an element read hit uses ({@link #readView}): replaced by a new {@link ReadView} after
+     * every change of the stamp, and read by the hit path without an acquire. Volatile for the
+     * threads that publish it (the I/O thread, and a worker setting a scope's cap), so their last
+     * write is the view of the last stamp.
+     */
+    private volatile ReadView view = ReadView.NONE;
+
+    /**
+     * The slot as an element read sees it: whether the workers may read, and the array, in final
+     * fields, made after the bytes it covers were written (docs/runtime.md, "Read hits through a
+     * published view"). A thread that sees a view sees those bytes (the final-field rule of the
+     * Java memory model), so a read hit needs no acquire.
+     */
+    static final class ReadView {
+        /** No access. */
+        static final ReadView NONE = new ReadView(false, null);
+        /** Whether the workers may read {@link #data}. */
+        final boolean readable;
+        /** The slot's array when {@link #readable}, else null. */
+        final byte[] data;
+
+        private ReadView(boolean readable, byte[] data) {
+            this.readable = readable;
+            this.data = data;
+        }
+    }
+
+    /**
+     * @return the readers' view, read plainly: the hit path's. A worker past a synchronisation sees
+     *         the view of every stamp change made before it, or a later one.
+     */
+    ReadView readView() { return (ReadView) VIEW_FIELD.get(this); }
+
+    // After a change of the stamp: the view of the stamp now. A publisher racing another (the I/O thread and a cap) writes
+    // again until the stamp did not change meanwhile, so the last view written is the last stamp's.
+    private void publishView() {
+        int st;
+        do {
+            st = stamp;
+            if (staleViewsOnRevocation && !readable(st)) return;
+            view = readable(st) ? new ReadView(true, data) : ReadView.NONE;
+        } while (stamp != st);
+    }
     /** Written by the I/O thread before the stamp that publishes it; never replaced by another partition's array. */
     byte[] data;
     /**
@@ -82,6 +129,8 @@ final class Slot extends WaitPoint {
     private volatile Overwrite overwrite;
     /** Tests only ({@code SlotCapLincheckTest}): the seeded bug of a plain store of the stamp instead of a compare-and-set. */
     boolean plainStampStores;
+    /** Tests only ({@code SlotLincheckTest}): the seeded bug of a revocation that leaves the readable view in place. */
+    boolean staleViewsOnRevocation;
 
     /**
      * @param granted the engine's initial grant: READ_WRITE for a partition homed here (untouched,
@@ -170,6 +219,7 @@ final class Slot extends WaitPoint {
             Access granted = grantedOf(old);
             next = stamp(old, granted, data == null ? Access.NONE : granted);
         } while (!setStamp(old, next));
+        publishView();
         wake();
     }
 
@@ -178,6 +228,7 @@ final class Slot extends WaitPoint {
         do {
             old = stamp;
         } while (!setStamp(old, stamp(old, granted, workers)));
+        publishView();
         wake();
     }
 
