@@ -235,11 +235,7 @@ class CoherenceExplorerTest {
     void pushesAtAnyMomentRacingReadsUpgradesAndWritesAreCorrect() {
         for (ModelConfig c : List.of(LAZY_THREE_BY_TWO, SEVERAL_WORKERS)) {
             ModelConfig perPartition = c.withDelivery(ModelConfig.Delivery.PARTITION_FIFO);
-            CoherenceExplorer.Result without = explore(perPartition);
-            CoherenceExplorer.Result r = explore(perPartition.withPushes(c == SEVERAL_WORKERS ? 1 : 2));
-            assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
-            assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
-            assertTrue(r.states() > without.states(), "pushes add states: " + r.summary() + " against " + without.summary());
+            assertCorrectWithMoreStates("pushes", perPartition, perPartition.withPushes(c == SEVERAL_WORKERS ? 1 : 2));
         }
     }
 
@@ -264,15 +260,9 @@ class CoherenceExplorerTest {
         ModelConfig producerConsumer = ModelConfig.of(2, 2, false, "W0 R1 W0 R1", "W1 R0 W1 R0");
         for (ModelConfig c : List.of(LAZY_THREE_BY_TWO, SEVERAL_WORKERS, producerConsumer)) {
             ModelConfig perPartition = c.withDelivery(ModelConfig.Delivery.PARTITION_FIFO);
-            CoherenceExplorer.Result without = explore(perPartition);
-            CoherenceExplorer.Result r = explore(perPartition.withDrops(c == SEVERAL_WORKERS ? 1 : 2));
-            assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
-            assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
-            assertTrue(r.states() > without.states(), "drops add states: " + r.summary() + " against " + without.summary());
+            assertCorrectWithMoreStates("drops", perPartition, perPartition.withDrops(c == SEVERAL_WORKERS ? 1 : 2));
         }
-        CoherenceExplorer.Result both = explore(LAZY_THREE_BY_TWO.withDelivery(ModelConfig.Delivery.PARTITION_FIFO).withPushes(1).withDrops(1));
-        assertTrue(both.ok(), () -> both.violation() + "\n" + both.traceText());
-        assertTrue(both.finishedStates() > 0, "some run finishes: " + both.summary());
+        assertCorrectAndFinishing(explore(LAZY_THREE_BY_TWO.withDelivery(ModelConfig.Delivery.PARTITION_FIFO).withPushes(1).withDrops(1)));
     }
 
     /** A node that drops its copy must stop reading it: one that keeps its workers' access reads a stale value after the home writes. */
@@ -298,6 +288,19 @@ class CoherenceExplorerTest {
         model.stores[0].access[0] = Access.READ;
         ClusterModel.Violation v = org.junit.jupiter.api.Assertions.assertThrows(ClusterModel.Violation.class, model::checkInvariants);
         assertTrue(v.getMessage().contains("is quiescent but the home directory"), v.getMessage());
+    }
+
+    // `with` (base with a kind of step added) explores without a violation, some run finishes, and the steps happen: more states than base
+    private static void assertCorrectWithMoreStates(String steps, ModelConfig base, ModelConfig with) {
+        CoherenceExplorer.Result without = explore(base);
+        CoherenceExplorer.Result r = explore(with);
+        assertCorrectAndFinishing(r);
+        assertTrue(r.states() > without.states(), steps + " add states: " + r.summary() + " against " + without.summary());
+    }
+
+    private static void assertCorrectAndFinishing(CoherenceExplorer.Result r) {
+        assertTrue(r.ok(), () -> r.violation() + "\n" + r.traceText());
+        assertTrue(r.finishedStates() > 0, "some run finishes: " + r.summary());
     }
 
     private static void assertFinds(Fault fault, ModelConfig config) {
