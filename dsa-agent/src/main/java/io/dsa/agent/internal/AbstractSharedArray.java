@@ -18,6 +18,8 @@ abstract class AbstractSharedArray implements SharedArray {
     final ArrayState state;
     final ArrayLayout layout;
     final Slot[] slots;
+    /** {@link ArrayState#views}: the element read hit's, one dependent load shorter than through {@link #slots}. */
+    final Slot.ReadView[] views;
     private final ArrayDirectory arrays;
     /** This node's counts of the array: a row per worker thread ({@link ArrayCounters}). */
     private final long[] counts;
@@ -66,6 +68,7 @@ abstract class AbstractSharedArray implements SharedArray {
         this.state = state;
         this.layout = state.layout;
         this.slots = state.slots;
+        this.views = state.views;
         this.arrays = rt.arrays;
         this.counts = state.counters.cells;
         this.otherRow = state.counters.otherRow;

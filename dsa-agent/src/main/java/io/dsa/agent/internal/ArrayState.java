@@ -15,6 +15,8 @@ final class ArrayState {
     final ArraySpec spec;
     final ArrayLayout layout;
     final Slot[] slots;
+    /** The slots' read views by partition, which the element read hit reads ({@link Slot#readView}). */
+    final Slot.ReadView[] views;
     /** Each slot's request task, made on its first miss ({@link ArrayDirectory#post}). */
     final Runnable[] requests;
     /** This node's hits, misses, invalidations and bytes of the array. */
@@ -52,6 +54,7 @@ final class ArrayState {
         this.spec = spec;
         this.layout = ArrayLayout.of(spec, nodeCount, threadsPerNode);
         this.slots = new Slot[layout.partitionCount()];
+        this.views = new Slot.ReadView[slots.length];
         this.requests = new Runnable[slots.length];
         this.counters = new ArrayCounters(threadsPerNode);
         this.returningReads = new ReturningReads(slots.length);
@@ -59,7 +62,7 @@ final class ArrayState {
         // writable as far as the engine knows) gets its bytes on first use (see Slot), so creating a
         // large array costs the slot objects only.
         for (int p = 0; p < slots.length; p++) {
-            slots[p] = new Slot(layout.homeOf(p) == nodeId ? Access.READ_WRITE : Access.NONE);
+            slots[p] = new Slot(layout.homeOf(p) == nodeId ? Access.READ_WRITE : Access.NONE, views, p);
         }
     }
 

@@ -57,13 +57,12 @@ final class Slot extends WaitPoint {
     private static final CacheState[] CACHE_STATE = {CacheState.INVALID, CacheState.SHARED, CacheState.EXCLUSIVE};
     private static final java.lang.invoke.VarHandle STAMP;
     private static final java.lang.invoke.VarHandle OVERWRITE;
-    private static final java.lang.invoke.VarHandle VIEW_FIELD;
+    private static final java.lang.invoke.VarHandle VIEWS = java.lang.invoke.MethodHandles.arrayElementVarHandle(ReadView[].class);
 
     static {
         try {
             STAMP = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "stamp", int.class);
             OVERWRITE = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "overwrite", Overwrite.class);
-            VIEW_FIELD = java.lang.invoke.MethodHandles.lookup().findVarHandle(Slot.class, "view", ReadView.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -71,29 +70,29 @@ final class Slot extends WaitPoint {
 
     volatile int stamp;
     /**
-     * What an element read hit uses ({@link #readView}): replaced by a new {@link ReadView} after
-     * every change of the stamp, and read by the hit path without an acquire. Volatile for the
-     * threads that publish it (the I/O thread, and a worker setting a scope's cap), so their last
-     * write is the view of the last stamp.
+     * The array's views by partition, of which this slot's is {@code views[index]}: what an element
+     * read hit uses ({@link #readView}), replaced by a new {@link ReadView} after every change of the
+     * stamp and read by the hit path without an acquire, straight from the array (one load fewer on
+     * the hit's chain of dependent loads than a field of the slot). Written with volatile stores by
+     * the threads that publish it (the I/O thread, and a worker setting a scope's cap), so their
+     * last write is the view of the last stamp.
      */
-    private volatile ReadView view = ReadView.NONE;
+    private final ReadView[] views;
+    private final int index;
 
     /**
-     * The slot as an element read sees it: whether the workers may read, and the array, in final
-     * fields, made after the bytes it covers were written (docs/runtime.md, "Read hits through a
-     * published view"). A thread that sees a view sees those bytes (the final-field rule of the
-     * Java memory model), so a read hit needs no acquire.
+     * The slot as an element read sees it: the array the workers may read, or null if they may
+     * not, in a final field, made after the bytes it covers were written (docs/runtime.md, "Read
+     * hits through a published view"). A thread that sees a view sees those bytes (the final-field
+     * rule of the Java memory model), so a read hit needs no acquire.
      */
     static final class ReadView {
         /** No access. */
-        static final ReadView NONE = new ReadView(false, null);
-        /** Whether the workers may read {@link #data}. */
-        final boolean readable;
-        /** The slot's array when {@link #readable}, else null. */
+        static final ReadView NONE = new ReadView(null);
+        /** The slot's array when the workers may read it, else null. */
         final byte[] data;
 
-        private ReadView(boolean readable, byte[] data) {
-            this.readable = readable;
+        private ReadView(byte[] data) {
             this.data = data;
         }
     }
@@ -102,7 +101,7 @@ final class Slot extends WaitPoint {
      * @return the readers' view, read plainly: the hit path's. A worker past a synchronisation sees
      *         the view of every stamp change made before it, or a later one.
      */
-    ReadView readView() { return (ReadView) VIEW_FIELD.get(this); }
+    ReadView readView() { return (ReadView) VIEWS.get(views, index); }
 
     // After a change of the stamp: the view of the stamp now. A publisher racing another (the I/O thread and a cap) writes
     // again until the stamp did not change meanwhile, so the last view written is the last stamp's.
@@ -111,7 +110,7 @@ final class Slot extends WaitPoint {
         do {
             st = stamp;
             if (staleViewsOnRevocation && !readable(st)) return;
-            view = readable(st) ? new ReadView(true, data) : ReadView.NONE;
+            VIEWS.setVolatile(views, index, readable(st) ? new ReadView(data) : ReadView.NONE);
         } while (stamp != st);
     }
     /** Written by the I/O thread before the stamp that publishes it; never replaced by another partition's array. */
@@ -137,6 +136,18 @@ final class Slot extends WaitPoint {
      *        so the workers get access once it has bytes), NONE for one homed elsewhere
      */
     Slot(Access granted) {
+        this(granted, new ReadView[1], 0);
+    }
+
+    /**
+     * @param granted as for {@link #Slot(Access)}
+     * @param views the array's views by partition, shared by its slots (the hit path reads them)
+     * @param index this slot's partition, its place in {@code views}
+     */
+    Slot(Access granted, ReadView[] views, int index) {
+        this.views = views;
+        this.index = index;
+        VIEWS.setVolatile(views, index, ReadView.NONE);
         this.stamp = granted.ordinal() << GRANTED_SHIFT;
     }
 

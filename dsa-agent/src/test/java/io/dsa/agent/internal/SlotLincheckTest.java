@@ -117,7 +117,7 @@ public class SlotLincheckTest {
     private int read(int element) {
         while (true) {
             Slot.ReadView v = slot.readView();
-            if (v.readable) return load(v.data, element * 4);
+            if (v.data != null) return load(v.data, element * 4);
             Thread.onSpinWait();
         }
     }
