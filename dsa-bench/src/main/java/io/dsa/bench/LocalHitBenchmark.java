@@ -36,7 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * weights to the same positions, element by element, in one {@code scatter} call, and on the plain
  * array. {@code sharedRegionRead}/{@code sharedRegionWrite} copy the
  * whole array in one region access, beside {@code System.arraycopy} a row at a time on the plain
- * array; figures are per element.
+ * array; figures are per element. {@code sharedGatherMissesSeen} is {@code sharedGather} in a JVM
+ * whose profile has seen read misses ({@link MissesSeen}), as in a program whose loops miss now and
+ * then (CG on two nodes misses once per step).
  *
  * <pre>java -jar dsa-bench/target/benchmarks.jar LocalHit -prof gc</pre>
  */
@@ -61,6 +63,8 @@ public class LocalHitBenchmark {
     private final double[] gathered = new double[GATHER];
 
     private static final int N = 256;
+    /** Partitions of the array whose first reads {@link MissesSeen} makes. */
+    static final int COLD_PARTITIONS = 512;
     private DsaCluster cluster;
     private SharedDoubleArray shared;
     private double[] plain;
@@ -81,7 +85,11 @@ public class LocalHitBenchmark {
         public void setup(DsaNode node) {
             array = node.createSharedDoubleArray("A", N, N, partition);
             vector = node.createSharedDoubleArray("v", VECTOR, VECTOR / 2);
+            cold = node.createSharedDoubleArray("cold", COLD_PARTITIONS * 8, 8);
         }
+
+        /** {@value #COLD_PARTITIONS} partitions nobody touched: each first read misses ({@link MissesSeen}). */
+        static volatile SharedDoubleArray cold;
 
         static volatile SharedDoubleArray vector;
 
@@ -163,6 +171,29 @@ public class LocalHitBenchmark {
     @OperationsPerInvocation(N * N)
     public void plainRegionWrite() {
         for (int r = 0; r < N; r++) System.arraycopy(region, r * N, plain, r * N, N);
+    }
+
+    /**
+     * Before the measurement, reads the first element of {@value #COLD_PARTITIONS} untouched
+     * partitions: each read misses (the partition gets its bytes on first use), so the read's
+     * profile has seen its miss branch taken and the JIT compiles the miss call into the gather
+     * loop instead of a trap (docs/runtime.md, "A miss in the loop").
+     */
+    @State(Scope.Thread)
+    public static class MissesSeen {
+        @Setup(Level.Trial)
+        public void touch(LocalHitBenchmark b) {
+            double sum = 0;
+            for (int k = 0; k < COLD_PARTITIONS; k++) sum += Capture.cold.read(k * 8);
+            if (sum != 0) throw new IllegalStateException("untouched partitions read " + sum + ", not zeros");
+        }
+    }
+
+    /** {@link #sharedGather} after read misses were seen ({@link MissesSeen}); runs in its own fork like every benchmark. */
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public double sharedGatherMissesSeen(MissesSeen seen) {
+        return sharedGather();
     }
 
     @Benchmark
