@@ -6,6 +6,13 @@ import java.util.concurrent.CompletableFuture;
  * A distributed shared array. Element access lives on the typed sub-interfaces
  * ({@link SharedDoubleArray} and the others). Instances are thread-safe: every worker of a node
  * shares the node's one cached copy of each partition.
+ *
+ * <p><b>Hot loops.</b> An element read that hits costs a few nanoseconds, two to three times a
+ * plain array's. Once any read in the JVM has missed (a remote partition, a partition touched for
+ * the first time), the JIT compiles the miss path into every loop that reads a shared array, and
+ * such a loop reloads its fields on every element, about twice as slow again (docs/runtime.md, "A
+ * miss in the loop"). A loop that dominates a run is faster written over whole partitions: the
+ * typed arrays' {@code gather} and region reads, or a scope's plain arrays ({@link DsaScope}).
  */
 public interface SharedArray {
     /** @return the array's name, unique in the VM */

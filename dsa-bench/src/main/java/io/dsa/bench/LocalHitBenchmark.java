@@ -181,6 +181,7 @@ public class LocalHitBenchmark {
      */
     @State(Scope.Thread)
     public static class MissesSeen {
+        /** @param b the benchmark's own state, named so that JMH sets it up (and its VM's arrays) first */
         @Setup(Level.Trial)
         public void touch(LocalHitBenchmark b) {
             double sum = 0;
