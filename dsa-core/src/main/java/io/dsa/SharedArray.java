@@ -11,8 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * plain array's. Once any read in the JVM has missed (a remote partition, a partition touched for
  * the first time), the JIT compiles the miss path into every loop that reads a shared array, and
  * such a loop reloads its fields on every element, about twice as slow again (docs/runtime.md, "A
- * miss in the loop"). A loop that dominates a run is faster written over whole partitions: the
- * typed arrays' {@code gather} and region reads, or a scope's plain arrays ({@link DsaScope}).
+ * miss in the loop"). A loop that dominates a run is faster written over whole regions: region
+ * reads and a scope's plain arrays ({@link DsaScope}) run at a plain array's speed, and the typed
+ * arrays' {@code gather}, which checks each partition once per call, does not slow down after
+ * misses.
  */
 public interface SharedArray {
     /** @return the array's name, unique in the VM */

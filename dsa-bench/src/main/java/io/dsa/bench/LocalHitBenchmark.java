@@ -38,7 +38,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * whole array in one region access, beside {@code System.arraycopy} a row at a time on the plain
  * array; figures are per element. {@code sharedGatherMissesSeen} is {@code sharedGather} in a JVM
  * whose profile has seen read misses ({@link MissesSeen}), as in a program whose loops miss now and
- * then (CG on two nodes misses once per step).
+ * then (CG on two nodes misses once per step); {@code sharedGatherCallMissesSeen} the same for
+ * {@code sharedGatherCall}.
  *
  * <pre>java -jar dsa-bench/target/benchmarks.jar LocalHit -prof gc</pre>
  */
@@ -203,6 +204,13 @@ public class LocalHitBenchmark {
         double sum = 0;
         for (int k = 0; k < GATHER; k++) sum += weights[k] * vector.read(columns[k]);
         return sum;
+    }
+
+    /** {@link #sharedGatherCall} after read misses were seen ({@link MissesSeen}): the call's own loop has no miss path in it. */
+    @Benchmark
+    @OperationsPerInvocation(GATHER)
+    public double sharedGatherCallMissesSeen(MissesSeen seen) {
+        return sharedGatherCall();
     }
 
     @Benchmark
