@@ -3,7 +3,6 @@ package io.dsa.agent.internal;
 import io.dsa.ArrayLayout;
 import io.dsa.ArrayUse;
 import io.dsa.CacheState;
-import io.dsa.ReduceOp;
 import io.dsa.SharedArray;
 import io.dsa.coherence.Access;
 import java.util.concurrent.CompletableFuture;
@@ -476,78 +475,6 @@ abstract class AbstractSharedArray implements SharedArray {
                     + " of array '" + name() + "' needs " + need);
         }
     }
-
-    /**
-     * Combines the region's {@code src} (a typed array of {@code length} elements) into the array
-     * at the partitions' homes ({@link Accumulator}), after checking the op, the region and the buffer.
-     */
-    final void accumulateRegion(int row, int col, int rows, int cols, Object src, int length, ReduceOp op) {
-        if (op == null) throw new NullPointerException("op");
-        if (!op.appliesTo(state.spec.elementType())) {
-            throw new IllegalArgumentException("reduce op " + op + " does not apply to the " + state.spec.elementType()
-                    + " elements of array '" + name() + "'; use SUM, MIN, MAX or PROD");
-        }
-        checkRegion(row, col, rows, cols, length);
-        ReleaseBuffer combined = state.accumulating;
-        if (combined != null) {
-            checkScopeOp(combined, op);
-            for (int i = 0; i < rows; i++) {
-                for (int j = 0; j < cols; j++) {
-                    combined.combine(layout.partitionOf(row + i, col + j), layout.offsetInPartition(row + i, col + j),
-                            bits(src, i * cols + j));
-                }
-            }
-            return;
-        }
-        checkScope(Access.READ_WRITE);
-        rt.checkFailed();
-        rt.accumulator.accumulate(state, row, col, rows, cols, src, op);
-    }
-
-    /**
-     * Inside an accumulate scope over this array, combines {@code bits} (the element's raw bits,
-     * as {@link ReleaseBuffer#combine} takes them) into element {@code (row, col)} in the node's
-     * buffer, without allocating; outside one, does nothing.
-     *
-     * @return whether it combined (an accumulate scope is open), else the caller accumulates at the home
-     */
-    final boolean combineElement(int row, int col, long bits, ReduceOp op) {
-        ReleaseBuffer combined = state.accumulating;
-        if (combined == null) return false;
-        if (op == null) throw new NullPointerException("op");
-        checkScopeOp(combined, op);
-        layout.checkIndex(row, col);
-        combined.combine(layout.partitionOf(row, col), layout.offsetInPartition(row, col), bits);
-        return true;
-    }
-
-    private void checkScopeOp(ReleaseBuffer combined, ReduceOp op) {
-        if (op != combined.op) {
-            throw new IllegalStateException("array '" + name() + "' is accumulate(" + combined.op + ") in the open scope: an "
-                    + "accumulate with " + op + " cannot combine with its updates; use " + combined.op + ", or accumulate with "
-                    + op + " after the scope closes");
-        }
-    }
-
-    // Element k of a typed array as the raw bits ReleaseBuffer.combine takes
-    private static long bits(Object src, int k) {
-        if (src instanceof double[] d) return rawBits(d[k]);
-        if (src instanceof float[] f) return rawBits(f[k]);
-        if (src instanceof int[] i) return rawBits(i[k]);
-        return ((long[]) src)[k];
-    }
-
-    /** @return {@code v} as the raw bits {@link ReleaseBuffer#combine} takes (the typed arrays' element accumulate) */
-    static long rawBits(double v) { return Double.doubleToRawLongBits(v); }
-
-    /** @return {@code v}'s raw bits in the low 32 bits */
-    static long rawBits(float v) { return Float.floatToRawIntBits(v) & 0xFFFF_FFFFL; }
-
-    /** @return {@code v} in the low 32 bits */
-    static long rawBits(int v) { return v & 0xFFFF_FFFFL; }
-
-    /** @return {@code v} */
-    static long rawBits(long v) { return v; }
 
     final void checkRegion(int row, int col, int rows, int cols, int length) {
         if (rows < 0 || cols < 0) {

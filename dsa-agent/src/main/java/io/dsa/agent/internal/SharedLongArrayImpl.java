@@ -323,13 +323,13 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
 
     @Override
     public void accumulate(int row, int col, int rows, int cols, long[] src, ReduceOp op) {
-        accumulateRegion(row, col, rows, cols, src, src.length, op);
+        AccumulateCalls.region(this, row, col, rows, cols, src, src.length, op);
     }
 
     @Override
     public void accumulate(int row, int col, long value, ReduceOp op) {
-        if (combineElement(row, col, rawBits(value), op)) return; // inside an accumulate scope: no allocation
-        accumulateRegion(row, col, 1, 1, new long[] {value}, 1, op);
+        if (AccumulateCalls.element(this, row, col, AccumulateCalls.rawBits(value), op)) return; // inside an accumulate scope: no allocation
+        AccumulateCalls.region(this, row, col, 1, 1, new long[] {value}, 1, op);
     }
 
     @Override
