@@ -6,6 +6,7 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.ReduceOp;
 import io.dsa.SharedDoubleArray;
+import io.dsa.examples.Cg;
 import io.dsa.examples.NpbCg;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -97,13 +98,7 @@ public final class CgPhases implements DsaProgram {
             long t3 = System.nanoTime();
             double alpha = rho / d;
             double rho0 = rho;
-            rho = 0;
-            for (int j = lo; j < hi; j++) {
-                z.write(j, z.read(j) + alpha * p.read(j));
-                double rj = r.read(j) - alpha * q.read(j);
-                r.write(j, rj);
-                rho += rj * rj;
-            }
+            rho = Cg.updateZR(z, r, p, q, lo, hi, alpha);
             long t4 = System.nanoTime();
             rho = w.allReduce(rho, ReduceOp.SUM);
             long t5 = System.nanoTime();

@@ -385,14 +385,7 @@ public class Cg implements DsaProgram {
             d = worker.allReduce(d, ReduceOp.SUM); // every product has read p before anyone rewrites it
             double alpha = rho / d;
             double rho0 = rho;
-            rho = 0;
-            for (int j = lo; j < hi; j++) {
-                z.write(j, z.read(j) + alpha * p.read(j));
-                double rj = r.read(j) - alpha * q.read(j);
-                r.write(j, rj);
-                rho += rj * rj;
-            }
-            rho = worker.allReduce(rho, ReduceOp.SUM);
+            rho = worker.allReduce(updateZR(z, r, p, q, lo, hi, alpha), ReduceOp.SUM);
             double beta = rho / rho0;
             for (int j = lo; j < hi; j++) p.write(j, r.read(j) + beta * p.read(j));
             if (step < NpbCg.CG_STEPS - 1) {
@@ -426,6 +419,24 @@ public class Cg implements DsaProgram {
     }
 
     /** {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array. */
+    /**
+     * A CG step's updates of a worker's rows {@code [lo, hi)}: {@code z += alpha p}, {@code r -= alpha q}.
+     * Public for {@code dsa bench cg --phases}, which times the plain step phase by phase.
+     *
+     * @return this worker's part of the new {@code r.r}
+     */
+    public static double updateZR(SharedDoubleArray z, SharedDoubleArray r, SharedDoubleArray p, SharedDoubleArray q,
+                                  int lo, int hi, double alpha) {
+        double rho = 0;
+        for (int j = lo; j < hi; j++) {
+            z.write(j, z.read(j) + alpha * p.read(j));
+            double rj = r.read(j) - alpha * q.read(j);
+            r.write(j, rj);
+            rho += rj * rj;
+        }
+        return rho;
+    }
+
     private static void multiply(NpbCg.Matrix rows, SharedDoubleArray v, SharedDoubleArray out, int lo) {
         int[] start = rows.rowStart();
         int[] col = rows.col();
