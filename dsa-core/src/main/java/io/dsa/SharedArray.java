@@ -14,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * miss in the loop"). A loop that dominates a run is faster written over whole regions: region
  * reads and a scope's plain arrays ({@link DsaScope}) run at a plain array's speed, and the typed
  * arrays' {@code gather}, which checks each partition once per call, does not slow down after
- * misses.
+ * misses. Each hit also increments the node's hit counter (for {@code dsa status} and the
+ * metrics); a VM started without hit counts ({@code DsaConfig.hitCounts(false)}, {@code dsa run
+ * --no-hit-counts}) skips it.
  */
 public interface SharedArray {
     /** @return the array's name, unique in the VM */

@@ -84,6 +84,7 @@ public final class DsaConfig {
     private final boolean readerPushes;
     private final boolean selfInvalidation;
     private final boolean returningReads;
+    private final boolean hitCounts;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final int prefetchWindow;
@@ -119,6 +120,7 @@ public final class DsaConfig {
         this.readerPushes = b.readerPushes;
         this.selfInvalidation = b.selfInvalidation;
         this.returningReads = b.returningReads;
+        this.hitCounts = b.hitCounts;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
@@ -157,6 +159,7 @@ public final class DsaConfig {
         b.readerPushes = readerPushes;
         b.selfInvalidation = selfInvalidation;
         b.returningReads = returningReads;
+        b.hitCounts = hitCounts;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
@@ -277,6 +280,16 @@ public final class DsaConfig {
      *         "Returning reads"); default true
      */
     public boolean returningReads() { return returningReads; }
+
+    /**
+     * @return whether the nodes count the hits of element, partition and region accesses (the
+     *         {@code readHits} and {@code writeHits} of {@link io.dsa.agent.metrics.ArrayCounts},
+     *         {@code dsa status} and the metrics); default true. Misses, invalidations and bytes are
+     *         counted either way. Off, a hit skips its counter, an increment in memory on every
+     *         access: about a fifth of an element loop's time on a hit (docs/runtime.md, "What a
+     *         hit's counter costs"), and hits read 0.
+     */
+    public boolean hitCounts() { return hitCounts; }
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
@@ -321,7 +334,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads")
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads") + (hitCounts ? "" : ", hits not counted")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -349,6 +362,7 @@ public final class DsaConfig {
         private boolean readerPushes;
         private boolean selfInvalidation;
         private boolean returningReads = true;
+        private boolean hitCounts = true;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
@@ -457,6 +471,9 @@ public final class DsaConfig {
 
         /** @param on whether a returning element read requests the array's other returning partitions ({@link DsaConfig#returningReads()}) */
         public Builder returningReads(boolean on) { this.returningReads = on; return this; }
+
+        /** @param on whether the nodes count access hits ({@link DsaConfig#hitCounts()}) */
+        public Builder hitCounts(boolean on) { this.hitCounts = on; return this; }
 
         /**
          * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}

@@ -39,7 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * array; figures are per element. {@code sharedGatherMissesSeen} is {@code sharedGather} in a JVM
  * whose profile has seen read misses ({@link MissesSeen}), as in a program whose loops miss now and
  * then (CG on two nodes misses once per step); {@code sharedGatherCallMissesSeen} the same for
- * {@code sharedGatherCall}.
+ * {@code sharedGatherCall}. {@code hitCounts} false runs every benchmark in a VM that does not
+ * count hits ({@code DsaConfig.hitCounts}).
  *
  * <pre>java -jar dsa-bench/target/benchmarks.jar LocalHit -prof gc</pre>
  */
@@ -52,6 +53,10 @@ import org.openjdk.jmh.annotations.Warmup;
 public class LocalHitBenchmark {
     @Param({"64", "48"})
     int partitionSize;
+
+    /** {@code DsaConfig.hitCounts}: whether each hit increments its counter ({@code -p hitCounts=true,false} to compare). */
+    @Param({"true"})
+    boolean hitCounts;
 
     /** Length of the gathered vector: NPB CG class S's {@code na}, two partitions of 700. */
     static final int VECTOR = 1400;
@@ -100,7 +105,7 @@ public class LocalHitBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        cluster = DsaCluster.local(DsaConfig.builder().nodes(1).threadsPerNode(1).build());
+        cluster = DsaCluster.local(DsaConfig.builder().nodes(1).threadsPerNode(1).hitCounts(hitCounts).build());
         cluster.run(new Capture(partitionSize));
         shared = Capture.array;
         plain = new double[N * N];

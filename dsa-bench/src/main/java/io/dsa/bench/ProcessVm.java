@@ -54,12 +54,15 @@ final class ProcessVm {
     /** As above, every node with prefetch window {@code prefetchWindow} ({@code DsaConfig.prefetchWindow}). */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
             WaitStrategy wait, int prefetchWindow) throws Exception {
-        return run(program, nodes, threads, args, out, security, wait, prefetchWindow, false);
+        return run(program, nodes, threads, args, out, security, wait, prefetchWindow, false, true);
     }
 
-    /** As above, every node dropping copies its homes rewrite epoch after epoch if {@code selfInvalidation} ({@code DsaConfig.selfInvalidation}). */
+    /**
+     * As above, every node dropping copies its homes rewrite epoch after epoch if {@code selfInvalidation}
+     * ({@code DsaConfig.selfInvalidation}), and counting access hits if {@code hitCounts} ({@code DsaConfig.hitCounts}).
+     */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
-            WaitStrategy wait, int prefetchWindow, boolean selfInvalidation) throws Exception {
+            WaitStrategy wait, int prefetchWindow, boolean selfInvalidation, boolean hitCounts) throws Exception {
         Files.createDirectories(out);
         Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
         byte[] bytes = new byte[24];
@@ -68,7 +71,7 @@ final class ProcessVm {
         List<Process> children = new ArrayList<>();
         DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
                 .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).machineThreads(nodes * (threads + 1))
-                .prefetchWindow(prefetchWindow).selfInvalidation(selfInvalidation).build());
+                .prefetchWindow(prefetchWindow).selfInvalidation(selfInvalidation).hitCounts(hitCounts).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
@@ -78,6 +81,7 @@ final class ProcessVm {
                         "--secret-file", secret.toString(), "--transport-security", security.name(), "--wait", wait.name(),
                         "--machine-threads", Integer.toString(nodes * (threads + 1)), "--prefetch-window", Integer.toString(prefetchWindow)));
                 if (selfInvalidation) cmd.add("--self-invalidation");
+                if (!hitCounts) cmd.add("--no-hit-counts");
                 cmd.add(program.getClass().getName());
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)

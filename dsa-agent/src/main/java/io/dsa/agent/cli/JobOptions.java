@@ -83,6 +83,13 @@ final class JobOptions {
                     + " (default: on).")
     boolean returningReads;
 
+    @Option(names = "--hit-counts", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Count the hits of element, partition and region accesses (dsa status, the metrics);"
+                    + " --no-hit-counts: hits read 0 and an element access hit skips its counter, about a fifth of an"
+                    + " element loop's time (docs/runtime.md, \"What a hit's counter costs\"); misses, invalidations and bytes"
+                    + " are counted either way (default: on).")
+    boolean hitCounts;
+
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
                     + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
@@ -157,7 +164,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).selfInvalidation(selfInvalidation).returningReads(returningReads).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).selfInvalidation(selfInvalidation).returningReads(returningReads).hitCounts(hitCounts).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null)
                 .checkpointSync(!noCheckpointSync);
     }
@@ -174,6 +181,7 @@ final class JobOptions {
         if (readerPushes) arguments.add("--reader-pushes");
         if (selfInvalidation) arguments.add("--self-invalidation");
         if (!returningReads) arguments.add("--no-returning-reads");
+        if (!hitCounts) arguments.add("--no-hit-counts");
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));

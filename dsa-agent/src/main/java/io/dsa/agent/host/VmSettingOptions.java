@@ -17,7 +17,8 @@ import java.util.List;
 public final class VmSettingOptions {
     /** The keys this class reads, in the order {@link #of} writes them. */
     static final List<String> KEYS = List.of("barrier", "fanout", "proxy", "maxFrameBytes", "failureTimeoutMs", "wait",
-            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync", "sharedRings", "selfInvalidation");
+            "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync", "sharedRings", "selfInvalidation",
+            "hitCounts");
 
     private VmSettingOptions() {}
 
@@ -36,6 +37,7 @@ public final class VmSettingOptions {
         if (!config.checkpointSync()) options.add("checkpointSync=false");
         if (!config.sharedRings()) options.add("sharedRings=false");
         if (config.selfInvalidation()) options.add("selfInvalidation=true");   // off by default: written only when on
+        if (!config.hitCounts()) options.add("hitCounts=false");
         return options;
     }
 
@@ -60,6 +62,7 @@ public final class VmSettingOptions {
             case "checkpointSync" -> config.checkpointSync(Boolean.parseBoolean(value));
             case "sharedRings" -> config.sharedRings(Boolean.parseBoolean(value));
             case "selfInvalidation" -> config.selfInvalidation(Boolean.parseBoolean(value));
+            case "hitCounts" -> config.hitCounts(Boolean.parseBoolean(value));
             default -> {
                 return false;
             }

@@ -34,6 +34,8 @@ abstract class AbstractSharedArray implements SharedArray {
     private final int prefetchWindow;
     /** Whether an element read's returning miss requests the other partitions the node keeps reading ({@link #returningRead}). */
     private final boolean returningReads;
+    /** Whether hits are counted ({@link io.dsa.agent.DsaConfig#hitCounts()}); misses always are. */
+    private final boolean hitCounts;
     // A hint shared by the threads that read this array partition by partition: the last partition
     // read, and how far ahead requests were posted. Racy on purpose: a lost update costs a request.
     private int lastRead = -2;
@@ -73,6 +75,7 @@ abstract class AbstractSharedArray implements SharedArray {
         this.otherRow = state.counters.otherRow;
         this.prefetchWindow = rt.config.prefetchWindow();
         this.returningReads = rt.config.returningReads();
+        this.hitCounts = rt.config.hitCounts();
         int pr = state.spec.partitionRows();
         int pc = state.spec.partitionCols();
         this.rows = layout.rows();
@@ -138,13 +141,23 @@ abstract class AbstractSharedArray implements SharedArray {
         counts[row + what]++;
     }
 
+    /**
+     * Counts a hit ({@link ArrayCounters#READ_HIT} or {@link ArrayCounters#WRITE_HIT}) if the VM
+     * counts hits. In a loop without calls the JIT tests the flag once, outside the loop.
+     */
+    final void countHit(int what) {
+        if (hitCounts) count(what);
+    }
+
     /** Counts a partition-wide access ({@code readPartition}, a region's block) as a hit or a miss by the slot's access now. */
     final void countAccess(Slot s, boolean write) {
         int stamp = s.stamp;
         if (write) {
-            count(Slot.writable(stamp) ? ArrayCounters.WRITE_HIT : ArrayCounters.WRITE_MISS);
+            if (!Slot.writable(stamp)) count(ArrayCounters.WRITE_MISS);
+            else countHit(ArrayCounters.WRITE_HIT);
         } else {
-            count(Slot.readable(stamp) ? ArrayCounters.READ_HIT : ArrayCounters.READ_MISS);
+            if (!Slot.readable(stamp)) count(ArrayCounters.READ_MISS);
+            else countHit(ArrayCounters.READ_HIT);
         }
     }
 

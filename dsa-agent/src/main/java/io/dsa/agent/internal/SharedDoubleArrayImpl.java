@@ -55,7 +55,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
         }
         byte[] data = views[p].data;   // plain: docs/runtime.md, "Read hits through a published view"
         if (data != null) {
-            count(ArrayCounters.READ_HIT);
+            countHit(ArrayCounters.READ_HIT);
             return (double) VIEW.get(data, off);
         }
         return readMiss(p, off);
@@ -100,7 +100,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
             VIEW.set(s.data, off, value);
             VarHandle.fullFence();
             if (s.stamp == stamp) {
-                count(ArrayCounters.WRITE_HIT);
+                countHit(ArrayCounters.WRITE_HIT);
                 return;
             }
         }
@@ -172,7 +172,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
                         continue;
                     }
                     if (g.size < GatherScratch.CAPACITY) {
-                        count(ArrayCounters.READ_HIT);
+                        countHit(ArrayCounters.READ_HIT);
                         g.add(p, stamp, s.data);
                         continue;
                     }
@@ -219,7 +219,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
                         continue;
                     }
                     if (g.size < GatherScratch.CAPACITY) {
-                        count(ArrayCounters.WRITE_HIT);
+                        countHit(ArrayCounters.WRITE_HIT);
                         g.add(p, stamp, s.data);
                         continue;
                     }

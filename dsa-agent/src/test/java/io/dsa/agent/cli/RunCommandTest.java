@@ -72,6 +72,11 @@ class RunCommandTest {
         assertOnByDefaultAndOffReachesTheChildren("--no-returning-reads", DsaConfig::returningReads);
     }
 
+    @Test
+    void hitCountsAreOnByDefaultAndNoHitCountsReachesTheChildren() {
+        assertOnByDefaultAndOffReachesTheChildren("--no-hit-counts", DsaConfig::hitCounts);
+    }
+
     // A negatable option on by default: its --no- form turns it off in the launcher's config and in the child node's.
     private static void assertOnByDefaultAndOffReachesTheChildren(String off, java.util.function.Predicate<DsaConfig> option) {
         RunCommand on = new RunCommand();
