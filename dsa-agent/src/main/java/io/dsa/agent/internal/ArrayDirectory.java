@@ -489,45 +489,13 @@ final class ArrayDirectory {
         });
     }
 
-    /**
-     * Runs {@code task} on the I/O thread, now if this is it; the caller does not wait.
-     *
-     * @return completed with its result once it ran (exceptionally if it threw, or the node is closed)
-     */
+    /** {@link IoThread#callLater} on this node's I/O thread. */
     <T> CompletableFuture<T> onIoThreadLater(Supplier<T> task) {
-        CompletableFuture<T> done = new CompletableFuture<>();
-        Runnable run = () -> {
-            try {
-                done.complete(task.get());
-            } catch (Throwable t) {
-                done.completeExceptionally(t);
-            }
-        };
-        if (io.isCurrent()) {
-            run.run();
-            return done;
-        }
-        try {
-            io.execute(run);
-        } catch (RejectedExecutionException e) {
-            done.completeExceptionally(new DsaException("node " + nodeId + " is closed", e));
-        }
-        return done;
+        return io.callLater(nodeId, task);
     }
 
-    /** Runs {@code task} on the I/O thread (at once if called there) and returns its result or throws its exception. */
+    /** {@link IoThread#call} on this node's I/O thread, waiting at most {@link #IO_TASK_TIMEOUT_MS}. */
     <T> T onIoThread(Supplier<T> task) {
-        CompletableFuture<T> done = onIoThreadLater(task);
-        try {
-            return done.get(IO_TASK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) throw r;
-            throw new DsaException("node " + nodeId + ": " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new DsaException("node " + nodeId + "'s I/O thread did not run a task within " + IO_TASK_TIMEOUT_MS + " ms");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DsaException("interrupted while waiting for node " + nodeId + "'s I/O thread");
-        }
+        return io.call(nodeId, task, IO_TASK_TIMEOUT_MS);
     }
 }
