@@ -85,6 +85,7 @@ public final class DsaConfig {
     private final boolean selfInvalidation;
     private final boolean returningReads;
     private final boolean hitCounts;
+    private final boolean bindCores;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final int prefetchWindow;
@@ -121,6 +122,7 @@ public final class DsaConfig {
         this.selfInvalidation = b.selfInvalidation;
         this.returningReads = b.returningReads;
         this.hitCounts = b.hitCounts;
+        this.bindCores = b.bindCores;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
@@ -160,6 +162,7 @@ public final class DsaConfig {
         b.selfInvalidation = selfInvalidation;
         b.returningReads = returningReads;
         b.hitCounts = hitCounts;
+        b.bindCores = bindCores;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
@@ -290,6 +293,16 @@ public final class DsaConfig {
      *         hit's counter costs"), and hits read 0.
      */
     public boolean hitCounts() { return hitCounts; }
+
+    /**
+     * @return whether each node binds its workers and its I/O thread to a share of the machine's
+     *         cores, as MPI binds its ranks: the cores the JVM may use divided among the VM's
+     *         nodes, node {@code k} getting {@code [k c / n, (k + 1) c / n)} of {@code c} cores
+     *         for {@code n <= c} nodes, else core {@code k mod c}; Linux, with {@code taskset}
+     *         (docs/runtime.md, "Binding nodes to cores"); default false. Meant for VMs whose
+     *         nodes share one machine ({@code dsa run}, {@link DsaCluster#local}).
+     */
+    public boolean bindCores() { return bindCores; }
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
@@ -334,7 +347,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads") + (hitCounts ? "" : ", hits not counted")
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads") + (hitCounts ? "" : ", hits not counted") + (bindCores ? ", nodes bound to cores" : "")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -363,6 +376,7 @@ public final class DsaConfig {
         private boolean selfInvalidation;
         private boolean returningReads = true;
         private boolean hitCounts = true;
+        private boolean bindCores;
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
@@ -474,6 +488,9 @@ public final class DsaConfig {
 
         /** @param on whether the nodes count access hits ({@link DsaConfig#hitCounts()}) */
         public Builder hitCounts(boolean on) { this.hitCounts = on; return this; }
+
+        /** @param on whether each node binds its threads to a share of the machine's cores ({@link DsaConfig#bindCores()}) */
+        public Builder bindCores(boolean on) { this.bindCores = on; return this; }
 
         /**
          * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}

@@ -69,6 +69,12 @@ final class CgCommand implements Callable<Integer> {
                     + " hit skips its counter; default: on, as in a VM's default config).")
     boolean hitCounts;
 
+    @Option(names = "--bind-cores", description = "Bind each DSA node's threads to a share of the machine's cores"
+            + " (DsaConfig.bindCores; default: off).")
+    boolean bindCores;
+
+    private ProcessVm.Tuning tuning() { return new ProcessVm.Tuning(selfInvalidation, hitCounts, bindCores); }
+
     @Option(names = "--phases", description = "Also time each phase of the CG step on every node (CgPhases: every node in this JVM, as many"
             + " runs as --warm-runs, at least one, the last one summarised): the medians per step and how long after the last arrival"
             + " each node gets each round's release; written to cg-phases.md and .csv.")
@@ -119,14 +125,14 @@ final class CgCommand implements Callable<Integer> {
                     double[] t = new double[peer.reps];
                     for (int r = 0; r < peer.reps; r++) {
                         RunReport report = ProcessVm.run(new Cg(), shape[0], shape[1], List.of(size.name()), common.out,
-                                TransportSecurity.ENCRYPT, wait, DsaConfig.DEFAULT_PREFETCH_WINDOW, selfInvalidation, hitCounts);
+                                TransportSecurity.ENCRYPT, wait, DsaConfig.DEFAULT_PREFETCH_WINDOW, tuning());
                         t[r] = seconds(report);
                     }
                     double s = BenchOut.median(t);
                     rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                     if (warm.runs > 0) {
-                        double w = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait)
-                                        .selfInvalidation(selfInvalidation).hitCounts(hitCounts).build(),
+                        double w = warm.median(tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1])
+                                        .waitStrategy(wait).build(),
                                 Cg::new, List.of(size.name()), CgCommand::seconds);
                         rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
@@ -152,7 +158,7 @@ final class CgCommand implements Callable<Integer> {
     private PhaseRows phases(NpbCg.Size size, int[] shape, WaitStrategy wait) {
         int runs = Math.max(1, warm.runs);
         String steps = common.smoke ? "40" : "400";
-        DsaConfig config = DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).selfInvalidation(selfInvalidation).hitCounts(hitCounts).build();
+        DsaConfig config = tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1]).waitStrategy(wait).build();
         for (int r = 0; r < runs; r++) {
             CgPhases.RESULTS.clear();
             try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
@@ -281,8 +287,7 @@ final class CgCommand implements Callable<Integer> {
                 + "the median of the later half; MPI + C: `cg_mpi.c` (the same row blocks, MPI_Allgatherv of p, MPI_Allreduce dot products) "
                 + "over loopback TCP. Per outer iteration DSA runs 76 global rounds (collectives and barriers), MPI 78 collectives "
                 + "(it gathers p in all 25 steps and z once; DSA reads them through the shared arrays)."
-                + (selfInvalidation ? " DSA VMs with self-invalidation (`--self-invalidation`)." : "")
-                + (hitCounts ? "" : " DSA VMs without hit counts (`--no-hit-counts`)."), peer.reps);
+                + tuning().notes(), peer.reps);
         BenchOut.markdown(common.out, "cg", "NAS Parallel Benchmarks CG", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 

@@ -54,24 +54,54 @@ final class ProcessVm {
     /** As above, every node with prefetch window {@code prefetchWindow} ({@code DsaConfig.prefetchWindow}). */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
             WaitStrategy wait, int prefetchWindow) throws Exception {
-        return run(program, nodes, threads, args, out, security, wait, prefetchWindow, false, true);
+        return run(program, nodes, threads, args, out, security, wait, prefetchWindow, Tuning.DEFAULT);
     }
 
     /**
-     * As above, every node dropping copies its homes rewrite epoch after epoch if {@code selfInvalidation}
-     * ({@code DsaConfig.selfInvalidation}), and counting access hits if {@code hitCounts} ({@code DsaConfig.hitCounts}).
+     * Settings a benchmark may change from a VM's defaults, on every node.
+     *
+     * @param selfInvalidation {@code DsaConfig.selfInvalidation}
+     * @param hitCounts {@code DsaConfig.hitCounts}
+     * @param bindCores {@code DsaConfig.bindCores}
      */
+    record Tuning(boolean selfInvalidation, boolean hitCounts, boolean bindCores) {
+        /** A VM's defaults. */
+        static final Tuning DEFAULT = new Tuning(false, true, false);
+
+        /** @return {@code config} with these settings */
+        DsaConfig.Builder apply(DsaConfig.Builder config) {
+            return config.selfInvalidation(selfInvalidation).hitCounts(hitCounts).bindCores(bindCores);
+        }
+
+        /** @return the {@code dsa node} options that give a child node these settings */
+        List<String> arguments() {
+            List<String> a = new ArrayList<>();
+            if (selfInvalidation) a.add("--self-invalidation");
+            if (!hitCounts) a.add("--no-hit-counts");
+            if (bindCores) a.add("--bind-cores");
+            return a;
+        }
+
+        /** @return a sentence for a report's notes naming the settings that differ from the defaults, or "" */
+        String notes() {
+            return (selfInvalidation ? " DSA VMs with self-invalidation (`--self-invalidation`)." : "")
+                    + (hitCounts ? "" : " DSA VMs without hit counts (`--no-hit-counts`).")
+                    + (bindCores ? " DSA nodes bound to cores (`--bind-cores`)." : "");
+        }
+    }
+
+    /** As above, every node with {@code tuning}. */
     static RunReport run(DsaProgram program, int nodes, int threads, List<String> args, Path out, TransportSecurity security,
-            WaitStrategy wait, int prefetchWindow, boolean selfInvalidation, boolean hitCounts) throws Exception {
+            WaitStrategy wait, int prefetchWindow, Tuning tuning) throws Exception {
         Files.createDirectories(out);
         Path secret = Files.createTempFile("dsa-bench-secret", ".txt");
         byte[] bytes = new byte[24];
         new SecureRandom().nextBytes(bytes);
         Files.writeString(secret, HexFormat.of().formatHex(bytes));
         List<Process> children = new ArrayList<>();
-        DsaAgent agent = DsaAgent.start(DsaConfig.builder().nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
+        DsaAgent agent = DsaAgent.start(tuning.apply(DsaConfig.builder()).nodes(nodes).threadsPerNode(threads).nodeId(0).port(0)
                 .bindHost(DsaConfig.DEFAULT_BIND_HOST).secretFile(secret).transportSecurity(security).waitStrategy(wait).machineThreads(nodes * (threads + 1))
-                .prefetchWindow(prefetchWindow).selfInvalidation(selfInvalidation).hitCounts(hitCounts).build());
+                .prefetchWindow(prefetchWindow).build());
         File log = out.resolve("nodes.log").toFile();
         try {
             for (int node = 1; node < nodes; node++) {
@@ -80,8 +110,7 @@ final class ProcessVm {
                         "--threads", Integer.toString(threads), "--monitor", agent.address(),
                         "--secret-file", secret.toString(), "--transport-security", security.name(), "--wait", wait.name(),
                         "--machine-threads", Integer.toString(nodes * (threads + 1)), "--prefetch-window", Integer.toString(prefetchWindow)));
-                if (selfInvalidation) cmd.add("--self-invalidation");
-                if (!hitCounts) cmd.add("--no-hit-counts");
+                cmd.addAll(tuning.arguments());
                 cmd.add(program.getClass().getName());
                 cmd.addAll(args);
                 children.add(new ProcessBuilder(cmd).redirectErrorStream(true)

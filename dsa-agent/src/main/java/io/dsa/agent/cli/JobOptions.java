@@ -90,6 +90,11 @@ final class JobOptions {
                     + " are counted either way (default: on).")
     boolean hitCounts;
 
+    @Option(names = "--bind-cores", description = "Bind each node's workers and I/O thread to a share of this machine's cores,"
+            + " as MPI binds its ranks: node k of n gets cores [k c / n, (k + 1) c / n) of c, or core k mod c when the nodes"
+            + " outnumber the cores; Linux, with taskset (docs/runtime.md, \"Binding nodes to cores\"; default: off).")
+    boolean bindCores;
+
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
                     + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
@@ -164,7 +169,7 @@ final class JobOptions {
     DsaConfig.Builder config() {
         return DsaConfig.builder().nodes(nodes).threadsPerNode(threads).vmName(vmName)
                 .barrier(barrier).barrierFanout(barrierFanout).proxy(proxy).waitStrategy(waitStrategy).machineThreads(machineThreads)
-                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).selfInvalidation(selfInvalidation).returningReads(returningReads).hitCounts(hitCounts).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
+                .barrierLanes(barrierLanes).sharedRings(sharedRings).readerPushes(readerPushes).selfInvalidation(selfInvalidation).returningReads(returningReads).hitCounts(hitCounts).bindCores(bindCores).prefetchWindow(prefetchWindow).transportSecurity(security.value).maxFrameBytes(maxFrameBytes)
                 .failureTimeoutMs(failureTimeoutMs).checkpoints(checkpointEvery, checkpointEvery > 0 ? checkpointDir : null)
                 .checkpointSync(!noCheckpointSync);
     }
@@ -182,6 +187,7 @@ final class JobOptions {
         if (selfInvalidation) arguments.add("--self-invalidation");
         if (!returningReads) arguments.add("--no-returning-reads");
         if (!hitCounts) arguments.add("--no-hit-counts");
+        if (bindCores) arguments.add("--bind-cores");
         arguments.addAll(security.arguments());
         if (checkpointEvery > 0) {
             arguments.addAll(List.of("--checkpoint-every", Long.toString(checkpointEvery), "--checkpoint-dir", checkpointDir.toString()));

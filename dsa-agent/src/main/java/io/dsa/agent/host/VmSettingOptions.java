@@ -18,7 +18,7 @@ public final class VmSettingOptions {
     /** The keys this class reads, in the order {@link #of} writes them. */
     static final List<String> KEYS = List.of("barrier", "fanout", "proxy", "maxFrameBytes", "failureTimeoutMs", "wait",
             "prefetchWindow", "readerPushes", "barrierLanes", "returningReads", "checkpointSync", "sharedRings", "selfInvalidation",
-            "hitCounts");
+            "hitCounts", "bindCores");
 
     private VmSettingOptions() {}
 
@@ -38,6 +38,7 @@ public final class VmSettingOptions {
         if (!config.sharedRings()) options.add("sharedRings=false");
         if (config.selfInvalidation()) options.add("selfInvalidation=true");   // off by default: written only when on
         if (!config.hitCounts()) options.add("hitCounts=false");
+        if (config.bindCores()) options.add("bindCores=true");   // off by default: written only when on
         return options;
     }
 
@@ -63,6 +64,7 @@ public final class VmSettingOptions {
             case "sharedRings" -> config.sharedRings(Boolean.parseBoolean(value));
             case "selfInvalidation" -> config.selfInvalidation(Boolean.parseBoolean(value));
             case "hitCounts" -> config.hitCounts(Boolean.parseBoolean(value));
+            case "bindCores" -> config.bindCores(Boolean.parseBoolean(value));
             default -> {
                 return false;
             }

@@ -77,6 +77,21 @@ class RunCommandTest {
         assertOnByDefaultAndOffReachesTheChildren("--no-hit-counts", DsaConfig::hitCounts);
     }
 
+    @Test
+    void bindCoresIsOffByDefaultAndReachesTheChildren() {
+        RunCommand off = new RunCommand();
+        new CommandLine(off).setStopAtPositional(true).parseArgs("--nodes", "2", "idle-test");
+        assertFalse(off.job.config().build().bindCores(), "off by default");
+        assertFalse(off.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0).contains("--bind-cores"));
+        RunCommand on = new RunCommand();
+        new CommandLine(on).setStopAtPositional(true).parseArgs("--nodes", "2", "--bind-cores", "idle-test");
+        assertTrue(on.job.config().build().bindCores());
+        List<String> child = on.childCommand(1, "127.0.0.1:4567", TestPrograms.Idle.class, "", 0);
+        NodeCommand node = new NodeCommand();
+        new CommandLine(node).setStopAtPositional(true).parseArgs(child.subList(child.indexOf("node") + 1, child.size()).toArray(new String[0]));
+        assertTrue(node.job.config().build().bindCores(), "the child node binds too: " + child);
+    }
+
     // A negatable option on by default: its --no- form turns it off in the launcher's config and in the child node's.
     private static void assertOnByDefaultAndOffReachesTheChildren(String off, java.util.function.Predicate<DsaConfig> option) {
         RunCommand on = new RunCommand();

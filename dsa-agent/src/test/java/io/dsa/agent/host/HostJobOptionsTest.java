@@ -49,20 +49,21 @@ class HostJobOptionsTest {
         DsaConfig changed = DsaConfig.builder().nodes(3).threadsPerNode(2).barrier(io.dsa.agent.BarrierKind.KARY).barrierFanout(3)
                 .proxy(io.dsa.agent.ProxyMode.FIXED).maxFrameBytes(1 << 20).failureTimeoutMs(1234)
                 .waitStrategy(io.dsa.agent.WaitStrategy.SPIN).prefetchWindow(7).readerPushes(true).barrierLanes(false)
-                .returningReads(false).checkpointSync(false).sharedRings(false).selfInvalidation(true).hitCounts(false).build();
+                .returningReads(false).checkpointSync(false).sharedRings(false).selfInvalidation(true).hitCounts(false).bindCores(true).build();
         for (DsaConfig sent : List.of(defaults, changed)) {
             DsaConfig got = ChildAgent.config(launch(1, VmSettingOptions.of(sent)), SECRET, TransportSecurity.MAC).build();
             assertEquals(List.of(sent.barrier(), sent.barrierFanout(), sent.proxy(), sent.maxFrameBytes(), sent.failureTimeoutMs(),
                     sent.waitStrategy(), sent.prefetchWindow(), sent.readerPushes(), sent.barrierLanes(), sent.returningReads(),
-                    sent.checkpointSync(), sent.sharedRings(), sent.selfInvalidation(), sent.hitCounts()),
+                    sent.checkpointSync(), sent.sharedRings(), sent.selfInvalidation(), sent.hitCounts(), sent.bindCores()),
                     List.of(got.barrier(), got.barrierFanout(), got.proxy(), got.maxFrameBytes(), got.failureTimeoutMs(),
                             got.waitStrategy(), got.prefetchWindow(), got.readerPushes(), got.barrierLanes(), got.returningReads(),
-                            got.checkpointSync(), got.sharedRings(), got.selfInvalidation(), got.hitCounts()));
+                            got.checkpointSync(), got.sharedRings(), got.selfInvalidation(), got.hitCounts(), got.bindCores()));
         }
         assertEquals(List.of(), VmSettingOptions.of(defaults).stream().filter(o -> o.startsWith("barrierLanes") || o.startsWith("returningReads")
                         || o.startsWith("hitCounts"))
                 .toList(), "settings on by default are sent only when off");
-        assertEquals(List.of(), VmSettingOptions.of(defaults).stream().filter(o -> o.startsWith("selfInvalidation")).toList(),
+        assertEquals(List.of(), VmSettingOptions.of(defaults).stream().filter(o -> o.startsWith("selfInvalidation") || o.startsWith("bindCores"))
+                .toList(),
                 "self-invalidation, off by default, is sent only when on (a host of an earlier build reads the job)");
         assertEquals(List.of(), VmSettingOptions.of(defaults).stream().filter(o -> o.startsWith("checkpointSync")).toList(),
                 "forced checkpoints, on by default, are sent only when off");

@@ -1,0 +1,122 @@
+package io.dsa.agent.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds a node's threads (its workers and its I/O thread) to a share of the machine's cores, as
+ * MPI binds its ranks ({@code DsaConfig.bindCores}; docs/runtime.md, "Binding nodes to cores").
+ * The cores this JVM may run on are divided among the VM's nodes: with {@code n} nodes and
+ * {@code c} cores, node {@code k} gets cores {@code [k c / n, (k + 1) c / n)} when {@code n <= c},
+ * else core {@code k mod c}. A thread binds itself by running {@code taskset -p -c CORES TID}
+ * (util-linux) on its own thread id. Linux only; where that fails (another system, no
+ * {@code taskset}) the thread runs unbound and the first failure is logged once per JVM.
+ */
+final class CoreBinding {
+    private static final Logger LOG = LoggerFactory.getLogger(CoreBinding.class);
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+    private static final long TASKSET_TIMEOUT_SECONDS = 10;
+
+    private CoreBinding() {}
+
+    /**
+     * @param node the node's id
+     * @param nodes the VM's nodes
+     * @param allowed the cores this JVM may run on, ascending
+     * @return the cores of {@code node}'s share, ascending (one at least)
+     * @throws IllegalArgumentException if {@code node} is not in {@code [0, nodes)} or no core is allowed
+     */
+    static List<Integer> coresOf(int node, int nodes, List<Integer> allowed) {
+        if (node < 0 || node >= nodes) throw new IllegalArgumentException("node " + node + " is not in [0, " + nodes + ")");
+        int c = allowed.size();
+        if (c == 0) throw new IllegalArgumentException("no core to bind node " + node + " to");
+        if (nodes > c) return List.of(allowed.get(node % c));
+        return List.copyOf(allowed.subList((int) ((long) node * c / nodes), (int) ((long) (node + 1) * c / nodes)));
+    }
+
+    /**
+     * @param list a CPU list as Linux writes it ({@code 0-3,8,10-11})
+     * @return its CPUs, ascending
+     * @throws IllegalArgumentException if it does not parse
+     */
+    static List<Integer> parseCpuList(String list) {
+        List<Integer> cpus = new ArrayList<>();
+        for (String part : list.trim().split(",")) {
+            try {
+                int dash = part.indexOf('-');
+                int from = Integer.parseInt(part.substring(0, dash < 0 ? part.length() : dash).trim());
+                int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1).trim());
+                if (from < 0 || to < from) throw new NumberFormatException();
+                for (int cpu = from; cpu <= to; cpu++) cpus.add(cpu);
+            } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+                throw new IllegalArgumentException("not a CPU list: '" + list + "' (at '" + part + "')");
+            }
+        }
+        return cpus;
+    }
+
+    /** @return the cores the calling thread may run on ({@code Cpus_allowed_list} of {@code /proc/thread-self/status}) @throws IOException if unreadable */
+    static List<Integer> allowedCores() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) return parseCpuList(line.substring(line.indexOf(':') + 1));
+        }
+        throw new IOException("/proc/thread-self/status has no Cpus_allowed_list");
+    }
+
+    /**
+     * Binds the calling thread to {@code node}'s share of the cores the JVM started with (a node
+     * id past the VM's nodes, a clone's, shares with {@code node mod nodes}).
+     *
+     * @return whether it is bound
+     */
+    static boolean bindCurrentThread(int node, int nodes) {
+        try {
+            List<Integer> cores = coresOf(node % nodes, nodes, processCores());
+            String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
+            StringBuilder list = new StringBuilder();
+            for (int core : cores) list.append(list.length() == 0 ? "" : ",").append(core);
+            Process p = new ProcessBuilder("taskset", "-p", "-c", list.toString(), tid).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(TASKSET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException("taskset did not finish within " + TASKSET_TIMEOUT_SECONDS + " s");
+            }
+            if (p.exitValue() != 0) throw new IOException("taskset -p -c " + list + " " + tid + " exited with " + p.exitValue());
+            return true;
+        } catch (IOException | RuntimeException e) {
+            if (WARNED.compareAndSet(false, true)) LOG.warn("node {}: its threads run unbound: {}", node, e.toString());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static volatile List<Integer> processCores;
+
+    // The cores the JVM may run on, read once (by the first thread that binds, before it binds itself).
+    private static List<Integer> processCores() throws IOException {
+        List<Integer> cores = processCores;
+        if (cores == null) {
+            synchronized (CoreBinding.class) {
+                if (processCores == null) {
+                    List<Integer> self = new ArrayList<>();
+                    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                        if (line.startsWith("Cpus_allowed_list:")) self = parseCpuList(line.substring(line.indexOf(':') + 1));
+                    }
+                    if (self.isEmpty()) throw new IOException("/proc/self/status has no Cpus_allowed_list");
+                    processCores = List.copyOf(self);
+                }
+                cores = processCores;
+            }
+        }
+        return cores;
+    }
+}
