@@ -43,6 +43,25 @@ public final class BenchCommand implements Callable<Integer> {
         boolean smoke;
     }
 
+    /** Settings of the DSA VMs an experiment may change from a VM's defaults, on every node ({@link ProcessVm.Tuning}). */
+    static final class TuningOptions {
+        @Option(names = "--self-invalidation", description = "Run the DSA VMs with self-invalidation (DsaConfig.selfInvalidation:"
+                + " a node drops its copy of a partition its home rewrites epoch after epoch at its next global arrival; default: off).")
+        boolean selfInvalidation;
+
+        @Option(names = "--hit-counts", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "Whether the DSA VMs count access hits (DsaConfig.hitCounts; --no-hit-counts: an element access"
+                        + " hit skips its counter; default: on, as in a VM's default config).")
+        boolean hitCounts = true;
+
+        @Option(names = "--bind-cores", description = "Bind each DSA node's workers and I/O thread to a share of the machine's"
+                + " cores (DsaConfig.bindCores; default: off).")
+        boolean bindCores;
+
+        /** @return the settings given */
+        ProcessVm.Tuning tuning() { return new ProcessVm.Tuning(selfInvalidation, hitCounts, bindCores); }
+    }
+
     /** The wait strategies an experiment runs its DSA VMs with, each in a VM of its own in the same run. */
     static final class Waits {
         @Option(names = "--wait", split = ",", paramLabel = "STRATEGY,..", defaultValue = "PARK,SPIN,ADAPTIVE",

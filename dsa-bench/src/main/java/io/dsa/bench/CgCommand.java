@@ -60,20 +60,10 @@ final class CgCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
 
-    @Option(names = "--self-invalidation", description = "Run the DSA VMs with self-invalidation (DsaConfig.selfInvalidation:"
-            + " a node drops its copy of a partition its home rewrites epoch after epoch at its next global arrival; default: off).")
-    boolean selfInvalidation;
+    @Mixin
+    BenchCommand.TuningOptions tuningOptions = new BenchCommand.TuningOptions();
 
-    @Option(names = "--hit-counts", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Whether the DSA VMs count access hits (DsaConfig.hitCounts; --no-hit-counts: an element access"
-                    + " hit skips its counter; default: on, as in a VM's default config).")
-    boolean hitCounts;
-
-    @Option(names = "--bind-cores", description = "Bind each DSA node's threads to a share of the machine's cores"
-            + " (DsaConfig.bindCores; default: off).")
-    boolean bindCores;
-
-    private ProcessVm.Tuning tuning() { return new ProcessVm.Tuning(selfInvalidation, hitCounts, bindCores); }
+    private ProcessVm.Tuning tuning() { return tuningOptions.tuning(); }
 
     @Option(names = "--phases", description = "Also time each phase of the CG step on every node (CgPhases: every node in this JVM, as many"
             + " runs as --warm-runs, at least one, the last one summarised): the medians per step and how long after the last arrival"

@@ -1,7 +1,10 @@
 package io.dsa.bench;
 
 import io.dsa.DsaProgram;
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.WaitStrategy;
+import io.dsa.agent.transport.TransportSecurity;
 import io.dsa.examples.Cg;
 import io.dsa.examples.Fft2d;
 import io.dsa.examples.Jacobi;
@@ -64,6 +67,9 @@ final class ScopesCommand implements Callable<Integer> {
 
     @Mixin
     MpiPeer.Options peer = new MpiPeer.Options();
+
+    @Mixin
+    BenchCommand.TuningOptions tuningOptions = new BenchCommand.TuningOptions();
 
     @Option(names = "--examples", split = ",", paramLabel = "NAME,..", defaultValue = "jacobi,lu,mm2,cg,fft,psrs",
             description = "Examples, of ${DEFAULT-VALUE} (default: all).")
@@ -177,12 +183,13 @@ final class ScopesCommand implements Callable<Integer> {
                     double[] t = new double[peer.reps];
                     for (int r = 0; r < peer.reps; r++) {
                         DsaProgram program = kind.equals("plain") ? ex.plain().get() : ex.scoped().get();
-                        t[r] = seconds(ex, ProcessVm.run(program, shape[0], shape[1], ex.args(), common.out));
+                        t[r] = seconds(ex, ProcessVm.run(program, shape[0], shape[1], ex.args(), common.out,
+                                TransportSecurity.ENCRYPT, WaitStrategy.ADAPTIVE, DsaConfig.DEFAULT_PREFETCH_WINDOW, tuningOptions.tuning()));
                     }
                     double s = BenchOut.median(t);
                     rows.add(print(new Row(name, kind, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
                     if (warm.runs > 0) {
-                        double w = warm.median(io.dsa.agent.DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(),
+                        double w = warm.median(tuningOptions.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1]).build(),
                                 kind.equals("plain") ? ex.plain() : ex.scoped(), ex.args(), report -> seconds(ex, report));
                         rows.add(print(new Row(name, kind + "-warm", shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
                     }
@@ -190,7 +197,7 @@ final class ScopesCommand implements Callable<Integer> {
                         System.out.println("scopes lu: no scoped-job row: lu-scoped resumes from the VM's epoch as lu does, so its"
                                 + " work cannot run twice in one job");
                     } else if (kind.equals("scoped") && jobRuns > 0) {
-                        double j = jobMedian(ex, io.dsa.agent.DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build());
+                        double j = jobMedian(ex, tuningOptions.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1]).build());
                         rows.add(print(new Row(name, "scoped-job", shape[0], shape[1], j, j / seq, BarrierBench.loadAverage())));
                     }
                 }

@@ -44,6 +44,9 @@ final class StreamCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.Common common = new BenchCommand.Common();
 
+    @Mixin
+    BenchCommand.TuningOptions tuningOptions = new BenchCommand.TuningOptions();
+
     @Option(names = "--sizes", split = ",", paramLabel = "KIB,..", defaultValue = "8,16,32,64,128,256,512,1024,2048,4096",
             description = "Partition sizes in KiB, 1..4096 (default: ${DEFAULT-VALUE}).")
     List<Integer> sizesKib;
@@ -125,7 +128,7 @@ final class StreamCommand implements Callable<Integer> {
         for (MissCommand.Setting setting : settings) {
             RunReport report = ProcessVm.run(new StreamProgram(), 2, 1, List.of(list, Long.toString(budget), Integer.toString(warmup),
                     Integer.toString(rounds), Integer.toString(window)), common.out, setting.security(), setting.strategy(),
-                    prefetchWindow);
+                    prefetchWindow, tuningOptions.tuning());
             Map<Integer, double[]> bySize = new LinkedHashMap<>();
             for (double[] r : ProcessVm.numbers(report, "stream ")) bySize.put((int) r[0], r);
             dsa.put(setting, bySize);
