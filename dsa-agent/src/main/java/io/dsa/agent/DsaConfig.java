@@ -588,57 +588,19 @@ public final class DsaConfig {
          * @throws IllegalArgumentException naming the first bad value and its valid range
          */
         public DsaConfig build() {
-            range("nodes", nodes, 1, MAX_NODES);
-            range("threads per node", threadsPerNode, 1, MAX_THREADS_PER_NODE);
-            range("node id", nodeId, 0, nodes - 1);
-            range("port", port, 0, 65535);
-            range("max frame bytes", maxFrameBytes, MIN_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES);
-            range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
-            range("failure timeout ms", failureTimeoutMs, MIN_FAILURE_TIMEOUT_MS, MAX_FAILURE_TIMEOUT_MS);
-            range("barrier fanout", barrierFanout, 2, 64);
-            range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
-            range("machine threads", machineThreads, 0, MAX_MACHINE_THREADS);
-            if (checkpointEvery != 0) range("checkpoint interval (global barriers)", checkpointEvery, 1, MAX_CHECKPOINT_EVERY);
-            if (checkpointEvery > 0 && checkpointDir == null) {
-                throw new IllegalArgumentException("checkpoints every " + checkpointEvery + " global barriers need a directory");
-            }
-            if (checkpointBuddies.length > 0) {
-                if (checkpointBuddies.length != nodes) {
-                    throw new IllegalArgumentException("checkpoint buddies " + java.util.Arrays.toString(checkpointBuddies) + ": one per node, "
-                            + nodes + " expected");
-                }
-                for (int k = 0; k < nodes; k++) {
-                    if (checkpointBuddies[k] < 0 || checkpointBuddies[k] >= nodes || checkpointBuddies[k] == k) {
-                        throw new IllegalArgumentException("checkpoint buddy " + checkpointBuddies[k] + " of node " + k
-                                + " out of range [0, " + nodes + ") or the node itself");
-                    }
-                }
-            }
-            if (vmName == null || !vmName.matches(VM_NAME_PATTERN)) {
-                throw new IllegalArgumentException("vm name '" + vmName
-                        + "' invalid: use 1 to 64 letters, digits, '.', '_' or '-'");
-            }
-            if (secret.length > 0 && secret.length < 16) {
-                throw new IllegalArgumentException("cluster secret has " + secret.length
-                        + " bytes, at least 16 required (use a secret file or " + SECRET_ENV + ")");
-            }
-            if (bindHost == null || bindHost.isEmpty()) {
-                throw new IllegalArgumentException("bind host must be non-empty");
-            }
-            if (nodeId != 0 && monitorAddress == null) {
-                throw new IllegalArgumentException("node " + nodeId + " needs the monitor address (node 0's host:port)");
-            }
-            if (monitorAddress != null) {
-                HostPort.parse(monitorAddress);
-            }
+            ConfigChecks.range("nodes", nodes, 1, MAX_NODES);
+            ConfigChecks.range("threads per node", threadsPerNode, 1, MAX_THREADS_PER_NODE);
+            ConfigChecks.range("node id", nodeId, 0, nodes - 1);
+            ConfigChecks.range("port", port, 0, 65535);
+            ConfigChecks.range("max frame bytes", maxFrameBytes, MIN_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES);
+            ConfigChecks.range("startup timeout ms", startupTimeoutMs, 1, 3_600_000);
+            ConfigChecks.range("failure timeout ms", failureTimeoutMs, MIN_FAILURE_TIMEOUT_MS, MAX_FAILURE_TIMEOUT_MS);
+            ConfigChecks.range("barrier fanout", barrierFanout, 2, 64);
+            ConfigChecks.range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
+            ConfigChecks.range("machine threads", machineThreads, 0, MAX_MACHINE_THREADS);
+            ConfigChecks.checkpoints(checkpointEvery, checkpointDir, checkpointBuddies, nodes);
+            ConfigChecks.addresses(vmName, secret, bindHost, nodeId, monitorAddress);
             return new DsaConfig(this);
         }
-
-        private static void range(String what, long value, long min, long max) {
-            if (value < min || value > max) {
-                throw new IllegalArgumentException(what + " " + value + " out of range [" + min + ", " + max + "]");
-            }
-        }
     }
-
 }

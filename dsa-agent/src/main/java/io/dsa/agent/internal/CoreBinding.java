@@ -62,27 +62,35 @@ final class CoreBinding {
         return cpus;
     }
 
-    /** @return the cores the calling thread may run on ({@code Cpus_allowed_list} of {@code /proc/thread-self/status}) @throws IOException if unreadable */
+    /** @return the cores the calling thread may run on @throws IOException if unreadable */
     static List<Integer> allowedCores() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
-            if (line.startsWith("Cpus_allowed_list:")) return parseCpuList(line.substring(line.indexOf(':') + 1));
-        }
-        throw new IOException("/proc/thread-self/status has no Cpus_allowed_list");
+        return allowedCores(Path.of("/proc/thread-self/status"));
     }
 
     /**
-     * Binds the calling thread to {@code node}'s share of the cores the JVM started with (a node
-     * id past the VM's nodes, a clone's, shares with {@code node mod nodes}).
+     * @param status a {@code /proc} status file of a thread or process
+     * @return its {@code Cpus_allowed_list}
+     * @throws IOException if unreadable or without that line
+     */
+    static List<Integer> allowedCores(Path status) throws IOException {
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("Cpus_allowed_list:")) return parseCpuList(line.substring(line.indexOf(':') + 1));
+        }
+        throw new IOException(status + " has no Cpus_allowed_list");
+    }
+
+    /**
+     * Binds the calling thread to {@code node}'s share of the cores the JVM may use, those of its
+     * main thread (a node id past the VM's nodes, a clone's, shares with {@code node mod nodes}).
      *
      * @return whether it is bound
      */
     static boolean bindCurrentThread(int node, int nodes) {
         try {
-            List<Integer> cores = coresOf(node % nodes, nodes, processCores());
+            List<Integer> cores = coresOf(node % nodes, nodes, allowedCores(Path.of("/proc/self/status")));
             String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
-            StringBuilder list = new StringBuilder();
-            for (int core : cores) list.append(list.length() == 0 ? "" : ",").append(core);
-            Process p = new ProcessBuilder("taskset", "-p", "-c", list.toString(), tid).redirectErrorStream(true)
+            String list = String.join(",", cores.stream().map(String::valueOf).toList());
+            Process p = new ProcessBuilder("taskset", "-p", "-c", list, tid).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             if (!p.waitFor(TASKSET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
@@ -97,26 +105,5 @@ final class CoreBinding {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    private static volatile List<Integer> processCores;
-
-    // The cores the JVM may run on, read once (by the first thread that binds, before it binds itself).
-    private static List<Integer> processCores() throws IOException {
-        List<Integer> cores = processCores;
-        if (cores == null) {
-            synchronized (CoreBinding.class) {
-                if (processCores == null) {
-                    List<Integer> self = new ArrayList<>();
-                    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                        if (line.startsWith("Cpus_allowed_list:")) self = parseCpuList(line.substring(line.indexOf(':') + 1));
-                    }
-                    if (self.isEmpty()) throw new IOException("/proc/self/status has no Cpus_allowed_list");
-                    processCores = List.copyOf(self);
-                }
-                cores = processCores;
-            }
-        }
-        return cores;
     }
 }

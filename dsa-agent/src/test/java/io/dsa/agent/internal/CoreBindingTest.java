@@ -97,10 +97,7 @@ class CoreBindingTest {
         String comm = prefix.length() > 15 ? prefix.substring(0, 15) : prefix;
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {
-                if (!Files.readString(t.resolve("comm")).strip().startsWith(comm)) continue;
-                for (String line : Files.readAllLines(t.resolve("status"))) {
-                    if (line.startsWith("Cpus_allowed_list:")) return CoreBinding.parseCpuList(line.substring(line.indexOf(':') + 1));
-                }
+                if (Files.readString(t.resolve("comm")).strip().startsWith(comm)) return CoreBinding.allowedCores(t.resolve("status"));
             }
         }
         throw new AssertionError("no thread named " + prefix + "*");
