@@ -1,10 +1,6 @@
 package io.dsa.agent;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import io.dsa.agent.transport.TransportConfig;
 import io.dsa.agent.transport.TransportSecurity;
 
@@ -520,42 +516,21 @@ public final class DsaConfig {
         public Builder secret(byte[] secret) { this.secret = secret.clone(); return this; }
 
         /** Generates a random 32-byte secret, for a VM whose agents all live in this JVM. */
-        public Builder randomSecret() {
-            byte[] s = new byte[32];
-            new SecureRandom().nextBytes(s);
-            this.secret = s;
-            return this;
-        }
+        public Builder randomSecret() { this.secret = SecretSources.random(); return this; }
 
         /**
          * Reads the secret from a file (its bytes, trailing newline removed).
          *
          * @throws IllegalArgumentException if the file cannot be read
          */
-        public Builder secretFile(Path file) {
-            try {
-                String text = Files.readString(file, StandardCharsets.UTF_8).strip();
-                this.secret = text.getBytes(StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("cannot read secret file " + file + ": " + e.getMessage(), e);
-            }
-            return this;
-        }
+        public Builder secretFile(Path file) { this.secret = SecretSources.fromFile(file); return this; }
 
         /**
          * Reads the secret from {@value #SECRET_ENV}.
          *
          * @throws IllegalArgumentException if it is not set
          */
-        public Builder secretFromEnvironment() {
-            String value = System.getenv(SECRET_ENV);
-            if (value == null || value.isEmpty()) {
-                throw new IllegalArgumentException("no cluster secret: the environment variable " + SECRET_ENV
-                        + " is not set; give a secret file instead (--secret-file FILE, or secretFile(path))");
-            }
-            this.secret = value.strip().getBytes(StandardCharsets.UTF_8);
-            return this;
-        }
+        public Builder secretFromEnvironment() { this.secret = SecretSources.fromEnvironment(SECRET_ENV); return this; }
 
         /** @param host the address to bind, e.g. 127.0.0.1 */
         public Builder bindHost(String host) { this.bindHost = host; return this; }
