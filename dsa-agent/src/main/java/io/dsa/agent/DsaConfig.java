@@ -82,6 +82,8 @@ public final class DsaConfig {
     private final boolean returningReads;
     private final boolean hitCounts;
     private final boolean bindCores;
+    private final int coreShare;
+    private final int coreShares;
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final int prefetchWindow;
@@ -119,6 +121,8 @@ public final class DsaConfig {
         this.returningReads = b.returningReads;
         this.hitCounts = b.hitCounts;
         this.bindCores = b.bindCores;
+        this.coreShare = b.coreShare;
+        this.coreShares = b.coreShares;
         this.transportSecurity = b.transportSecurity;
         this.progress = b.progress;
         this.checkpointEvery = b.checkpointEvery;
@@ -159,6 +163,8 @@ public final class DsaConfig {
         b.returningReads = returningReads;
         b.hitCounts = hitCounts;
         b.bindCores = bindCores;
+        b.coreShare = coreShare;
+        b.coreShares = coreShares;
         b.transportSecurity = transportSecurity;
         b.progress = progress;
         b.checkpointEvery = checkpointEvery;
@@ -296,9 +302,25 @@ public final class DsaConfig {
      *         nodes, node {@code k} getting {@code [k c / n, (k + 1) c / n)} of {@code c} cores
      *         for {@code n <= c} nodes, else core {@code k mod c}; Linux, with {@code taskset}
      *         (docs/runtime.md, "Binding nodes to cores"); default false. Meant for VMs whose
-     *         nodes share one machine ({@code dsa run}, {@link DsaCluster#local}).
+     *         nodes share one machine ({@code dsa run}, {@link DsaCluster#local}); where the nodes
+     *         are spread over machines, the launcher says which share is this node's
+     *         ({@link #coreShare()}).
      */
     public boolean bindCores() { return bindCores; }
+
+    /**
+     * @return this node's share of its machine's cores when {@link #bindCores()}: its index among
+     *         the VM's nodes on its machine, in {@code [0, coreShares())}; without
+     *         {@link Builder#coreShare} the node id, every node of the VM taken to share one machine
+     */
+    public int coreShare() { return coreShares > 0 ? coreShare : nodeId; }
+
+    /**
+     * @return the shares this node's machine's cores are divided into when {@link #bindCores()}: the
+     *         VM's nodes on that machine ({@code dsa run --hosts} counts the nodes each host runs);
+     *         without {@link Builder#coreShare} the VM's nodes
+     */
+    public int coreShares() { return coreShares > 0 ? coreShares : nodes; }
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
@@ -343,7 +365,7 @@ public final class DsaConfig {
     public String toString() {
         return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
                 + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads") + (hitCounts ? "" : ", hits not counted") + (bindCores ? ", nodes bound to cores" : "")
+                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads") + (hitCounts ? "" : ", hits not counted") + (bindCores ? ", nodes bound to cores" + (coreShares > 0 ? " (share " + coreShare + " of " + coreShares + ")" : "") : "")
                 + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
     }
 
@@ -373,6 +395,8 @@ public final class DsaConfig {
         private boolean returningReads = true;
         private boolean hitCounts = true;
         private boolean bindCores;
+        private int coreShare;
+        private int coreShares = -1;   // not said
         private TransportSecurity transportSecurity = TransportSecurity.ENCRYPT;
         private ProgressListener progress = ProgressListener.LOG;
         private long checkpointEvery;
@@ -489,6 +513,20 @@ public final class DsaConfig {
         public Builder bindCores(boolean on) { this.bindCores = on; return this; }
 
         /**
+         * Says which share of its machine's cores this node binds to ({@link DsaConfig#coreShare()}),
+         * for VMs whose nodes are spread over machines: a launcher that knows the placement gives
+         * each node its index among the nodes on its machine.
+         *
+         * @param share this node's index among the VM's nodes on its machine, in {@code [0, shares)}
+         * @param shares the VM's nodes on this node's machine, in {@code [1, MAX_NODES]}
+         */
+        public Builder coreShare(int share, int shares) {
+            this.coreShare = share;
+            this.coreShares = shares;
+            return this;
+        }
+
+        /**
          * How every connection of the VM is protected after its handshake: {@link TransportSecurity#ENCRYPT}
          * (the default: AES-256-GCM, nobody on the path reads or changes a frame) or
          * {@link TransportSecurity#MAC} (trusted networks only: frames travel in clear, each one
@@ -573,6 +611,10 @@ public final class DsaConfig {
             ConfigChecks.range("barrier fanout", barrierFanout, 2, 64);
             ConfigChecks.range("prefetch window", prefetchWindow, 0, MAX_PREFETCH_WINDOW);
             ConfigChecks.range("machine threads", machineThreads, 0, MAX_MACHINE_THREADS);
+            if (coreShares != -1) {
+                ConfigChecks.range("core shares", coreShares, 1, MAX_NODES);
+                ConfigChecks.range("core share", coreShare, 0, coreShares - 1);
+            }
             ConfigChecks.checkpoints(checkpointEvery, checkpointDir, checkpointBuddies, nodes);
             ConfigChecks.addresses(vmName, secret, bindHost, nodeId, monitorAddress);
             return new DsaConfig(this);

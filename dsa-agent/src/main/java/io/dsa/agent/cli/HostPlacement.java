@@ -156,6 +156,22 @@ final class HostPlacement {
         return (int) Math.min(DsaConfig.MAX_MACHINE_THREADS, onHost * (threadsPerNode + 1));
     }
 
+    /**
+     * @return {@code {share, shares}}: node {@code node}'s index among the VM's nodes on its host,
+     *         and their count, the share of the host's cores it binds to with {@code --bind-cores}
+     *         ({@link DsaConfig.Builder#coreShare})
+     */
+    int[] coreShare(int node) {
+        int share = 0;
+        int shares = 0;
+        for (int k = 0; k < hostOf.length; k++) {
+            if (!hostOf[k].equals(hostOf[node])) continue;
+            if (k < node) share++;
+            shares++;
+        }
+        return new int[] {share, shares};
+    }
+
     /** @return "node 0 on H, node 1 on H2, ..." */
     String describe() {
         List<String> parts = new ArrayList<>();

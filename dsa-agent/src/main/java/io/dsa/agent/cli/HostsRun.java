@@ -445,11 +445,15 @@ final class HostsRun {
         }
     }
 
-    // The job options of node `node` of `a`: the VM's, the threads of this VM on its host, and its checkpoints' settings.
+    // The job options of node `node` of `a`: the VM's, the threads of this VM on its host (and its share of the host's cores), and its checkpoints' settings.
     private List<String> options(Attempt a, int node) {
         List<String> options = new ArrayList<>(VmSettingOptions.of(job.config().checkpoints(0, null).build()));
         options.add("hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()));
         options.add("machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads)));
+        if (job.bindCores) {   // the node's share of its host's cores, not of every node's
+            int[] share = a.placement.coreShare(node);
+            options.add("coreShare=" + share[0] + "/" + share[1]);
+        }
         if (job.checkpointEvery > 0) {
             options.add("checkpointEvery=" + job.checkpointEvery);
             if (a.buddies != null) {

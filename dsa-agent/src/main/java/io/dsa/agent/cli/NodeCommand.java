@@ -123,7 +123,9 @@ final class NodeCommand implements Callable<Integer> {
         }
         DsaConfig config;
         try {
-            config = job.config().nodeId(nodeId).bindHost(bindHost).port(port).monitorAddress(nodeId == 0 ? null : monitorAddress)
+            DsaConfig.Builder builder = job.config();
+            if (coreShare != null) builder.coreShare(coreShare[0], coreShare[1]);
+            config = builder.nodeId(nodeId).bindHost(bindHost).port(port).monitorAddress(nodeId == 0 ? null : monitorAddress)
                     .secret(secret).progress(new ProgressPrinter(spec.commandLine().getOut(),
                             jobStartMs != null ? jobStartMs : System.currentTimeMillis())).build();
         } catch (IllegalArgumentException e) {
@@ -155,6 +157,8 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     // --slurm: the node id, the VM's size, node 0's address and this node's from SLURM's variables.
+    private int[] coreShare;   // under SLURM: this task's share of its host's cores, when SLURM says
+
     private void fromSlurm() {
         if (nodeOption != null || monitorAddress != null) throw Checks.usage(spec, "--slurm takes the node and the monitor from SLURM: drop --node and --monitor");
         SlurmTask task;
@@ -168,6 +172,7 @@ final class NodeCommand implements Callable<Integer> {
         }
         job.nodes = task.nodes();
         nodeId = task.nodeId();
+        if (task.localTasks() > 0) coreShare = new int[] {task.localId(), task.localTasks()};   // --bind-cores: its host's share
         int monitorPort = given("--port") ? port : SLURM_PORT;
         if (!given("--bind")) bindHost = task.thisHost() != null ? task.thisHost() : nodeId == 0 ? task.firstHost() : bindHost;
         port = nodeId == 0 ? monitorPort : 0;

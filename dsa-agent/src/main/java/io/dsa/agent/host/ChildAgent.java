@@ -564,6 +564,11 @@ final class ChildAgent {
                     case HOST_ADDRESS -> config.hostAddress(value);
                     case PROMOTE_CLONE -> Integer.parseInt(value);   // the host and onPromote act on it
                     case "machineThreads" -> config.machineThreads(Integer.parseInt(value));
+                    case "coreShare" -> {   // share/shares
+                        int slash = value.indexOf('/');
+                        if (slash < 0) throw new IllegalArgumentException("'" + value + "' is not share/shares");
+                        config.coreShare(Integer.parseInt(value.substring(0, slash)), Integer.parseInt(value.substring(slash + 1)));
+                    }
                     case "checkpointEvery" -> checkpointEvery = Long.parseLong(value);
                     case "checkpointDir" -> checkpointDir = value;
                     case "buddies" -> config.checkpointBuddies(java.util.Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray());
@@ -573,7 +578,7 @@ final class ChildAgent {
                         }
                     }
                     default -> throw new DsaException("unknown job option '" + option + "'; known: " + String.join(", ", VmSettingOptions.KEYS)
-                            + ", startupTimeoutMs, hosts, machineThreads, checkpointEvery, checkpointDir, buddies, " + RESTART_EPOCH + ", "
+                            + ", startupTimeoutMs, hosts, machineThreads, coreShare, checkpointEvery, checkpointDir, buddies, " + RESTART_EPOCH + ", "
                             + HOST_ADDRESS + ", " + PROMOTE_CLONE);
                 }
             } catch (IllegalArgumentException e) {   // valueOf, parseInt

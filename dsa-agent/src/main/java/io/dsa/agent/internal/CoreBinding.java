@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Binds a node's threads (its workers and its I/O thread) to a share of the machine's cores, as
  * MPI binds its ranks ({@code DsaConfig.bindCores}; docs/runtime.md, "Binding nodes to cores").
- * The cores this JVM may run on are divided among the VM's nodes: with {@code n} nodes and
+ * The cores this JVM may run on are divided among the VM's nodes on this machine (all of them,
+ * unless the launcher placed them on several: {@code DsaConfig.coreShare}): with {@code n} nodes and
  * {@code c} cores, node {@code k} gets cores {@code [k c / n, (k + 1) c / n)} when {@code n <= c},
  * else core {@code k mod c}. A thread binds itself by running {@code taskset -p -c CORES TID}
  * (util-linux) on its own thread id. Linux only; where that fails (another system, no
@@ -80,8 +81,10 @@ final class CoreBinding {
     }
 
     /**
-     * Binds the calling thread to {@code node}'s share of the cores the JVM may use, those of its
-     * main thread (a node id past the VM's nodes, a clone's, shares with {@code node mod nodes}).
+     * Binds the calling thread to share {@code node} of {@code nodes} of the cores the JVM may use,
+     * those of its main thread ({@code DsaConfig.coreShare}: the node id of the VM's nodes, or the
+     * node's index among the nodes on its machine where a launcher spread them over machines; a
+     * share past the last, a clone's node id, shares with {@code node mod nodes}).
      *
      * @return whether it is bound
      */

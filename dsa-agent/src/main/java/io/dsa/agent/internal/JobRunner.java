@@ -51,7 +51,7 @@ public final class JobRunner {
                 WorkerThread[] self = threads;
                 int index = i;
                 threads[i] = new WorkerThread(rt, i, () -> {
-                    if (rt.config.bindCores()) CoreBinding.bindCurrentThread(rt.nodeId, rt.nodes);
+                    if (rt.config.bindCores()) CoreBinding.bindCurrentThread(rt.config.coreShare(), rt.config.coreShares());
                     w.bind();
                     boolean failed = true;
                     try {

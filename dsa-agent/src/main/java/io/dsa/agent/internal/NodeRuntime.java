@@ -86,7 +86,7 @@ public final class NodeRuntime implements AutoCloseable {
         // the I/O thread comes first: it owns the coherence engine from the start, before any connection
         this.transport = transports.create(config, nodeId);
         this.io = transport.ioThread();
-        if (config.bindCores()) io.execute(() -> CoreBinding.bindCurrentThread(nodeId, nodes));   // once, before any connection
+        if (config.bindCores()) io.execute(() -> CoreBinding.bindCurrentThread(config.coreShare(), config.coreShares()));   // once, before any connection
         this.counters = new NodeCounters(config.vmName(), nodeId, transport::bytesIn, transport::bytesOut);
         this.router = new MessageRouter(nodeId);
         this.peers = new Peers(nodeId, capacity, router::route, io, this::sendFailed);

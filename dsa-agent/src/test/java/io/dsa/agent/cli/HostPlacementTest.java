@@ -91,6 +91,19 @@ class HostPlacementTest {
         assertEquals(6, p.machineThreads(2, 2));
     }
 
+    /** Before: with --bind-cores on hosts, node k bound to share k of all the VM's nodes, so a host's nodes left most of its cores idle. */
+    @Test
+    void aNodesCoreShareCountsTheNodesOfItsHostOnly() {
+        HostPlacement p = HostPlacement.roundRobin(List.of(A, B), 5);   // A B A B A
+        assertArrayEquals(new int[] {0, 3}, p.coreShare(0));
+        assertArrayEquals(new int[] {0, 2}, p.coreShare(1));
+        assertArrayEquals(new int[] {1, 3}, p.coreShare(2));
+        assertArrayEquals(new int[] {1, 2}, p.coreShare(3));
+        assertArrayEquals(new int[] {2, 3}, p.coreShare(4));
+        assertArrayEquals(new int[] {0, 1}, p.with(4, C).coreShare(4), "alone on its host: the whole host");
+        assertArrayEquals(new int[] {1, 2}, p.with(4, C).coreShare(2), "one node fewer on A");
+    }
+
     @Test
     void theRestartPrintsEachStepAndCountsItsRestarts() {
         StringWriter text = new StringWriter();

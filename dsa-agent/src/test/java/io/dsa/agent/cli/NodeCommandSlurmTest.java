@@ -43,6 +43,29 @@ class NodeCommandSlurmTest {
         assertEquals(new SlurmTask(3, 8, "cn01", "cn02"), t);
     }
 
+    /** Before: with --bind-cores under srun, task k bound to share k of every task of the step, not of those on its host. */
+    @Test
+    void aTasksShareOfItsHostIsItsLocalIdAmongTheTasksThere() {
+        Map<String, String> base = Map.of("SLURM_PROCID", "5", "SLURM_NTASKS", "7", "SLURM_NODELIST", "cn[01-03]");
+        java.util.HashMap<String, String> env = new java.util.HashMap<>(base);
+        env.putAll(Map.of("SLURM_LOCALID", "1", "SLURM_NODEID", "2", "SLURM_STEP_TASKS_PER_NODE", "3(x2),1", "SLURM_TASKS_PER_NODE", "9"));
+        assertThrows(IllegalArgumentException.class, () -> SlurmTask.from(env::get), "local id 1 of the third host's 1 task");
+        env.put("SLURM_STEP_TASKS_PER_NODE", "2(x2),3");
+        SlurmTask t = SlurmTask.from(env::get);
+        assertEquals(java.util.List.of(1, 3), java.util.List.of(t.localId(), t.localTasks()));
+        env.remove("SLURM_STEP_TASKS_PER_NODE");
+        env.put("SLURM_TASKS_PER_NODE", "4,2,2");
+        assertEquals(2, SlurmTask.from(env::get).localTasks(), "the allocation's tasks per node without the step's");
+        assertEquals(new SlurmTask(5, 7, "cn01", null), SlurmTask.from(base::get), "no share where SLURM does not say");
+        assertEquals(java.util.List.of(-1, -1), java.util.List.of(SlurmTask.from(base::get).localId(), SlurmTask.from(base::get).localTasks()));
+        assertEquals(2, SlurmTask.tasksOnNode("T", "3,2(x4)", 4));
+        assertEquals(3, SlurmTask.tasksOnNode("T", "3,2(x4)", 0));
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> SlurmTask.tasksOnNode("T", "2(3)", 0));
+        assertEquals("T '2(3)' is not a list of tasks per node (at '2(3)')", bad.getMessage());
+        IllegalArgumentException past = assertThrows(IllegalArgumentException.class, () -> SlurmTask.tasksOnNode("T", "2(x2)", 2));
+        assertEquals("SLURM_NODEID 2 out of range [0, 2) of T '2(x2)'", past.getMessage());
+    }
+
     @Test
     void missingOrBadVariablesAreNamed() {
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> SlurmTask.from(Map.<String, String>of()::get));

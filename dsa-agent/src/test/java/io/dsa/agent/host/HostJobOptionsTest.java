@@ -73,6 +73,20 @@ class HostJobOptionsTest {
                 .contains("returningReads"), unknown.getMessage());
     }
 
+    /** Before: a host's node bound to share `node id` of every node of the VM, not of those on its host. */
+    @Test
+    void aNodesShareOfItsHostsCoresArrivesAsSent() {
+        DsaConfig shared = ChildAgent.config(launch(2, List.of("bindCores=true", "coreShare=1/2")), SECRET, TransportSecurity.MAC).build();
+        assertEquals(List.of(true, 1, 2), List.of(shared.bindCores(), shared.coreShare(), shared.coreShares()));
+        DsaConfig unsaid = ChildAgent.config(launch(2, List.of("bindCores=true")), SECRET, TransportSecurity.MAC).build();
+        assertEquals(List.of(2, 3), List.of(unsaid.coreShare(), unsaid.coreShares()), "without a share: node id of the VM's nodes");
+        for (String bad : List.of("coreShare=2/2", "coreShare=1", "coreShare=a/2", "coreShare=0/0")) {
+            Exception e = assertThrows(RuntimeException.class, () -> ChildAgent.config(launch(2, List.of(bad)), SECRET, TransportSecurity.MAC)
+                    .build(), bad);
+            assertTrue(e.getMessage().contains("core share") || e.getMessage().contains(bad), bad + ": " + e.getMessage());
+        }
+    }
+
     @Test
     void checkpointsGoByDefaultIntoAPrivateDirectoryBesideTheJobsJar() throws Exception {
         DsaConfig config = ChildAgent.config(launch(2, List.of("checkpointEvery=10", "buddies=1,2,0")), SECRET, TransportSecurity.MAC)

@@ -92,6 +92,24 @@ class CoreBindingTest {
         }
     }
 
+    /** A node told its share of its machine (as `dsa run --hosts` tells each node) binds to that share, not to share `node id`. */
+    @Test
+    void aNodeBindsToTheShareItsLauncherGives() throws IOException {
+        assumeTrue(Files.isReadable(Path.of("/proc/thread-self/status")), "Linux /proc");
+        assumeTrue(Stream.of("/usr/bin/taskset", "/bin/taskset").anyMatch(p -> Files.isExecutable(Path.of(p))), "taskset");
+        List<Integer> allowed = CoreBinding.allowedCores();
+        assumeTrue(allowed.size() >= 2, "two cores, so that share 0 of 1 differs from node 1's share of 2");
+        DsaConfig config = DsaConfig.builder().vmName("shared").nodes(2).threadsPerNode(1).bindCores(true).coreShare(0, 1).build();
+        try (DsaCluster cluster = DsaCluster.local(config)) {
+            RunReport report = cluster.run(new ReportCores());
+            for (int node = 0; node < 2; node++) {
+                String line = "node " + node + " worker cores " + allowed;
+                assertTrue(report.lines().stream().anyMatch(l -> l.contains(line)), "expected '" + line + "' in " + report.lines());
+                assertEquals(allowed, ioThreadCores("dsa-shared-" + node + "-io"), "node " + node + "'s I/O thread");
+            }
+        }
+    }
+
     // The allowed cores of this JVM's thread whose name starts with prefix (its /proc comm, at most 15 characters).
     private static List<Integer> ioThreadCores(String prefix) throws IOException {
         String comm = prefix.length() > 15 ? prefix.substring(0, 15) : prefix;
