@@ -72,6 +72,7 @@ class HitCountsTest {
             RunReport report = cluster.run(new ReadRemote());
             long expected = (long) ROUNDS * (ELEMENTS - 1) * ELEMENTS / 2;
             assertTrue(report.lines().stream().anyMatch(l -> l.contains("sum " + expected)), report.lines().toString());
+            assertEquals(config.build().hitCounts(), cluster.agent(1).counts().hitsCounted(), "the counts say whether hits are counted");
             for (ArrayCounts a : cluster.agent(1).counts().arrays()) {
                 if (a.array().equals("counted")) return a;
             }

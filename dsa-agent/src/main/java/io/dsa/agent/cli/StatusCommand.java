@@ -150,6 +150,9 @@ final class StatusCommand implements Callable<Integer> {
         return lines.stream().anyMatch(l -> l.startsWith("host ")) ? DsaCli.EXIT_FAILED : 0;
     }
 
+    /** The --watch table's hits of a node that does not count them ({@code dsa run --no-hit-counts}). */
+    static final String NOT_COUNTED = "not counted";
+
     /** Columns of the --watch table. */
     static final List<String> WATCH_COLUMNS = List.of("VM", "NODE", "HITS", "MISSES", "INV SENT", "INV RECEIVED", "BYTES IN", "BYTES OUT");
 
@@ -178,16 +181,19 @@ final class StatusCommand implements Callable<Integer> {
                         + ", every " + intervalSeconds + " s (Ctrl-C to stop)");
                 nodes.sort(Comparator.comparing(NodeCounts::vm).thenComparingInt(NodeCounts::node));
                 List<String[]> cells = new ArrayList<>();
-                for (NodeCounts n : nodes) {
-                    cells.add(new String[] {n.vm(), Integer.toString(n.node()), Long.toString(n.total(a -> a.readHits() + a.writeHits())),
-                            Long.toString(n.total(a -> a.readMisses() + a.writeMisses())), Long.toString(n.total(ArrayCounts::invalidationsSent)),
-                            Long.toString(n.total(ArrayCounts::invalidationsReceived)), Long.toString(n.bytesIn()), Long.toString(n.bytesOut())});
-                }
+                for (NodeCounts n : nodes) cells.add(watchRow(n));
                 print(out, WATCH_COLUMNS, cells);
                 out.flush();
                 Thread.sleep(intervalSeconds * 1000L);
             }
         }
+    }
+
+    /** @return node {@code n}'s cells in the --watch table, under {@link #WATCH_COLUMNS} */
+    static String[] watchRow(NodeCounts n) {
+        return new String[] {n.vm(), Integer.toString(n.node()), n.hitsCounted() ? Long.toString(n.total(a -> a.readHits() + a.writeHits())) : NOT_COUNTED,
+                Long.toString(n.total(a -> a.readMisses() + a.writeMisses())), Long.toString(n.total(ArrayCounts::invalidationsSent)),
+                Long.toString(n.total(ArrayCounts::invalidationsReceived)), Long.toString(n.bytesIn()), Long.toString(n.bytesOut())};
     }
 
     private static void print(PrintWriter out, List<String> header, List<String[]> rows) {

@@ -22,13 +22,18 @@ final class NodeCounters {
     private final int nodeId;
     private final LongSupplier bytesIn;
     private final LongSupplier bytesOut;
+    private final boolean hitsCounted;
     private final LongAdder barrierWaits = new LongAdder();
     private final LongAdder barrierWaitNs = new LongAdder();
     private final LongAdder migrationPauses = new LongAdder();
     private final LongAdder migrationPauseNs = new LongAdder();
 
-    /** @param bytesIn, bytesOut the transport's byte counts */
-    NodeCounters(String vm, int nodeId, LongSupplier bytesIn, LongSupplier bytesOut) {
+    /**
+     * @param bytesIn, bytesOut the transport's byte counts
+     * @param hitsCounted whether the node's arrays count their hits ({@code DsaConfig.hitCounts})
+     */
+    NodeCounters(String vm, int nodeId, LongSupplier bytesIn, LongSupplier bytesOut, boolean hitsCounted) {
+        this.hitsCounted = hitsCounted;
         this.vm = vm;
         this.nodeId = nodeId;
         this.bytesIn = bytesIn;
@@ -75,6 +80,6 @@ final class NodeCounters {
         }
         counts.sort(Comparator.comparing(ArrayCounts::array));
         return new NodeCounts(vm, nodeId, bytesIn.getAsLong(), bytesOut.getAsLong(), barrierWaits.sum(), barrierWaitNs.sum(),
-                migrationPauses.sum(), migrationPauseNs.sum(), counts);
+                migrationPauses.sum(), migrationPauseNs.sum(), counts, hitsCounted);
     }
 }

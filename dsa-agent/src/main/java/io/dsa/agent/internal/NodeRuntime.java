@@ -87,7 +87,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.transport = transports.create(config, nodeId);
         this.io = transport.ioThread();
         if (config.bindCores()) io.execute(() -> CoreBinding.bindCurrentThread(config.coreShare(), config.coreShares()));   // once, before any connection
-        this.counters = new NodeCounters(config.vmName(), nodeId, transport::bytesIn, transport::bytesOut);
+        this.counters = new NodeCounters(config.vmName(), nodeId, transport::bytesIn, transport::bytesOut, config.hitCounts());
         this.router = new MessageRouter(nodeId);
         this.peers = new Peers(nodeId, capacity, router::route, io, this::sendFailed);
         this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy(), config.machineThreads());

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * {@link NodeCounts} as they travel from a host's agent JVM to the host and from a host to
  * {@code dsa status --watch}: tab-separated rows, one {@code N} row per node
- * ({@code N vm node bytesIn bytesOut barrierWaits barrierWaitNanos migrationPauses migrationPauseNanos})
+ * ({@code N vm node bytesIn bytesOut barrierWaits barrierWaitNanos migrationPauses migrationPauseNanos
+ * hitsCounted}, the last 1 or 0, absent in the rows of an earlier build, whose nodes counted hits)
  * followed by one {@code A} row per array ({@code A vm node array readHits writeHits readMisses
  * writeMisses invalidationsSent invalidationsReceived bytesIn bytesOut}). The rows come off the
  * network, so {@link #parse} checks every cell.
@@ -50,14 +51,19 @@ public final class CountsRows {
                 if (!node && !cells[0].equals("A")) throw new IllegalArgumentException("kind '" + cells[0] + "' is not N or A");
                 int names = node ? 3 : 4;
                 int expected = names + (node ? NodeCounts.VALUES : ArrayCounts.VALUES);
+                if (node && cells.length == names + NodeCounts.VALUES_BEFORE_HITS_COUNTED) expected = cells.length;
                 if (cells.length != expected) throw new IllegalArgumentException(cells.length + " cells, expected " + expected);
                 String vm = name(cells[1], "vm");
                 int id = (int) count(cells[2], "node", Integer.MAX_VALUE);
                 long[] v = new long[expected - names];
-                for (int i = 0; i < v.length; i++) v[i] = count(cells[names + i], "count " + i, Long.MAX_VALUE);
+                for (int i = 0; i < v.length; i++) {
+                    boolean flag = node && i == NodeCounts.VALUES_BEFORE_HITS_COUNTED;
+                    v[i] = count(cells[names + i], flag ? "hitsCounted" : "count " + i, flag ? 1 : Long.MAX_VALUE);
+                }
                 String key = vm + "/" + id;
                 if (node) {
-                    nodes.put(key, new NodeCounts(vm, id, v[0], v[1], v[2], v[3], v[4], v[5], List.of()));
+                    boolean hitsCounted = v.length == NodeCounts.VALUES_BEFORE_HITS_COUNTED || v[NodeCounts.VALUES_BEFORE_HITS_COUNTED] == 1;
+                    nodes.put(key, new NodeCounts(vm, id, v[0], v[1], v[2], v[3], v[4], v[5], List.of(), hitsCounted));
                     arrays.put(key, new ArrayList<>());
                 } else {
                     List<ArrayCounts> of = arrays.get(key);
@@ -72,7 +78,7 @@ public final class CountsRows {
         for (Map.Entry<String, NodeCounts> e : nodes.entrySet()) {
             NodeCounts n = e.getValue();
             all.add(new NodeCounts(n.vm(), n.node(), n.bytesIn(), n.bytesOut(), n.barrierWaits(), n.barrierWaitNanos(),
-                    n.migrationPauses(), n.migrationPauseNanos(), arrays.get(e.getKey())));
+                    n.migrationPauses(), n.migrationPauseNanos(), arrays.get(e.getKey()), n.hitsCounted()));
         }
         return all;
     }

@@ -20,7 +20,8 @@ import java.util.function.ToDoubleFunction;
  * {@code vm}, {@code node}): {@code dsa_bytes_in_total}, {@code dsa_bytes_out_total},
  * {@code dsa_barrier_waits_total}, {@code dsa_barrier_wait_seconds_total},
  * {@code dsa_migration_pauses_total}, {@code dsa_migration_pause_seconds_total}. The meaning of
- * each is that of the component of {@link ArrayCounts} or {@link NodeCounts} it reads.
+ * each is that of the component of {@link ArrayCounts} or {@link NodeCounts} it reads. A node that
+ * does not count hits ({@link NodeCounts#hitsCounted()}) has no hit series.
  */
 public final class DsaCollector implements MultiCollector {
     private final Supplier<List<NodeCounts>> source;
@@ -28,7 +29,10 @@ public final class DsaCollector implements MultiCollector {
     /** @param source the counts of the nodes to expose, asked at each scrape (on the scraping thread) */
     public DsaCollector(Supplier<List<NodeCounts>> source) { this.source = source; }
 
-    private record PerArray(String name, String help, ToDoubleFunction<ArrayCounts> value) {}
+    private record PerArray(String name, String help, ToDoubleFunction<ArrayCounts> value) {
+        /** @return whether this is a count of hits, which a node that does not count them leaves out */
+        boolean hits() { return name.endsWith("_hits"); }
+    }
 
     private record PerNode(String name, String help, ToDoubleFunction<NodeCounts> value) {}
 
@@ -67,6 +71,7 @@ public final class DsaCollector implements MultiCollector {
         for (PerArray m : PER_ARRAY) {
             CounterSnapshot.Builder b = CounterSnapshot.builder().name(m.name()).help(m.help());
             for (NodeCounts n : nodes) {
+                if (m.hits() && !n.hitsCounted()) continue;   // no series rather than a 0 that means nothing
                 for (ArrayCounts a : n.arrays()) {
                     b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
                             .labels(labels(n).add("array", a.array())).value(m.value().applyAsDouble(a)).build());

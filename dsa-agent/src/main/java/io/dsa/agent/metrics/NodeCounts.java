@@ -18,11 +18,19 @@ import java.util.List;
  *        (counted at node 0)
  * @param migrationPauseNanos their total time, from the safe point to the release
  * @param arrays the counts of each array this node knows, by name
+ * @param hitsCounted whether the node counts hits ({@code DsaConfig.hitCounts}); if not, every
+ *        {@link ArrayCounts#readHits()} and {@link ArrayCounts#writeHits()} is 0 and means nothing
  */
 public record NodeCounts(String vm, int node, long bytesIn, long bytesOut, long barrierWaits, long barrierWaitNanos,
-                         long migrationPauses, long migrationPauseNanos, List<ArrayCounts> arrays) {
+                         long migrationPauses, long migrationPauseNanos, List<ArrayCounts> arrays, boolean hitsCounted) {
     public NodeCounts {
         arrays = List.copyOf(arrays);
+    }
+
+    /** Counts of a node that counts its hits (as every node did before {@code DsaConfig.hitCounts}). */
+    public NodeCounts(String vm, int node, long bytesIn, long bytesOut, long barrierWaits, long barrierWaitNanos,
+                      long migrationPauses, long migrationPauseNanos, List<ArrayCounts> arrays) {
+        this(vm, node, bytesIn, bytesOut, barrierWaits, barrierWaitNanos, migrationPauses, migrationPauseNanos, arrays, true);
     }
 
     /** @return the sum of {@code count} over the arrays, e.g. {@code total(ArrayCounts::readHits)} */
@@ -32,11 +40,13 @@ public record NodeCounts(String vm, int node, long bytesIn, long bytesOut, long 
         return sum;
     }
 
-    /** @return the node-wide counts as a {@code long[]}, in component order from {@code bytesIn} */
+    /** @return the node-wide counts as a {@code long[]}, in component order from {@code bytesIn}, {@code hitsCounted} as 1 or 0 */
     long[] values() {
-        return new long[] {bytesIn, bytesOut, barrierWaits, barrierWaitNanos, migrationPauses, migrationPauseNanos};
+        return new long[] {bytesIn, bytesOut, barrierWaits, barrierWaitNanos, migrationPauses, migrationPauseNanos, hitsCounted ? 1 : 0};
     }
 
     /** How many counts {@link #values()} holds. */
-    static final int VALUES = 6;
+    static final int VALUES = 7;
+    /** How many it held before {@code hitsCounted}: rows of an earlier build, whose nodes counted hits. */
+    static final int VALUES_BEFORE_HITS_COUNTED = 6;
 }

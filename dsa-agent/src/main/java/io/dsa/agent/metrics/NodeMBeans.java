@@ -49,6 +49,8 @@ public final class NodeMBeans {
 
         @Override public int getNode() { return source.get().node(); }
 
+        @Override public boolean isHitsCounted() { return source.get().hitsCounted(); }
+
         @Override public long getReadHits() { return source.get().total(ArrayCounts::readHits); }
 
         @Override public long getWriteHits() { return source.get().total(ArrayCounts::writeHits); }

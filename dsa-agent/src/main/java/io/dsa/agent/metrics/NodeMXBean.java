@@ -16,6 +16,9 @@ public interface NodeMXBean extends ArrayStats {
     /** @return the node's id */
     int getNode();
 
+    /** @return {@link NodeCounts#hitsCounted()}: if false, the hits read 0 and mean nothing */
+    boolean isHitsCounted();
+
     /** @return {@link NodeCounts#bytesIn()}: bytes on the wire */
     long getWireBytesIn();
 

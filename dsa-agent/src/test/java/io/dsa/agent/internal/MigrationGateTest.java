@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 /** Node 0's gate: which global releases it holds, and how a held one goes out. */
 @Timeout(10)
 class MigrationGateTest {
-    final MigrationGate gate = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0));
+    final MigrationGate gate = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0, true));
     final List<String> sent = new ArrayList<>();
 
     Runnable release(long generation) { return () -> sent.add("release " + generation); }
@@ -47,7 +47,7 @@ class MigrationGateTest {
     @Test
     void anArmedGateHoldsNoReleaseWhileAScopeIsOpen() {
         int[] open = {1};
-        MigrationGate scoped = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0), () -> open[0]);
+        MigrationGate scoped = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0, true), () -> open[0]);
         CompletableFuture<Long> safePoint = scoped.hold(0);
         scoped.releaseGlobal(1, true, release(1)); // a barrier inside the scope
         assertFalse(safePoint.isDone());
@@ -84,6 +84,6 @@ class MigrationGateTest {
         assertEquals("a migration is already under way (the gate at node 0 is armed)",
                 assertThrows(DsaException.class, () -> gate.hold(0)).getMessage());
         assertEquals("only node 0 (the barrier root) can hold a global barrier, not node 2",
-                assertThrows(DsaException.class, () -> new MigrationGate(2, new NodeCounters("vm", 2, () -> 0, () -> 0)).hold(0)).getMessage());
+                assertThrows(DsaException.class, () -> new MigrationGate(2, new NodeCounters("vm", 2, () -> 0, () -> 0, true)).hold(0)).getMessage());
     }
 }

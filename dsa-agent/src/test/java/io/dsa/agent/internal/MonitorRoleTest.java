@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 class MonitorRoleTest {
     static final String ARRAY_PARAMS = "[0, 16, 16, 4, 4, 0, 0]";
     final RecordingNetwork network = new RecordingNetwork(0, 3);
-    final MigrationGate gate = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0));
+    final MigrationGate gate = new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0, true));
     final MonitorRole monitor = new MonitorRole(network, gate, 3, 2);
 
     MonitorRoleTest() {
@@ -75,7 +75,7 @@ class MonitorRoleTest {
     @Test
     void aOneNodeVmSendsItsViewOnlyOnceNode0IsBound() {
         RecordingNetwork alone = new RecordingNetwork(0, 1);
-        MonitorRole m = new MonitorRole(alone, new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0)), 1, 4);
+        MonitorRole m = new MonitorRole(alone, new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0, true)), 1, 4);
         m.maybeSendView();
         assertEquals(List.of(), alone.take(), "no address of its own yet");
         m.bound("127.0.0.1:6000");

@@ -82,7 +82,7 @@ class MoveSwitchTest {
     @Test
     void atNode0TheAddressRegistryFollowsTheCommit() {
         RecordingNetwork net0 = new RecordingNetwork(0, 3);
-        MonitorRole monitor = new MonitorRole(net0, new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0)), 3, 1);
+        MonitorRole monitor = new MonitorRole(net0, new MigrationGate(0, new NodeCounters("vm", 0, () -> 0, () -> 0, true)), 3, 1);
         monitor.bound("h0:5000");
         Membership m0 = new Membership(0, 3, 1, 5_000, net0, job);
         m0.install(ADDRESSES);
