@@ -321,6 +321,7 @@ public final class DsaConfig {
      *         without {@link Builder#coreShare} the VM's nodes
      */
     public int coreShares() { return coreShares > 0 ? coreShares : nodes; }
+
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
     public TransportSecurity transportSecurity() { return transportSecurity; }
 
