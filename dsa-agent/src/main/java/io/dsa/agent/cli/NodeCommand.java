@@ -156,9 +156,9 @@ final class NodeCommand implements Callable<Integer> {
         }
     }
 
-    // --slurm: the node id, the VM's size, node 0's address and this node's from SLURM's variables.
     private int[] coreShare;   // under SLURM: this task's share of its host's cores, when SLURM says
 
+    // --slurm: the node id, the VM's size, node 0's address and this node's from SLURM's variables.
     private void fromSlurm() {
         if (nodeOption != null || monitorAddress != null) throw Checks.usage(spec, "--slurm takes the node and the monitor from SLURM: drop --node and --monitor");
         SlurmTask task;
