@@ -41,7 +41,7 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void benchHasHelpForEveryExperiment() {
         assertEquals(0, dsa("bench", "--help"));
-        for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "targets", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--transport-security", "MAC,MAC"));
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--wait", "SPIN,SPIN"));
