@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
         description = {"Issues 12 and 13's targets: runs the experiments that measure them --runs times, takes each target's"
                 + " ratio from one run's CSV (DSA and its peer in the same run) and the verdict from the median of the runs;"
                 + " writes targets.csv, targets.md and targets.png. Run it from the repository root (the MPI + C peers'"
-                + " sources) on an otherwise idle machine; a full run of all groups takes about 8 minutes per run here."})
+                + " sources) on an otherwise idle machine; a run of all groups took about 6 minutes on a 2-core machine."})
 final class TargetsCommand implements Callable<Integer> {
     /** Most runs. */
     static final int MAX_RUNS = 20;
