@@ -165,6 +165,18 @@ final class TargetFigures {
         return new TargetsCommand.Measure(d / s, f(d) + " / " + f(s) + " s");
     }
 
+    /** An owner-computes kernel on a scope's arrays over the same loop on plain arrays (JMH), from scopes-kernels.csv. */
+    static TargetsCommand.Measure kernel(Path dir, String kernel) throws IOException {
+        Path file = dir.resolve("scopes-kernels.csv");
+        if (!Files.exists(file)) return TargetsCommand.Measure.none("no scopes-kernels.csv (the JMH run of the kernels did not run)");
+        Csv csv = Csv.read(file);
+        List<String[]> rows = csv.where("kernel", kernel);
+        if (rows.isEmpty()) return TargetsCommand.Measure.none("no " + kernel + " row");
+        double scoped = csv.number(rows.get(0), "scoped_us");
+        double plain = csv.number(rows.get(0), "plain_us");
+        return new TargetsCommand.Measure(scoped / plain, f(scoped) + " / " + f(plain) + " us");
+    }
+
     /** {@code example}'s scoped run in one job over its {@code peer} ("seq" or "mpi") of the same run, from scopes.csv. */
     static TargetsCommand.Measure scoped(Path dir, String example, String peer) throws IOException {
         Csv csv = Csv.read(dir.resolve("scopes.csv"));

@@ -133,7 +133,11 @@ final class TargetsCommand implements Callable<Integer> {
             new Target("PSRS 2^20 scoped 2x1, one job / sequential Java", 13, Group.scopes, 1, false, true,
                     d -> TargetFigures.scoped(d, "psrs", "seq")),
             new Target("FFT 1024 scoped 2x1, one job / MPI + C np=2", 13, Group.scopes, 1.5, false, false,
-                    d -> TargetFigures.scoped(d, "fft", "mpi")));
+                    d -> TargetFigures.scoped(d, "fft", "mpi")),
+            new Target("owner-computes Jacobi sweep / the same loop on plain arrays (JMH)", 13, Group.scopes, 1.1, false, false,
+                    d -> TargetFigures.kernel(d, "jacobiSweep")),
+            new Target("owner-computes LU update / the same loop on plain arrays (JMH)", 13, Group.scopes, 1.1, false, false,
+                    d -> TargetFigures.kernel(d, "luUpdate")));
 
     /** Creates the command. */
     TargetsCommand() {}
@@ -219,7 +223,7 @@ final class TargetsCommand implements Callable<Integer> {
             }
             case scopes -> {
                 return execute(new ScopesCommand(), concat(List.of("--out", out, "--c-src", c, "--examples", "mm2,cg,fft,psrs",
-                        "--shapes", "2x1", "--reps", "3", "--no-jmh", "--mpi-np", "2", "--job-runs", "40", "--warm-runs", "10"), smoke));
+                        "--shapes", "2x1", "--reps", "3", "--mpi-np", "2", "--job-runs", "40", "--warm-runs", "10"), smoke));
             }
             default -> throw new IllegalStateException("group " + g);
         }

@@ -92,6 +92,15 @@ class TargetsCommandTest {
                 """);
         assertEquals(0.019 / 0.0364, ratio("NPB CG S scoped 2x1, one job / sequential", dir), 1e-9);
         assertEquals(0.019 / 0.0387, ratio("NPB CG S scoped 2x1, one job / MPI", dir), 1e-9);
+        TargetsCommand.Measure noKernels = target("owner-computes LU").measure().of(dir);
+        assertTrue(Double.isNaN(noKernels.ratio()) && noKernels.detail().contains("scopes-kernels.csv"), noKernels.toString());
+        Files.writeString(dir.resolve("scopes-kernels.csv"), """
+                kernel,scoped_us,scoped_error_us,plain_us,plain_error_us,ratio
+                jacobiSweep,262.437,3.337,259.871,10.474,1.010
+                luUpdate,88.904,1.035,85.491,2.018,1.040
+                """);
+        assertEquals(262.437 / 259.871, ratio("owner-computes Jacobi", dir), 1e-9);
+        assertEquals(88.904 / 85.491, ratio("owner-computes LU", dir), 1e-9);
         TargetsCommand.Measure psrsMpi = target("FFT 1024 scoped").measure().of(dir);
         assertTrue(Double.isNaN(psrsMpi.ratio()) && psrsMpi.detail().contains("no fft scoped-job row"), psrsMpi.toString());
     }
