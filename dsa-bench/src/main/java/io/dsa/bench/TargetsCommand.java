@@ -155,13 +155,20 @@ final class TargetsCommand implements Callable<Integer> {
         for (int run = 1; run <= runs; run++) {
             for (Group g : groups) {
                 Path dir = common.out.resolve("run-" + run).resolve(g.name());
-                Files.createDirectories(dir);
                 long t0 = System.nanoTime();
                 System.out.printf(Locale.ROOT, "targets: run %d of %d, %s (%.0f s so far)%n", run, runs, g, (t0 - start) / 1e9);
-                int rc = runGroup(g, dir);
+                String failed = null;   // an experiment that fails leaves its targets unmeasured in this run; the others go on
+                try {
+                    Files.createDirectories(dir);
+                    int rc = runGroup(g, dir);
+                    if (rc != 0) failed = "the experiment exited with " + rc;
+                } catch (Exception e) {
+                    failed = "the experiment failed: " + e;
+                    System.out.printf(Locale.ROOT, "targets: run %d, %s failed: %s%n", run, g, e);
+                }
                 for (Map.Entry<Target, List<Measure>> e : measures.entrySet()) {
                     if (e.getKey().group() != g) continue;
-                    Measure m = rc != 0 ? Measure.none("the experiment exited with " + rc) : measureOrExplain(e.getKey(), dir);
+                    Measure m = failed != null ? Measure.none(failed) : measureOrExplain(e.getKey(), dir);
                     e.getValue().add(m);
                     System.out.printf(Locale.ROOT, "targets: run %d, %s: %s%n", run, e.getKey().name(),
                             Double.isNaN(m.ratio()) ? "not measured (" + m.detail() + ")" : fmt(m.ratio()) + " (" + m.detail() + ")");
@@ -291,7 +298,11 @@ final class TargetsCommand implements Callable<Integer> {
                 .yAxisTitle("median / bound (at-least targets: bound / median)").build();
         chart.getStyler().setXAxisLabelRotation(60);
         chart.getStyler().setLegendVisible(false);
-        if (!names.isEmpty()) chart.addSeries("median / bound", names, shares);
+        if (names.isEmpty()) {   // XChart draws no chart without a series
+            names.add("nothing measured");
+            shares.add(0.0);
+        }
+        chart.addSeries("median / bound", names, shares);
         BitmapEncoder.saveBitmap(chart, common.out.resolve("targets.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         String notes = String.format(Locale.ROOT, "- %d run(s) of each experiment, one after another; each run's outputs in `run-K/GROUP`%s",
                 runs, common.smoke ? "; **smoke run: tiny sizes, the figures mean nothing**" : "");

@@ -125,6 +125,21 @@ class TargetsCommandTest {
         assertTrue(TargetsCommand.verdict(share, List.of(new TargetsCommand.Measure(0.22, ""))).text().startsWith("**not met**"));
     }
 
+    /** Before: one experiment that failed ended the whole command, losing the runs before it. */
+    @Test
+    void anExperimentThatFailsLeavesItsTargetsUnmeasuredAndTheCommandGoesOn(@TempDir Path out) throws Exception {
+        Files.createDirectories(out.resolve("run-1"));
+        Files.writeString(out.resolve("run-1/lu"), "a file where the experiment's directory goes");
+        CommandLine cli = DsaCli.commandLine();
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err, true));
+        assertEquals(0, cli.execute("bench", "targets", "--smoke", "--runs", "1", "--only", "lu", "--out", out.toString()), err.toString());
+        String md = Files.readString(out.resolve("targets.md"));
+        assertTrue(md.contains("| LU 1024 2x1, best partition, warm / MPI + C np=2 (12) | <= 1.2 | – | – | not measured: the experiment failed: "),
+                md);
+        assertTrue(Files.size(out.resolve("targets.png")) > 1000, "a chart with nothing measured in it");
+    }
+
     @Test
     void aSmokeRunWritesEveryTargetOfItsGroups(@TempDir Path out) throws Exception {
         CommandLine cli = DsaCli.commandLine();
