@@ -61,172 +61,68 @@ public final class DsaConfig {
     /** Largest checkpoint interval, in global barriers. */
     public static final long MAX_CHECKPOINT_EVERY = 1L << 30;
 
-    private final int nodes;
-    private final int threadsPerNode;
-    private final String vmName;
-    private final byte[] secret;
-    private final String bindHost;
-    private final int port;
-    private final int nodeId;
-    private final String monitorAddress;
-    private final int maxFrameBytes;
-    private final long startupTimeoutMs;
-    private final long failureTimeoutMs;
-    private final BarrierKind barrier;
-    private final int barrierFanout;
-    private final ProxyMode proxy;
-    private final boolean barrierLanes;
-    private final boolean sharedRings;
-    private final boolean readerPushes;
-    private final boolean selfInvalidation;
-    private final boolean returningReads;
-    private final boolean hitCounts;
-    private final boolean bindCores;
-    private final int coreShare;
-    private final int coreShares;
-    private final WaitStrategy waitStrategy;
-    private final int machineThreads;
-    private final int prefetchWindow;
-    private final TransportSecurity transportSecurity;
-    private final ProgressListener progress;
-    private final long checkpointEvery;
-    private final Path checkpointDir;
-    private final boolean checkpointSync;
-    private final int[] checkpointBuddies;
-    private final java.util.function.LongConsumer checkpointCommitted;
-    private final String hostAddress;
+    /** The config's values: a private copy of the builder's, never changed after construction. */
+    private final Builder v;
 
-    private DsaConfig(Builder b) {
-        this.nodes = b.nodes;
-        this.threadsPerNode = b.threadsPerNode;
-        this.vmName = b.vmName;
-        this.secret = b.secret.clone();
-        this.bindHost = b.bindHost;
-        this.port = b.port;
-        this.nodeId = b.nodeId;
-        this.monitorAddress = b.monitorAddress;
-        this.maxFrameBytes = b.maxFrameBytes;
-        this.startupTimeoutMs = b.startupTimeoutMs;
-        this.failureTimeoutMs = b.failureTimeoutMs;
-        this.barrier = b.barrier;
-        this.barrierFanout = b.barrierFanout;
-        this.proxy = b.proxy;
-        this.barrierLanes = b.barrierLanes;
-        this.sharedRings = b.sharedRings;
-        this.waitStrategy = b.waitStrategy;
-        this.machineThreads = b.machineThreads;
-        this.prefetchWindow = b.prefetchWindow;
-        this.readerPushes = b.readerPushes;
-        this.selfInvalidation = b.selfInvalidation;
-        this.returningReads = b.returningReads;
-        this.hitCounts = b.hitCounts;
-        this.bindCores = b.bindCores;
-        this.coreShare = b.coreShare;
-        this.coreShares = b.coreShares;
-        this.transportSecurity = b.transportSecurity;
-        this.progress = b.progress;
-        this.checkpointEvery = b.checkpointEvery;
-        this.checkpointDir = b.checkpointDir;
-        this.checkpointSync = b.checkpointSync;
-        this.checkpointBuddies = b.checkpointBuddies.clone();
-        this.checkpointCommitted = b.checkpointCommitted;
-        this.hostAddress = b.hostAddress;
-    }
+    private DsaConfig(Builder b) { this.v = b.copy(); }
 
     /** @return a builder with the defaults: 1 node, 1 thread, VM {@value #DEFAULT_VM}, loopback */
     public static Builder builder() { return new Builder(); }
 
     /** @return a builder holding this config's values */
-    public Builder toBuilder() {
-        Builder b = new Builder();
-        b.nodes = nodes;
-        b.threadsPerNode = threadsPerNode;
-        b.vmName = vmName;
-        b.secret = secret.clone();
-        b.bindHost = bindHost;
-        b.port = port;
-        b.nodeId = nodeId;
-        b.monitorAddress = monitorAddress;
-        b.maxFrameBytes = maxFrameBytes;
-        b.startupTimeoutMs = startupTimeoutMs;
-        b.failureTimeoutMs = failureTimeoutMs;
-        b.barrier = barrier;
-        b.barrierFanout = barrierFanout;
-        b.proxy = proxy;
-        b.barrierLanes = barrierLanes;
-        b.sharedRings = sharedRings;
-        b.waitStrategy = waitStrategy;
-        b.machineThreads = machineThreads;
-        b.prefetchWindow = prefetchWindow;
-        b.readerPushes = readerPushes;
-        b.selfInvalidation = selfInvalidation;
-        b.returningReads = returningReads;
-        b.hitCounts = hitCounts;
-        b.bindCores = bindCores;
-        b.coreShare = coreShare;
-        b.coreShares = coreShares;
-        b.transportSecurity = transportSecurity;
-        b.progress = progress;
-        b.checkpointEvery = checkpointEvery;
-        b.checkpointDir = checkpointDir;
-        b.checkpointSync = checkpointSync;
-        b.checkpointBuddies = checkpointBuddies.clone();
-        b.checkpointCommitted = checkpointCommitted;
-        b.hostAddress = hostAddress;
-        return b;
-    }
+    public Builder toBuilder() { return v.copy(); }
 
     /** @return nodes in the VM */
-    public int nodes() { return nodes; }
+    public int nodes() { return v.nodes; }
 
     /** @return worker threads per node */
-    public int threadsPerNode() { return threadsPerNode; }
+    public int threadsPerNode() { return v.threadsPerNode; }
 
     /** @return the VM's name; connections between different VMs are refused */
-    public String vmName() { return vmName; }
+    public String vmName() { return v.vmName; }
 
     /** @return whether a secret was given ({@link DsaCluster#local} makes one when not) */
-    public boolean hasSecret() { return secret.length > 0; }
+    public boolean hasSecret() { return v.secret.length > 0; }
 
     /** @return a copy of the cluster secret */
-    public byte[] secret() { return secret.clone(); }
+    public byte[] secret() { return v.secret.clone(); }
 
     /** @return the address agents bind to */
-    public String bindHost() { return bindHost; }
+    public String bindHost() { return v.bindHost; }
 
     /** @return the port an agent binds to; 0 picks a free one */
-    public int port() { return port; }
+    public int port() { return v.port; }
 
     /** @return this agent's node id (used by {@link DsaAgent#start(DsaConfig)}) */
-    public int nodeId() { return nodeId; }
+    public int nodeId() { return v.nodeId; }
 
     /** @return {@code host:port} of node 0's agent (the monitor), or null for node 0 itself */
-    public String monitorAddress() { return monitorAddress; }
+    public String monitorAddress() { return v.monitorAddress; }
 
     /** @return the largest frame accepted from a peer; larger messages (big partitions) travel in chunks of at most this */
-    public int maxFrameBytes() { return maxFrameBytes; }
+    public int maxFrameBytes() { return v.maxFrameBytes; }
 
     /** @return how long to wait for the VM to form */
-    public long startupTimeoutMs() { return startupTimeoutMs; }
+    public long startupTimeoutMs() { return v.startupTimeoutMs; }
 
     /**
      * @return how long a node may be silent on a connection before it is taken for lost and the job
      *         fails naming it, in milliseconds; each connection heartbeats after a third of it idle;
      *         default {@value #DEFAULT_FAILURE_TIMEOUT_MS}
      */
-    public long failureTimeoutMs() { return failureTimeoutMs; }
+    public long failureTimeoutMs() { return v.failureTimeoutMs; }
 
     /** @return how the global barrier travels; default {@link BarrierKind#TREE} */
-    public BarrierKind barrier() { return barrier; }
+    public BarrierKind barrier() { return v.barrier; }
 
     /** @return children per node in a {@link BarrierKind#KARY} barrier tree; default {@value #DEFAULT_BARRIER_FANOUT} */
-    public int barrierFanout() { return barrierFanout; }
+    public int barrierFanout() { return v.barrierFanout; }
 
     /** @return who sends a node's barrier messages; default {@link ProxyMode#FLOAT} */
-    public ProxyMode proxy() { return proxy; }
+    public ProxyMode proxy() { return v.proxy; }
 
     /** @return how the node's threads wait for the network; default {@link WaitStrategy#ADAPTIVE} */
-    public WaitStrategy waitStrategy() { return waitStrategy; }
+    public WaitStrategy waitStrategy() { return v.waitStrategy; }
 
     /**
      * @return whether a {@link BarrierKind#TREE} global barrier with the {@link ProxyMode#FLOAT} proxy
@@ -235,7 +131,7 @@ public final class DsaConfig {
      *         (docs/runtime.md, "Barrier lanes"); default true. Nodes on other machines use their
      *         connections either way.
      */
-    public boolean barrierLanes() { return barrierLanes; }
+    public boolean barrierLanes() { return v.barrierLanes; }
 
     /**
      * @return whether the connections between nodes of one machine move the bodies of large messages
@@ -244,21 +140,21 @@ public final class DsaConfig {
      *         shared memory"); default true. The ring's size is the system property
      *         {@code dsa.sharedRingBytes} (8 MiB; 0 turns the rings off too).
      */
-    public boolean sharedRings() { return sharedRings; }
+    public boolean sharedRings() { return v.sharedRings; }
 
     /**
      * @return the node threads (workers and I/O threads, of every node of every VM) that the
      *         launcher runs on this node's machine, which {@link WaitStrategy#ADAPTIVE} compares with
      *         the machine's cores; 0 (the default) counts only the nodes of this JVM
      */
-    public int machineThreads() { return machineThreads; }
+    public int machineThreads() { return v.machineThreads; }
 
     /**
      * @return partitions a node requests ahead when a thread reads partitions one after another
      *         ({@code readPartition(p)} after {@code readPartition(p - 1)}), so that several transfers
      *         are in flight; 0 turns it off; default {@value #DEFAULT_PREFETCH_WINDOW}
      */
-    public int prefetchWindow() { return prefetchWindow; }
+    public int prefetchWindow() { return v.prefetchWindow; }
 
     /**
      * @return whether a home pushes a partition it invalidated to the nodes that read it again
@@ -267,7 +163,7 @@ public final class DsaConfig {
      *         development machine it made NPB CG on 4 nodes x 2 threads faster (0.81x the time)
      *         and on 2 x 1 slower (1.17x)
      */
-    public boolean readerPushes() { return readerPushes; }
+    public boolean readerPushes() { return v.readerPushes; }
 
     /**
      * @return whether a node drops its shared copy of a partition that its home rewrites epoch
@@ -275,7 +171,7 @@ public final class DsaConfig {
      *         home (self-invalidation), so that the home's next write waits for no invalidation
      *         round trip (docs/runtime.md, "Self-invalidation"); default false
      */
-    public boolean selfInvalidation() { return selfInvalidation; }
+    public boolean selfInvalidation() { return v.selfInvalidation; }
 
     /**
      * @return whether an element read that misses on a partition this node missed on before (a
@@ -284,7 +180,7 @@ public final class DsaConfig {
      *         that they travel together instead of one round trip after another (docs/runtime.md,
      *         "Returning reads"); default true
      */
-    public boolean returningReads() { return returningReads; }
+    public boolean returningReads() { return v.returningReads; }
 
     /**
      * @return whether the nodes count the hits of element, partition and region accesses (the
@@ -294,7 +190,7 @@ public final class DsaConfig {
      *         access: about a fifth of an element loop's time on a hit (docs/runtime.md, "What a
      *         hit's counter costs"), and hits read 0.
      */
-    public boolean hitCounts() { return hitCounts; }
+    public boolean hitCounts() { return v.hitCounts; }
 
     /**
      * @return whether each node binds its workers and its I/O thread to a share of the machine's
@@ -306,36 +202,36 @@ public final class DsaConfig {
      *         are spread over machines, the launcher says which share is this node's
      *         ({@link #coreShare()}).
      */
-    public boolean bindCores() { return bindCores; }
+    public boolean bindCores() { return v.bindCores; }
 
     /**
      * @return this node's share of its machine's cores when {@link #bindCores()}: its index among
      *         the VM's nodes on its machine, in {@code [0, coreShares())}; without
      *         {@link Builder#coreShare} the node id, every node of the VM taken to share one machine
      */
-    public int coreShare() { return coreShares > 0 ? coreShare : nodeId; }
+    public int coreShare() { return v.coreShares > 0 ? v.coreShare : v.nodeId; }
 
     /**
      * @return the shares this node's machine's cores are divided into when {@link #bindCores()}: the
      *         VM's nodes on that machine ({@code dsa run --hosts} counts the nodes each host runs);
      *         without {@link Builder#coreShare} the VM's nodes
      */
-    public int coreShares() { return coreShares > 0 ? coreShares : nodes; }
+    public int coreShares() { return v.coreShares > 0 ? v.coreShares : v.nodes; }
 
     /** @return how connections are protected after the handshake; default {@link TransportSecurity#ENCRYPT} */
-    public TransportSecurity transportSecurity() { return transportSecurity; }
+    public TransportSecurity transportSecurity() { return v.transportSecurity; }
 
     /** @return where the nodes' {@link io.dsa.DsaNode#progress(String)} lines go; default {@link ProgressListener#LOG} */
-    public ProgressListener progress() { return progress; }
+    public ProgressListener progress() { return v.progress; }
 
     /**
      * @return global barriers between checkpoints (docs/failures.md, "Checkpoints"): every node
      *         writes its state into {@link #checkpointDir()} at each such global barrier epoch; 0: none
      */
-    public long checkpointEvery() { return checkpointEvery; }
+    public long checkpointEvery() { return v.checkpointEvery; }
 
     /** @return the directory checkpoints go to (one sub-directory per epoch), or null when there are none */
-    public Path checkpointDir() { return checkpointDir; }
+    public Path checkpointDir() { return v.checkpointDir; }
 
     /**
      * @return whether every checkpoint file is forced to disk ({@code fsync}) before the checkpoint
@@ -343,31 +239,31 @@ public final class DsaConfig {
      *         survives a crash of the operating system or a power loss of every host; without it, the
      *         loss of any node process and of any host whose nodes' buddies' hosts survive
      */
-    public boolean checkpointSync() { return checkpointSync; }
+    public boolean checkpointSync() { return v.checkpointSync; }
 
     /**
      * @return with checkpoints on hosts (docs/failures.md, "Checkpoints on hosts"): element k is the
      *         node that keeps a copy of node k's file on its own host; empty: one directory that every
      *         node sees. (a copy of the array)
      */
-    public int[] checkpointBuddies() { return checkpointBuddies.clone(); }
+    public int[] checkpointBuddies() { return v.checkpointBuddies.clone(); }
 
     /** @return told on node 0 the epoch of each checkpoint once it is complete (on the checkpoint thread) */
-    public java.util.function.LongConsumer checkpointCommitted() { return checkpointCommitted; }
+    public java.util.function.LongConsumer checkpointCommitted() { return v.checkpointCommitted; }
 
     /**
      * @return the control address ({@code HOST:PORT}) of the host whose JVM runs this agent, which a
      *         clone reports with each checkpoint copy it keeps (docs/failures.md, "Clone promotion");
      *         empty when no host runs it
      */
-    public String hostAddress() { return hostAddress; }
+    public String hostAddress() { return v.hostAddress; }
 
     @Override
     public String toString() {
-        return "DsaConfig{vm=" + vmName + ", nodes=" + nodes + ", threadsPerNode=" + threadsPerNode + ", node="
-                + nodeId + ", bind=" + bindHost + ":" + port + ", monitor=" + monitorAddress + ", barrier=" + barrier
-                + ", proxy=" + proxy + (barrierLanes ? "" : ", no barrier lanes") + (sharedRings ? "" : ", no shared rings") + ", wait=" + waitStrategy + (machineThreads > 0 ? " (" + machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + prefetchWindow + (readerPushes ? ", reader pushes" : "") + (selfInvalidation ? ", self-invalidation" : "") + (returningReads ? "" : ", no returning reads") + (hitCounts ? "" : ", hits not counted") + (bindCores ? ", nodes bound to cores" + (coreShares > 0 ? " (share " + coreShare + " of " + coreShares + ")" : "") : "")
-                + ", transportSecurity=" + transportSecurity + ", failureTimeoutMs=" + failureTimeoutMs + "}";
+        return "DsaConfig{vm=" + v.vmName + ", nodes=" + v.nodes + ", threadsPerNode=" + v.threadsPerNode + ", node="
+                + v.nodeId + ", bind=" + v.bindHost + ":" + v.port + ", monitor=" + v.monitorAddress + ", barrier=" + v.barrier
+                + ", proxy=" + v.proxy + (v.barrierLanes ? "" : ", no barrier lanes") + (v.sharedRings ? "" : ", no shared rings") + ", wait=" + v.waitStrategy + (v.machineThreads > 0 ? " (" + v.machineThreads + " threads on the machine)" : "") + ", prefetchWindow=" + v.prefetchWindow + (v.readerPushes ? ", reader pushes" : "") + (v.selfInvalidation ? ", self-invalidation" : "") + (v.returningReads ? "" : ", no returning reads") + (v.hitCounts ? "" : ", hits not counted") + (v.bindCores ? ", nodes bound to cores" + (v.coreShares > 0 ? " (share " + v.coreShare + " of " + v.coreShares + ")" : "") : "")
+                + ", transportSecurity=" + v.transportSecurity + ", failureTimeoutMs=" + v.failureTimeoutMs + "}";
     }
 
     /** Builds a {@link DsaConfig}. Not thread-safe. */
@@ -596,6 +492,46 @@ public final class DsaConfig {
          *        longest pause a node may take (a full garbage collection), shorter than a user's patience.
          */
         public Builder failureTimeoutMs(long ms) { this.failureTimeoutMs = ms; return this; }
+
+        /** @return a copy of this builder's values (arrays copied too) */
+        Builder copy() {
+            Builder c = new Builder();
+            c.nodes = nodes;
+            c.threadsPerNode = threadsPerNode;
+            c.vmName = vmName;
+            c.secret = secret.clone();
+            c.bindHost = bindHost;
+            c.port = port;
+            c.nodeId = nodeId;
+            c.monitorAddress = monitorAddress;
+            c.maxFrameBytes = maxFrameBytes;
+            c.startupTimeoutMs = startupTimeoutMs;
+            c.failureTimeoutMs = failureTimeoutMs;
+            c.barrier = barrier;
+            c.barrierFanout = barrierFanout;
+            c.proxy = proxy;
+            c.barrierLanes = barrierLanes;
+            c.sharedRings = sharedRings;
+            c.readerPushes = readerPushes;
+            c.selfInvalidation = selfInvalidation;
+            c.returningReads = returningReads;
+            c.hitCounts = hitCounts;
+            c.bindCores = bindCores;
+            c.coreShare = coreShare;
+            c.coreShares = coreShares;
+            c.waitStrategy = waitStrategy;
+            c.machineThreads = machineThreads;
+            c.prefetchWindow = prefetchWindow;
+            c.transportSecurity = transportSecurity;
+            c.progress = progress;
+            c.checkpointEvery = checkpointEvery;
+            c.checkpointDir = checkpointDir;
+            c.checkpointSync = checkpointSync;
+            c.checkpointBuddies = checkpointBuddies.clone();
+            c.checkpointCommitted = checkpointCommitted;
+            c.hostAddress = hostAddress;
+            return c;
+        }
 
         /**
          * @return the config

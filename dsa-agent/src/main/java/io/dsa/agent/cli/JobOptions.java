@@ -85,14 +85,16 @@ final class JobOptions {
 
     @Option(names = "--hit-counts", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Count the hits of element, partition and region accesses (dsa status, the metrics);"
-                    + " --no-hit-counts: hits read 0 and an element access hit skips its counter, about a fifth of an"
-                    + " element loop's time (docs/runtime.md, \"What a hit's counter costs\"); misses, invalidations and bytes"
+                    + " --no-hit-counts: an element access hit skips its counter, about a fifth of an"
+                    + " element loop's time, and dsa status shows hits as not counted (docs/runtime.md, \"What a hit's counter"
+                    + " costs\"); misses, invalidations and bytes"
                     + " are counted either way (default: on).")
     boolean hitCounts;
 
     @Option(names = "--bind-cores", description = "Bind each node's workers and I/O thread to a share of this machine's cores,"
             + " as MPI binds its ranks: node k of n gets cores [k c / n, (k + 1) c / n) of c, or core k mod c when the nodes"
-            + " outnumber the cores; Linux, with taskset (docs/runtime.md, \"Binding nodes to cores\"; default: off).")
+            + " outnumber the cores (with --hosts, k and n count the nodes on each host); Linux, with taskset (docs/runtime.md,"
+            + " \"Binding nodes to cores\"; default: off).")
     boolean bindCores;
 
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
