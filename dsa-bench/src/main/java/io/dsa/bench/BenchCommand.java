@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = "Macro benchmarks (paper Figs. 8-14): agents as separate processes; CSV, PNG and Markdown per experiment.",
         subcommands = {StartupCommand.class, MissCommand.class, WriteCostCommand.class, LuFftCommand.LuBench.class, LuFftCommand.FftBench.class, CgCommand.class, ScopesCommand.class, StreamCommand.class, DelegateCommands.Barrier.class, CheckpointCommand.class,
-            DelegateCommands.Jmh.class, TargetsCommand.class, FuzzCommand.class, ReportCommand.class},
+            HandoffCommand.class, DelegateCommands.Jmh.class, TargetsCommand.class, FuzzCommand.class, ReportCommand.class},
         synopsisSubcommandLabel = "EXPERIMENT",
         footer = {"", "Run 'dsa bench EXPERIMENT --help' for an experiment's options."})
 public final class BenchCommand implements Callable<Integer> {

@@ -41,11 +41,13 @@ class BenchSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void benchHasHelpForEveryExperiment() {
         assertEquals(0, dsa("bench", "--help"));
-        for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "targets", "report")) assertEquals(0, dsa("bench", e, "--help"), e);
+        for (String e : List.of("startup", "miss", "stream", "write-cost", "lu", "fft", "cg", "barrier", "jmh", "targets", "report", "handoff")) assertEquals(0, dsa("bench", e, "--help"), e);
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--sides", "200"));
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--transport-security", "MAC,MAC"));
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "miss", "--wait", "SPIN,SPIN"));
         assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "stream", "--wait", "doze"));
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "handoff", "--round-trips", "0"));
+        assertEquals(CommandLine.ExitCode.USAGE, dsa("bench", "handoff", "--sizes", "16,0"));
     }
 
     @Test
@@ -139,6 +141,58 @@ class BenchSmokeTest {
         }
         assertTrue(Files.size(out.resolve("stream.png")) > 1000);
         assertTrue(Files.readString(out.resolve("stream.md")).contains("best DSA"));
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void handoffSmoke(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "handoff", "--smoke", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("handoff.csv"), HandoffCommand.CSV_HEADER);
+        assertEquals(List.of("park", "tcp", "park", "tcp", "park", "tcp"), rows.stream().map(r -> r[0]).toList());
+        assertEquals(List.of("UNBOUND", "UNBOUND", "ONE_CORE", "ONE_CORE", "TWO_CORES", "TWO_CORES"), rows.stream().map(r -> r[2]).toList());
+        boolean twoCores = HandoffCommand.allowedCores().size() >= 2;
+        for (String[] r : rows) {
+            boolean measured = r[8].isEmpty();
+            // unbound always runs; a bound placement is measured where binding works (Linux with taskset), else says why
+            if (r[2].equals("UNBOUND") || (twoCores && Files.isExecutable(Path.of("/usr/bin/taskset")))) assertTrue(measured, String.join(",", r));
+            if (!measured) {
+                assertEquals("", r[5], "no figure without a measurement: " + String.join(",", r));
+                continue;
+            }
+            assertEquals(r[0].equals("tcp") ? "16" : "0", r[1]);
+            assertEquals("300", r[4]);
+            double median = Double.parseDouble(r[5]), p10 = Double.parseDouble(r[6]), p90 = Double.parseDouble(r[7]);
+            assertTrue(p10 > 0 && p10 <= median && median <= p90 && p90 < 1_000_000, "plausible: " + String.join(",", r));
+        }
+        assertTrue(Files.readString(out.resolve("handoff.md")).contains("| park/unpark | one core |"));
+        assertTrue(Files.size(out.resolve("handoff.png")) > 1000);
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS)
+    void handoffReadsLinuxCpuLists() {
+        assertEquals(List.of(0, 1, 2, 3, 8), HandoffCommand.parseCpuList("0-3,8"));
+        assertEquals(List.of(5), HandoffCommand.parseCpuList(" 5 "));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> HandoffCommand.parseCpuList("3-1"));
+        assertTrue(e.getMessage().contains("'3-1'"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void handoffSaysWhyAThreadCannotBeBound() throws Exception {
+        java.util.concurrent.CompletableFuture<String> why = new java.util.concurrent.CompletableFuture<>();
+        Thread t = new Thread(() -> {   // a thread of its own: a binding that worked would stay with the test's thread
+            try {
+                HandoffCommand.bindCurrentThread(100_000);
+                why.complete("bound");
+            } catch (HandoffCommand.BindingFailed f) {
+                why.complete(f.getMessage());
+            }
+        });
+        t.start();
+        String said = why.get(20, TimeUnit.SECONDS);
+        assertTrue(said.contains("100000") || said.contains("not Linux") || said.contains("did not run"), said);
     }
 
     @Test
