@@ -3,6 +3,7 @@ package io.dsa.bench;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
 import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.TransportSecurity;
@@ -45,6 +46,9 @@ final class MissCommand implements Callable<Integer> {
 
     @Mixin
     BenchCommand.Common common = new BenchCommand.Common();
+
+    @Mixin
+    BenchCommand.TuningOptions tuningOptions = new BenchCommand.TuningOptions();
 
     @Option(names = "--sides", split = ",", paramLabel = "S,..", defaultValue = "8,16,32,64,128",
             description = "Partition sides s (s x s doubles, 8..128; default: ${DEFAULT-VALUE}).")
@@ -103,7 +107,7 @@ final class MissCommand implements Callable<Integer> {
         Map<Setting, Map<Integer, double[]>> dsa = new LinkedHashMap<>();
         for (Setting setting : settings) {
             RunReport report = ProcessVm.run(new MissProgram(), 2, 1, List.of(sideList, Integer.toString(warmup), Integer.toString(iters)),
-                    common.out, setting.security(), setting.strategy());
+                    common.out, setting.security(), setting.strategy(), DsaConfig.DEFAULT_PREFETCH_WINDOW, tuningOptions.tuning());
             Map<Integer, double[]> bySide = new LinkedHashMap<>();
             for (double[] r : ProcessVm.numbers(report, "miss ")) bySide.put((int) r[0], r);
             dsa.put(setting, bySide);
@@ -268,7 +272,8 @@ final class MissCommand implements Callable<Integer> {
         String notes = String.format(Locale.ROOT, "- 2 nodes x 1 thread, one JVM each, one VM per protection mode and wait strategy (%s)"
                 + " in this run; the 8 KiB target with SPIN (2x MPI's 8 KiB ping-pong) is evaluated by `dsa bench stream`;"
                 + " %d warm-up and %d timed operations per size, medians; baseline servers (no protection) and the second Hazelcast"
-                + " member each in their own JVM; loopback TCP", String.join(", ", settings.stream().map(Setting::toString).toList()), warmup, iters);
+                + " member each in their own JVM; loopback TCP.%s", String.join(", ", settings.stream().map(Setting::toString).toList()), warmup, iters,
+                tuningOptions.tuning().notes());
         BenchOut.markdown(out, "miss", "Remote miss vs partition size (paper Fig. 9)", BenchCommand.typed(spec), notes, table.toString(), targets);
     }
 
