@@ -53,7 +53,7 @@ class BenchSmokeTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void missSmokeThenReport(@TempDir Path out) throws Exception {
-        assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--wait", "park", "--out", out.toString()));
+        assertEquals(0, dsa("bench", "miss", "--smoke", "--no-hazelcast", "--wait", "park", "--no-hit-counts", "--out", out.toString()));
         List<String[]> rows = csv(out.resolve("miss.csv"), MissCommand.CSV_HEADER);
         assertEquals(4, rows.size(), "2 sides x 2 protection modes x 1 wait strategy");
         assertEquals(List.of("ENCRYPT", "MAC", "ENCRYPT", "MAC"), rows.stream().map(r -> r[2]).toList());
@@ -72,6 +72,7 @@ class BenchSmokeTest {
         String missTable = Files.readString(out.resolve("miss.md"));
         assertTrue(missTable.contains("8 KiB read miss (ENCRYPT PARK) vs thin Netty"), missTable);
         assertTrue(missTable.contains("8 KiB read miss (MAC PARK) vs thin Netty"), missTable);
+        assertTrue(missTable.contains("DSA VMs without hit counts (`--no-hit-counts`)."), "the VM settings are named: " + missTable);
 
         Path report = out.resolve("BENCHMARKS.md");
         assertEquals(0, dsa("bench", "report", "--out", out.toString(), "--file", report.toString()));
