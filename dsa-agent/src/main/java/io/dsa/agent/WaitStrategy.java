@@ -26,5 +26,16 @@ public enum WaitStrategy {
      * when this JVM's nodes have no more runnable threads (workers and I/O threads) than cores,
      * about a microsecond when they have more. The default.
      */
-    ADAPTIVE
+    ADAPTIVE,
+    /**
+     * Workers (and the barrier lanes' poller) park at once, and the node's I/O thread polls its
+     * sockets without blocking while any of them is parked, blocking only when none is: a message
+     * for a waiting node then finds its I/O thread awake, where waking a thread on another core
+     * costs tens of microseconds on some machines ({@code dsa bench handoff}). Whoever ends a
+     * wait takes the waiter off the count at once, so the I/O thread stops polling before the
+     * waiter runs. Pays with {@code --bind-cores} ({@link DsaConfig.Builder#bindCores}), where a
+     * node's worker and I/O thread share its cores and the polling only fills the time the worker
+     * is parked; see docs/runtime.md, "POLL".
+     */
+    POLL
 }

@@ -99,7 +99,9 @@ final class JobOptions {
 
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
-                    + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores) (default: adaptive).")
+                    + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores), poll (workers park"
+                    + " and each node's I/O thread polls while one waits: the fastest remote misses once warm, slower JIT warm-up;"
+                    + " best with --bind-cores; docs/runtime.md \"POLL\") (default: adaptive).")
     WaitStrategy waitStrategy;
 
     @Option(names = "--machine-threads", paramLabel = "N", defaultValue = "0",

@@ -5,6 +5,7 @@ import io.dsa.SharedArray;
 import io.dsa.agent.AgentState;
 import io.dsa.agent.BarrierKind;
 import io.dsa.agent.ProxyMode;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.HostPort;
 import io.dsa.agent.transport.Connection;
@@ -103,10 +104,13 @@ public final class NodeRuntime implements AutoCloseable {
         this.registry = new RegistryClient(nodeId, calls, arrays, variables);
         this.scopes = new Scopes(this, new ComputedPushes(nodeId, arrays, peers, calls));
         this.gate = new MigrationGate(nodeId, counters, scopes::open);
-        this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && config.barrier() == BarrierKind.TREE
+        // POLL: no lanes; every message reaches the node through its I/O thread, awake while a thread waits
+        this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && config.waitStrategy() != WaitStrategy.POLL
+                && config.barrier() == BarrierKind.TREE
                 && config.proxy() == ProxyMode.FLOAT, nodeId, nodes, capacity, peers, router::route, job,
                 () -> Waiting.laneSpinNs(config.waitStrategy(), config.machineThreads(), threadsPerNode));
         peers.useLanes(lanes);
+        if (config.waitStrategy() == WaitStrategy.POLL) transport.pollWhile(waiting::anyParked);   // docs/runtime.md, "POLL"
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
         this.snapshots = new NodeSnapshots(nodeId, nodes, threadsPerNode, config.vmName(), membership, arrays, variables, barriers);

@@ -44,6 +44,12 @@ interface NodeTransport extends AutoCloseable {
      */
     default boolean barrierLanes() { return false; }
 
+    /**
+     * Makes the I/O thread poll instead of blocking while {@code condition} holds
+     * ({@code WaitStrategy.POLL}); a transport without sockets ignores it.
+     */
+    default void pollWhile(java.util.function.BooleanSupplier condition) {}
+
     /** @return bytes this node's connections read from the network so far; 0 for a transport without sockets (tests) */
     default long bytesIn() { return 0; }
 
@@ -76,6 +82,8 @@ interface NodeTransport extends AutoCloseable {
             private volatile Transport transport;
 
             @Override public IoThread ioThread() { return io; }
+
+            @Override public void pollWhile(java.util.function.BooleanSupplier condition) { loop.pollWhile(condition); }
 
             @Override
             public void listen(InboundHandler inbound) {

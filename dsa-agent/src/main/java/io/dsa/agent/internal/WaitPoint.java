@@ -2,6 +2,8 @@ package io.dsa.agent.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -58,6 +60,7 @@ abstract class WaitPoint {
             Waiter next = w.next;
             w.next = null;
             Thread t = w.thread;
+            w.uncount(); // before it may run: a polling I/O thread stops for it (WaitStrategy.POLL)
             w.linked = false; // from here on its thread may register again, anywhere
             LockSupport.unpark(t);
             w = next;
@@ -78,8 +81,22 @@ abstract class WaitPoint {
         volatile boolean linked;
         /** The point of the last registration; the thread's own field. */
         WaitPoint at;
+        /** The count of parked threads this thread is in ({@link #count}), or null: taken off once, by it or by its waker. */
+        private final AtomicReference<AtomicInteger> counted = new AtomicReference<>();
 
         private Waiter() {}
+
+        /** Adds the thread, about to park, to {@code parked}; {@link #uncount} takes it off again. */
+        void count(AtomicInteger parked) {
+            counted.set(parked);   // first: whoever sees the thread counted can take it off (a waker in between leaves -1, then 0)
+            parked.incrementAndGet();
+        }
+
+        /** Takes the thread off the count it is in, if it still is: exactly once per {@link #count}, whoever calls first. */
+        void uncount() {
+            AtomicInteger parked = counted.getAndSet(null);
+            if (parked != null) parked.decrementAndGet();
+        }
 
         /**
          * @return the calling thread's waiter, ready to register at {@code p}: if it is still linked

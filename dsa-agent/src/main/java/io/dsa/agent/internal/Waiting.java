@@ -36,6 +36,9 @@ class Waiting {
     private final IoThread io;
     /** Longest park; 0 parks until woken (model checking: a lost wake-up then hangs instead of polling). */
     private final long parkNs;
+    /** POLL: the node's threads parked or blocked in the lanes' poll, while which its I/O thread polls ({@link #anyParked}). */
+    private final AtomicInteger parked = new AtomicInteger();
+    private final boolean countParked;
 
     Waiting(WaitStrategy strategy, JobLifecycle job, IoThread io) {
         this(strategy, 0, job, io, POLL_NS);
@@ -55,7 +58,20 @@ class Waiting {
         this.job = job;
         this.io = io;
         this.parkNs = parkNs;
+        this.countParked = strategy == WaitStrategy.POLL;
     }
+
+    /** @return whether a thread of the node is parked now (counted under {@link WaitStrategy#POLL} only) */
+    boolean anyParked() { return parked.get() > 0; }
+
+    /** @return how many threads of the node are counted as parked now (tests) */
+    int parkedNow() { return parked.get(); }
+
+    /** A thread of the node blocks outside a wait point (the lanes' poller in its selector): counted as parked under POLL. */
+    void blockingStarts() { if (countParked) parked.incrementAndGet(); }
+
+    /** The end of {@link #blockingStarts}. */
+    void blockingEnds() { if (countParked) parked.decrementAndGet(); }
 
     /**
      * @throws JobLifecycle.MovedAway if this agent's node moved away
@@ -73,7 +89,7 @@ class Waiting {
      * @param machineThreads the node threads the launcher runs on this machine, 0 if it did not say
      *        ({@link io.dsa.agent.DsaConfig#machineThreads})
      * @return how long a thread of this JVM spins under {@code strategy} before it parks:
-     *         0 (PARK), forever (SPIN), or ADAPTIVE's bound for the machine's node threads (those of
+     *         0 (PARK, POLL), forever (SPIN), or ADAPTIVE's bound for the machine's node threads (those of
      *         this JVM, or {@code machineThreads} if more) and cores
      */
     static long spinNs(WaitStrategy strategy, int machineThreads) {
@@ -81,6 +97,7 @@ class Waiting {
             case PARK -> 0;
             case SPIN -> Long.MAX_VALUE;
             case ADAPTIVE -> spinNs(Math.max(NODE_THREADS.get(), machineThreads), CORES);
+            case POLL -> 0;   // the I/O thread polls instead: NodeRuntime, IoLoop#pollWhile
         };
     }
 
@@ -139,7 +156,12 @@ class Waiting {
         p.register(w);
         // after the registration: a change made before it is seen here, one made after it wakes us
         if (p.version() != observed || job.stopped()) return;
-        block(p, observed);
+        if (countParked) w.count(parked);
+        try {
+            block(p, observed);
+        } finally {
+            w.uncount();   // unless the waker did
+        }
     }
 
     /**

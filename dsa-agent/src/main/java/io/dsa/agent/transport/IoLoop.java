@@ -14,6 +14,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -36,10 +37,12 @@ public final class IoLoop implements Executor, AutoCloseable {
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final boolean epoll;
+    /** While true, the idle thread polls instead of blocking ({@link #pollWhile}); read by the thread at every turn. */
+    private volatile BooleanSupplier pollWhile = () -> false;
 
     private IoLoop(String threadName, boolean preferNative, LongSupplier spinNs) {
         this.epoll = preferNative && Epoll.isAvailable();
-        SelectStrategyFactory strategies = () -> new SpinThenBlock(spinNs);
+        SelectStrategyFactory strategies = () -> new SpinThenBlock(spinNs, () -> pollWhile.getAsBoolean());
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory(0, strategies)
                 : NioIoHandler.newFactory(SelectorProvider.provider(), strategies);
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadName, true), io);
@@ -57,6 +60,14 @@ public final class IoLoop implements Executor, AutoCloseable {
     public static IoLoop start(String threadName, boolean preferNative, LongSupplier spinNs) {
         return new IoLoop(threadName, preferNative, java.util.Objects.requireNonNull(spinNs, "spinNs"));
     }
+
+    /**
+     * Makes the idle thread poll its sockets without blocking whenever {@code condition} holds
+     * (asked at every turn of the loop, so it must be cheap), besides its spin after each event;
+     * it blocks once the condition is false and the spin is over. {@code WaitStrategy.POLL}: while
+     * a thread of the node is parked.
+     */
+    public void pollWhile(BooleanSupplier condition) { this.pollWhile = java.util.Objects.requireNonNull(condition, "condition"); }
 
     /** Runs {@code task} on the thread, after the tasks posted before it; it must not block. */
     @Override
@@ -76,18 +87,33 @@ public final class IoLoop implements Executor, AutoCloseable {
         if (!inLoop()) done.awaitUninterruptibly(2L * SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** Polls without blocking for {@code spinNs} of idleness, then blocks. One per loop, used by its thread only. */
+    /**
+     * Polls without blocking for {@code spinNs} of idleness, and for as long as {@code pollWhile}
+     * holds, then blocks. One per loop, used by its thread only.
+     */
     static final class SpinThenBlock implements SelectStrategy {
         private final LongSupplier spinNs;
+        private final BooleanSupplier pollWhile;
         private long idleSinceNs;
         private long idleSpinNs;
         private boolean idle;
         private int emptyPolls;
 
-        SpinThenBlock(LongSupplier spinNs) { this.spinNs = spinNs; }
+        SpinThenBlock(LongSupplier spinNs) { this(spinNs, () -> false); }
+
+        SpinThenBlock(LongSupplier spinNs, BooleanSupplier pollWhile) {
+            this.spinNs = spinNs;
+            this.pollWhile = pollWhile;
+        }
 
         @Override
         public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+            if (pollWhile.getAsBoolean()) {
+                int ready = selectNow.get();
+                if (ready > 0 || hasTasks) return ready;
+                Thread.onSpinWait();
+                return SelectStrategy.CONTINUE;
+            }
             if (!idle && !hasTasks && spinNs.getAsLong() <= 0) return SelectStrategy.SELECT; // Netty's default
             int ready = selectNow.get();
             if (ready > 0 || hasTasks) {

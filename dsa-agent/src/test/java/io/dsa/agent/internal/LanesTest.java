@@ -81,8 +81,20 @@ class LanesTest {
         };
     }
 
+    /** POLL opens no lane: every message reaches a node through its I/O thread, which is awake while a thread waits. */
+    @Test
+    void underPollTheBarriersGoOverTheConnections() throws Exception {
+        start(config(WaitStrategy.POLL, true));
+        run(rounds(ROUNDS));
+        for (int k = 1; k < NODES; k++) {
+            assertFalse(nodes.get(0).lanes.hasLane(k), "node 0 has no lane to node " + k);
+            assertFalse(nodes.get(k).lanes.hasLane(0), "node " + k + " has no lane to node 0");
+            assertEquals(0, nodes.get(k).lanes.sent.sum(), "node " + k + " sent nothing over a lane");
+        }
+    }
+
     @ParameterizedTest
-    @EnumSource(WaitStrategy.class)
+    @EnumSource(value = WaitStrategy.class, names = "POLL", mode = EnumSource.Mode.EXCLUDE)
     void collectivesAgreeWhileTheLanesCarryTheGlobalBarrier(WaitStrategy wait) throws Exception {
         DsaConfig config = config(wait, true);
         start(config);
