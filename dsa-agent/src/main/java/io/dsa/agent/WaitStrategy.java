@@ -28,9 +28,9 @@ public enum WaitStrategy {
      */
     ADAPTIVE,
     /**
-     * Workers (and the barrier lanes' poller) park at once, and the node's I/O thread polls its
-     * sockets without blocking while any of them is parked, blocking only when none is: a message
-     * for a waiting node then finds its I/O thread awake, where waking a thread on another core
+     * Workers park at once, and the node's I/O thread polls its sockets without blocking while any
+     * of them is parked, blocking only when none is; the node opens no barrier lanes, so every
+     * message comes through that thread. A message for a waiting node then finds its I/O thread awake, where waking a thread on another core
      * costs tens of microseconds on some machines ({@code dsa bench handoff}). Whoever ends a
      * wait takes the waiter off the count at once, so the I/O thread stops polling before the
      * waiter runs. Pays with {@code --bind-cores} ({@link DsaConfig.Builder#bindCores}), where a

@@ -64,8 +64,6 @@ final class Lanes implements AutoCloseable {
     private final ReentrantLock pollLock = new ReentrantLock();
     /** The thread blocked in {@link #selector}, or null. */
     private volatile Thread selecting;
-    /** The node's count of parked threads, which the poller joins while it blocks ({@link #countParkedIn}); null: none. */
-    private volatile Waiting parkedCount;
     /** Lane messages sent and received by this node (tests and counters). */
     final LongAdder sent = new LongAdder();
     final LongAdder received = new LongAdder();
@@ -180,9 +178,6 @@ final class Lanes implements AutoCloseable {
         }
     }
 
-    /** Counts the poller as parked in {@code waiting} while it blocks in its selector (WaitStrategy.POLL). */
-    void countParkedIn(Waiting waiting) { this.parkedCount = waiting; }
-
     /**
      * Waits until {@code p}'s version passes {@code gen}, polling this node's lanes meanwhile and
      * dispatching what they carry, if this node has lanes and no other worker polls them.
@@ -276,9 +271,7 @@ final class Lanes implements AutoCloseable {
             selecting = me;
             try {
                 if (p.version() > gen) break;
-                Waiting counts = parkedCount;   // POLL: the I/O thread polls while this thread blocks
-                if (counts != null) counts.blockingStarts();
-                try { selector.select(NodeRuntime.POLL_MS); } finally { if (counts != null) counts.blockingEnds(); }
+                selector.select(NodeRuntime.POLL_MS);
             } finally {
                 selecting = null;
                 awakeOnRings();

@@ -94,6 +94,7 @@ abstract class WaitPoint {
 
         /** Takes the thread off the count it is in, if it still is: exactly once per {@link #count}, whoever calls first. */
         void uncount() {
+            if (counted.get() == null) return;   // not counted (every strategy but POLL): no atomic write
             AtomicInteger parked = counted.getAndSet(null);
             if (parked != null) parked.decrementAndGet();
         }

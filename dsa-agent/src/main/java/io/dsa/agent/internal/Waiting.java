@@ -36,7 +36,7 @@ class Waiting {
     private final IoThread io;
     /** Longest park; 0 parks until woken (model checking: a lost wake-up then hangs instead of polling). */
     private final long parkNs;
-    /** POLL: the node's threads parked or blocked in the lanes' poll, while which its I/O thread polls ({@link #anyParked}). */
+    /** POLL: the node's parked threads, while any of which its I/O thread polls ({@link #anyParked}). */
     private final AtomicInteger parked = new AtomicInteger();
     private final boolean countParked;
 
@@ -66,12 +66,6 @@ class Waiting {
 
     /** @return how many threads of the node are counted as parked now (tests) */
     int parkedNow() { return parked.get(); }
-
-    /** A thread of the node blocks outside a wait point (the lanes' poller in its selector): counted as parked under POLL. */
-    void blockingStarts() { if (countParked) parked.incrementAndGet(); }
-
-    /** The end of {@link #blockingStarts}. */
-    void blockingEnds() { if (countParked) parked.decrementAndGet(); }
 
     /**
      * @throws JobLifecycle.MovedAway if this agent's node moved away
@@ -156,7 +150,11 @@ class Waiting {
         p.register(w);
         // after the registration: a change made before it is seen here, one made after it wakes us
         if (p.version() != observed || job.stopped()) return;
-        if (countParked) w.count(parked);
+        if (!countParked) {
+            block(p, observed);
+            return;
+        }
+        w.count(parked);
         try {
             block(p, observed);
         } finally {
