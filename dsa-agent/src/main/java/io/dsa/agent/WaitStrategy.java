@@ -33,9 +33,10 @@ public enum WaitStrategy {
      * message comes through that thread. A message for a waiting node then finds its I/O thread awake, where waking a thread on another core
      * costs tens of microseconds on some machines ({@code dsa bench handoff}). Whoever ends a
      * wait takes the waiter off the count at once, so the I/O thread stops polling before the
-     * waiter runs. Pays with {@code --bind-cores} ({@link DsaConfig.Builder#bindCores}), where a
-     * node's worker and I/O thread share its cores and the polling only fills the time the worker
-     * is parked; see docs/runtime.md, "POLL".
+     * waiter runs. Only where the machine's nodes fit its cores (else it waits as {@link #PARK}
+     * does); best with {@code --bind-cores} ({@link DsaConfig.Builder#bindCores}), where a node's
+     * worker and I/O thread share its cores and the polling only fills the time the worker is
+     * parked; see docs/runtime.md, "POLL".
      */
     POLL
 }

@@ -105,12 +105,13 @@ public final class NodeRuntime implements AutoCloseable {
         this.scopes = new Scopes(this, new ComputedPushes(nodeId, arrays, peers, calls));
         this.gate = new MigrationGate(nodeId, counters, scopes::open);
         // POLL: no lanes; every message reaches the node through its I/O thread, awake while a thread waits
-        this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && config.waitStrategy() != WaitStrategy.POLL
+        boolean polls = config.waitStrategy() == WaitStrategy.POLL && Waiting.pollersFit(config.machineThreads(), nodes, threadsPerNode);
+        this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && !polls
                 && config.barrier() == BarrierKind.TREE
                 && config.proxy() == ProxyMode.FLOAT, nodeId, nodes, capacity, peers, router::route, job,
                 () -> Waiting.laneSpinNs(config.waitStrategy(), config.machineThreads(), threadsPerNode));
         peers.useLanes(lanes);
-        if (config.waitStrategy() == WaitStrategy.POLL) transport.pollWhile(waiting::anyParked);   // docs/runtime.md, "POLL"
+        if (polls) transport.pollWhile(waiting::anyParked);   // docs/runtime.md, "POLL"
         this.barriers = new BarrierClient(this);
         this.membership = new Membership(nodeId, nodes, threadsPerNode, config.startupTimeoutMs(), peers, job);
         this.snapshots = new NodeSnapshots(nodeId, nodes, threadsPerNode, config.vmName(), membership, arrays, variables, barriers);

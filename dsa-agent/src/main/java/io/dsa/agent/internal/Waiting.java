@@ -107,6 +107,28 @@ class Waiting {
         return spinNs((int) ((long) nodeThreads * threadsPerNode / (threadsPerNode + 1)), CORES);
     }
 
+    /**
+     * POLL polls only where the machine's nodes, each with one polling I/O thread, fit its cores:
+     * with more, the polling threads took the cores from each other and a 4 x 2 barrier on 2 cores
+     * took 10 ms instead of 0.14 (docs/runtime.md, "POLL"); there POLL waits as PARK does. The
+     * same answer at every node of a VM: it decides whether the VM has barrier lanes.
+     *
+     * @param machineThreads the node threads the launcher runs on this machine, 0 if it did not say
+     *        (then every node of the VM is taken to share it)
+     * @param nodes the VM's nodes
+     * @param threadsPerNode the workers of each node
+     * @param cores the machine's cores
+     * @return whether the machine's nodes fit its cores
+     */
+    static boolean pollersFit(int machineThreads, int nodes, int threadsPerNode, int cores) {
+        return (machineThreads > 0 ? machineThreads / (threadsPerNode + 1) : nodes) <= cores;
+    }
+
+    /** @return {@link #pollersFit(int, int, int, int)} for this machine's cores */
+    static boolean pollersFit(int machineThreads, int nodes, int threadsPerNode) {
+        return pollersFit(machineThreads, nodes, threadsPerNode, CORES);
+    }
+
     /** ADAPTIVE's bound: spin only while every runnable thread can have a core. */
     static long spinNs(int runnableThreads, int cores) {
         return runnableThreads <= cores ? SPARE_CORES_SPIN_NS : OVERSUBSCRIBED_SPIN_NS;

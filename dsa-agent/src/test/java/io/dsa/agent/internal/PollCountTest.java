@@ -2,6 +2,7 @@ package io.dsa.agent.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dsa.agent.WaitStrategy;
 import java.util.List;
@@ -74,6 +75,14 @@ class PollCountTest {
         p.wake();
         for (CompletableFuture<Void> f : all) f.get(5, TimeUnit.SECONDS);
         assertEquals(0, w.parkedNow());
+    }
+
+    @Test
+    void theIoThreadsPollOnlyWhereTheMachinesNodesFitItsCores() {
+        assertTrue(Waiting.pollersFit(0, 2, 1, 2), "2 x 1 on 2 cores");
+        assertFalse(Waiting.pollersFit(0, 3, 2, 2), "3 nodes on 2 cores");
+        assertTrue(Waiting.pollersFit(6, 4, 2, 2), "the launcher says 6 node threads here: 2 of the 4 nodes");
+        assertFalse(Waiting.pollersFit(12, 4, 2, 2), "4 x 2 on one 2-core machine");
     }
 
     @Test
