@@ -231,7 +231,7 @@ final class CgCommand implements Callable<Integer> {
         StringBuilder table = new StringBuilder("| class | kind | nodes | threads | seconds | vs sequential Java | load |\n"
                 + "|---|---|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.4f,%.3f,%.2f", r.size(), r.kind(), r.strategy() == null ? "" : r.strategy(),
+            csv.add(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.7f,%.3f,%.2f", r.size(), r.kind(), r.strategy() == null ? "" : r.strategy(),
                     r.nodes(), r.threads(), r.seconds(), r.vsSequential(), r.load()));
             table.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.4f | %.2fx | %.1f |%n", r.size(), r.label(), r.nodes(),
                     r.threads(), r.seconds(), r.vsSequential(), r.load()));

@@ -192,7 +192,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         List<String> csv = new ArrayList<>();
         StringBuilder table = new StringBuilder("| kind | nodes | threads | partition | seconds | speedup vs sequential Java | load |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.4f,%.3f,%.2f", r.kind(), n, r.nodes(), r.threads(), r.block(), r.seconds(), r.speedup(), r.load()));
+            csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.7f,%.3f,%.2f", r.kind(), n, r.nodes(), r.threads(), r.block(), r.seconds(), r.speedup(), r.load()));
             table.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.4f | %.2f | %.1f |%n", r.kind(), r.nodes(), r.threads(),
                     r.block() == 0 ? "–" : Integer.toString(r.block()), r.seconds(), r.speedup(), r.load()));
         }

@@ -396,7 +396,7 @@ final class ScopesCommand implements Callable<Integer> {
         StringBuilder table = new StringBuilder("| example | kind | nodes | threads | seconds | vs sequential Java | load |\n"
                 + "|---|---|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%.4f,%.3f,%.2f", r.example(), r.kind(), r.nodes(), r.threads(), r.seconds(),
+            csv.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%.7f,%.3f,%.2f", r.example(), r.kind(), r.nodes(), r.threads(), r.seconds(),
                     r.vsSequential(), r.load()));
             table.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.4f | %.2fx | %.1f |%n", r.example(), r.label(), r.nodes(),
                     r.threads(), r.seconds(), r.vsSequential(), r.load()));
