@@ -1,14 +1,13 @@
 package io.dsa.bench;
 
+import io.dsa.agent.internal.CoreBinding;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -282,58 +281,25 @@ final class HandoffCommand implements java.util.concurrent.Callable<Integer> {
         BindingFailed(String message) { super(message); }
     }
 
-    /** Binds the calling thread to {@code cpu} with {@code taskset -p -c CPU TID}. @throws BindingFailed naming why not */
+    /** Binds the calling thread to {@code cpu} as {@code --bind-cores} binds a node's threads. @throws BindingFailed naming why not */
     static void bindCurrentThread(int cpu) throws BindingFailed {
-        String tid;
         try {
-            Path self = Files.readSymbolicLink(Path.of("/proc/thread-self"));   // PID/task/TID
-            tid = self.getFileName().toString();
+            CoreBinding.bindCurrentThreadTo(List.of(cpu));
         } catch (IOException | UnsupportedOperationException e) {
-            throw new BindingFailed("no /proc/thread-self: not Linux");
-        }
-        try {
-            Process p = new ProcessBuilder("taskset", "-p", "-c", Integer.toString(cpu), tid).redirectErrorStream(true).start();
-            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new BindingFailed("taskset -p -c " + cpu + " " + tid + " failed: " + said);
-            }
-        } catch (IOException e) {
-            throw new BindingFailed("taskset did not run: " + e.getMessage());
+            throw new BindingFailed("cpu " + cpu + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BindingFailed("interrupted while binding");
         }
-        List<Integer> now = cores(Path.of("/proc/thread-self/status"));
-        if (!now.equals(List.of(cpu))) throw new BindingFailed("taskset said yes, but thread " + tid + " may still run on " + now);
     }
 
-    /** @return the cores this JVM's threads may run on ({@code Cpus_allowed_list}), empty where unknown */
-    static List<Integer> allowedCores() { return cores(Path.of("/proc/self/status")); }
-
-    /** @return the {@code Cpus_allowed_list} of a {@code /proc} status file, empty where unknown */
-    private static List<Integer> cores(Path status) {
+    /** @return the cores this JVM's threads may run on, empty where unknown (not Linux) */
+    static List<Integer> allowedCores() {
         try {
-            for (String line : Files.readAllLines(status)) {
-                if (line.startsWith("Cpus_allowed_list:")) return parseCpuList(line.substring(line.indexOf(':') + 1));
-            }
+            return CoreBinding.allowedCores();
         } catch (IOException | IllegalArgumentException e) {
-            // not Linux, or a list this parser does not know: no binding
+            return List.of();
         }
-        return List.of();
-    }
-
-    /** @return the CPUs of a Linux CPU list ({@code 0-3,8}), ascending @throws IllegalArgumentException if it does not parse */
-    static List<Integer> parseCpuList(String list) {
-        List<Integer> cpus = new ArrayList<>();
-        for (String part : list.trim().split(",")) {
-            String[] ends = part.trim().split("-", -1);
-            if (ends.length > 2) throw new IllegalArgumentException("not a CPU list: '" + list + "'");
-            int from = Integer.parseInt(ends[0].trim());
-            int to = ends.length == 2 ? Integer.parseInt(ends[1].trim()) : from;
-            if (from < 0 || to < from) throw new IllegalArgumentException("not a CPU list: '" + list + "'");
-            for (int c = from; c <= to; c++) cpus.add(c);
-        }
-        return cpus;
     }
 
     /** {@code handoff.png}: each hand-off's median round trip per placement (0 unbound, 1 one core, 2 two cores). */

@@ -170,16 +170,6 @@ class BenchSmokeTest {
     }
 
     @Test
-    @Timeout(value = 10, unit = TimeUnit.SECONDS)
-    void handoffReadsLinuxCpuLists() {
-        assertEquals(List.of(0, 1, 2, 3, 8), HandoffCommand.parseCpuList("0-3,8"));
-        assertEquals(List.of(5), HandoffCommand.parseCpuList(" 5 "));
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> HandoffCommand.parseCpuList("3-1"));
-        assertTrue(e.getMessage().contains("'3-1'"), e.getMessage());
-    }
-
-    @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void handoffSaysWhyAThreadCannotBeBound() throws Exception {
         java.util.concurrent.CompletableFuture<String> why = new java.util.concurrent.CompletableFuture<>();
@@ -193,7 +183,7 @@ class BenchSmokeTest {
         });
         t.start();
         String said = why.get(20, TimeUnit.SECONDS);
-        assertTrue(said.contains("100000") || said.contains("not Linux") || said.contains("did not run"), said);
+        assertTrue(said.startsWith("cpu 100000: "), said);
     }
 
     @Test

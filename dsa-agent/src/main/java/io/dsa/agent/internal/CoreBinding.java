@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * {@code c} cores, node {@code k} gets cores {@code [k c / n, (k + 1) c / n)} when {@code n <= c},
  * else core {@code k mod c}. A thread binds itself by running {@code taskset -p -c CORES TID}
  * (util-linux) on its own thread id. Linux only; where that fails (another system, no
- * {@code taskset}) the thread runs unbound and the first failure is logged once per JVM.
+ * {@code taskset}) the thread runs unbound and the first failure is logged once per JVM. Public
+ * for {@code dsa bench handoff}, which binds its probe threads the same way.
  */
-final class CoreBinding {
+public final class CoreBinding {
     private static final Logger LOG = LoggerFactory.getLogger(CoreBinding.class);
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static final long TASKSET_TIMEOUT_SECONDS = 10;
@@ -64,7 +65,7 @@ final class CoreBinding {
     }
 
     /** @return the cores the calling thread may run on @throws IOException if unreadable */
-    static List<Integer> allowedCores() throws IOException {
+    public static List<Integer> allowedCores() throws IOException {
         return allowedCores(Path.of("/proc/thread-self/status"));
     }
 
@@ -90,16 +91,7 @@ final class CoreBinding {
      */
     static boolean bindCurrentThread(int node, int nodes) {
         try {
-            List<Integer> cores = coresOf(node % nodes, nodes, allowedCores(Path.of("/proc/self/status")));
-            String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
-            String list = String.join(",", cores.stream().map(String::valueOf).toList());
-            Process p = new ProcessBuilder("taskset", "-p", "-c", list, tid).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!p.waitFor(TASKSET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException("taskset did not finish within " + TASKSET_TIMEOUT_SECONDS + " s");
-            }
-            if (p.exitValue() != 0) throw new IOException("taskset -p -c " + list + " " + tid + " exited with " + p.exitValue());
+            bindCurrentThreadTo(coresOf(node % nodes, nodes, allowedCores(Path.of("/proc/self/status"))));
             return true;
         } catch (IOException | RuntimeException e) {
             if (WARNED.compareAndSet(false, true)) LOG.warn("node {}: its threads run unbound: {}", node, e.toString());
@@ -108,5 +100,28 @@ final class CoreBinding {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /**
+     * Binds the calling thread to {@code cores} with {@code taskset -p -c CORES TID} on its own
+     * thread id, and reads its allowed cores back.
+     *
+     * @param cores the cores, ascending
+     * @throws IOException naming why not: not Linux, no {@code taskset}, refused, or the thread may
+     *         still run elsewhere
+     * @throws InterruptedException if interrupted while {@code taskset} runs
+     */
+    public static void bindCurrentThreadTo(List<Integer> cores) throws IOException, InterruptedException {
+        String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
+        String list = String.join(",", cores.stream().map(String::valueOf).toList());
+        Process p = new ProcessBuilder("taskset", "-p", "-c", list, tid).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!p.waitFor(TASKSET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("taskset did not finish within " + TASKSET_TIMEOUT_SECONDS + " s");
+        }
+        if (p.exitValue() != 0) throw new IOException("taskset -p -c " + list + " " + tid + " exited with " + p.exitValue());
+        List<Integer> now = allowedCores();
+        if (!now.equals(cores)) throw new IOException("taskset -p -c " + list + " " + tid + " said yes, but the thread may run on " + now);
     }
 }
