@@ -378,18 +378,14 @@ public final class AgentHost implements AgentMonitor, AutoCloseable {
     }
 
     /**
-     * Takes the job off this host: its state becomes {@code state} (unless it moved away), it
-     * leaves the status, and its JVM is ended (it closes its agent and exits; killed if it lingers).
+     * Takes the job off this host: its state becomes {@code state} (unless it moved away or ended;
+     * a stopped node that had sent its outcome ends with it: {@link HostedJob#end}), it leaves the
+     * status, and its JVM is ended (it closes its agent and exits; killed if it lingers).
      */
     void finish(HostedJob job, HostedJob.State state) {
-        synchronized (job) {
-            if (job.state != HostedJob.State.MOVED && job.state != HostedJob.State.DONE && job.state != HostedJob.State.FAILED
-                    && job.state != HostedJob.State.STOPPED) {
-                job.setState(state);
-            }
-        }
-        if (jobs.remove(job.id(), job) && job.state != HostedJob.State.MOVED && job.state != HostedJob.State.CLONE) {
-            finished.add(job.job.vmName(), job.job.nodeId(), job.job.nodes(), address(), job.state.name(), job.job.programClass(),
+        HostedJob.State ended = job.end(state);
+        if (jobs.remove(job.id(), job) && ended != HostedJob.State.MOVED) {
+            finished.add(job.job.vmName(), job.job.nodeId(), job.job.nodes(), address(), ended.name(), job.job.programClass(),
                     job.stopToken);
         }
         AgentProcess p = job.process;

@@ -100,6 +100,26 @@ final class HostedJob {
         notifyAll();
     }
 
+    /**
+     * Ends this job's life on its host in {@code asked}, unless it ended or moved away already. A
+     * node whose JVM sent its outcome before a stop reached it ends with that outcome: its launcher
+     * may have heard DONE and left (which stops its agents on the host) before the host's own report
+     * of the outcome recorded it, and such a node did finish, it was not stopped.
+     *
+     * @return the state the job is in now
+     */
+    synchronized State end(State asked) {
+        switch (state) {
+            case MOVED, DONE, FAILED, STOPPED -> { return state; }
+            default -> { }
+        }
+        HostJobEventMessage told = outcome;
+        State next = asked == State.STOPPED && told != null
+                ? (told.event() == HostJobEventMessage.DONE ? State.DONE : State.FAILED) : asked;
+        setState(next);
+        return next;
+    }
+
     /** Waits while a transfer holds this job (state SUSPENDED), up to {@code timeoutMs}. */
     synchronized void awaitNotSuspended(long timeoutMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
