@@ -35,7 +35,7 @@ final class HostsRun {
     static final long HOST_WAIT_MS = 30_000;
     /** How long an interrupted launcher waits for its hosts to stop the VM before it exits. */
     static final long STOP_ON_EXIT_MS = 5_000;
-    /** {@link Attempt#restartEpoch}: node 0 restarts from its host's newest complete checkpoint, the others from its epoch. */
+    /** {@link HostsAttempt#restartEpoch}: node 0 restarts from its host's newest complete checkpoint, the others from its epoch. */
     static final long NEWEST = -1;
     /** How long a host has to take the connection and answer a stop of the VM (the hosts are asked in parallel). */
     static final long STOP_VM_MS = 2_000;
@@ -56,7 +56,7 @@ final class HostsRun {
     /** {@code --restart-from}: the first VM restarts from the newest complete checkpoint on node 0's host. */
     private final boolean restartFromNewest;
     /** The VM being formed or run: the first, or the one restarted last. Events of older ones are ignored. */
-    private volatile Attempt current;
+    private volatile HostsAttempt current;
     /** VMs formed so far (launcher thread only): each takes the next index, so that its job ids are its own. */
     private int attempts;
     /** The epoch of the newest complete checkpoint node 0 reported (0: none yet). */
@@ -65,67 +65,6 @@ final class HostsRun {
     private volatile String checkpointWhere;
     /** The clones that keep their node's part of the newest complete checkpoint (or the one before) in memory. */
     private volatile List<HostPlacement.CurrentClone> currentClones = List.of();
-
-    /**
-     * One VM formed on the hosts: where each node runs, the buddies of its checkpoints, and what
-     * its hosts reported. Job ids are {@code base + node}, so events of an earlier VM (or a failed promotion's) are told apart.
-     */
-    private static final class Attempt {
-        final long base;
-        /** Where the nodes run; after the moves to spares, where they run then. */
-        volatile HostPlacement placement;
-        /** With spares: where the nodes run once the restarted VM resumed and they moved to the spares; else null. */
-        final HostPlacement target;
-        /** Completed when node 0 said the restarted VM formed again and resumes. */
-        final CompletableFuture<Long> resumed = new CompletableFuture<>();
-        /** Element k: node k's checkpoint buddy; null without checkpoints or buddies. */
-        final int[] buddies;
-        /** The checkpoint epoch the nodes restart from; 0 for a fresh start; {@link #NEWEST}: node 0's newest. */
-        final long restartEpoch;
-        final Map<Integer, CompletableFuture<HostJobEventMessage>> started = new ConcurrentHashMap<>();
-        final Map<Integer, CompletableFuture<HostJobEventMessage>> finished = new ConcurrentHashMap<>();
-        /** Stop tokens by node, from each node's host. */
-        final Map<Integer, String> stopTokens = new ConcurrentHashMap<>();
-        /** Failures in the order they arrived. */
-        final List<HostJobEventMessage> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
-        /** Hosts ({@code host:port}) whose connection closed or went silent while this VM ran. */
-        final java.util.Set<String> lostPeers = ConcurrentHashMap.newKeySet();
-        /** The nodes of a restart that clones take the places of, by node (docs/failures.md, "Clone promotion"). */
-        final Map<Integer, HostPlacement.CurrentClone> promoted;
-        /** Whether its nodes were submitted (a restart's are, by the restart). */
-        volatile boolean launched;
-
-        Attempt(int index, HostPlacement placement, HostPlacement target, int[] buddies, long restartEpoch,
-                Map<Integer, HostPlacement.CurrentClone> promoted) {
-            this.promoted = Map.copyOf(promoted);
-            this.base = (long) index << 20;
-            this.placement = placement;
-            this.target = target;
-            this.buddies = buddies;
-            this.restartEpoch = restartEpoch;
-            for (int n = 0; n < placement.nodes(); n++) {
-                started.put(n, new CompletableFuture<>());
-                finished.put(n, new CompletableFuture<>());
-            }
-        }
-
-        HostPort host(int node) { return placement.host(node); }
-
-        /** @return the node of job id {@code jobId} in this VM, or -1 for a job of another */
-        int node(long jobId) {
-            long node = jobId - base;
-            return node >= 0 && node < placement.nodes() ? (int) node : -1;
-        }
-
-        /** @return whether a node or host was lost: a node's JVM ended, a host went away, or a failure names a lost node */
-        boolean nodeLost() {
-            if (!lostPeers.isEmpty()) return true;
-            for (HostJobEventMessage f : failures) {
-                if (f.event() == HostJobEventMessage.EXITED || Restarts.namesLostNode(f.text())) return true;
-            }
-            return false;
-        }
-    }
 
     /**
      * @param heapBytes each node's heap, 0 for the hosts' default
@@ -179,14 +118,14 @@ final class HostsRun {
     private int runOn(HostClient client, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs)
             throws InterruptedException {
         client.onDisconnect(peer -> {
-            Attempt a = current;
+            HostsAttempt a = current;
             a.lostPeers.add(peer);
             String why = "lost the connection to host " + peer + " (closed, or silent for " + job.failureTimeoutMs + " ms)";
             for (CompletableFuture<HostJobEventMessage> f : a.finished.values()) f.completeExceptionally(new DsaException(why));
             for (CompletableFuture<HostJobEventMessage> f : a.started.values()) f.completeExceptionally(new DsaException(why));
         });
         HostPlacement placement = HostPlacement.roundRobin(hosts, job.nodes);
-        current = new Attempt(attempts++, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0, Map.of());
+        current = new HostsAttempt(attempts++, placement, null, buddies(placement), restartFromNewest ? NEWEST : 0, Map.of());
         try {
             client.dialAll(java.util.stream.Stream.concat(hosts.stream(), spares.stream()).toList());   // every handshake at once
             for (HostPort h : hosts) connect(client, h, deadlineNs);   // authenticate everywhere before starting anything
@@ -197,7 +136,7 @@ final class HostsRun {
         }
         RuntimeException lostRestart = null;   // a restarted VM that failed while starting or forming: its failure is the verdict
         for (int index = 1; ; index++) {
-            Attempt a = current;
+            HostsAttempt a = current;
             String failure;
             try {
                 if (lostRestart != null) throw lostRestart;
@@ -249,7 +188,7 @@ final class HostsRun {
      */
     private final class HostsRestart implements RestartChoreography.Port {
         private final HostClient client;
-        private final Attempt lost;
+        private final HostsAttempt lost;
         private final Class<? extends DsaProgram> programType;
         private final ShippedJar jar;
         private final long deadlineNs;
@@ -259,7 +198,7 @@ final class HostsRun {
         /** Spares taking the lost hosts' places, chosen once. */
         private Map<HostPort, HostPort> replacements;
 
-        HostsRestart(HostClient client, Attempt lost, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs) {
+        HostsRestart(HostClient client, HostsAttempt lost, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs) {
             this.client = client;
             this.lost = lost;
             this.programType = programType;
@@ -292,7 +231,7 @@ final class HostsRun {
             }
             int[] buddies = buddies(target != null ? target : next);
             boolean again = current != lost;   // placed before: a promotion failed, and this is its fallback to the files
-            current = new Attempt(attempts++, next, target, buddies, epoch, promoted);
+            current = new HostsAttempt(attempts++, next, target, buddies, epoch, promoted);
             currentClones = List.of();   // the restarted VM has none (a promoted one is its node now; the others are stopped)
             String where = checkpointWhere == null ? "epoch-" + epoch : checkpointWhere + "/epoch-" + epoch;
             if (again) restart.restartingAgain(where, epoch, next.describe());
@@ -320,7 +259,7 @@ final class HostsRun {
 
         private void launchStarted() throws InterruptedException, TimeoutException {
             launch(client, current, programType, jar, deadlineNs);
-            Attempt a = current;
+            HostsAttempt a = current;
             for (int n = 0; n < job.nodes; n++) await(a.started.get(n), deadlineNs);
         }
 
@@ -342,7 +281,7 @@ final class HostsRun {
      * through its old host, which takes any event but a start or a progress line for the outcome, and
      * node 0 reports every checkpoint.
      */
-    private void moveToSpares(HostClient client, Attempt a, long deadlineNs) throws InterruptedException, TimeoutException {
+    private void moveToSpares(HostClient client, HostsAttempt a, long deadlineNs) throws InterruptedException, TimeoutException {
         try {
             a.resumed.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -364,10 +303,10 @@ final class HostsRun {
     }
 
     // Whether node `node` ran on a host that a spare replaces (its restart placement differs from where the first VM had it).
-    private boolean replaced(Attempt a, int node) { return !a.placement.host(node).equals(HostPlacement.roundRobin(hosts, job.nodes).host(node)); }
+    private boolean replaced(HostsAttempt a, int node) { return !a.placement.host(node).equals(HostPlacement.roundRobin(hosts, job.nodes).host(node)); }
 
     // Forms the VM of `a`: node 0 first, then the others with its address. A host that keeps the jar gets its name, not its bytes.
-    private void launch(HostClient client, Attempt a, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs)
+    private void launch(HostClient client, HostsAttempt a, Class<? extends DsaProgram> programType, ShippedJar jar, long deadlineNs)
             throws InterruptedException, TimeoutException {
         a.launched = true;
         jar.ask(client, a.placement.hosts(), out);
@@ -390,7 +329,7 @@ final class HostsRun {
     }
 
     // Waits for every node's verdict on the VM of `a` (after the moves to spares, if any).
-    private RunReport outcome(HostClient client, Attempt a, long deadlineNs) throws InterruptedException, TimeoutException {
+    private RunReport outcome(HostClient client, HostsAttempt a, long deadlineNs) throws InterruptedException, TimeoutException {
         if (a.target != null) moveToSpares(client, a, deadlineNs);
         RunReport report = null;
         for (int n = 0; n < job.nodes; n++) {
@@ -446,7 +385,7 @@ final class HostsRun {
     }
 
     // The job options of node `node` of `a`: the VM's, the threads of this VM on its host (and its share of the host's cores), and its checkpoints' settings.
-    private List<String> options(Attempt a, int node) {
+    private List<String> options(HostsAttempt a, int node) {
         List<String> options = new ArrayList<>(VmSettingOptions.of(job.config().checkpoints(0, null).build()));
         options.add("hosts=" + String.join(",", a.placement.hosts().stream().map(HostPort::toString).toList()));
         options.add("machineThreads=" + (job.machineThreads > 0 ? job.machineThreads : a.placement.machineThreads(node, job.threads)));
@@ -469,7 +408,7 @@ final class HostsRun {
     }
 
     private void onEvent(HostJobEventMessage e) {
-        Attempt a = current;
+        HostsAttempt a = current;
         int node = a == null ? -1 : a.node(e.jobId());
         // A job of a VM stopped before, or a clone's (its job id is the copied node's, its node id its own).
         if (node < 0 || e.nodeId() != node) return;
@@ -498,7 +437,7 @@ final class HostsRun {
     }
 
     // Node 0 completed a checkpoint: the newest one a restart would start from.
-    private void onCheckpointed(Attempt a, HostJobEventMessage e) {
+    private void onCheckpointed(HostsAttempt a, HostJobEventMessage e) {
         long epoch = Long.parseLong(e.text());
         if (epoch <= checkpointEpoch) return;
         boolean restartsFromIt = a.restartEpoch == NEWEST && !a.started.get(0).isDone();   // node 0's newest, for --restart-from
@@ -537,7 +476,7 @@ final class HostsRun {
      * the nodes' verdicts are in (or a short grace passed) that one wins; else the first failure
      * that arrived.
      */
-    private String cause(Attempt a, RuntimeException first, long deadlineNs) throws InterruptedException {
+    private String cause(HostsAttempt a, RuntimeException first, long deadlineNs) throws InterruptedException {
         long graceMs = Math.min(CAUSE_GRACE_MS, remainingMs(deadlineNs));
         try {
             CompletableFuture.allOf(a.finished.values().toArray(new CompletableFuture<?>[0])).get(graceMs, TimeUnit.MILLISECONDS);
@@ -572,14 +511,14 @@ final class HostsRun {
      * (but a host known lost): a host that is stopped or cut off holds up the others by nothing, and the
      * whole stop by at most {@link #STOP_VM_MS} (its nodes, lost to the others, end with the job anyway).
      */
-    private void stopEverywhere(HostClient client, Attempt a) { stopEverywhere(client, a, new long[0]); }
+    private void stopEverywhere(HostClient client, HostsAttempt a) { stopEverywhere(client, a, new long[0]); }
 
     /**
      * @return the stops of the clones that keep checkpoint copies of the VM's nodes, on their hosts
      *         (which need not be the VM's): a clone not promoted would otherwise wait for a promotion
      *         ({@code ChildAgent.PROMOTION_WAIT_MS}). A clone has the stop token of the node it copies.
      */
-    private java.util.Set<VmStop.Stop> cloneStops(Attempt a) {
+    private java.util.Set<VmStop.Stop> cloneStops(HostsAttempt a) {
         java.util.Set<VmStop.Stop> stops = new java.util.LinkedHashSet<>();
         java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
         for (HostPlacement.CurrentClone c : currentClones) {
@@ -589,8 +528,8 @@ final class HostsRun {
         return stops;
     }
 
-    /** As {@link #stopEverywhere(HostClient, Attempt)}, but the VM's clones {@code keep} (ids) go on, to be promoted. */
-    private void stopEverywhere(HostClient client, Attempt a, long[] keep) {
+    /** As {@link #stopEverywhere(HostClient, HostsAttempt)}, but the VM's clones {@code keep} (ids) go on, to be promoted. */
+    private void stopEverywhere(HostClient client, HostsAttempt a, long[] keep) {
         java.util.Set<VmStop.Stop> tokens = new java.util.LinkedHashSet<>();
         java.util.Set<HostPort> lost = a.placement.hostsAmong(a.lostPeers);
         for (Map.Entry<Integer, String> t : a.stopTokens.entrySet()) {
