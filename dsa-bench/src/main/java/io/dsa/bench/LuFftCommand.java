@@ -3,6 +3,8 @@ package io.dsa.bench;
 import io.dsa.DsaProgram;
 import io.dsa.agent.DsaConfig;
 import io.dsa.agent.RunReport;
+import io.dsa.agent.transport.TransportSecurity;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.examples.Fft2d;
 import io.dsa.examples.Lu;
 import java.io.IOException;
@@ -55,11 +57,25 @@ abstract class LuFftCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
 
+    @Option(names = "--wait", split = ",", paramLabel = "STRATEGY,..", defaultValue = "ADAPTIVE",
+            description = "Wait strategies of the DSA VMs (DsaConfig.waitStrategy: PARK, SPIN, ADAPTIVE, POLL), each in VMs of its"
+                    + " own in this run (default: ${DEFAULT-VALUE}, a VM's default).")
+    List<WaitStrategy> waits;
+
+    @Mixin
+    BenchCommand.TuningOptions tuning = new BenchCommand.TuningOptions();
+
     @Mixin
     MpiPeer.Options peer = new MpiPeer.Options();
 
-    /** One measurement; kind is dsa, dsa-warm, seq or mpi; threads is 1 for seq and mpi. */
-    record Row(String kind, int nodes, int threads, int block, double seconds, double speedup, double load) {}
+    /** One measurement; kind is dsa, dsa-warm, seq or mpi; threads is 1 for seq and mpi; the DSA VM's wait strategy, null for seq and mpi. */
+    record Row(String kind, int nodes, int threads, int block, double seconds, double speedup, double load, WaitStrategy strategy) {
+        /** @return the wait strategy's name, or "" for seq and mpi */
+        String waitName() { return strategy == null ? "" : strategy.name(); }
+    }
+
+    /** The CSV's columns: wait is the DSA VM's wait strategy, empty for seq and mpi. */
+    static final String CSV_HEADER = "kind,n,nodes,threads,partition,seconds,speedup,load,wait";
 
     abstract String name();
 
@@ -87,23 +103,30 @@ abstract class LuFftCommand implements Callable<Integer> {
         List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
         if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + peer.reps + " not >= 1");
         warm.check(spec);
+        if (waits.stream().distinct().count() != waits.size()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--wait: " + waits + " names a strategy twice");
+        }
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seq = new LinkedHashMap<>();
         for (int b : blocks) {
             seq.put(b, warm.sequentialMedian(() -> sequential(b), peer.reps));
-            rows.add(new Row("seq", 1, 1, b, seq.get(b), 1.0, BarrierBench.loadAverage()));
+            rows.add(new Row("seq", 1, 1, b, seq.get(b), 1.0, BarrierBench.loadAverage(), null));
             System.out.printf(Locale.ROOT, "%s n=%d seq block %d: %.3f s%n", name(), n, b, seq.get(b));
         }
         for (int[] shape : vmShapes) {
-            for (int b : blocks) {
-                double[] t = new double[peer.reps];
-                for (int r = 0; r < peer.reps; r++) {
-                    RunReport report = ProcessVm.run(program(), shape[0], shape[1], List.of(Integer.toString(n), Integer.toString(b)), common.out);
-                    t[r] = seconds(report);
+            for (WaitStrategy wait : waits) {
+                for (int b : blocks) {
+                    double[] t = new double[peer.reps];
+                    for (int r = 0; r < peer.reps; r++) {
+                        RunReport report = ProcessVm.run(program(), shape[0], shape[1], List.of(Integer.toString(n), Integer.toString(b)),
+                                common.out, TransportSecurity.ENCRYPT, wait, DsaConfig.DEFAULT_PREFETCH_WINDOW, tuning.tuning());
+                        t[r] = seconds(report);
+                    }
+                    double s = BenchOut.median(t);
+                    rows.add(new Row("dsa", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage(), wait));
+                    System.out.printf(Locale.ROOT, "%s n=%d dsa %dx%d %s block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1],
+                            wait, b, s, seq.get(b) / s);
                 }
-                double s = BenchOut.median(t);
-                rows.add(new Row("dsa", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage()));
-                System.out.printf(Locale.ROOT, "%s n=%d dsa %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1], b, s, seq.get(b) / s);
             }
         }
         if (warm.runs > 0) rows.addAll(warm(vmShapes, seq));
@@ -116,12 +139,15 @@ abstract class LuFftCommand implements Callable<Integer> {
     private List<Row> warm(List<int[]> vmShapes, Map<Integer, Double> seq) throws IOException {
         List<Row> rows = new ArrayList<>();
         for (int[] shape : vmShapes) {
-            for (int b : blocks) {
-                double s = warm.median(DsaConfig.builder().nodes(shape[0]).threadsPerNode(shape[1]).build(), this::program,
-                        List.of(Integer.toString(n), Integer.toString(b)), this::seconds);
-                rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage()));
-                System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0], shape[1],
-                        b, s, seq.get(b) / s);
+            for (WaitStrategy wait : waits) {
+                for (int b : blocks) {
+                    DsaConfig config = tuning.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1])
+                            .waitStrategy(wait).build();
+                    double s = warm.median(config, this::program, List.of(Integer.toString(n), Integer.toString(b)), this::seconds);
+                    rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage(), wait));
+                    System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d %s block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0],
+                            shape[1], wait, b, s, seq.get(b) / s);
+                }
             }
         }
         return rows;
@@ -146,16 +172,16 @@ abstract class LuFftCommand implements Callable<Integer> {
                 double s = MpiPeer.time(exe, np, mpiArgs(b), name());
                 int rowBlock = mpiUsesBlock() ? b : 0;
                 double base = seq.get(mpiUsesBlock() ? b : blocks.get(0));
-                rows.add(new Row("mpi", np, 1, rowBlock, s, base / s, BarrierBench.loadAverage()));
+                rows.add(new Row("mpi", np, 1, rowBlock, s, base / s, BarrierBench.loadAverage(), null));
                 System.out.printf(Locale.ROOT, "%s n=%d mpi np=%d block %d: %.3f s%n", name(), n, np, rowBlock, s);
             }
         }
         return rows;
     }
 
-    static Row find(List<Row> rows, String kind, int nodes, int threads, int block) {
-        return rows.stream().filter(r -> r.kind().equals(kind) && r.nodes() == nodes && r.threads() == threads && r.block() == block)
-                .findFirst().orElse(null);
+    static Row find(List<Row> rows, String kind, int nodes, int threads, int block, WaitStrategy wait) {
+        return rows.stream().filter(r -> r.kind().equals(kind) && r.nodes() == nodes && r.threads() == threads && r.block() == block
+                && r.strategy() == wait).findFirst().orElse(null);
     }
 
     /**
@@ -163,16 +189,21 @@ abstract class LuFftCommand implements Callable<Integer> {
      *         the warm runs
      */
     List<String> target(List<Row> rows, double limit, String label) {
-        List<String> lines = new ArrayList<>(target(rows, limit, label, "dsa", "DSA"));
-        if (rows.stream().anyMatch(r -> r.kind().equals("dsa-warm"))) lines.addAll(target(rows, limit, label, "dsa-warm", "DSA warm"));
+        List<String> lines = new ArrayList<>();
+        for (WaitStrategy wait : waits) {
+            // the wait is named where the run compares several
+            String how = waits.size() > 1 ? " " + wait : "";
+            lines.addAll(target(rows, limit, label, "dsa", "DSA" + how, wait));
+            if (rows.stream().anyMatch(r -> r.kind().equals("dsa-warm"))) lines.addAll(target(rows, limit, label, "dsa-warm", "DSA warm" + how, wait));
+        }
         return lines;
     }
 
-    private List<String> target(List<Row> rows, double limit, String label, String kind, String what) {
+    private List<String> target(List<Row> rows, double limit, String label, String kind, String what, WaitStrategy wait) {
         List<String> lines = new ArrayList<>();
         Row bestDsa = null, bestMpi = null;
         for (int b : blocks) {
-            Row dsa = find(rows, kind, 2, 1, b), mpi = find(rows, "mpi", 2, 1, mpiUsesBlock() ? b : 0);
+            Row dsa = find(rows, kind, 2, 1, b, wait), mpi = find(rows, "mpi", 2, 1, mpiUsesBlock() ? b : 0, null);
             if (dsa != null && (bestDsa == null || dsa.seconds() < bestDsa.seconds())) bestDsa = dsa;
             if (mpi != null && (bestMpi == null || mpi.seconds() < bestMpi.seconds())) bestMpi = mpi;
             if (dsa != null && mpi != null) {
@@ -190,23 +221,32 @@ abstract class LuFftCommand implements Callable<Integer> {
 
     private void write(List<Row> rows) throws IOException {
         List<String> csv = new ArrayList<>();
-        StringBuilder table = new StringBuilder("| kind | nodes | threads | partition | seconds | speedup vs sequential Java | load |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| kind | wait | nodes | threads | partition | seconds | speedup vs sequential Java | load |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.7f,%.3f,%.2f", r.kind(), n, r.nodes(), r.threads(), r.block(), r.seconds(), r.speedup(), r.load()));
-            table.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.4f | %.2f | %.1f |%n", r.kind(), r.nodes(), r.threads(),
-                    r.block() == 0 ? "–" : Integer.toString(r.block()), r.seconds(), r.speedup(), r.load()));
+            csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.7f,%.3f,%.2f,%s", r.kind(), n, r.nodes(), r.threads(), r.block(), r.seconds(),
+                    r.speedup(), r.load(), r.waitName()));
+            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %.4f | %.2f | %.1f |%n", r.kind(),
+                    r.strategy() == null ? "–" : r.waitName(), r.nodes(), r.threads(), r.block() == 0 ? "–" : Integer.toString(r.block()),
+                    r.seconds(), r.speedup(), r.load()));
         }
-        BenchOut.csv(common.out, name(), "kind,n,nodes,threads,partition,seconds,speedup,load", csv);
+        BenchOut.csv(common.out, name(), CSV_HEADER, csv);
         Map<String, double[][]> series = new LinkedHashMap<>();
         for (String shape : shapes) {
             String[] p = shape.toLowerCase(Locale.ROOT).split("x");
             int nodes = Integer.parseInt(p[0]), threads = Integer.parseInt(p[1]);
-            List<Row> s = rows.stream().filter(r -> r.kind().equals("dsa") && r.nodes() == nodes && r.threads() == threads).toList();
-            series.put("DSA " + nodes + "x" + threads, new double[][] {s.stream().mapToDouble(Row::block).toArray(), s.stream().mapToDouble(Row::seconds).toArray()});
-            List<Row> w = rows.stream().filter(r -> r.kind().equals("dsa-warm") && r.nodes() == nodes && r.threads() == threads).toList();
-            if (!w.isEmpty()) {
-                series.put("DSA " + nodes + "x" + threads + " warm", new double[][] {w.stream().mapToDouble(Row::block).toArray(),
-                        w.stream().mapToDouble(Row::seconds).toArray()});
+            for (WaitStrategy wait : waits) {
+                String how = waits.size() > 1 ? " " + wait : "";
+                List<Row> s = rows.stream().filter(r -> r.kind().equals("dsa") && r.nodes() == nodes && r.threads() == threads
+                        && r.strategy() == wait).toList();
+                series.put("DSA " + nodes + "x" + threads + how, new double[][] {s.stream().mapToDouble(Row::block).toArray(),
+                        s.stream().mapToDouble(Row::seconds).toArray()});
+                List<Row> w = rows.stream().filter(r -> r.kind().equals("dsa-warm") && r.nodes() == nodes && r.threads() == threads
+                        && r.strategy() == wait).toList();
+                if (!w.isEmpty()) {
+                    series.put("DSA " + nodes + "x" + threads + how + " warm", new double[][] {w.stream().mapToDouble(Row::block).toArray(),
+                            w.stream().mapToDouble(Row::seconds).toArray()});
+                }
             }
         }
         List<Row> seqRows = rows.stream().filter(r -> r.kind().equals("seq")).toList();
@@ -222,7 +262,8 @@ abstract class LuFftCommand implements Callable<Integer> {
         String notes = String.format(Locale.ROOT, "- n=%d; DSA: one JVM per node, node 0 in the bench JVM, the example's own compute timer "
                 + "(verification excluded); sequential Java in the bench JVM after %d warm-up run(s); dsa-warm: every node in the "
                 + "bench JVM (DsaCluster.local), %d runs in a row, the median of the later half; MPI + C: OpenMPI over loopback TCP; "
-                + "medians of %d run(s)", n, warm.sequentialWarmUps(), warm.runs, peer.reps);
+                + "medians of %d run(s); DSA VMs wait by %s.%s", n, warm.sequentialWarmUps(), warm.runs, peer.reps, waits,
+                tuning.tuning().notes());
         BenchOut.markdown(common.out, name(), title() + " (paper Figs. 12-14)", BenchCommand.typed(spec), notes, table.toString(),
                 targetLines(rows));
     }

@@ -22,9 +22,10 @@ import picocli.CommandLine;
  * writes a plausible CSV, a PNG and its Markdown, and that {@code report} gathers them.
  */
 class BenchSmokeTest {
-    private static int dsa(String... args) {
+    private static int dsa(String... args) { return dsa(new StringWriter(), args); }
+
+    private static int dsa(StringWriter err, String... args) {
         CommandLine cli = DsaCli.commandLine();
-        StringWriter err = new StringWriter();
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);
         if (code != 0) System.err.println(err);
@@ -88,9 +89,11 @@ class BenchSmokeTest {
         boolean mpi = BarrierBench.onPath("mpicc") && BarrierBench.onPath("mpirun");
         for (String e : List.of("lu", "fft")) {
             assertEquals(0, dsa("bench", e, "--smoke", "--out", out.toString(), "--c-src", c), e);
-            List<String[]> rows = csv(out.resolve(e + ".csv"), "kind,n,nodes,threads,partition,seconds,speedup,load");
+            List<String[]> rows = csv(out.resolve(e + ".csv"), LuFftCommand.CSV_HEADER);
             List<String> kinds = rows.stream().map(r -> r[0]).toList();
             assertEquals(mpi ? List.of("seq", "dsa", "dsa-warm", "mpi") : List.of("seq", "dsa", "dsa-warm"), kinds, e);
+            assertEquals(mpi ? List.of("", "ADAPTIVE", "ADAPTIVE", "") : List.of("", "ADAPTIVE", "ADAPTIVE"),
+                    rows.stream().map(r -> r[8]).toList(), e + ": a VM's default wait unless --wait names others");
             for (String[] r : rows) {
                 double s = Double.parseDouble(r[5]);
                 assertTrue(s > 0 && s < 60, e + " seconds plausible: " + String.join(",", r));
@@ -99,6 +102,21 @@ class BenchSmokeTest {
             String md = Files.readString(out.resolve(e + ".md"));
             assertTrue(md.contains("vs MPI + C") && md.contains("DSA warm") && md.contains("dsa-warm"), md);
         }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void luRunsEachWaitStrategyGivenWithTheTuningNamed(@TempDir Path out) throws Exception {
+        assertEquals(0, dsa("bench", "lu", "--smoke", "--no-mpi", "--wait", "POLL,PARK", "--no-hit-counts", "--out", out.toString()));
+        List<String[]> rows = csv(out.resolve("lu.csv"), LuFftCommand.CSV_HEADER);
+        assertEquals(List.of("seq/", "dsa/POLL", "dsa/PARK", "dsa-warm/POLL", "dsa-warm/PARK"),
+                rows.stream().map(r -> r[0] + "/" + r[8]).toList());
+        String md = Files.readString(out.resolve("lu.md"));
+        assertTrue(md.contains("DSA VMs wait by [POLL, PARK]") && md.contains("without hit counts (`--no-hit-counts`)")
+                && md.contains("| dsa-warm | POLL |"), md);
+        StringWriter err = new StringWriter();
+        assertEquals(CommandLine.ExitCode.USAGE, dsa(err, "bench", "fft", "--smoke", "--wait", "PARK,PARK"));
+        assertTrue(err.toString().contains("--wait: [PARK, PARK] names a strategy twice"), err.toString());
     }
 
     @Test
