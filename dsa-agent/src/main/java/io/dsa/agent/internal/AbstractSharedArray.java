@@ -40,6 +40,8 @@ abstract class AbstractSharedArray implements SharedArray {
     // read, and how far ahead requests were posted. Racy on purpose: a lost update costs a request.
     private int lastRead = -2;
     private int prefetchedTo = -1;
+    /** How many partitions the current run of {@code readPartition}s of consecutive partitions has read ({@link #sequentialRead}). */
+    private int sequentialRun;
 
     // The index fast path of the hit: when both partition sides are powers of two and the columns
     // have no ragged edge, (row, col) -> (partition, offset) is shifts and masks; rowShift < 0 otherwise.
@@ -364,10 +366,17 @@ abstract class AbstractSharedArray implements SharedArray {
     }
 
     /**
-     * {@code readPartition(partition)} is about to run: if it follows a read of the partition
-     * before it, the reads are a sequential loop, and the partitions up to {@code prefetchWindow}
-     * ahead (and at most {@link #REGION_AHEAD_BYTES}) are requested now, so that several transfers
-     * are in flight.
+     * {@code readPartition(partition)} is about to run: if it is the third read at least of
+     * consecutive partitions and is homed at another node, the reads are a sequential loop over
+     * remote data, and the partitions up to {@code prefetchWindow} ahead (and at most
+     * {@link #REGION_AHEAD_BYTES}) are requested now, so that several transfers are in flight.
+     * Owner-computes code reads an operand and then its own block, which can be the partition
+     * after it (LU's trailing update reads {@code L(i,k)} of another node, then its {@code (i,k+1)};
+     * after the last block of the row before, it reads {@code L(i,0)}): taken for a loop, such a
+     * pair fetched the blocks after it, other nodes' blocks the program never reads here, and each
+     * was a copy its home had to invalidate at its next write. So two reads are no loop yet, and a
+     * read of a partition homed here starts no requests (it costs no round trip to run ahead of);
+     * docs/runtime.md, "Prefetch: only runs of remote reads".
      */
     final void sequentialRead(int partition) {
         if (prefetchWindow == 0) return;
@@ -375,8 +384,10 @@ abstract class AbstractSharedArray implements SharedArray {
         lastRead = partition;
         if (partition != previous + 1) {
             prefetchedTo = partition;
+            sequentialRun = 1;
             return;
         }
+        if (++sequentialRun < 3 || layout.homeOf(partition) == rt.nodeId) return;
         long bytes = Math.max(1, layout.partitionBytes(partition));
         int window = (int) Math.max(1, Math.min(prefetchWindow, REGION_AHEAD_BYTES / bytes));
         int to = Math.min(partition + window, slots.length - 1);

@@ -41,12 +41,17 @@ class PrefetchTest {
 
     /** Node 1 with array 4 "R": one row of 32 partitions of {@code elements} doubles, the first 16 homed at node 0. */
     ScriptedNode nodeWith(int elements, int prefetchWindow) {
+        return nodeWith(elements, prefetchWindow, Distribution.BLOCK);
+    }
+
+    /** As {@link #nodeWith(int, int)}; with {@link Distribution#BLOCK_CYCLIC} the even partitions are homed at node 0, the odd ones here. */
+    ScriptedNode nodeWith(int elements, int prefetchWindow, Distribution distribution) {
         DsaConfig config = ScriptedNode.config(2, 1, BarrierKind.TREE, 2, ProxyMode.FLOAT).toBuilder().nodeId(1)
                 .monitorAddress("127.0.0.1:7000").prefetchWindow(prefetchWindow).build();
         ScriptedNode n = new ScriptedNode(config, 1);
         n.deliver(0, new ViewMessage(1, VIEW));
         n.connectAll();
-        long[] params = Specs.toParams(ArraySpec.of("R", ElementType.DOUBLE, 1, 32 * elements, 1, elements, Distribution.BLOCK));
+        long[] params = Specs.toParams(ArraySpec.of("R", ElementType.DOUBLE, 1, 32 * elements, 1, elements, distribution));
         n.deliver(0, new DefineMessage(RegisterMessage.ARRAY, ARRAY, 0, "R", params));
         return n;
     }
@@ -106,9 +111,54 @@ class PrefetchTest {
         }).get(0);
         assertEquals(List.of(getS(0)), sentUpTo(0), "a first read does not prefetch");
         answer(0, elements);
-        assertEquals(getS(1, 5), sentUpTo(4), "partition 1 after partition 0: a sequential loop, it and 3 ahead");
-        for (int p = 1; p <= 4; p++) answer(p, elements);
+        assertEquals(List.of(getS(1)), sentUpTo(1), "two reads in a row are no loop yet");
+        answer(1, elements);
+        assertEquals(getS(2, 6), sentUpTo(5), "partition 2 after 0 and 1: a sequential loop, it and 3 ahead");
+        for (int p = 2; p <= 5; p++) answer(p, elements);
         Workers.result(loop);
-        assertEquals(getS(5, 7), sentUpTo(6), "each further read moves the window on by one");
+        assertEquals(List.of(getS(6)), sentUpTo(6), "each further read moves the window on by one");
+    }
+
+    // LU's trailing update: the last block of a row of this node (1), L(i,0) of another node (2), then this node's block
+    // (i,1) (3); the blocks after them are the other node's, never read here: fetched, each was a copy to invalidate at
+    // its owner's next write. The pair is no loop yet, and the third read, local, requests nothing ahead
+    @Test
+    void readsOfConsecutivePartitionsEndingAtALocalOneRequestNothingAhead() {
+        int elements = 512;
+        node = nodeWith(elements, 3, Distribution.BLOCK_CYCLIC);
+        SharedDoubleArray r = (SharedDoubleArray) node.rt.localArray("R");
+        assertEquals(List.of(1, 0, 1), List.of(r.homeOf(1), r.homeOf(2), r.homeOf(3)));
+        double[] buf = new double[elements];
+        CompletableFuture<Void> reads = pending = Workers.start(0, 1, i -> {
+            r.readPartition(1, buf);
+            r.readPartition(2, buf);
+            r.readPartition(3, buf);
+            r.readPartition(10, buf);   // not after 3: its request is the next message
+            return (Void) null;
+        }).get(0);
+        assertEquals(List.of(getS(2)), sentUpTo(2), "the local 1, then the remote 2: no loop yet");
+        answer(2, elements);
+        assertEquals(List.of(getS(10)), sentUpTo(10), "partitions 4 and 6, of node 0, not requested at the local 3");
+        answer(10, elements);
+        Workers.result(reads);
+    }
+
+    @Test
+    void aLoopOverPartitionsOfAlternatingHomesRequestsTheRemoteOnesAhead() {
+        int elements = 512;
+        node = nodeWith(elements, 3, Distribution.BLOCK_CYCLIC);
+        SharedDoubleArray r = (SharedDoubleArray) node.rt.localArray("R");
+        double[] buf = new double[elements];
+        CompletableFuture<Void> loop = pending = Workers.start(0, 1, i -> {
+            for (int p = 0; p < 6; p++) r.readPartition(p, buf);
+            return (Void) null;
+        }).get(0);
+        assertEquals(List.of(getS(0)), sentUpTo(0), "a first read does not prefetch");
+        answer(0, elements);
+        assertEquals(List.of(getS(2), getS(4)), sentUpTo(4), "at the remote 2, the third read: it and node 0's 4 ahead");
+        answer(2, elements);
+        answer(4, elements);
+        Workers.result(loop);
+        assertEquals(List.of(getS(6)), sentUpTo(6), "at the remote 4: node 0's 6 ahead, each requested once");
     }
 }
