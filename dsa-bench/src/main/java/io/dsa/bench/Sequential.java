@@ -25,35 +25,40 @@ final class Sequential {
      */
     static void lu(double[] a, int n, int b) {
         if (b < 1 || n % b != 0) throw new IllegalArgumentException("block size " + b + " must divide n=" + n);
-        // the trailing update runs on a copy of the row and copies of the block row's rows, every one
-        // indexed by the same j: only then does the JIT vectorise it (two offsets into one array
-        // may overlap, and it leaves such a loop scalar); the arithmetic is the same
+        // every loop runs on rows in arrays of their own (the block row's, and a copy of the row it updates), each
+        // indexed by the same j: only then does the JIT vectorise it (two offsets into one array may overlap, and it
+        // leaves such a loop scalar); the arithmetic and its order are those of the loops on a (SequentialTest)
         double[][] uRows = new double[b][n];
         double[] row = new double[n];
         for (int c0 = 0; c0 < n; c0 += b) {
+            for (int q = c0; q < c0 + b; q++) System.arraycopy(a, q * n + c0, uRows[q - c0], c0, n - c0);
             for (int kk = c0; kk < c0 + b; kk++) {
-                double pivot = a[kk * n + kk];
+                double[] uk = uRows[kk - c0];
+                double pivot = uk[kk];
                 for (int i = kk + 1; i < c0 + b; i++) {
-                    double lik = a[i * n + kk] / pivot;
-                    a[i * n + kk] = lik;
-                    for (int j = kk + 1; j < n; j++) a[i * n + j] -= lik * a[kk * n + j];
+                    double[] ui = uRows[i - c0];
+                    double lik = ui[kk] / pivot;
+                    ui[kk] = lik;
+                    for (int j = kk + 1; j < n; j++) ui[j] -= lik * uk[j];
                 }
             }
+            for (int q = c0; q < c0 + b; q++) System.arraycopy(uRows[q - c0], c0, a, q * n + c0, n - c0);
             int from = c0 + b;
-            for (int q = c0; q < c0 + b; q++) System.arraycopy(a, q * n + from, uRows[q - c0], from, n - from);
             for (int r = c0 + b; r < n; r++) {
-                for (int j = c0; j < c0 + b; j++) {
-                    double sum = a[r * n + j];
-                    for (int q = c0; q < j; q++) sum -= a[r * n + q] * a[q * n + j];
-                    a[r * n + j] = sum / a[j * n + j];
+                System.arraycopy(a, r * n + c0, row, c0, n - c0);
+                // L_rj = (a_rj - sum over q < j of L_rq U_qj) / U_jj: each L_rq, once final, is subtracted times U's row q
+                for (int j = c0; j < from; j++) {
+                    double[] uj = uRows[j - c0];
+                    double x = row[j] / uj[j];
+                    row[j] = x;
+                    for (int c = j + 1; c < from; c++) row[c] -= x * uj[c];
                 }
-                System.arraycopy(a, r * n + from, row, from, n - from);
-                for (int q = c0; q < c0 + b; q++) {
-                    double l = a[r * n + q];
+                for (int q = c0; q < from; q++) {
+                    double l = row[q];
                     double[] u = uRows[q - c0];
                     for (int j = from; j < n; j++) row[j] -= l * u[j];
                 }
-                System.arraycopy(row, from, a, r * n + from, n - from);
+                System.arraycopy(row, c0, a, r * n + c0, n - c0);
             }
         }
     }

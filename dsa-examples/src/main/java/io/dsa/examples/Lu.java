@@ -28,7 +28,8 @@ import java.util.Map;
  * it in place ({@code A_kk = L_kk U_kk}); barrier; the owners of the panel blocks solve
  * {@code U_kj = L_kk^-1 A_kj} and {@code L_ik = A_ik U_kk^-1}; barrier; the owners of the trailing
  * blocks update {@code A_ij -= L_ik U_kj}, reading the panel blocks whole
- * ({@code readPartition}) and writing their block whole ({@code writePartition}); barrier.
+ * ({@code readPartition}, all requested first with {@code requestPartitionCopy} so that their
+ * transfers travel together) and writing their block whole ({@code writePartition}); barrier.
  *
  * <p>Thread 0 then checks the residual {@code ||L*U - A||_max / ||A||_max < 1e-9} against the
  * original matrix, regenerated from its formula.
@@ -184,6 +185,7 @@ public class Lu implements DsaProgram {
                         updateScoped(worker, layout, mine, k);
                         continue;   // the scope's closing is the step's barrier
                     }
+                    requestPanels(mine, grid, k);
                     Map<Integer, double[]> lPanels = new HashMap<>();
                     Map<Integer, double[][]> uPanels = new HashMap<>();
                     double[] row = new double[layout.cols()];
@@ -225,6 +227,7 @@ public class Lu implements DsaProgram {
     private void updateScoped(DsaWorker worker, ArrayLayout layout, int[] mine, int k) {
         int grid = layout.partitionGridRows();
         int kk = k * grid + k;
+        requestPanels(mine, grid, k);
         Map<Integer, double[]> lPanels = new HashMap<>();
         Map<Integer, double[][]> uPanels = new HashMap<>();
         for (int p : mine) {
@@ -247,6 +250,29 @@ public class Lu implements DsaProgram {
             // in the plain array, and the next step starts with the panels: one global round less per step
             int next = (k + 1) * grid + k + 1;
             if (k + 1 < grid && owns(mine, next)) factor(scope.local(matrix, next), layout.partitionRows(next));
+        }
+    }
+
+    /**
+     * Step {@code k}'s trailing update is about to read the panel blocks {@code L(i,k)} and
+     * {@code U(k,j)} of this worker's blocks {@code (i,j)}: requests them all now
+     * ({@link SharedDoubleArray#requestPartitionCopy}, which does not wait), so that the copies of
+     * other nodes' blocks travel together instead of one round trip per block as the update reaches
+     * each (a local block's request completes at once).
+     */
+    private void requestPanels(int[] mine, int grid, int k) {
+        java.util.BitSet requested = new java.util.BitSet();
+        for (int p : mine) {
+            int bi = p / grid;
+            int bj = p % grid;
+            if (bi > k && bj > k) {
+                for (int panel : new int[] {bi * grid + k, k * grid + bj}) {
+                    if (!requested.get(panel)) {
+                        requested.set(panel);
+                        matrix.requestPartitionCopy(panel);
+                    }
+                }
+            }
         }
     }
 
@@ -292,37 +318,69 @@ public class Lu implements DsaProgram {
         return i == j ? n + 1 + unit : 2 * unit - 1;
     }
 
-    /** In-place LU without pivoting of the {@code h x h} row-major block {@code a} (unit lower L). */
+    /**
+     * In-place LU without pivoting of the {@code h x h} row-major block {@code a} (unit lower L).
+     * Like every kernel here it works on the rows in arrays of their own ({@link #rowsOf}), so that
+     * its inner loop indexes both rows with the same {@code j} and the JIT vectorises it (with two
+     * offsets into one array it leaves the loop scalar); the arithmetic and its order are those of
+     * the loop on {@code a} itself, so the result is the same bit for bit.
+     */
     static void factor(double[] a, int h) {
+        double[][] rows = rowsOf(a, h, h);
         for (int k = 0; k < h; k++) {
-            double pivot = a[k * h + k];
+            double[] rk = rows[k];
+            double pivot = rk[k];
             for (int i = k + 1; i < h; i++) {
-                double lik = a[i * h + k] / pivot;
-                a[i * h + k] = lik;
-                for (int j = k + 1; j < h; j++) a[i * h + j] -= lik * a[k * h + j];
+                double[] ri = rows[i];
+                double lik = ri[k] / pivot;
+                ri[k] = lik;
+                for (int j = k + 1; j < h; j++) ri[j] -= lik * rk[j];
             }
         }
+        copyBack(rows, a, h);
     }
 
-    /** {@code a = L^-1 a} with {@code L} the unit lower triangle of the {@code h x h} block {@code lu}; {@code a} is {@code h x w}. */
+    /**
+     * {@code a = L^-1 a} with {@code L} the unit lower triangle of the {@code h x h} block {@code lu}; {@code a} is
+     * {@code h x w}. On rows of their own, as {@link #factor}; the same result bit for bit.
+     */
     static void solveUnitLower(double[] lu, int h, double[] a, int w) {
+        double[][] rows = rowsOf(a, h, w);
         for (int i = 1; i < h; i++) {
+            double[] ri = rows[i];
             for (int k = 0; k < i; k++) {
                 double lik = lu[i * h + k];
-                for (int j = 0; j < w; j++) a[i * w + j] -= lik * a[k * w + j];
+                double[] rk = rows[k];
+                for (int j = 0; j < w; j++) ri[j] -= lik * rk[j];
             }
+        }
+        copyBack(rows, a, w);
+    }
+
+    /**
+     * {@code a = a U^-1} with {@code U} the upper triangle of the {@code h x h} block {@code lu}; {@code a} is
+     * {@code rows x h}. Row by row: each element, once final, is subtracted times its row of {@code U} from the
+     * elements after it (in a copy of the row, with {@code U}'s rows in arrays of their own, so the loop vectorises),
+     * which subtracts the same products in the same order as the dot product {@code a[r][j] - sum over k < j of
+     * a[r][k] U[k][j]} does: the same result bit for bit.
+     */
+    static void solveUpperRight(double[] lu, int h, double[] a, int rows) {
+        double[][] u = rowsOf(lu, h, h);
+        double[] row = new double[h];
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(a, r * h, row, 0, h);
+            for (int j = 0; j < h; j++) {
+                double[] uj = u[j];
+                double x = row[j] / uj[j];
+                row[j] = x;
+                for (int c = j + 1; c < h; c++) row[c] -= x * uj[c];
+            }
+            System.arraycopy(row, 0, a, r * h, h);
         }
     }
 
-    /** {@code a = a U^-1} with {@code U} the upper triangle of the {@code h x h} block {@code lu}; {@code a} is {@code rows x h}. */
-    static void solveUpperRight(double[] lu, int h, double[] a, int rows) {
-        for (int r = 0; r < rows; r++) {
-            for (int j = 0; j < h; j++) {
-                double sum = a[r * h + j];
-                for (int k = 0; k < j; k++) sum -= a[r * h + k] * lu[k * h + j];
-                a[r * h + j] = sum / lu[j * h + j];
-            }
-        }
+    private static void copyBack(double[][] rows, double[] a, int cols) {
+        for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, a, r * cols, cols);
     }
 
     /** {@code a -= l * u}: {@code a} is {@code rows x cols}, {@code l} is {@code rows x inner}, {@code u} is {@code inner x cols}. */

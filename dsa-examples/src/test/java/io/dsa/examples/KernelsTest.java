@@ -70,6 +70,66 @@ class KernelsTest {
         }
     }
 
+    @Test
+    void luFactorAndPanelSolvesAreBitForBitTheOffsetLoops() {
+        for (long seed = 1; seed <= 30; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            int h = 1 + random.nextInt(24);
+            int w = 1 + random.nextInt(24);
+            String what = "seed " + seed + ": h " + h + ", w " + w;
+            double[] block = doubles(random, h * h);
+            for (int i = 0; i < h; i++) block[i * h + i] += h + 1;   // diagonally dominant, as Lu's matrix
+            double[] expectedLu = block.clone();
+            offsetFactor(expectedLu, h);
+            double[] lu = block.clone();
+            Lu.factor(lu, h);
+            assertArrayEquals(expectedLu, lu, what);
+
+            double[] right = doubles(random, h * w);
+            double[] expectedRight = right.clone();
+            offsetSolveUnitLower(lu, h, expectedRight, w);
+            Lu.solveUnitLower(lu, h, right, w);
+            assertArrayEquals(expectedRight, right, what);
+
+            double[] below = doubles(random, w * h);
+            double[] expectedBelow = below.clone();
+            dotSolveUpperRight(lu, h, expectedBelow, w);
+            Lu.solveUpperRight(lu, h, below, w);
+            assertArrayEquals(expectedBelow, below, what);
+        }
+    }
+
+    // Lu.factor, solveUnitLower and solveUpperRight as they were before their rows got arrays of their own: the references.
+    private static void offsetFactor(double[] a, int h) {
+        for (int k = 0; k < h; k++) {
+            double pivot = a[k * h + k];
+            for (int i = k + 1; i < h; i++) {
+                double lik = a[i * h + k] / pivot;
+                a[i * h + k] = lik;
+                for (int j = k + 1; j < h; j++) a[i * h + j] -= lik * a[k * h + j];
+            }
+        }
+    }
+
+    private static void offsetSolveUnitLower(double[] lu, int h, double[] a, int w) {
+        for (int i = 1; i < h; i++) {
+            for (int k = 0; k < i; k++) {
+                double lik = lu[i * h + k];
+                for (int j = 0; j < w; j++) a[i * w + j] -= lik * a[k * w + j];
+            }
+        }
+    }
+
+    private static void dotSolveUpperRight(double[] lu, int h, double[] a, int rows) {
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0; j < h; j++) {
+                double sum = a[r * h + j];
+                for (int k = 0; k < j; k++) sum -= a[r * h + k] * lu[k * h + j];
+                a[r * h + j] = sum / lu[j * h + j];
+            }
+        }
+    }
+
     // The trailing update as Lu wrote it before its rows got arrays of their own: the reference.
     private static void offsetLoop(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
         for (int r = 0; r < rows; r++) {
