@@ -74,11 +74,16 @@ public final class BenchCommand implements Callable<Integer> {
          * @throws CommandLine.ParameterException if one is named twice
          */
         java.util.List<io.dsa.agent.WaitStrategy> checked(CommandSpec spec, boolean smoke) {
+            distinct(spec, strategies);
+            boolean given = spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption("--wait");
+            return smoke && !given ? java.util.List.of(io.dsa.agent.WaitStrategy.ADAPTIVE) : strategies;
+        }
+
+        /** @throws CommandLine.ParameterException if {@code --wait} names a strategy twice */
+        static void distinct(CommandSpec spec, java.util.List<io.dsa.agent.WaitStrategy> strategies) {
             if (strategies.stream().distinct().count() != strategies.size()) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--wait: " + strategies + " names a strategy twice");
             }
-            boolean given = spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption("--wait");
-            return smoke && !given ? java.util.List.of(io.dsa.agent.WaitStrategy.ADAPTIVE) : strategies;
         }
     }
 

@@ -57,6 +57,7 @@ abstract class LuFftCommand implements Callable<Integer> {
     @Mixin
     BenchCommand.WarmRuns warm = new BenchCommand.WarmRuns();
 
+    // not BenchCommand.Waits: its default is three strategies, and an LU or FFT run per strategy takes minutes
     @Option(names = "--wait", split = ",", paramLabel = "STRATEGY,..", defaultValue = "ADAPTIVE",
             description = "Wait strategies of the DSA VMs (DsaConfig.waitStrategy: PARK, SPIN, ADAPTIVE, POLL), each in VMs of its"
                     + " own in this run (default: ${DEFAULT-VALUE}, a VM's default).")
@@ -103,9 +104,7 @@ abstract class LuFftCommand implements Callable<Integer> {
         List<int[]> vmShapes = BenchCommand.vmShapes(spec, shapes);
         if (peer.reps < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--reps: " + peer.reps + " not >= 1");
         warm.check(spec);
-        if (waits.stream().distinct().count() != waits.size()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--wait: " + waits + " names a strategy twice");
-        }
+        BenchCommand.Waits.distinct(spec, waits);
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seq = new LinkedHashMap<>();
         for (int b : blocks) {
