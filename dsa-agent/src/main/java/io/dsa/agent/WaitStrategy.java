@@ -17,8 +17,12 @@ public enum WaitStrategy {
     PARK,
     /**
      * Spin ({@link Thread#onSpinWait()}), yielding the core now and then so that a thread sharing
-     * it can run; never park. The I/O thread busy-polls its sockets. For machines with a core per
-     * thread of the node.
+     * it can run; never park. A spinning thread runs its node's I/O and tasks itself while it
+     * waits, as an MPI rank progresses its messages inside its calls: the reply to its miss is read
+     * by the thread that waits for it, and the node's I/O thread steps aside (it busy-polls only
+     * while no thread of the node waits, and takes its work back within a millisecond of the last
+     * wait's end, so a node whose threads all compute reads its messages that late at worst). For
+     * machines with a core per worker; see docs/runtime.md, "SPIN: the waiting thread does the I/O".
      */
     SPIN,
     /**

@@ -70,7 +70,7 @@ final class GrantWaits {
      *         Completed exceptionally if the job fails first.
      */
     CompletableFuture<Void> whenGranted(ArrayState a, int partition, Access needed) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
+        CompletableFuture<Void> f = DrivingFuture.of(io);   // under SPIN its join reads the reply itself
         Slot s = a.slots[partition];
         if (s.usable().allows(needed)) {
             f.complete(null);

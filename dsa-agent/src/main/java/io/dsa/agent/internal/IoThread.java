@@ -17,8 +17,30 @@ import java.util.function.Supplier;
  * hand its result, or its exception, back to the caller.
  */
 interface IoThread extends Executor {
-    /** @return whether the calling thread is this I/O thread */
+    /** @return whether the calling thread is this I/O thread (or drives it in a wait: {@link #waitTurn}) */
     boolean isCurrent();
+
+    /**
+     * The calling thread begins a spin in which it calls {@link #waitTurn()} at every turn, then
+     * {@link #waitEnds()} (in a {@code finally}). Under {@code WaitStrategy.SPIN} the I/O thread
+     * then lends it its work (docs/runtime.md, "SPIN: the waiting thread does the I/O"); elsewhere nothing.
+     */
+    default void waitBegins() { }
+
+    /**
+     * One turn of a spinning wait: where the I/O thread lends itself and nobody else drives it,
+     * the caller runs the ready I/O and the posted tasks, and is {@link #isCurrent()} until its
+     * wait ends.
+     *
+     * @return whether the caller ran them
+     */
+    default boolean waitTurn() { return false; }
+
+    /** Ends the calling thread's spinning wait ({@link #waitBegins()}). */
+    default void waitEnds() { }
+
+    /** @return whether this I/O thread lends its work to the node's spinning threads ({@link #waitTurn}) */
+    default boolean lends() { return false; }
 
     /**
      * Runs {@code task} on this thread, now if the caller is it; the caller does not wait.

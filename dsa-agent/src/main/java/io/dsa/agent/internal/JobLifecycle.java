@@ -27,6 +27,7 @@ final class JobLifecycle {
     private final WaitStrategy waitStrategy;
     private final int machineThreads;
     private final CompletableFuture<String> finished = new CompletableFuture<>();
+    private final IoThread io;
     private volatile String failure;
     private volatile boolean movedAway;
 
@@ -40,11 +41,20 @@ final class JobLifecycle {
      * @param machineThreads the node threads on this machine, for {@link WaitStrategy#ADAPTIVE} ({@link Waiting#spinNs})
      */
     JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort, WaitStrategy waitStrategy, int machineThreads) {
+        this(nodeId, network, onAbort, waitStrategy, machineThreads, IoThread.CALLER);
+    }
+
+    /**
+     * @param io the node's I/O thread, which a thread waiting in {@link #await} drives under
+     *        {@link WaitStrategy#SPIN} ({@link Waiting#waitersDriveIo})
+     */
+    JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort, WaitStrategy waitStrategy, int machineThreads, IoThread io) {
         this.nodeId = nodeId;
         this.network = network;
         this.onAbort = onAbort;
         this.waitStrategy = waitStrategy;
         this.machineThreads = machineThreads;
+        this.io = io;
     }
 
     /** Thrown in the workers of an agent whose node moved to another agent; ends them quietly. */
@@ -159,8 +169,31 @@ final class JobLifecycle {
      * until it completes), waking up to notice a failed job.
      */
     <T> T await(CompletableFuture<T> future, String what) {
+        return await(null, future, what);
+    }
+
+    /**
+     * Runs {@code send} (the request {@code future} is the reply to; null if sent already), then
+     * waits for {@code future} as {@link #await(CompletableFuture, String)} does. Under SPIN the
+     * wait begins before the send, so a lending I/O thread is not woken for a request the waiting
+     * thread sends itself ({@link IoThread#waitBegins}).
+     */
+    <T> T await(Runnable send, CompletableFuture<T> future, String what) {
         long spinNs = Waiting.spinNs(waitStrategy, machineThreads);
-        if (spinNs > 0 && !future.isDone()) {
+        if (send != null && !Waiting.waitersDriveIo(waitStrategy)) send.run();
+        if (Waiting.waitersDriveIo(waitStrategy)) {
+            io.waitBegins();   // SPIN: the waiter sends and reads its reply itself
+            try {
+                if (send != null) send.run();
+                long start = System.nanoTime();
+                for (int turn = 1; !future.isDone(); turn++) {
+                    if (turn % 64 == 0 && (stopped() || System.nanoTime() - start >= spinNs)) break;
+                    if (!io.waitTurn() || Spins.yieldsAt(spinNs, turn)) Spins.turn(spinNs, turn);
+                }
+            } finally {
+                io.waitEnds();
+            }
+        } else if (spinNs > 0 && !future.isDone()) {
             long start = System.nanoTime();
             for (int turn = 1; !future.isDone(); turn++) {
                 if (turn % 64 == 0 && (stopped() || System.nanoTime() - start >= spinNs)) break;

@@ -57,6 +57,8 @@ final class Lanes implements AutoCloseable {
     private final Peers peers;
     private final BiConsumer<Integer, Object> dispatch;
     private final JobLifecycle job;
+    /** The node's I/O thread, which the poller drives while it spins under SPIN ({@link Waiting#waitersDriveIo}). */
+    private final IoThread io;
     /** How long the poller spins before it blocks in the selector: Waiting's bound for the VM's strategy. */
     private final java.util.function.LongSupplier spinNs;
     private final boolean enabled;
@@ -90,9 +92,11 @@ final class Lanes implements AutoCloseable {
     /**
      * @param enabled whether this VM uses lanes ({@link io.dsa.agent.DsaConfig#barrierLanes()})
      * @param capacity node ids this node accepts
+     * @param io the node's I/O thread
      */
     Lanes(boolean enabled, int nodeId, int nodes, int capacity, Peers peers, BiConsumer<Integer, Object> dispatch, JobLifecycle job,
-          java.util.function.LongSupplier spinNs) {
+          java.util.function.LongSupplier spinNs, IoThread io) {
+        this.io = io;
         this.nodeId = nodeId;
         this.peers = peers;
         this.dispatch = dispatch;
@@ -249,8 +253,22 @@ final class Lanes implements AutoCloseable {
 
     // Under pollLock: spins (by the VM's strategy), then blocks in the selector, until p passes gen.
     private void poll(WaitPoint p, long gen) throws IOException {
-        Thread me = Thread.currentThread();
         long spin = spinNs.getAsLong();
+        if (spin != Long.MAX_VALUE) {
+            poll(p, gen, spin, null);
+            return;
+        }
+        io.waitBegins();   // SPIN: the poller runs the node's I/O too (Waiting#waitersDriveIo)
+        try {
+            poll(p, gen, spin, io);
+        } finally {
+            io.waitEnds();
+        }
+    }
+
+    // @param driven the I/O thread the poller drives at each spin turn, or null
+    private void poll(WaitPoint p, long gen, long spin, IoThread driven) throws IOException {
+        Thread me = Thread.currentThread();
         long spinUntil = spin == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + spin;
         int turns = 0;
         while (p.version() <= gen) {
@@ -264,7 +282,7 @@ final class Lanes implements AutoCloseable {
             }
             if (turns % CHECK_EVERY == 0) job.checkFailed();
             if (spinUntil == Long.MAX_VALUE || System.nanoTime() < spinUntil) {
-                Spins.turn(spin, turns);
+                if (driven == null || !driven.waitTurn() || Spins.yieldsAt(spin, turns)) Spins.turn(spin, turns);
                 continue;
             }
             if (!sleepOnRings()) continue; // a ring got bytes meanwhile

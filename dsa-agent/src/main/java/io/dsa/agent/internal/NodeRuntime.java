@@ -91,7 +91,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.counters = new NodeCounters(config.vmName(), nodeId, transport::bytesIn, transport::bytesOut, config.hitCounts());
         this.router = new MessageRouter(nodeId);
         this.peers = new Peers(nodeId, capacity, router::route, io, this::sendFailed);
-        this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy(), config.machineThreads());
+        this.job = new JobLifecycle(nodeId, peers, this::wakeAll, config.waitStrategy(), config.machineThreads(), io);
         this.waiting = new Waiting(config.waitStrategy(), config.machineThreads(), job, io);
         this.calls = new PendingCalls(peers, job);
         this.arrays = new ArrayDirectory(nodeId, capacity, nodes, threadsPerNode, peers, io, waiting);
@@ -109,7 +109,7 @@ public final class NodeRuntime implements AutoCloseable {
         this.lanes = new Lanes(transport.barrierLanes() && config.barrierLanes() && !polls
                 && config.barrier() == BarrierKind.TREE
                 && config.proxy() == ProxyMode.FLOAT, nodeId, nodes, capacity, peers, router::route, job,
-                () -> Waiting.laneSpinNs(config.waitStrategy(), config.machineThreads(), threadsPerNode));
+                () -> Waiting.laneSpinNs(config.waitStrategy(), config.machineThreads(), threadsPerNode), io);
         peers.useLanes(lanes);
         if (polls) transport.pollWhile(waiting::anyParked);   // docs/runtime.md, "POLL"
         this.barriers = new BarrierClient(this);

@@ -69,14 +69,25 @@ interface NodeTransport extends AutoCloseable {
 
     /**
      * The Netty transport on {@code config}'s bind host and port, on one I/O thread, which idles by
-     * the VM's wait strategy ({@link Waiting#spinNs}).
+     * the VM's wait strategy ({@link Waiting#spinNs}); under SPIN it lends its work to the node's
+     * threads while they spin in a wait ({@link Waiting#waitersDriveIo}).
      */
     Factory NETTY = (config, nodeId) -> {
-        IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true, () -> Waiting.spinNs(config.waitStrategy(), config.machineThreads()));
+        boolean lends = Waiting.waitersDriveIo(config.waitStrategy());
+        IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true,
+                () -> Waiting.spinNs(config.waitStrategy(), config.machineThreads()), lends);
         IoThread io = new IoThread() {
             @Override public void execute(Runnable task) { loop.execute(task); }
 
             @Override public boolean isCurrent() { return loop.inLoop(); }
+
+            @Override public void waitBegins() { loop.waitBegins(); }
+
+            @Override public boolean waitTurn() { return loop.waitTurn(); }
+
+            @Override public void waitEnds() { loop.waitEnds(); }
+
+            @Override public boolean lends() { return loop.lends(); }
         };
         return new NodeTransport() {
             private volatile Transport transport;

@@ -33,10 +33,9 @@ final class PendingCalls {
     Object call(int node, LongFunction<Object> request, String what) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         long id = open(reply);
-        network.send(node, request.apply(id));
         WorkerThread w = WorkerThread.waitFor(WorkerThread.CALL, what, node);
         try {
-            return job.await(reply, what);
+            return job.await(() -> network.send(node, request.apply(id)), reply, what);
         } finally {
             WorkerThread.resume(w);
         }

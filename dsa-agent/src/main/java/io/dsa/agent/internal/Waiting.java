@@ -148,6 +148,10 @@ class Waiting {
                     + " a future the runtime completes?): run it with an executor of its own, e.g. thenRunAsync");
         }
         long spinNs = spinNs(strategy, machineThreads);
+        if (spinNs == Long.MAX_VALUE) {
+            spinDriving(p, observed);
+            return;
+        }
         if (spinNs > 0) {
             long start = System.nanoTime();
             for (int turn = 1; ; turn++) {
@@ -165,6 +169,31 @@ class Waiting {
             throw new DsaException("interrupted while waiting");
         }
     }
+
+    /**
+     * SPIN: spins until {@code p} changes or the job stops, running the node's I/O and tasks itself
+     * at each turn where the I/O thread lends them ({@link IoThread#waitTurn}), so the reply it
+     * waits for is read by the thread that waits for it (docs/runtime.md, "SPIN: the waiting
+     * thread does the I/O"). It yields now and then ({@link Spins}) and never parks.
+     */
+    private void spinDriving(WaitPoint p, long observed) {
+        io.waitBegins();
+        try {
+            for (int turn = 1; p.version() == observed; turn++) {
+                if (turn % CHECK_EVERY == 0 && job.stopped()) return;
+                if (!io.waitTurn() || Spins.yieldsAt(Long.MAX_VALUE, turn)) Spins.turn(Long.MAX_VALUE, turn);
+            }
+        } finally {
+            io.waitEnds();
+        }
+    }
+
+    /**
+     * @return whether the node's spinning threads run its I/O while they wait, the I/O thread
+     *         stepping aside meanwhile: SPIN, whose endless spins would otherwise share the cores
+     *         with an I/O thread that spins too (docs/runtime.md, "SPIN: the waiting thread does the I/O")
+     */
+    static boolean waitersDriveIo(WaitStrategy strategy) { return strategy == WaitStrategy.SPIN; }
 
     /** Registers at {@code p}, looks at its version once more, and parks unless it changed. */
     void park(WaitPoint p, long observed) {

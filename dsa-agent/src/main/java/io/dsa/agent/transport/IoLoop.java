@@ -2,6 +2,7 @@ package io.dsa.agent.transport;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SelectStrategy;
@@ -30,23 +31,39 @@ import java.util.function.LongSupplier;
  * loop runs its tasks and turns again), and while the thread does not block, a task posted from
  * another thread costs no wake-up write. ({@link SelectStrategy#BUSY_WAIT} is not used: it is one
  * more poll in the epoll handler, and NIO treats it as a blocking select.)
+ *
+ * <p>A loop started with {@code lends} ({@code WaitStrategy.SPIN}) lends its I/O and tasks to the
+ * node's threads while they spin in a wait ({@link #waitBegins}, {@link #waitTurn},
+ * {@link #waitEnds}; {@link LendingEventLoop}).
  */
 public final class IoLoop implements Executor, AutoCloseable {
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
 
     private final EventLoopGroup group;
     private final EventLoop loop;
+    /** The loop, if its waiting threads drive it ({@link #start(String, boolean, LongSupplier, boolean)}); else null. */
+    private final LendingEventLoop lending;
     private final boolean epoll;
     /** While true, the idle thread polls instead of blocking ({@link #pollWhile}); read by the thread at every turn. */
     private volatile BooleanSupplier pollWhile = () -> false;
 
-    private IoLoop(String threadName, boolean preferNative, LongSupplier spinNs) {
+    private IoLoop(String threadName, boolean preferNative, LongSupplier spinNs, boolean lends) {
         this.epoll = preferNative && Epoll.isAvailable();
-        SelectStrategyFactory strategies = () -> new SpinThenBlock(spinNs, () -> pollWhile.getAsBoolean());
+        LendingEventLoop[] made = new LendingEventLoop[1];
+        SelectStrategyFactory strategies = () -> new SpinThenBlock(spinNs,
+                () -> pollWhile.getAsBoolean() || (made[0] != null && made[0].pollsOnly()));
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory(0, strategies)
                 : NioIoHandler.newFactory(SelectorProvider.provider(), strategies);
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadName, true), io);
+        DefaultThreadFactory threads = new DefaultThreadFactory(threadName, true);
+        this.group = !lends ? new MultiThreadIoEventLoopGroup(1, threads, io) : new MultiThreadIoEventLoopGroup(1, threads, io) {
+            @Override
+            protected IoEventLoop newChild(Executor executor, IoHandlerFactory handlers, Object... args) {
+                made[0] = new LendingEventLoop(this, executor, handlers);
+                return made[0];
+            }
+        };
         this.loop = (EventLoop) group.next();
+        this.lending = made[0];
     }
 
     /**
@@ -58,8 +75,41 @@ public final class IoLoop implements Executor, AutoCloseable {
      *        idle: 0 blocks at once, {@link Long#MAX_VALUE} never blocks (it yields the core now and then)
      */
     public static IoLoop start(String threadName, boolean preferNative, LongSupplier spinNs) {
-        return new IoLoop(threadName, preferNative, java.util.Objects.requireNonNull(spinNs, "spinNs"));
+        return start(threadName, preferNative, spinNs, false);
     }
+
+    /**
+     * Starts the thread; with {@code lends}, a thread of the node that spins in a wait runs the
+     * loop's I/O and tasks itself ({@link #waitBegins}, {@link #waitTurn}, {@link #waitEnds}):
+     * {@code WaitStrategy.SPIN} (docs/runtime.md, "SPIN: the waiting thread does the I/O").
+     *
+     * @param lends whether waiting threads drive the loop
+     */
+    public static IoLoop start(String threadName, boolean preferNative, LongSupplier spinNs, boolean lends) {
+        return new IoLoop(threadName, preferNative, java.util.Objects.requireNonNull(spinNs, "spinNs"), lends);
+    }
+
+    /** @return whether waiting threads drive this loop ({@link #start(String, boolean, LongSupplier, boolean)}) */
+    public boolean lends() { return lending != null; }
+
+    /**
+     * The calling thread begins a spin in which it calls {@link #waitTurn()} at every turn until
+     * {@link #waitEnds()} (which it must call, also when the wait ends by an exception). The loop's
+     * thread lends it the I/O after its current turn. Nothing where the loop does not lend.
+     */
+    public void waitBegins() { if (lending != null) lending.waitBegins(); }
+
+    /**
+     * Between {@link #waitBegins()} and {@link #waitEnds()}: runs the I/O that is ready and the
+     * posted tasks on the calling thread if nobody else does (it is then {@link #inLoop()} until
+     * its wait ends).
+     *
+     * @return whether the calling thread drove the loop in this turn
+     */
+    public boolean waitTurn() { return lending != null && lending.waitTurn(); }
+
+    /** Ends the calling thread's wait: it gives the I/O back to the loop's thread. */
+    public void waitEnds() { if (lending != null) lending.waitEnds(); }
 
     /**
      * Makes the idle thread poll its sockets without blocking whenever {@code condition} holds
