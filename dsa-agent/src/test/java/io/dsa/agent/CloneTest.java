@@ -14,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Cloning: a new node from a copy of an agent's partitions, held as shared copies the homes know about. */
 @Timeout(60)
@@ -92,10 +94,12 @@ class CloneTest {
         }
     }
 
-    @Test
-    void aCloneTakenDuringARunEndsWithTheFinalValues() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = WaitStrategy.class, names = {"ADAPTIVE", "SPIN"})
+    void aCloneTakenDuringARunEndsWithTheFinalValues(WaitStrategy wait) throws Exception {
         int iterations = 200;
-        try (DsaCluster cluster = DsaCluster.local(config(3))) {
+        // SPIN: the nodes' waiting threads drive their event loops (docs/runtime.md, "SPIN: the waiting thread does the I/O")
+        try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(3).threadsPerNode(2).waitStrategy(wait).build())) {
             CompletableFuture<RunReport> run = CompletableFuture.supplyAsync(() -> cluster.run(new Sweep(), String.valueOf(iterations)));
             while (!cluster.running()) {
                 assertTrue(!run.isDone(), "the run ended before it was seen running");

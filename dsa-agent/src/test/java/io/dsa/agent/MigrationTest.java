@@ -217,6 +217,33 @@ class MigrationTest {
     }
 
     /**
+     * Random moves (seeded as above) in a VM whose threads spin and drive their node's I/O while
+     * they wait ({@link WaitStrategy#SPIN}, docs/runtime.md, "SPIN: the waiting thread does the
+     * I/O"): a node moves away while its workers may hold its event loop's role, and its successor
+     * starts with a loop of its own; the result is bitwise that of a run without migration.
+     */
+    @Test
+    void randomMovesUnderSpinKeepTheResult() throws Exception {
+        long seed = Long.getLong("dsa.test.seed", System.nanoTime());
+        java.util.Random random = new java.util.Random(seed);
+        int moves = 1 + random.nextInt(2);
+        List<DsaCluster.PlannedMove> planned = new java.util.ArrayList<>();
+        long epoch = 0;
+        for (int i = 0; i < moves; i++) {
+            epoch += 1 + random.nextInt(ITERATIONS / (moves + 1));
+            planned.add(new DsaCluster.PlannedMove(1 + random.nextInt(2), "127.0.0.1", epoch));
+        }
+        String plan = "seed " + seed + ": SPIN, moves " + planned;
+        System.out.println(plan);
+        List<String> expected = baseline(3);
+        try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(3).threadsPerNode(2).waitStrategy(WaitStrategy.SPIN).build())) {
+            DsaCluster.PlannedRun r = cluster.runWithMigrations(new Relax(), planned, RUN_TIMEOUT, String.valueOf(ITERATIONS));
+            assertEquals(moves, r.migrations().size(), plan + ": " + r.migrations());
+            assertEquals(expected, r.run().lines(), plan);
+        }
+    }
+
+    /**
      * A planned run with a timeout: the move is made, and the run, which would go on for hours,
      * fails saying that it timed out (before, a planned run had no bound); a timeout that is not
      * positive is refused naming it.
