@@ -29,9 +29,6 @@ class IoRole {
     /** @return whether some thread is in a wait in which it may drive */
     final boolean anyWaiter() { return waiters.get() > 0; }
 
-    /** @return the threads in a wait now (tests) */
-    final int waiters() { return waiters.get(); }
-
     /** The loop's thread, as it starts, becomes the driver. */
     final void loopStarts(Thread loop) { driver.set(loop); }
 

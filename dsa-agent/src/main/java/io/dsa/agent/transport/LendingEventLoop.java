@@ -18,10 +18,10 @@ import org.slf4j.LoggerFactory;
  * that question before touching a channel or the coherence engine, see one owner as before. The
  * driver is the loop's own thread, or a waiting thread it lent itself to, or nobody between the
  * two ({@link IoRole}: the handover is a volatile write that the next driver's compare-and-set
- * reads, so each driver sees everything its predecessor did). The loop's thread lends itself after a turn in which
- * a thread of the node waits ({@link #waitBegins}), then parks; a waiting thread takes the free
- * role at its next turn ({@link #waitTurn}) and gives it back when its wait ends
- * ({@link #waitEnds}). Between two waits the role stays free for at most {@link #LEASE_NS}: the
+ * reads, so each driver sees everything its predecessor did). The loop's thread lends itself
+ * after a turn in which a thread of the node waits ({@link #waitBegins}), then parks; a waiting
+ * thread takes the free role at its next turn ({@link #waitTurn}) and gives it back when its wait
+ * ends ({@link #waitEnds}). A task posted while nobody drives or waits wakes the loop's thread. Between two waits the role stays free for at most {@link #LEASE_NS}: the
  * loop's thread, parked with that bound, takes it back when nobody did, so a message for a node
  * whose threads compute (none waits) is read within it. While its own thread drives, the loop
  * idles as the VM's strategy says. Shutting down, the loop's thread takes the role back and keeps it.
@@ -43,13 +43,8 @@ final class LendingEventLoop extends SingleThreadIoEventLoop {
     private volatile Thread loopThread;
 
     LendingEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory handlers) {
-        this(parent, executor, handlers, new IoRole());
-    }
-
-    /** @param role the driver's role ({@code IoRole}; a test passes a seeded bug) */
-    LendingEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory handlers, IoRole role) {
         super(parent, executor, handlers);
-        this.role = role;
+        this.role = new IoRole();
     }
 
     /** @return whether {@code thread} is the driver now: the only thread that may run the loop's I/O and tasks */
@@ -63,9 +58,6 @@ final class LendingEventLoop extends SingleThreadIoEventLoop {
 
     /** @return whether the driver must not block in the I/O wait: it is a waiting thread, or one waits for the role */
     boolean pollsOnly() { return role.anyWaiter() || !onLoopThread(); }
-
-    /** @return the threads in a wait now (tests) */
-    int waiters() { return role.waiters(); }
 
     @Override
     protected void run() {
