@@ -98,9 +98,10 @@ final class JobOptions {
     boolean bindCores;
 
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
-            description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per thread),"
+            description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per worker;"
+                    + " a waiting thread runs its node's messages itself, as MPI ranks do: docs/runtime.md \"SPIN\"),"
                     + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores), poll (workers park"
-                    + " and each node's I/O thread polls while one waits: the fastest remote misses once warm, slower JIT warm-up;"
+                    + " and each node's I/O thread polls while one waits: fast remote misses once warm with no spinning worker, slower JIT warm-up;"
                     + " best with --bind-cores; docs/runtime.md \"POLL\") (default: adaptive).")
     WaitStrategy waitStrategy;
 
