@@ -129,6 +129,16 @@ final class BarrierClient {
      * The caller's array is copied on arrival.
      */
     long[] global(int localThread, long[] values) {
+        IoThread io = rt.io();
+        io.waitBegins();   // SPIN: the arrival this thread posts is sent by it, in its wait, without waking the I/O thread
+        try {
+            return arriveGlobal(localThread, values);
+        } finally {
+            io.waitEnds();
+        }
+    }
+
+    private long[] arriveGlobal(int localThread, long[] values) {
         rt.checkFailed();
         Global g = global;
         long gen;

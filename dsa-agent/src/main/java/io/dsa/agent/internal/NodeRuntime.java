@@ -37,6 +37,9 @@ public final class NodeRuntime implements AutoCloseable {
 
     /** @return this node's id */
     public int nodeId() { return nodeId; }
+
+    /** @return the node's I/O thread (whose work a waiting thread runs under SPIN: {@link IoThread#waitBegins}) */
+    IoThread io() { return io; }
     final int nodes;
     final int threadsPerNode;
 
