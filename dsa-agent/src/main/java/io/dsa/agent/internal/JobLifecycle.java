@@ -180,8 +180,9 @@ final class JobLifecycle {
      */
     <T> T await(Runnable send, CompletableFuture<T> future, String what) {
         long spinNs = Waiting.spinNs(waitStrategy, machineThreads);
-        if (send != null && !Waiting.waitersDriveIo(waitStrategy)) send.run();
-        if (Waiting.waitersDriveIo(waitStrategy)) {
+        boolean drives = Waiting.waitersDriveIo(waitStrategy);
+        if (send != null && !drives) send.run();
+        if (drives) {
             io.waitBegins();   // SPIN: the waiter sends and reads its reply itself
             try {
                 if (send != null) send.run();
