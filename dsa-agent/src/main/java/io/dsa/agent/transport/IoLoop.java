@@ -48,6 +48,7 @@ public final class IoLoop implements Executor, AutoCloseable {
     private volatile BooleanSupplier pollWhile = () -> false;
 
     private IoLoop(String threadName, boolean preferNative, LongSupplier spinNs, boolean lends) {
+        LeakDetection.apply();
         this.epoll = preferNative && Epoll.isAvailable();
         LendingEventLoop[] made = new LendingEventLoop[1];
         SelectStrategyFactory strategies = () -> new SpinThenBlock(spinNs,

@@ -102,6 +102,7 @@ public final class Transport implements AutoCloseable {
     private java.net.InetAddress dialFrom;
 
     private Transport(TransportConfig config, InboundHandler inbound, IoLoop ioLoop) {
+        LeakDetection.apply();
         this.config = config;
         this.inbound = inbound;
         this.ioLoop = ioLoop;
