@@ -1,6 +1,7 @@
 package io.dsa.agent.internal;
 
 import io.dsa.agent.DsaConfig;
+import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
 import io.dsa.agent.transport.IoLoop;
@@ -69,13 +70,14 @@ interface NodeTransport extends AutoCloseable {
 
     /**
      * The Netty transport on {@code config}'s bind host and port, on one I/O thread, which idles by
-     * the VM's wait strategy ({@link Waiting#spinNs}); under SPIN it lends its work to the node's
-     * threads while they spin in a wait ({@link Waiting#waitersDriveIo}).
+     * the VM's wait strategy ({@link Waiting#spinNs}); under SPIN and ADAPTIVE it lends its work to
+     * the node's threads while they spin in a wait ({@link Waiting#loopLends}, {@link IoThread#waitDrives}).
      */
     Factory NETTY = (config, nodeId) -> {
-        boolean lends = Waiting.waitersDriveIo(config.waitStrategy());
+        WaitStrategy strategy = config.waitStrategy();
+        boolean adaptive = strategy == WaitStrategy.ADAPTIVE;
         IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true,
-                () -> Waiting.spinNs(config.waitStrategy(), config.machineThreads()), lends);
+                () -> Waiting.spinNs(strategy, config.machineThreads()), Waiting.loopLends(strategy));
         IoThread io = new IoThread() {
             @Override public void execute(Runnable task) { loop.execute(task); }
 
@@ -87,7 +89,16 @@ interface NodeTransport extends AutoCloseable {
 
             @Override public void waitEnds() { loop.waitEnds(); }
 
-            @Override public boolean lends() { return loop.lends(); }
+            @Override
+            public boolean waitDrives() {
+                return loop.lends() && (!adaptive || Waiting.adaptiveDrives(config.machineThreads(), config.threadsPerNode()));
+            }
+
+            @Override public long drivingSpinNs() { return Waiting.drivingSpinNs(strategy); }
+
+            @Override public void waitPauses() { loop.waitPauses(); }
+
+            @Override public void waitResumes() { loop.waitResumes(); }
         };
         return new NodeTransport() {
             private volatile Transport transport;

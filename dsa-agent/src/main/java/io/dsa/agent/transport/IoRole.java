@@ -68,6 +68,9 @@ class IoRole {
     /** A waiting thread's wait ended: it gives the role back if it has it. */
     final void waiterEnds(Thread me) {
         waiters.decrementAndGet();
-        driver.compareAndSet(me, null);
+        release(me);
     }
+
+    /** A waiting thread gives the role back if it has it, and goes on waiting (a wait nested in its own ended). */
+    final void release(Thread me) { driver.compareAndSet(me, null); }
 }

@@ -161,6 +161,111 @@ class LendingEventLoopTest {
         }
     }
 
+    /**
+     * ADAPTIVE parks inside a wait: a waiting thread that drives the loop, sends a request and then
+     * pauses to park gives the role back and wakes the loop's thread, which reads the reply at once.
+     * The loop's lease is a minute here, so a pause that did not wake it would leave the reply unread
+     * until the test's time-out.
+     */
+    @Test
+    void aWaiterThatPausesToParkLeavesTheReplyToTheLoopsThread() throws Exception {
+        EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (IoLoop loop = IoLoop.startLending("pause-test", TimeUnit.MINUTES.toNanos(1))) {
+            Channel server = echoServer(serverGroup);
+            AtomicReference<CompletableFuture<Thread>> reply = new AtomicReference<>();
+            Channel client = new Bootstrap().group(loop.group())
+                    .channel(loop.epoll() ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ((ByteBuf) msg).release();
+                            reply.get().complete(Thread.currentThread());
+                        }
+                    })
+                    .connect(server.localAddress()).sync().channel();
+            for (int i = 0; i < 5; i++) {
+                reply.set(new CompletableFuture<>());
+                loop.waitBegins();
+                try {
+                    spinUntil(() -> loop.waitTurn() && loop.inLoop(), "the waiting thread drives");
+                    client.writeAndFlush(Unpooled.copyLong(i));   // written by this thread, the driver
+                    loop.waitPauses();
+                    try {
+                        assertFalse(loop.inLoop(), "a paused waiter is not the driver");
+                        assertFalse(loop.waitTurn(), "a paused waiter does not drive");
+                        Thread reader = reply.get().get(20, TimeUnit.SECONDS);
+                        assertTrue(reader.getName().startsWith("pause-test"), "the reply was read by " + reader.getName());
+                    } finally {
+                        loop.waitResumes();
+                    }
+                } finally {
+                    loop.waitEnds();
+                }
+            }
+            client.close().sync();
+            server.close().sync();
+        } finally {
+            serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * Waits nest (a miss's wait around the spin of its slot wait): the end of the inner one gives
+     * the role back, so the thread is no driver between its spins, while it still counts as waiting
+     * and drives again at its next turn; only the end of the outer one lets the loop's thread take
+     * the role back. The lease is a minute: a count that ended with the inner wait would leave the
+     * loop lent to nobody.
+     */
+    @Test
+    void aNestedWaitsEndGivesTheRoleBackAndTheOuterWaitStillDrives() throws Exception {
+        try (IoLoop loop = IoLoop.startLending("nest-test", TimeUnit.MINUTES.toNanos(1))) {
+            loop.waitBegins();
+            try {
+                loop.waitBegins();
+                try {
+                    spinUntil(loop::waitTurn, "the waiting thread drives");
+                    assertTrue(loop.inLoop());
+                } finally {
+                    loop.waitEnds();
+                }
+                assertFalse(loop.inLoop(), "between its spins the thread is not the driver");
+                CompletableFuture<String> f = new CompletableFuture<>();
+                loop.execute(() -> f.complete(Thread.currentThread().getName()));
+                loop.waitBegins();
+                try {
+                    spinUntil(() -> loop.waitTurn() && f.isDone(), "the task ran");
+                } finally {
+                    loop.waitEnds();
+                }
+                assertEquals(Thread.currentThread().getName(), f.get(), "the still waiting thread ran the task at its next turn");
+            } finally {
+                loop.waitEnds();
+            }
+            assertFalse(loop.inLoop());
+            CompletableFuture<String> g = new CompletableFuture<>();
+            loop.execute(() -> g.complete(Thread.currentThread().getName()));
+            assertTrue(g.get(20, TimeUnit.SECONDS).startsWith("nest-test"), "once nobody waits, the loop's thread runs tasks");
+        }
+    }
+
+    // Spins until condition holds, failing after 20 s (a spin does not see the test's time-out).
+    private static void spinUntil(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) throw new AssertionError(what + ": not within 20 s");
+            Thread.onSpinWait();
+        }
+    }
+
+    private static Channel echoServer(EventLoopGroup group) throws InterruptedException {
+        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) { ctx.writeAndFlush(msg); }
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+    }
+
     @Test
     void aLoopThatDoesNotLendIgnoresTheWaits() throws Exception {
         try (IoLoop loop = IoLoop.start("plain-test", true, () -> 0)) {
