@@ -26,14 +26,9 @@ public enum WaitStrategy {
      */
     SPIN,
     /**
-     * Spin for a bounded time, then park. The default. Where the machine's workers fit its cores,
-     * a waiting thread spins up to a millisecond and runs its node's I/O and tasks meanwhile, as
-     * under {@link #SPIN} (the reply to its miss is read by the thread that waits for it; a warm
-     * 8 KiB remote miss took 40-50 us here against 227-240 us before), and gives them back to the
-     * node's I/O thread before it parks; a node whose threads all compute reads its messages up to
-     * a millisecond late. Elsewhere it spins tens of microseconds when this JVM's nodes have no
-     * more runnable threads (workers and I/O threads) than cores, about a microsecond when they
-     * have more. See docs/runtime.md, "ADAPTIVE: the waiting thread drives the I/O while it spins".
+     * Spin for a bounded time, then park. The bound follows the machine: tens of microseconds
+     * when this JVM's nodes have no more runnable threads (workers and I/O threads) than cores,
+     * about a microsecond when they have more. The default.
      */
     ADAPTIVE,
     /**

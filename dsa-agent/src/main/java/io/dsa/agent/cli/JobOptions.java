@@ -100,8 +100,7 @@ final class JobOptions {
     @Option(names = "--wait", paramLabel = "STRATEGY", defaultValue = "ADAPTIVE",
             description = "How the nodes' threads wait for the network: park (no CPU while waiting), spin (a core per worker;"
                     + " a waiting thread runs its node's messages itself, as MPI ranks do: docs/runtime.md \"SPIN\"),"
-                    + " adaptive (spin briefly, then park; where the machine's workers fit its cores a waiting thread spins up to 1 ms"
-                    + " running its node's messages itself, as spin does, elsewhere it spins only while the machine's node threads fit its cores), poll (workers park"
+                    + " adaptive (spin briefly, then park; spins only while the machine's node threads fit its cores), poll (workers park"
                     + " and each node's I/O thread polls while one waits: fast remote misses once warm with no spinning worker, slower JIT warm-up;"
                     + " best with --bind-cores; docs/runtime.md \"POLL\") (default: adaptive).")
     WaitStrategy waitStrategy;

@@ -256,8 +256,7 @@ final class ArrayDirectory {
         Slot s = a.slots[partition];
         WorkerThread w = WorkerThread.waitFor(WorkerThread.PARTITION, a,
                 partition | (needed == Access.READ_WRITE ? WorkerThread.WRITE : 0));
-        boolean drives = io.waitDrives();   // SPIN, ADAPTIVE with cores to spare: the wait drives the I/O
-        if (drives) io.waitBegins();   // before the post: a lending I/O thread is not woken for a request this thread sends itself
+        io.waitBegins();   // before the post: a lending I/O thread is not woken for a request this thread sends itself
         try {
             while (true) {
                 int observed = s.stamp;
@@ -269,7 +268,7 @@ final class ArrayDirectory {
                 waiting.await(s, observed);
             }
         } finally {
-            if (drives) io.waitEnds();
+            io.waitEnds();
             WorkerThread.resume(w);
         }
     }

@@ -130,8 +130,7 @@ final class BarrierClient {
      */
     long[] global(int localThread, long[] values) {
         IoThread io = rt.io();
-        if (!io.waitDrives()) return arriveGlobal(localThread, values);
-        io.waitBegins();   // the arrival this thread posts is sent by it, in its wait, without waking the I/O thread
+        io.waitBegins();   // SPIN: the arrival this thread posts is sent by it, in its wait, without waking the I/O thread
         try {
             return arriveGlobal(localThread, values);
         } finally {

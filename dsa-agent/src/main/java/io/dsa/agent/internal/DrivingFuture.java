@@ -21,7 +21,7 @@ final class DrivingFuture<T> extends CompletableFuture<T> {
 
     /** @return a future for {@code io}'s results: a driving one where it lends its work, else a plain one */
     static <T> CompletableFuture<T> of(IoThread io) {
-        return io.waitDrives() ? new DrivingFuture<>(io) : new CompletableFuture<>();
+        return io.lends() ? new DrivingFuture<>(io) : new CompletableFuture<>();
     }
 
     @Override
@@ -48,22 +48,17 @@ final class DrivingFuture<T> extends CompletableFuture<T> {
 
     private void drive() { drive(Long.MAX_VALUE); }
 
-    // Spins until done (or the deadline, or the I/O thread's driving spin), running the node's I/O at each turn
-    // it may; not on the I/O thread itself. The caller then blocks as a plain future does.
+    // Spins until done (or the deadline), running the node's I/O at each turn it may; not on the I/O thread itself.
     private void drive(long deadlineNs) {
         if (isDone() || io.isCurrent()) return;
-        long spinNs = io.drivingSpinNs();
-        long start = System.nanoTime();
         io.waitBegins();
         try {
             for (int turn = 1; !isDone(); turn++) {
                 if (turn % 64 == 0) {
                     if (Thread.currentThread().isInterrupted()) return;   // get() then throws InterruptedException
-                    long now = System.nanoTime();
-                    if (deadlineNs != Long.MAX_VALUE && now - deadlineNs >= 0) return;
-                    if (spinNs != Long.MAX_VALUE && now - start >= spinNs) return;
+                    if (deadlineNs != Long.MAX_VALUE && System.nanoTime() - deadlineNs >= 0) return;
                 }
-                if (!io.waitTurn() || Spins.yieldsAt(spinNs, turn)) Spins.turn(spinNs, turn);
+                if (!io.waitTurn() || Spins.yieldsAt(Long.MAX_VALUE, turn)) Spins.turn(Long.MAX_VALUE, turn);
             }
         } finally {
             io.waitEnds();

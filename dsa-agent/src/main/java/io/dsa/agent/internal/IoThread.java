@@ -39,30 +39,8 @@ interface IoThread extends Executor {
     /** Ends the calling thread's spinning wait ({@link #waitBegins()}). */
     default void waitEnds() { }
 
-    /**
-     * @return whether a thread of the node that waits should drive this I/O thread now: begin its
-     *         wait before it posts what it waits for ({@link #waitBegins()}), run the I/O at each
-     *         spin turn ({@link #waitTurn()}), pause around any park inside the wait
-     *         ({@link #waitPauses()}) and end it ({@link #waitEnds()}). Always under
-     *         {@code WaitStrategy.SPIN}, whose waits never park; under {@code ADAPTIVE} while the
-     *         machine's workers fit its cores ({@link Waiting#adaptiveDrives}), spinning for
-     *         {@link #drivingSpinNs()} before they park; never elsewhere
-     */
-    default boolean waitDrives() { return false; }
-
-    /** @return how long a wait that drives this I/O thread spins before it parks ({@link Long#MAX_VALUE}: never parks) */
-    default long drivingSpinNs() { return Long.MAX_VALUE; }
-
-    /**
-     * In a wait ({@link #waitBegins()}), before the calling thread parks until this I/O thread's
-     * work wakes it: the thread stops driving it and counting as waiting, so the I/O thread reads
-     * what it parks for. Then {@link #waitResumes()}, also when the park ends by an exception.
-     * Nothing outside a wait.
-     */
-    default void waitPauses() { }
-
-    /** After the park that {@link #waitPauses()} preceded: the calling thread is in its wait again. */
-    default void waitResumes() { }
+    /** @return whether this I/O thread lends its work to the node's spinning threads ({@link #waitTurn}) */
+    default boolean lends() { return false; }
 
     /**
      * Runs {@code task} on this thread, now if the caller is it; the caller does not wait.
@@ -104,8 +82,6 @@ interface IoThread extends Executor {
      */
     default <T> T call(int nodeId, Supplier<T> task, long timeoutMs) {
         CompletableFuture<T> done = callLater(nodeId, task);
-        boolean pause = !done.isDone();   // else it ran here (the caller may be driving this thread) or was refused
-        if (pause) waitPauses();   // in a wait that drives this thread: the thread runs the task
         try {
             return done.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -116,8 +92,6 @@ interface IoThread extends Executor {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DsaException("interrupted while waiting for node " + nodeId + "'s I/O thread");
-        } finally {
-            if (pause) waitResumes();
         }
     }
 

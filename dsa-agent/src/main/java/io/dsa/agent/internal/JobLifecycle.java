@@ -45,8 +45,8 @@ final class JobLifecycle {
     }
 
     /**
-     * @param io the node's I/O thread, which a thread waiting in {@link #await} drives while it
-     *        spins where {@link IoThread#waitDrives()} says so
+     * @param io the node's I/O thread, which a thread waiting in {@link #await} drives under
+     *        {@link WaitStrategy#SPIN} ({@link Waiting#waitersDriveIo})
      */
     JobLifecycle(int nodeId, PeerNetwork network, Consumer<String> onAbort, WaitStrategy waitStrategy, int machineThreads, IoThread io) {
         this.nodeId = nodeId;
@@ -179,11 +179,11 @@ final class JobLifecycle {
      * thread sends itself ({@link IoThread#waitBegins}).
      */
     <T> T await(Runnable send, CompletableFuture<T> future, String what) {
-        boolean drives = io.waitDrives();
-        long spinNs = drives ? io.drivingSpinNs() : Waiting.spinNs(waitStrategy, machineThreads);
+        long spinNs = Waiting.spinNs(waitStrategy, machineThreads);
+        boolean drives = Waiting.waitersDriveIo(waitStrategy);
         if (send != null && !drives) send.run();
         if (drives) {
-            io.waitBegins();   // SPIN, ADAPTIVE with cores to spare: the waiter sends and reads its reply itself
+            io.waitBegins();   // SPIN: the waiter sends and reads its reply itself
             try {
                 if (send != null) send.run();
                 long start = System.nanoTime();
@@ -201,25 +201,20 @@ final class JobLifecycle {
                 Spins.turn(spinNs, turn);
             }
         }
-        io.waitPauses();   // inside a wait that drives the I/O (a barrier's, a miss's): the I/O thread reads the reply
-        try {
-            while (true) {
-                checkFailed();
-                try {
-                    return future.get(NodeRuntime.POLL_MS, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // poll again
-                } catch (ExecutionException e) {
-                    Throwable c = e.getCause();
-                    if (c instanceof DsaException) throw new DsaException(c.getMessage(), c);
-                    throw new DsaException(what + " failed: " + c, c);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new DsaException("interrupted while waiting for " + what);
-                }
+        while (true) {
+            checkFailed();
+            try {
+                return future.get(NodeRuntime.POLL_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // poll again
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                if (c instanceof DsaException) throw new DsaException(c.getMessage(), c);
+                throw new DsaException(what + " failed: " + c, c);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DsaException("interrupted while waiting for " + what);
             }
-        } finally {
-            io.waitResumes();
         }
     }
 

@@ -57,7 +57,7 @@ final class Lanes implements AutoCloseable {
     private final Peers peers;
     private final BiConsumer<Integer, Object> dispatch;
     private final JobLifecycle job;
-    /** The node's I/O thread, which the poller drives while it spins where {@link IoThread#waitDrives} says so. */
+    /** The node's I/O thread, which the poller drives while it spins under SPIN ({@link Waiting#waitersDriveIo}). */
     private final IoThread io;
     /** How long the poller spins before it blocks in the selector: Waiting's bound for the VM's strategy. */
     private final java.util.function.LongSupplier spinNs;
@@ -254,11 +254,11 @@ final class Lanes implements AutoCloseable {
     // Under pollLock: spins (by the VM's strategy), then blocks in the selector, until p passes gen.
     private void poll(WaitPoint p, long gen) throws IOException {
         long spin = spinNs.getAsLong();
-        if (!io.waitDrives()) {
+        if (spin != Long.MAX_VALUE) {
             poll(p, gen, spin, null);
             return;
         }
-        io.waitBegins();   // SPIN, ADAPTIVE with cores to spare: the poller runs the node's I/O too while it spins
+        io.waitBegins();   // SPIN: the poller runs the node's I/O too (Waiting#waitersDriveIo)
         try {
             poll(p, gen, spin, io);
         } finally {
@@ -287,12 +287,10 @@ final class Lanes implements AutoCloseable {
             }
             if (!sleepOnRings()) continue; // a ring got bytes meanwhile
             selecting = me;
-            io.waitPauses();   // in a wait that drives the I/O: the I/O thread takes it while the poller blocks
             try {
                 if (p.version() > gen) break;
                 selector.select(NodeRuntime.POLL_MS);
             } finally {
-                io.waitResumes();
                 selecting = null;
                 awakeOnRings();
             }

@@ -1,7 +1,6 @@
 package io.dsa.agent.internal;
 
 import io.dsa.agent.DsaConfig;
-import io.dsa.agent.WaitStrategy;
 import io.dsa.agent.transport.Connection;
 import io.dsa.agent.transport.InboundHandler;
 import io.dsa.agent.transport.IoLoop;
@@ -70,14 +69,13 @@ interface NodeTransport extends AutoCloseable {
 
     /**
      * The Netty transport on {@code config}'s bind host and port, on one I/O thread, which idles by
-     * the VM's wait strategy ({@link Waiting#spinNs}); under SPIN and ADAPTIVE it lends its work to
-     * the node's threads while they spin in a wait ({@link Waiting#loopLends}, {@link IoThread#waitDrives}).
+     * the VM's wait strategy ({@link Waiting#spinNs}); under SPIN it lends its work to the node's
+     * threads while they spin in a wait ({@link Waiting#waitersDriveIo}).
      */
     Factory NETTY = (config, nodeId) -> {
-        WaitStrategy strategy = config.waitStrategy();
-        boolean adaptive = strategy == WaitStrategy.ADAPTIVE;
+        boolean lends = Waiting.waitersDriveIo(config.waitStrategy());
         IoLoop loop = IoLoop.start("dsa-" + config.vmName() + "-" + nodeId + "-io", true,
-                () -> Waiting.spinNs(strategy, config.machineThreads()), Waiting.loopLends(strategy));
+                () -> Waiting.spinNs(config.waitStrategy(), config.machineThreads()), lends);
         IoThread io = new IoThread() {
             @Override public void execute(Runnable task) { loop.execute(task); }
 
@@ -89,16 +87,7 @@ interface NodeTransport extends AutoCloseable {
 
             @Override public void waitEnds() { loop.waitEnds(); }
 
-            @Override
-            public boolean waitDrives() {
-                return loop.lends() && (!adaptive || Waiting.adaptiveDrives(config.machineThreads(), config.threadsPerNode()));
-            }
-
-            @Override public long drivingSpinNs() { return Waiting.drivingSpinNs(strategy); }
-
-            @Override public void waitPauses() { loop.waitPauses(); }
-
-            @Override public void waitResumes() { loop.waitResumes(); }
+            @Override public boolean lends() { return loop.lends(); }
         };
         return new NodeTransport() {
             private volatile Transport transport;

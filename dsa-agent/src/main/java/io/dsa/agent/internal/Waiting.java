@@ -12,9 +12,6 @@ import java.util.concurrent.locks.LockSupport;
  * the VM's {@link WaitStrategy}: spin for a while ({@link Thread#onSpinWait()}), then register at
  * the point and park until it wakes them, at most {@link #POLL_NS} at a time so that a failed job
  * is noticed even if its wake-up were lost. Spinning checks for a failed job every few dozen turns.
- * Where the node's I/O thread lends its work ({@link IoThread#waitDrives}: SPIN, and ADAPTIVE while
- * the machine's workers fit its cores) the spin runs the node's I/O, and a park inside such a wait
- * pauses it ({@link IoThread#waitPauses}).
  *
  * <p>The node's I/O thread must never wait here: it is what ends every wait. A program that blocks
  * on it (a dependent action of a future the I/O thread completes, doing a miss) gets a
@@ -27,21 +24,10 @@ class Waiting {
     static final long SPARE_CORES_SPIN_NS = 50_000;
     /** ADAPTIVE's spin when they do not: long enough for a hand-off that is already running, no longer. */
     static final long OVERSUBSCRIBED_SPIN_NS = 1_000;
-    /**
-     * ADAPTIVE's spin while the waiting thread drives the node's I/O ({@link IoThread#waitDrives}):
-     * long enough that a node waiting in a barrier still drives when another node's request comes,
-     * and that the waits of a program in step on every node park only after it. A park there costs
-     * two wake-ups of tens of microseconds each on a small machine: a warm 8 KiB miss took 120-211
-     * us with a bound of 0.2 ms and 36-71 us with 1 ms (docs/runtime.md, "ADAPTIVE: the waiting
-     * thread drives the I/O while it spins").
-     */
-    static final long DRIVING_SPIN_NS = 1_000_000;
     private static final int CHECK_EVERY = 64;
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     /** Worker and I/O threads of the nodes running in this JVM. */
     private static final AtomicInteger NODE_THREADS = new AtomicInteger();
-    /** Nodes running in this JVM (each with one I/O thread among {@link #NODE_THREADS}). */
-    private static final AtomicInteger NODES = new AtomicInteger();
 
     private final WaitStrategy strategy;
     /** The node threads its launcher runs on this machine ({@link io.dsa.agent.DsaConfig#machineThreads}), 0 if not said. */
@@ -88,16 +74,10 @@ class Waiting {
     void checkStopped() { job.checkFailed(); }
 
     /** A node with {@code threads} runnable threads (workers and its I/O thread) starts in this JVM. */
-    static void nodeStarted(int threads) {
-        NODE_THREADS.addAndGet(threads);
-        NODES.incrementAndGet();
-    }
+    static void nodeStarted(int threads) { NODE_THREADS.addAndGet(threads); }
 
     /** A node that counted {@code threads} in {@link #nodeStarted} closed. */
-    static void nodeClosed(int threads) {
-        NODE_THREADS.addAndGet(-threads);
-        NODES.decrementAndGet();
-    }
+    static void nodeClosed(int threads) { NODE_THREADS.addAndGet(-threads); }
 
     /**
      * @param machineThreads the node threads the launcher runs on this machine, 0 if it did not say
@@ -167,21 +147,11 @@ class Waiting {
             throw new DsaException("a blocking DSA operation was called on the node's I/O thread (in a dependent action of"
                     + " a future the runtime completes?): run it with an executor of its own, e.g. thenRunAsync");
         }
-        if (io.waitDrives()) {
-            if (spinDriving(p, observed, io.drivingSpinNs())) return;
-        } else {
-            spin(p, observed, spinNs(strategy, machineThreads));
+        long spinNs = spinNs(strategy, machineThreads);
+        if (spinNs == Long.MAX_VALUE) {
+            spinDriving(p, observed);
+            return;
         }
-        if (p.version() != observed || job.stopped()) return;
-        park(p, observed);
-        if (Thread.interrupted()) {
-            Thread.currentThread().interrupt();
-            throw new DsaException("interrupted while waiting");
-        }
-    }
-
-    // Spins (without driving the I/O) for spinNs or until p changes or the job stops.
-    private void spin(WaitPoint p, long observed, long spinNs) {
         if (spinNs > 0) {
             long start = System.nanoTime();
             for (int turn = 1; ; turn++) {
@@ -193,63 +163,37 @@ class Waiting {
                 Spins.turn(spinNs, turn);
             }
         }
+        park(p, observed);
+        if (Thread.interrupted()) {
+            Thread.currentThread().interrupt();
+            throw new DsaException("interrupted while waiting");
+        }
     }
 
     /**
-     * Spins until {@code p} changes, the job stops or {@code spinNs} passed ({@link Long#MAX_VALUE}:
-     * SPIN, never), running the node's I/O and tasks itself at each turn where the I/O thread lends
-     * them ({@link IoThread#waitTurn}), so the reply it waits for is read by the thread that waits
-     * for it (docs/runtime.md, "SPIN: the waiting thread does the I/O", "ADAPTIVE: the waiting
-     * thread drives the I/O while it spins"). It yields now and then ({@link Spins}); it gives the
-     * I/O back before it returns, so a thread that then parks leaves it to the I/O thread.
-     *
-     * @return whether the wait is over ({@code p} changed or the job stopped), else the spin ran out
+     * SPIN: spins until {@code p} changes or the job stops, running the node's I/O and tasks itself
+     * at each turn where the I/O thread lends them ({@link IoThread#waitTurn}), so the reply it
+     * waits for is read by the thread that waits for it (docs/runtime.md, "SPIN: the waiting
+     * thread does the I/O"). It yields now and then ({@link Spins}) and never parks.
      */
-    private boolean spinDriving(WaitPoint p, long observed, long spinNs) {
+    private void spinDriving(WaitPoint p, long observed) {
         io.waitBegins();
         try {
-            long start = spinNs == Long.MAX_VALUE ? 0 : System.nanoTime();
             for (int turn = 1; p.version() == observed; turn++) {
-                if (turn % CHECK_EVERY == 0) {
-                    if (job.stopped()) return true;
-                    if (spinNs != Long.MAX_VALUE && System.nanoTime() - start >= spinNs) return false;
-                }
-                if (!io.waitTurn() || Spins.yieldsAt(spinNs, turn)) Spins.turn(spinNs, turn);
+                if (turn % CHECK_EVERY == 0 && job.stopped()) return;
+                if (!io.waitTurn() || Spins.yieldsAt(Long.MAX_VALUE, turn)) Spins.turn(Long.MAX_VALUE, turn);
             }
-            return true;
         } finally {
             io.waitEnds();
         }
     }
 
     /**
-     * @return whether the node's I/O thread lends its work to the node's threads while they spin in
-     *         a wait, stepping aside meanwhile: SPIN, whose endless spins would otherwise share the
-     *         cores with an I/O thread that spins too (docs/runtime.md, "SPIN: the waiting thread
-     *         does the I/O"), and ADAPTIVE, whose spins drive it where the workers fit the cores
-     *         ({@link #adaptiveDrives}; docs/runtime.md, "ADAPTIVE: the waiting thread drives the I/O while it spins")
+     * @return whether the node's spinning threads run its I/O while they wait, the I/O thread
+     *         stepping aside meanwhile: SPIN, whose endless spins would otherwise share the cores
+     *         with an I/O thread that spins too (docs/runtime.md, "SPIN: the waiting thread does the I/O")
      */
-    static boolean loopLends(WaitStrategy strategy) { return strategy == WaitStrategy.SPIN || strategy == WaitStrategy.ADAPTIVE; }
-
-    /**
-     * Whether an ADAPTIVE wait drives the node's I/O while it spins: while the machine's workers
-     * (those of this JVM's nodes, or the launcher's count if more) fit its cores. Each then has a
-     * core to spin on, and the I/O threads, which step aside while a waiter drives, need none: the
-     * reply a thread waits for is read by that thread, without waking the I/O thread and then it.
-     *
-     * @param machineThreads the node threads the launcher runs on this machine, 0 if it did not say
-     * @param threadsPerNode the workers of each node
-     */
-    static boolean adaptiveDrives(int machineThreads, int threadsPerNode) {
-        int here = NODE_THREADS.get() - NODES.get();
-        int machine = (int) ((long) machineThreads * threadsPerNode / (threadsPerNode + 1));
-        return Math.max(here, machine) <= CORES;
-    }
-
-    /** @return how long a wait that drives the I/O spins before it parks: forever under SPIN, {@link #DRIVING_SPIN_NS} else */
-    static long drivingSpinNs(WaitStrategy strategy) {
-        return strategy == WaitStrategy.SPIN ? Long.MAX_VALUE : DRIVING_SPIN_NS;
-    }
+    static boolean waitersDriveIo(WaitStrategy strategy) { return strategy == WaitStrategy.SPIN; }
 
     /** Registers at {@code p}, looks at its version once more, and parks unless it changed. */
     void park(WaitPoint p, long observed) {
@@ -257,20 +201,15 @@ class Waiting {
         p.register(w);
         // after the registration: a change made before it is seen here, one made after it wakes us
         if (p.version() != observed || job.stopped()) return;
-        io.waitPauses();   // in a wait that drives the I/O: the I/O thread reads what wakes us
+        if (!countParked) {
+            block(p, observed);
+            return;
+        }
+        w.count(parked);
         try {
-            if (!countParked) {
-                block(p, observed);
-                return;
-            }
-            w.count(parked);
-            try {
-                block(p, observed);
-            } finally {
-                w.uncount();   // unless the waker did
-            }
+            block(p, observed);
         } finally {
-            io.waitResumes();
+            w.uncount();   // unless the waker did
         }
     }
 

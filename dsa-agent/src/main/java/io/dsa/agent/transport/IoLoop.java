@@ -32,10 +32,9 @@ import java.util.function.LongSupplier;
  * another thread costs no wake-up write. ({@link SelectStrategy#BUSY_WAIT} is not used: it is one
  * more poll in the epoll handler, and NIO treats it as a blocking select.)
  *
- * <p>A loop started with {@code lends} ({@code WaitStrategy.SPIN}, {@code ADAPTIVE}) lends its I/O
- * and tasks to the node's threads while they spin in a wait ({@link #waitBegins}, {@link #waitTurn},
- * {@link #waitEnds}, and {@link #waitPauses}/{@link #waitResumes} around a park inside one;
- * {@link LendingEventLoop}).
+ * <p>A loop started with {@code lends} ({@code WaitStrategy.SPIN}) lends its I/O and tasks to the
+ * node's threads while they spin in a wait ({@link #waitBegins}, {@link #waitTurn},
+ * {@link #waitEnds}; {@link LendingEventLoop}).
  */
 public final class IoLoop implements Executor, AutoCloseable {
     private static final int SHUTDOWN_TIMEOUT_SECONDS = 2;
@@ -48,7 +47,7 @@ public final class IoLoop implements Executor, AutoCloseable {
     /** While true, the idle thread polls instead of blocking ({@link #pollWhile}); read by the thread at every turn. */
     private volatile BooleanSupplier pollWhile = () -> false;
 
-    private IoLoop(String threadName, boolean preferNative, LongSupplier spinNs, boolean lends, long leaseNs) {
+    private IoLoop(String threadName, boolean preferNative, LongSupplier spinNs, boolean lends) {
         LeakDetection.apply();
         this.epoll = preferNative && Epoll.isAvailable();
         LendingEventLoop[] made = new LendingEventLoop[1];
@@ -60,7 +59,7 @@ public final class IoLoop implements Executor, AutoCloseable {
         this.group = !lends ? new MultiThreadIoEventLoopGroup(1, threads, io) : new MultiThreadIoEventLoopGroup(1, threads, io) {
             @Override
             protected IoEventLoop newChild(Executor executor, IoHandlerFactory handlers, Object... args) {
-                made[0] = new LendingEventLoop(this, executor, handlers, leaseNs);
+                made[0] = new LendingEventLoop(this, executor, handlers);
                 return made[0];
             }
         };
@@ -83,18 +82,12 @@ public final class IoLoop implements Executor, AutoCloseable {
     /**
      * Starts the thread; with {@code lends}, a thread of the node that spins in a wait runs the
      * loop's I/O and tasks itself ({@link #waitBegins}, {@link #waitTurn}, {@link #waitEnds}):
-     * {@code WaitStrategy.SPIN} and {@code ADAPTIVE} (docs/runtime.md, "SPIN: the waiting thread does
-     * the I/O", "ADAPTIVE: the waiting thread drives the I/O while it spins").
+     * {@code WaitStrategy.SPIN} (docs/runtime.md, "SPIN: the waiting thread does the I/O").
      *
      * @param lends whether waiting threads drive the loop
      */
     public static IoLoop start(String threadName, boolean preferNative, LongSupplier spinNs, boolean lends) {
-        return new IoLoop(threadName, preferNative, java.util.Objects.requireNonNull(spinNs, "spinNs"), lends, LendingEventLoop.LEASE_NS);
-    }
-
-    /** A lending loop whose thread parks for {@code leaseNs} at most while it lends (tests: a long lease shows who reads). */
-    static IoLoop startLending(String threadName, long leaseNs) {
-        return new IoLoop(threadName, true, () -> 0, true, leaseNs);
+        return new IoLoop(threadName, preferNative, java.util.Objects.requireNonNull(spinNs, "spinNs"), lends);
     }
 
     /** @return whether waiting threads drive this loop ({@link #start(String, boolean, LongSupplier, boolean)}) */
@@ -118,16 +111,6 @@ public final class IoLoop implements Executor, AutoCloseable {
 
     /** Ends the calling thread's wait: it gives the I/O back to the loop's thread. */
     public void waitEnds() { if (lending != null) lending.waitEnds(); }
-
-    /**
-     * In a wait ({@link #waitBegins()}), before the calling thread parks until the loop's work
-     * wakes it: it stops driving and counting as waiting, and the loop's thread takes the I/O back
-     * at once if nobody else waits. Then {@link #waitResumes()}. Nothing outside a wait.
-     */
-    public void waitPauses() { if (lending != null) lending.waitPauses(); }
-
-    /** After the park that {@link #waitPauses()} preceded: the calling thread waits, and may drive, again. */
-    public void waitResumes() { if (lending != null) lending.waitResumes(); }
 
     /**
      * Makes the idle thread poll its sockets without blocking whenever {@code condition} holds

@@ -68,9 +68,6 @@ class IoRole {
     /** A waiting thread's wait ended: it gives the role back if it has it. */
     final void waiterEnds(Thread me) {
         waiters.decrementAndGet();
-        release(me);
+        driver.compareAndSet(me, null);
     }
-
-    /** A waiting thread gives the role back if it has it, and goes on waiting (a wait nested in its own ended). */
-    final void release(Thread me) { driver.compareAndSet(me, null); }
 }

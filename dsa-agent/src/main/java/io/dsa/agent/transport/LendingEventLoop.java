@@ -25,13 +25,6 @@ import org.slf4j.LoggerFactory;
  * loop's thread, parked with that bound, takes it back when nobody did, so a message for a node
  * whose threads compute (none waits) is read within it. While its own thread drives, the loop
  * idles as the VM's strategy says. Shutting down, the loop's thread takes the role back and keeps it.
- *
- * <p>A thread's waits nest: it counts as waiting from its outermost {@link #waitBegins} to its
- * outermost {@link #waitEnds}, and the end of an inner wait gives the role back, so between its
- * spins it is not the driver. A thread that parks inside a wait (ADAPTIVE, after its spin) pauses
- * it ({@link #waitPauses}): it gives the role back, stops counting, and wakes the loop's thread if
- * nobody else waits, so what it parks for is read at once; then {@link #waitResumes}. A task the
- * driver runs in its turn neither pauses nor turns.
  */
 final class LendingEventLoop extends SingleThreadIoEventLoop {
     private static final Logger log = LoggerFactory.getLogger(LendingEventLoop.class);
@@ -47,28 +40,11 @@ final class LendingEventLoop extends SingleThreadIoEventLoop {
     private static final Runnable NUDGE = () -> { };
 
     private final IoRole role;
-    /** Each thread's nesting of waits and whether it paused them ({@link #waitPauses}); only the outermost counts at the role. */
-    private final ThreadLocal<Waits> waits = ThreadLocal.withInitial(Waits::new);
-    private final long leaseNs;
     private volatile Thread loopThread;
 
-    /** One thread's waits on this loop: how deeply nested, and whether paused for a park. */
-    private static final class Waits {
-        int depth;
-        boolean paused;
-        /** In {@link #waitTurn}: running the loop's tasks and I/O, which must not pause or turn again. */
-        boolean inTurn;
-    }
-
     LendingEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory handlers) {
-        this(parent, executor, handlers, LEASE_NS);
-    }
-
-    /** @param leaseNs the loop's thread's longest park while the role is lent or free ({@link #LEASE_NS}; tests lengthen it) */
-    LendingEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory handlers, long leaseNs) {
         super(parent, executor, handlers);
         this.role = new IoRole();
-        this.leaseNs = leaseNs;
     }
 
     /** @return whether {@code thread} is the driver now: the only thread that may run the loop's I/O and tasks */
@@ -91,18 +67,14 @@ final class LendingEventLoop extends SingleThreadIoEventLoop {
         ioHandler().initialize();
         for (;;) {
             if (!role.loopTakes(me)) {
-                LockSupport.parkNanos(this, leaseNs);   // a waiting thread drives: look again after the lease
+                LockSupport.parkNanos(this, LEASE_NS);   // a waiting thread drives: look again after the lease
                 continue;
             }
             runIo();
             if (isShuttingDown()) ioHandler().prepareToDestroy();
             runAllTasks(TASKS_NS);
             if (confirmShutdown()) return;
-            if (!isShuttingDown() && role.lend(me)) {
-                // the last waiter ended or paused while it lent, seeing the role still its own: nobody woke it
-                if (!role.anyWaiter()) continue;
-                LockSupport.parkNanos(this, leaseNs);   // a waiting thread takes it at its next turn
-            }
+            if (!isShuttingDown() && role.lend(me)) LockSupport.parkNanos(this, LEASE_NS);   // a waiting thread takes it at its next turn
         }
     }
 
@@ -122,15 +94,7 @@ final class LendingEventLoop extends SingleThreadIoEventLoop {
      * If the loop's thread drives, a task wakes it from its I/O wait, so that it lends itself.
      */
     void waitBegins() {
-        Waits w = waits.get();
-        if (w.depth++ > 0) return;   // nested in a wait of its own: counted once
-        w.paused = false;
-        begin();
-    }
-
-    private void begin() {
-        Thread loop = loopThread;   // null: its thread has not run yet, and a task starts it
-        if ((role.waiterBegins(loop) || loop == null) && !isShuttingDown()) {
+        if (role.waiterBegins(loopThread) && !isShuttingDown()) {
             try {
                 execute(NUDGE);
             } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -147,55 +111,16 @@ final class LendingEventLoop extends SingleThreadIoEventLoop {
      */
     boolean waitTurn() {
         Thread me = Thread.currentThread();
-        Waits w = waits.get();
-        if (w.depth == 0 || w.paused || w.inTurn) return false;   // only in a wait it counts in, and not from a task it runs
         if (!role.drives(me) && (isShuttingDown() || !role.waiterTakes(me))) return false;
-        w.inTurn = true;
         try {
             runAllTasks(TASKS_NS);
             runIo();
         } catch (Throwable t) {
             log.warn("a waiting thread driving the I/O failed", t);
-        } finally {
-            w.inTurn = false;
         }
         return true;
     }
 
     /** The calling thread's wait (from {@link #waitBegins}) ended: it gives the role back if it has it. */
-    void waitEnds() {
-        Waits w = waits.get();
-        if (w.depth == 0) return;
-        if (--w.depth > 0) {
-            role.release(Thread.currentThread());   // between its spins the thread is not the driver: it may block or wait again
-            return;
-        }
-        if (w.paused) {
-            w.paused = false;   // no longer counted since it paused
-            return;
-        }
-        role.waiterEnds(Thread.currentThread());
-    }
-
-    /**
-     * The calling thread, in a wait ({@link #waitBegins}), is about to park until something the
-     * loop reads wakes it: it gives the role back if it has it and no longer counts as waiting,
-     * and if nobody then drives or waits, wakes the loop's thread to take the role back, so that
-     * what it parks for is read at once and not after the lease. Nothing outside a wait, or if paused already.
-     */
-    void waitPauses() {
-        Waits w = waits.get();
-        if (w.depth == 0 || w.paused || w.inTurn) return;   // inTurn: a task it runs as the driver blocks on nothing the loop must read
-        w.paused = true;
-        role.waiterEnds(Thread.currentThread());
-        if (role.free() && !role.anyWaiter()) LockSupport.unpark(loopThread);
-    }
-
-    /** The calling thread's park in a wait ({@link #waitPauses}) ended: it counts as waiting again. */
-    void waitResumes() {
-        Waits w = waits.get();
-        if (!w.paused) return;
-        w.paused = false;
-        begin();
-    }
+    void waitEnds() { role.waiterEnds(Thread.currentThread()); }
 }

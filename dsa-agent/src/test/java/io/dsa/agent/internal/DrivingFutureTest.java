@@ -23,19 +23,16 @@ import org.junit.jupiter.api.Timeout;
 class DrivingFutureTest {
     /** An I/O thread that lends: each turn of a wait "runs the I/O", and the fifth completes {@link #completes}. */
     static final class ScriptedIo implements IoThread {
-        volatile int begins;
-        volatile int ends;
-        volatile int turns;
+        int begins;
+        int ends;
+        int turns;
         final AtomicReference<CompletableFuture<String>> completes = new AtomicReference<>();
-        long spinNs = Long.MAX_VALUE;
-
-        @Override public long drivingSpinNs() { return spinNs; }
 
         @Override public void execute(Runnable task) { task.run(); }
 
         @Override public boolean isCurrent() { return false; }
 
-        @Override public boolean waitDrives() { return true; }
+        @Override public boolean lends() { return true; }
 
         @Override public void waitBegins() { begins++; }
 
@@ -83,23 +80,6 @@ class DrivingFutureTest {
         assertTrue(io.turns > 5);
         assertEquals(1, io.ends, "the wait ended");
         assertFalse(f.isDone());
-    }
-
-    /** ADAPTIVE: the join drives for the I/O thread's driving spin only, then blocks until another thread completes it. */
-    @Test
-    void aBoundedDrivingSpinEndsItsWaitThenBlocksUntilCompleted() throws Exception {
-        ScriptedIo io = new ScriptedIo();
-        io.spinNs = TimeUnit.MILLISECONDS.toNanos(5);
-        CompletableFuture<String> f = DrivingFuture.of(io);
-        io.completes.set(new CompletableFuture<>());   // the turns never complete f
-        CompletableFuture<String> joined = CompletableFuture.supplyAsync(f::join);
-        while (io.ends == 0) Thread.onSpinWait();   // the spin ran out and the wait ended: a plain, blocking join now
-        assertFalse(joined.isDone());
-        int turns = io.turns;
-        assertTrue(f.complete("late"));
-        assertEquals("late", joined.get(10, TimeUnit.SECONDS));
-        assertEquals(turns, io.turns, "no turn after the wait ended");
-        assertEquals(1, io.begins);
     }
 
     @Test
