@@ -6,7 +6,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,20 +27,22 @@ final class ListeningProcess {
     /**
      * @return the PID of the one process under {@code root} (itself or a descendant) that holds the
      *         socket listening on {@code port}
-     * @throws IllegalStateException when no socket listens on the port, or none of those processes holds it
+     * @throws IllegalStateException when no socket listens on the port, or no process under {@code root} holds one that does
      */
     static long pid(int port, ProcessHandle root) throws IOException {
-        String inode = listeningInode(port);
+        // other processes may listen on the same port at other loopback addresses (a port bound with SO_REUSEADDR on
+        // 127.0.0.5 is free on 127.0.0.6): any of them may be the one, only a process under root decides
+        Set<String> sockets = new HashSet<>();
+        for (String inode : listeningInodes(port)) sockets.add("socket:[" + inode + "]");
         List<ProcessHandle> candidates = new ArrayList<>();
         candidates.add(root);
         root.descendants().forEach(candidates::add);
-        String socket = "socket:[" + inode + "]";
         for (ProcessHandle p : candidates) {
             Path fds = Path.of("/proc", Long.toString(p.pid()), "fd");
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
                 for (Path fd : entries) {
                     try {
-                        if (Files.readSymbolicLink(fd).toString().equals(socket)) return p.pid();
+                        if (sockets.contains(Files.readSymbolicLink(fd).toString())) return p.pid();
                     } catch (IOException e) {
                         // closed meanwhile
                     }
@@ -50,16 +54,18 @@ final class ListeningProcess {
         throw new IllegalStateException("no process under pid " + root.pid() + " holds the socket listening on port " + port);
     }
 
-    private static String listeningInode(int port) throws IOException {
+    private static List<String> listeningInodes(int port) throws IOException {
         String hexPort = String.format(":%04X", port);
+        List<String> inodes = new ArrayList<>();
         // a JVM's sockets are IPv6 ones (IPv4 addresses mapped) unless it prefers IPv4 stacks
         for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
             for (String line : Files.readAllLines(Path.of(table), StandardCharsets.US_ASCII)) {
                 String[] f = line.trim().split("\\s+");
                 // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-                if (f.length > 9 && f[1].endsWith(hexPort) && f[3].equals(LISTEN)) return f[9];
+                if (f.length > 9 && f[1].endsWith(hexPort) && f[3].equals(LISTEN)) inodes.add(f[9]);
             }
         }
+        if (!inodes.isEmpty()) return inodes;
         throw new IllegalStateException("no socket listens on port " + port + " (/proc/net/tcp, /proc/net/tcp6)");
     }
 
