@@ -135,7 +135,7 @@ public final class DsaConfig {
 
     /**
      * @return whether the connections between nodes of one machine move the bodies of large messages
-     *         (partitions, diffs, pushes of 16 KiB and more) through rings in shared memory once they
+     *         (partitions, diffs, pushes of 4 KiB and more) through rings in shared memory once they
      *         have sent twice a ring's size on their sockets (docs/runtime.md, "Bulk bytes through
      *         shared memory"); default true. The ring's size is the system property
      *         {@code dsa.sharedRingBytes} (8 MiB; 0 turns the rings off too).

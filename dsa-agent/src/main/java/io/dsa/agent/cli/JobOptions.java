@@ -60,7 +60,7 @@ final class JobOptions {
     boolean barrierLanes;
 
     @Option(names = "--shared-rings", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Between nodes of one machine, move the bodies of large messages (partitions, diffs, pushes of 16 KiB"
+            description = "Between nodes of one machine, move the bodies of large messages (partitions, diffs, pushes of 4 KiB"
                     + " and more) through rings in shared memory, a small sealed frame on the connection saying where"
                     + " (docs/runtime.md, \"Bulk bytes through shared memory\"); --no-shared-rings: every byte on the sockets"
                     + " (default: on).")

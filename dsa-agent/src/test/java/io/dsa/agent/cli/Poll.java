@@ -80,7 +80,10 @@ final class Poll {
      * @throws AssertionError naming {@code what} if it does not exist within {@code timeoutMs}
      */
     static void file(String what, Path file, long timeoutMs) throws InterruptedException {
-        inDirectory(what, file.getParent(), false, new CompletableFuture<>(), timeoutMs, () -> Files.exists(file));
+        // false only if the watch service was closed under the wait: then the file is not there, and the caller must not go on
+        if (!inDirectory(what, file.getParent(), false, new CompletableFuture<>(), timeoutMs, () -> Files.exists(file))) {
+            throw new AssertionError(what + ": the wait for " + file + " ended without it (its watch service was closed)");
+        }
     }
 
     /**

@@ -50,6 +50,13 @@ class SharedRingTransportTest {
         return t;
     }
 
+    /** A client transport connected to a server transport with a ring of {@code serverRing} bytes (0: rings off) and {@code receiver}. */
+    private NettyConnection connect(TransportSecurity security, long serverRing, RecordingHandler receiver) throws Exception {
+        Transport server = start(0, security, serverRing, receiver);
+        Transport client = start(1, security, SharedRing.MIN_CAPACITY, new RecordingHandler());
+        return (NettyConnection) client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
+    }
+
     @ParameterizedTest
     @EnumSource(TransportSecurity.class)
     void onceAcceptedLargeBodiesCrossInTheRingIntactAndInOrderAndOffTheSocket(TransportSecurity security) throws Exception {
@@ -118,12 +125,41 @@ class SharedRingTransportTest {
         assertTrue(onSocket < bodies / 20, "the bodies' bytes stayed off the socket: " + onSocket + " bytes on it for " + bodies);
     }
 
+    /**
+     * The ring's threshold: 8 KiB partitions (a 32 x 32 block of doubles, whose records would carry an AES-GCM tag on the
+     * socket) cross in the ring, a body just under {@link SharedRing#MIN_BODY_BYTES} on the socket.
+     */
+    @Test
+    void partitionsOfEightKibCrossInTheRingAndSmallerBodiesOnTheSocket() throws Exception {
+        RecordingHandler receiver = new RecordingHandler();
+        NettyConnection c = connect(TransportSecurity.MAC, SharedRing.MIN_CAPACITY, receiver);
+        Transport client = transports.get(1);
+        sendUntilOffered(c, receiver);
+        assertTrue(c.ringDecided().get(10, TimeUnit.SECONDS), "the peer on this machine accepted the ring");
+
+        int small = 8 << 10;
+        int count = 64;
+        long before = client.bytesOut();
+        for (int i = 0; i < count; i++) {
+            byte[] data = SharedRingTest.bytes(small, 400 + i);
+            c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, i, 1, 0, 0, data.clone()));
+            assertArrayEquals(data, ((CoherenceMessage) receiver.awaitMessage()).data(), "8 KiB partition " + i);
+        }
+        long onSocket = client.bytesOut() - before;
+        assertTrue(onSocket < (long) count * small / 20, "8 KiB bodies stayed off the socket: " + onSocket + " bytes on it");
+
+        byte[] under = SharedRingTest.bytes(SharedRing.MIN_BODY_BYTES - 64, 9);
+        before = client.bytesOut();
+        c.send(new CoherenceMessage(CoherenceOp.DATA_S, 1, 0, 1, 0, 0, under.clone()));
+        assertArrayEquals(under, ((CoherenceMessage) receiver.awaitMessage()).data());
+        assertTrue(client.bytesOut() - before >= under.length, "a body under the threshold crossed on the socket");
+    }
+
     @Test
     void aPeerWithRingsOffRefusesAndEveryBodyThenTravelsOnTheSocket() throws Exception {
         RecordingHandler receiver = new RecordingHandler();
-        Transport server = start(0, TransportSecurity.ENCRYPT, 0, receiver);
-        Transport client = start(1, TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, new RecordingHandler());
-        NettyConnection c = (NettyConnection) client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
+        NettyConnection c = connect(TransportSecurity.ENCRYPT, 0, receiver);
+        Transport client = transports.get(1);
         sendUntilOffered(c, receiver);
         assertFalse(c.ringDecided().get(10, TimeUnit.SECONDS), "refused");
         long before = client.bytesOut();
@@ -137,9 +173,7 @@ class SharedRingTransportTest {
     @Test
     void aConnectionThatMovedLessThanTwiceItsRingInLargeBodiesOffersNone() throws Exception {
         RecordingHandler receiver = new RecordingHandler();
-        Transport server = start(0, TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, receiver);
-        Transport client = start(1, TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, new RecordingHandler());
-        NettyConnection c = (NettyConnection) client.connect(TransportTest.LOOPBACK, server.boundAddress().getPort()).get(10, TimeUnit.SECONDS);
+        NettyConnection c = connect(TransportSecurity.ENCRYPT, SharedRing.MIN_CAPACITY, receiver);
         int below = (int) (SharedRing.offerAfter(SharedRing.MIN_CAPACITY) / PARTITION) - 1;
         for (int i = 0; i < below; i++) {
             byte[] data = SharedRingTest.bytes(PARTITION, 200 + i);
