@@ -27,7 +27,7 @@ import java.nio.ByteOrder;
  *
  * <p><b>Hits and revocations.</b> Element read hits use the {@link ReadView} published with the
  * last stamp ({@link #readView}, read without an acquire; region reads and misses read the stamp);
- * writers read the stamp, store into {@link #data}, make a full fence and read the stamp again: if it changed, a revocation may have copied the partition
+ * writers read the stamp, store into {@link #data}, make a full fence (or store with an atomic exchange, which is one) and read the stamp again: if it changed, a revocation may have copied the partition
  * before the store landed, so the writer redoes the write through the miss path. A revocation
  * writes the stamp before the engine copies or lends the bytes. This is a Dekker pair: either the
  * revoker's copy holds the store, or the writer sees the new stamp.
