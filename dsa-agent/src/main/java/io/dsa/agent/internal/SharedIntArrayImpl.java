@@ -440,9 +440,9 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
     /** @return whether element write hits store with an atomic exchange on this JDK ({@code EXCHANGE}); for tests */
     static boolean exchanges() { return EXCHANGE; }
 
-    // Whether VIEW does getAndSet on a byte array's first element: JDK 25 refuses it (UnsupportedOperationException), and it
-    // would be misaligned where a byte
-    // array's elements do not start at a multiple of the element's size (every byte array's start alike).
+    // Whether VIEW does getAndSet on a byte array's first element. JDK 25 refuses it (UnsupportedOperationException); it
+    // would also fail (IllegalStateException) where a byte array's elements do not start at a multiple of the element's
+    // size, which holds for every byte array alike.
     private static boolean exchangeWorks() {
         try {
             VIEW.getAndSet(new byte[16], 0, (int) 0);
