@@ -5,6 +5,7 @@ import io.dsa.ArrayUse;
 import io.dsa.CacheState;
 import io.dsa.SharedArray;
 import io.dsa.coherence.Access;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -141,6 +142,26 @@ abstract class AbstractSharedArray implements SharedArray {
     final void count(int what) {
         int row = Thread.currentThread() instanceof WorkerThread w && w.rt == rt ? w.counterRow : otherRow;
         counts[row + what]++;
+    }
+
+    /**
+     * Whether {@code view}, a byte-array view of an element type, does {@code getAndSet} on a byte
+     * array's first element (the element write hit's exchange, docs/runtime.md, "The write hit's
+     * fence"). JDK 25 refuses atomic modes on byte arrays ({@code UnsupportedOperationException});
+     * they would also fail ({@code IllegalStateException}) where a byte array's elements do not
+     * start at a multiple of the element's size, which holds for every byte array alike.
+     *
+     * @param zero the element type's zero, boxed
+     */
+    static boolean exchangeWorks(VarHandle view, Object zero) {
+        try {
+            view.toMethodHandle(VarHandle.AccessMode.GET_AND_SET).invoke(new byte[16], 0, zero);
+            return true;
+        } catch (UnsupportedOperationException | IllegalStateException e) {
+            return false;
+        } catch (Throwable t) {
+            throw new ExceptionInInitializerError(t);
+        }
     }
 
     /**

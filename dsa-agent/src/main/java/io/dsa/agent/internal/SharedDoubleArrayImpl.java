@@ -34,7 +34,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
      * {@code getAndSet} (JDK 17's do; JDK 25's refuse atomic modes on byte arrays, whose
      * elements need not be aligned), else a plain store and {@link VarHandle#fullFence}.
      */
-    private static final boolean EXCHANGE = exchangeWorks();
+    private static final boolean EXCHANGE = exchangeWorks(VIEW, (double) 0);
     /** Row segments at least this long are copied through the bulk view; shorter ones element by element. */
     static final int BULK_MIN = 8;
 
@@ -439,16 +439,4 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
 
     /** @return whether element write hits store with an atomic exchange on this JDK ({@code EXCHANGE}); for tests */
     static boolean exchanges() { return EXCHANGE; }
-
-    // Whether VIEW does getAndSet on a byte array's first element. JDK 25 refuses it (UnsupportedOperationException); it
-    // would also fail (IllegalStateException) where a byte array's elements do not start at a multiple of the element's
-    // size, which holds for every byte array alike.
-    private static boolean exchangeWorks() {
-        try {
-            VIEW.getAndSet(new byte[16], 0, (double) 0);
-            return true;
-        } catch (UnsupportedOperationException | IllegalStateException e) {
-            return false;
-        }
-    }
 }
