@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The arrays' element index paths (the shift-and-mask fast path for power-of-two partitions with
- * no ragged column edge, and the reciprocal path for every other shape) put every element where the layout says: each
+ * no ragged column edge, the reciprocal path for every other shape, and a vector's own flat path, by shift or by
+ * reciprocal) put every element where the layout says: each
  * element written through {@code write(row, col)} or {@code write(index)} is found by
  * {@code readPartition} at {@link ArrayLayout#partitionOf}/{@link ArrayLayout#offsetInPartition},
  * and indices out of range are refused with the layout's message.
@@ -66,6 +67,7 @@ class IndexPathTest {
             checkRefused(() -> array.read(-1, 0));
             checkRefused(() -> array.write(0, -1, 1));
             checkRefused(() -> array.read(rows * cols));
+            checkRefused(() -> array.read(-1));
             checkRefused(() -> array.write(-1, 1));
         }
 
@@ -92,6 +94,7 @@ class IndexPathTest {
         "30, 50, 7, 11, BLOCK_CYCLIC, true", // general path
         "64, 64, 12, 16, BLOCK, false",      // non-power-of-two rows: general path
         "1, 1400, 1, 700, BLOCK, true",      // NPB CG class S's vectors on 2 threads: reciprocal path
+        "1, 1000, 1, 48, BLOCK_CYCLIC, true", // a vector through the reciprocal with a ragged last partition
         "45, 101, 10, 25, BLOCK, false",     // both sides non-powers of two, a last grid column of width 1
         "17, 3, 17, 1, BLOCK, true",         // one-column partitions: divisor 1
     })

@@ -55,6 +55,10 @@ abstract class AbstractSharedArray implements SharedArray {
     final int colMask;
     /** log2(cols) when the fast path applies and cols is a power of two (flat index -> row, col), else -1 */
     final int flatShift;
+    /** The length of a vector (an array of one row), whose flat index takes its own path; 0 for any other shape. */
+    final int vectorLength;
+    /** log2 of a vector's partition length when that is a power of two, else -1 (the reciprocal). */
+    final int vectorShift;
     // The index path for every other shape: a division by a partition side is a multiplication by
     // its reciprocal and a shift (Reciprocal), and the partitions of the last grid column may be narrower.
     final int partRows;
@@ -90,6 +94,8 @@ abstract class AbstractSharedArray implements SharedArray {
         this.rowMask = pr - 1;
         this.colMask = pc - 1;
         this.flatShift = fast && Integer.bitCount(cols) == 1 ? Integer.numberOfTrailingZeros(cols) : -1;
+        this.vectorLength = rows == 1 ? cols : 0;
+        this.vectorShift = rows == 1 && Integer.bitCount(pc) == 1 ? Integer.numberOfTrailingZeros(pc) : -1;
         this.partRows = pr;
         this.partCols = pc;
         this.rowReciprocal = Reciprocal.multiplier(pr);

@@ -258,7 +258,25 @@ final class SharedLongArrayImpl extends AbstractSharedArray implements SharedLon
 
     @Override
     public long read(int index) {
-        if (rows == 1 && Integer.compareUnsigned(index, cols) < 0) return read(0, index);
+        if (Integer.compareUnsigned(index, vectorLength) < 0) {
+            // a vector (one row of partitions): fewer fields and no row arithmetic, which a loop whose
+            // miss path is compiled in reloads per element (docs/runtime.md, "A vector's own index path")
+            int p;
+            int off;
+            if (vectorShift >= 0) {
+                p = index >>> vectorShift;
+                off = (index & colMask) << SHIFT;
+            } else {
+                p = Reciprocal.divide(index, colReciprocal, colReciprocalShift);
+                off = (index - p * partCols) << SHIFT;
+            }
+            byte[] data = views[p].data;   // plain: docs/runtime.md, "Read hits through a published view"
+            if (data != null) {
+                countHit(ArrayCounters.READ_HIT);
+                return (long) VIEW.get(data, off);
+            }
+            return readMiss(p, off);
+        }
         if (flatShift >= 0 && index >= 0 && index < (long) rows * cols) return read(index >>> flatShift, index & (cols - 1));
         return read(rowOfIndex(index), colOfIndex(index));
     }
