@@ -418,7 +418,6 @@ public class Cg implements DsaProgram {
         return s + 1;
     }
 
-    /** {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array. */
     /**
      * A CG step's updates of a worker's rows {@code [lo, hi)}: {@code z += alpha p}, {@code r -= alpha q}.
      * Public for {@code dsa bench cg --phases}, which times the plain step phase by phase.
@@ -437,6 +436,7 @@ public class Cg implements DsaProgram {
         return rho;
     }
 
+    /** {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array. */
     private static void multiply(NpbCg.Matrix rows, SharedDoubleArray v, SharedDoubleArray out, int lo) {
         int[] start = rows.rowStart();
         int[] col = rows.col();
