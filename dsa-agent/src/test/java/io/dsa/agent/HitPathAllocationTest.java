@@ -7,8 +7,12 @@ import io.dsa.DsaProgram;
 import io.dsa.DsaWorker;
 import io.dsa.SharedDoubleArray;
 import java.lang.management.ManagementFactory;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Reads and writes that hit a valid local partition allocate nothing. Measured with the JVM's
@@ -22,6 +26,24 @@ class HitPathAllocationTest {
 
     @Test
     void hitsOnALocalPartitionDoNotAllocate() {
+        assertNoAllocation("2-D reads and writes of a 64 x 64 array in partitions of 32 x 32",
+                w -> w.node().createSharedDoubleArray("A", 64, 64, 32), HitPathAllocationTest::sweep);
+    }
+
+    /** A vector's flat reads take their own index path (docs/runtime.md, "A vector's own index path"): both of its ways. */
+    @ParameterizedTest(name = "partitions of {0}")
+    @ValueSource(ints = {1024, 1000})
+    void flatReadsOfAVectorDoNotAllocate(int partition) {
+        assertNoAllocation("flat reads of a vector of 4096 in partitions of " + partition,
+                w -> w.node().createSharedDoubleArray("v", 1, 4096, partition), HitPathAllocationTest::vectorSweep);
+    }
+
+    /**
+     * Runs {@code sweep} on a one-node VM's array, after 30 warm-up rounds, and fails if the measured
+     * round allocated more than incidental JVM noise.
+     */
+    private static void assertNoAllocation(String what, Function<DsaWorker, SharedDoubleArray> create,
+                                           ToDoubleFunction<SharedDoubleArray> sweep) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long[] allocated = new long[1];
         double[] checksum = new double[1];
@@ -29,19 +51,21 @@ class HitPathAllocationTest {
             cluster.run(new DsaProgram() {
                 @Override
                 public void work(DsaWorker w) {
-                    SharedDoubleArray a = w.node().createSharedDoubleArray("A", 64, 64, 32);
-                    if (a.cacheState(0) != CacheState.EXCLUSIVE) throw new AssertionError("home partition not exclusive");
+                    SharedDoubleArray a = create.apply(w);
+                    for (int p = 0; p < a.layout().partitionCount(); p++) {
+                        if (a.cacheState(p) != CacheState.EXCLUSIVE) throw new AssertionError("home partition " + p + " not exclusive");
+                    }
                     double sum = 0;
-                    for (int round = 0; round < 30; round++) sum += sweep(a); // warm up: let the JIT compile the hit path
+                    for (int round = 0; round < 30; round++) sum += sweep.applyAsDouble(a); // warm up: let the JIT compile the hit path
                     long before = threads.getCurrentThreadAllocatedBytes();
-                    sum += sweep(a);
+                    sum += sweep.applyAsDouble(a);
                     allocated[0] = threads.getCurrentThreadAllocatedBytes() - before;
                     checksum[0] = sum;
                 }
             });
         }
         assertTrue(allocated[0] < 64 * 1024, allocated[0] + " bytes allocated by " + ACCESSES
-                + " hit accesses (checksum " + checksum[0] + ")");
+                + " hit accesses, " + what + " (checksum " + checksum[0] + ")");
     }
 
     private static double sweep(SharedDoubleArray a) {
@@ -52,6 +76,13 @@ class HitPathAllocationTest {
             a.write(i, j, k);
             sum += a.read(j, i);
         }
+        return sum;
+    }
+
+    private static double vectorSweep(SharedDoubleArray v) {
+        int n = v.layout().cols();
+        double sum = 0;
+        for (int k = 0; k < ACCESSES; k++) sum += v.read((k * 7) % n);
         return sum;
     }
 }
