@@ -170,6 +170,11 @@ abstract class AbstractSharedArray implements SharedArray {
         }
     }
 
+    /** The partition of a vector's flat index, which the caller has checked against {@link #vectorLength}. */
+    final int vectorPartition(int index) {
+        return vectorShift >= 0 ? index >>> vectorShift : Reciprocal.divide(index, colReciprocal, colReciprocalShift);
+    }
+
     /**
      * Counts a hit ({@link ArrayCounters#READ_HIT} or {@link ArrayCounters#WRITE_HIT}) if the VM
      * counts hits. In a loop without calls the JIT tests the flag once, outside the loop.

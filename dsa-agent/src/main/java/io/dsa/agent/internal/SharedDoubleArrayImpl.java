@@ -261,15 +261,8 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
         if (Integer.compareUnsigned(index, vectorLength) < 0) {
             // a vector (one row of partitions): fewer fields and no row arithmetic, which a loop whose
             // miss path is compiled in reloads per element (docs/runtime.md, "A vector's own index path")
-            int p;
-            int off;
-            if (vectorShift >= 0) {
-                p = index >>> vectorShift;
-                off = (index & colMask) << SHIFT;
-            } else {
-                p = Reciprocal.divide(index, colReciprocal, colReciprocalShift);
-                off = (index - p * partCols) << SHIFT;
-            }
+            int p = vectorPartition(index);
+            int off = (index - p * partCols) << SHIFT;
             byte[] data = views[p].data;   // plain: docs/runtime.md, "Read hits through a published view"
             if (data != null) {
                 countHit(ArrayCounters.READ_HIT);
