@@ -61,6 +61,11 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             p = layout.partitionOf(row, col);   // throws, naming the index and its range
             off = 0;
         }
+        return readAt(p, off);
+    }
+
+    /** The element at byte offset {@code off} of partition {@code p}: a hit through the partition's view, else a miss. */
+    private int readAt(int p, int off) {
         byte[] data = views[p].data;   // plain: docs/runtime.md, "Read hits through a published view"
         if (data != null) {
             countHit(ArrayCounters.READ_HIT);
@@ -262,13 +267,7 @@ final class SharedIntArrayImpl extends AbstractSharedArray implements SharedIntA
             // a vector (one row of partitions): fewer fields and no row arithmetic, which a loop whose
             // miss path is compiled in reloads per element (docs/runtime.md, "A vector's own index path")
             int p = vectorPartition(index);
-            int off = (index - p * partCols) << SHIFT;
-            byte[] data = views[p].data;   // plain: docs/runtime.md, "Read hits through a published view"
-            if (data != null) {
-                countHit(ArrayCounters.READ_HIT);
-                return (int) VIEW.get(data, off);
-            }
-            return readMiss(p, off);
+            return readAt(p, (index - p * partCols) << SHIFT);
         }
         if (flatShift >= 0 && index >= 0 && index < (long) rows * cols) return read(index >>> flatShift, index & (cols - 1));
         return read(rowOfIndex(index), colOfIndex(index));
