@@ -174,6 +174,10 @@ final class CgCommand implements Callable<Integer> {
             h.append(" release of ").append(round).append(" after the last arrival |");
             line.append("---:|");
         }
+        for (String spread : CgPhases.STEP_SPREAD) {
+            h.append(' ').append(spread).append(" |");
+            line.append("---:|");
+        }
         return h + "\n" + line + "\n";
     }
 
@@ -195,15 +199,16 @@ final class CgCommand implements Callable<Integer> {
         }
         StringBuilder header = new StringBuilder("class,nodes,threads,wait,node");
         for (int x = 1; x <= CgPhases.PHASES.size(); x++) header.append(",phase").append(x).append("_us");
-        header.append(",step_us,release_pq_us,release_rr_us,release_barrier_us");
+        header.append(",step_us,release_pq_us,release_rr_us,release_barrier_us,step_mean_us,step_p90_us,step_max_us");
         BenchOut.csv(common.out, "cg-phases", header.toString(), csv);
         BenchOut.plot(common.out, "cg-phases", "A CG step phase by phase (median per step)", "phase (1-8, in the table's order)",
                 "microseconds", false, series);
         String notes = String.format(Locale.ROOT, "- `CgPhases`: the `cg` example's plain CG step (element reads and writes, `allReduce`"
                 + " for the dot products, a barrier after `p` is rewritten) with `System.nanoTime()` between its phases, every node"
                 + " in this JVM (DsaCluster.local), %d run(s) per VM, the last summarised: per node (its first worker) the median"
-                + " microseconds of each phase over the later three quarters of its steps, and per round the median time from the"
-                + " last worker's arrival to that worker's return. Not verified (the `cg` rows are).", Math.max(1, warm.runs));
+                + " microseconds of each phase over the later three quarters of its steps, per round the median time from the"
+                + " last worker's arrival to that worker's return, and the mean, 90th percentile and longest whole step over the"
+                + " same steps (the sum of the medians leaves out the steps that stall). Not verified (the `cg` rows are).", Math.max(1, warm.runs));
         BenchOut.markdown(common.out, "cg-phases", "A CG step phase by phase", BenchCommand.typed(spec), notes, table.toString(), List.of());
     }
 

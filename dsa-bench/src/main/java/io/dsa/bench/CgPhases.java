@@ -32,6 +32,8 @@ public final class CgPhases implements DsaProgram {
             "z, r updates and r.r", "allReduce(r.r)", "first write of p", "rest of p", "barrier");
     /** The rounds of a step, whose arrival and return every worker stamps. */
     static final List<String> ROUNDS = List.of("allReduce(p.q)", "allReduce(r.r)", "barrier");
+    /** The spread of a whole step's time over the summarised steps, after the rounds' release latencies. */
+    static final List<String> STEP_SPREAD = List.of("step mean", "step p90", "step max");
     /** By global worker id: {@code [phase][step]} durations, then {@code [PHASES.size() + 2 round][step]} arrival, return. */
     static final Map<Integer, long[][]> RESULTS = new ConcurrentHashMap<>();
 
@@ -119,12 +121,14 @@ public final class CgPhases implements DsaProgram {
 
     /**
      * The last run's summary: per node (its first worker), the median microseconds of each phase
-     * over the later three quarters of the steps, and per round how long after the last worker's
-     * arrival that worker returned.
+     * over the later three quarters of the steps, per round how long after the last worker's
+     * arrival that worker returned, and the mean, 90th percentile and longest of its whole steps
+     * over the same steps (a median per phase hides the steps that stall; the run's time is their sum).
      *
      * @param nodes the VM's nodes
      * @param threads workers per node
-     * @return one row per node: the phases' medians, their sum, then the rounds' release latencies (all in microseconds)
+     * @return one row per node: the phases' medians, their sum, the rounds' release latencies, then the whole step's mean,
+     *         90th percentile and maximum ({@link #STEP_SPREAD}; all in microseconds)
      * @throws IllegalStateException if a worker left no timings (not every node ran in this JVM)
      */
     static double[][] summary(int nodes, int threads) {
@@ -136,7 +140,7 @@ public final class CgPhases implements DsaProgram {
         }
         int steps = all[0][0].length;
         int from = steps / 4;
-        double[][] rows = new double[nodes][PHASES.size() + 1 + ROUNDS.size()];
+        double[][] rows = new double[nodes][PHASES.size() + 1 + ROUNDS.size() + STEP_SPREAD.size()];
         for (int n = 0; n < nodes; n++) {
             long[][] t = all[n * threads];
             double total = 0;
@@ -155,6 +159,15 @@ public final class CgPhases implements DsaProgram {
                 }
                 rows[n][PHASES.size() + 1 + rd] = median(latency);
             }
+            long[] whole = new long[steps - from];
+            for (int s = from; s < steps; s++) {
+                for (int x = 0; x < PHASES.size(); x++) whole[s - from] += t[x][s];
+            }
+            Arrays.sort(whole);
+            int at = PHASES.size() + 1 + ROUNDS.size();
+            rows[n][at] = Arrays.stream(whole).average().orElse(0) / 1e3;
+            rows[n][at + 1] = whole[Math.max(0, (int) Math.ceil(0.9 * whole.length) - 1)] / 1e3;   // nearest rank
+            rows[n][at + 2] = whole[whole.length - 1] / 1e3;
         }
         return rows;
     }

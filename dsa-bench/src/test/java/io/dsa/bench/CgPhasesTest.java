@@ -50,10 +50,26 @@ class CgPhasesTest {
                 sum += rows[n][x];
             }
             assertEquals(sum, rows[n][CgPhases.PHASES.size()], 1e-9, "the step is the phases' sum");
-            double[] releases = java.util.Arrays.copyOfRange(rows[n], CgPhases.PHASES.size() + 1, rows[n].length);
+            double[] releases = java.util.Arrays.copyOfRange(rows[n], CgPhases.PHASES.size() + 1, CgPhases.PHASES.size() + 1 + CgPhases.ROUNDS.size());
             double expected = 5 + n * threads; // node n's first worker is worker n * threads
             assertArrayEquals(new double[] {expected, expected, expected}, releases, 1e-9, "node " + n);
         }
+    }
+
+    @Test
+    void theWholeStepsMeanPercentileAndMaximumCountTheStepsThatStall() {
+        int nodes = 2, threads = 1, steps = 40;
+        for (int w = 0; w < nodes; w++) CgPhases.RESULTS.put(w, made(w, nodes, steps));
+        CgPhases.RESULTS.get(1)[0][30] += 1_000_000;   // node 1's step 30 stalls 1 ms in its first phase
+        double[][] rows = CgPhases.summary(nodes, threads);
+        int at = CgPhases.PHASES.size() + 1 + CgPhases.ROUNDS.size();
+        assertEquals(at + CgPhases.STEP_SPREAD.size(), rows[0].length);
+        // steps 10..39; a whole step is the phases' sum, 36,000 + 8 s ns
+        assertArrayEquals(new double[] {36.196, 36.288, 36.312}, java.util.Arrays.copyOfRange(rows[0], at, at + 3), 1e-9, "node 0");
+        // node 1: the stalled step (1,036.240 us) is the maximum, lifts the mean by 1,000 / 30 us and the 90th percentile one rank
+        assertArrayEquals(new double[] {36.196 + 1000.0 / 30, 36.296, 1036.24}, java.util.Arrays.copyOfRange(rows[1], at, at + 3), 1e-9,
+                "node 1");
+        assertEquals(rows[0][0], rows[1][0], 1e-9, "a stall in one step leaves the phase's median alone");
     }
 
     @Test
@@ -82,6 +98,12 @@ class CgPhasesTest {
             assertTrue(sum > 0, "a step takes time: " + line);
         }
         String md = Files.readString(out.resolve("cg-phases.md"));
-        assertTrue(md.contains("release of barrier after the last arrival") && md.contains("| S 2x1 ADAPTIVE | 1 |"), md);
+        assertTrue(md.contains("release of barrier after the last arrival") && md.contains("| step max |") && md.contains("| S 2x1 ADAPTIVE | 1 |"), md);
+        for (String line : lines.subList(1, 3)) {
+            String[] f = line.split(",");
+            double p90 = Double.parseDouble(f[f.length - 2]);
+            double max = Double.parseDouble(f[f.length - 1]);
+            assertTrue(p90 <= max && max > 0, "the 90th percentile is at most the longest step: " + line);
+        }
     }
 }
