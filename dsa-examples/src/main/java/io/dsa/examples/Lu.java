@@ -142,6 +142,11 @@ public class Lu implements DsaProgram {
 
         long start = System.nanoTime();
         double[] diagonal = new double[blockSize * blockSize];
+        // the block being factored, solved or updated, and the update's row: one array each for the whole run
+        // (readPartition and writePartition take an array at least as long as the partition), as the MPI + C peer
+        // works in place; a fresh 128 KiB array per block kept the young collector busy enough to pause both nodes
+        double[] block = new double[blockSize * blockSize];
+        double[] row = new double[layout.cols()];
         // phase s = 3k + (0 factor, 1 panels, 2 trailing update) starts at epoch s + 1: a worker
         // resumed after a migration re-enters at its phase, the matrix holds everything else
         for (long s = worker.epoch() - 1; s < 3L * grid; s++) {
@@ -152,10 +157,9 @@ public class Lu implements DsaProgram {
                     // lu-scoped factored this diagonal block in the previous step's scope; its closing was the barrier
                     if (scoped && k > 0) continue;
                     if (owns(mine, kk)) {
-                        double[] a = new double[layout.partitionElements(kk)];
-                        matrix.readPartition(kk, a);
-                        factor(a, layout.partitionRows(kk));
-                        matrix.writePartition(kk, a);
+                        matrix.readPartition(kk, block);
+                        factor(block, layout.partitionRows(kk));
+                        matrix.writePartition(kk, block);
                     }
                 }
                 case 1 -> {
@@ -169,14 +173,13 @@ public class Lu implements DsaProgram {
                                 diagonalRead = true;
                             }
                             int h = layout.partitionRows(kk);
-                            double[] a = new double[layout.partitionElements(p)];
-                            matrix.readPartition(p, a);
+                            matrix.readPartition(p, block);
                             if (bi == k) {
-                                solveUnitLower(diagonal, h, a, layout.partitionCols(p));
+                                solveUnitLower(diagonal, h, block, layout.partitionCols(p));
                             } else {
-                                solveUpperRight(diagonal, h, a, layout.partitionRows(p));
+                                solveUpperRight(diagonal, h, block, layout.partitionRows(p));
                             }
-                            matrix.writePartition(p, a);
+                            matrix.writePartition(p, block);
                         }
                     }
                 }
@@ -188,17 +191,15 @@ public class Lu implements DsaProgram {
                     requestPanels(mine, grid, k);
                     Map<Integer, double[]> lPanels = new HashMap<>();
                     Map<Integer, double[][]> uPanels = new HashMap<>();
-                    double[] row = new double[layout.cols()];
                     for (int p : mine) {
                         int bi = p / grid;
                         int bj = p % grid;
                         if (bi > k && bj > k) {
                             double[] l = lPanels.computeIfAbsent(bi * grid + k, q -> readWhole(layout, q));
                             double[][] u = uPanels.computeIfAbsent(k * grid + bj, q -> uRows(layout, q));
-                            double[] a = new double[layout.partitionElements(p)];
-                            matrix.readPartition(p, a);
-                            subtractProduct(a, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
-                            matrix.writePartition(p, a);
+                            matrix.readPartition(p, block);
+                            subtractProduct(block, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
+                            matrix.writePartition(p, block);
                         }
                     }
                 }
