@@ -144,7 +144,8 @@ public class Lu implements DsaProgram {
         double[] diagonal = new double[blockSize * blockSize];
         // the block being factored, solved or updated, and the update's row: one array each for the whole run
         // (readPartition and writePartition take an array at least as long as the partition), as the MPI + C peer
-        // works in place; a fresh 128 KiB array per block kept the young collector busy enough to pause both nodes
+        // works in place; a fresh array per block (128 KiB at partitions of 128) meant more young collections and a
+        // warm 2x1 run 1.05x as long (BENCHMARKS.md, "Kept: one array per run for LU's block")
         double[] block = new double[blockSize * blockSize];
         double[] row = new double[layout.cols()];
         // phase s = 3k + (0 factor, 1 panels, 2 trailing update) starts at epoch s + 1: a worker
