@@ -88,8 +88,9 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs of a DSA VM with every node in the bench JVM ({@code DsaCluster.local}), one after another, so that the JIT has
-     * compiled DSA and the program when the later ones run: the warm figure is the median of the later half. The DSA runs
+     * Runs of a DSA VM with every node in the bench JVM ({@code DsaCluster.local}), so that the JIT has compiled DSA and
+     * the program when the later ones run: the warm figure is the median of the later half. Several VMs' runs are
+     * interleaved ({@link #medians}). The DSA runs
      * of the experiments start their node JVMs afresh, while sequential Java is timed in the bench JVM after
      * {@link #sequentialWarmUps} warm-up runs (BENCHMARKS.md, "Warm runs").
      */
@@ -101,8 +102,9 @@ public final class BenchCommand implements Callable<Integer> {
         // and 19% over runs 40-60; its runs fell from about 0.18 s to about 0.05 s between runs 15 and 25, so the later half
         // of twenty runs was partly cold (BENCHMARKS.md, "Forty warm runs")
         @Option(names = "--warm-runs", defaultValue = "40",
-                description = "Runs of each DSA VM with every node in this JVM, one after another; the warm row is the median of"
-                        + " the later half, once the JIT compiled DSA and the program. 0: none, 1 to " + MAX
+                description = "Runs of each DSA VM with every node in this JVM (lu, fft and cg interleave their VMs, a round running"
+                        + " each once); the warm row is the median of the later half, once the JIT compiled DSA and the program."
+                        + " 0: none, 1 to " + MAX
                         + " (default: ${DEFAULT-VALUE}; --smoke: 1).")
         int runs;
 
@@ -141,17 +143,72 @@ public final class BenchCommand implements Callable<Integer> {
          */
         double median(io.dsa.agent.DsaConfig config, java.util.function.Supplier<io.dsa.DsaProgram> program, java.util.List<String> args,
                 ReportSeconds seconds) throws java.io.IOException {
-            double[] t = new double[runs];
-            String name = "";
-            for (int r = 0; r < runs; r++) {
-                io.dsa.DsaProgram p = program.get();
-                name = p.getClass().getSimpleName();
-                try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(config)) {
-                    t[r] = seconds.of(vm.run(p, args.toArray(new String[0])));
+            return medians(java.util.List.of(new Case(config, program, args)), seconds)[0];
+        }
+
+        /**
+         * One VM the warm runs time.
+         *
+         * @param config the VM
+         * @param program a new program for each run
+         * @param args the program's arguments
+         */
+        record Case(io.dsa.agent.DsaConfig config, java.util.function.Supplier<io.dsa.DsaProgram> program, java.util.List<String> args) {}
+
+        /**
+         * Times several VMs warm, interleaved: round {@code r} runs every case once, in order, before round {@code r + 1}
+         * runs any, so that no case is timed warmer than another for having run later in this JVM. Run one after another,
+         * the later cases inherited the JIT's work on the earlier ones: LU 2x1 under SPIN took 0.042-0.045 s when it ran
+         * after PARK and ADAPTIVE and 0.057-0.062 s when it ran first (BENCHMARKS.md, "ADAPTIVE as SPIN where the workers
+         * fit the cores").
+         *
+         * @param cases the VMs, each run {@link #runs} times
+         * @param seconds the figure of one run's report
+         * @return each case's median of the later half of its runs, in the order of {@code cases}
+         */
+        double[] medians(java.util.List<Case> cases, ReportSeconds seconds) throws java.io.IOException {
+            String[] names = new String[cases.size()];
+            double[][] t = interleaved(cases.size(), runs, c -> {
+                io.dsa.DsaProgram p = cases.get(c).program().get();
+                names[c] = p.getClass().getSimpleName();
+                try (io.dsa.agent.DsaCluster vm = io.dsa.agent.DsaCluster.local(cases.get(c).config())) {
+                    return seconds.of(vm.run(p, cases.get(c).args().toArray(new String[0])));
                 }
+            });
+            double[] medians = new double[cases.size()];
+            for (int c = 0; c < cases.size(); c++) {
+                io.dsa.agent.DsaConfig config = cases.get(c).config();
+                System.out.printf(java.util.Locale.ROOT, "warm runs of %s %s (%dx%d %s): %s%n", names[c], cases.get(c).args(), config.nodes(),
+                        config.threadsPerNode(), config.waitStrategy(), java.util.Arrays.toString(t[c]));
+                medians[c] = laterHalfMedian(t[c]);
             }
-            System.out.printf(java.util.Locale.ROOT, "warm runs of %s %s: %s%n", name, args, java.util.Arrays.toString(t));
-            return BenchOut.median(java.util.Arrays.copyOfRange(t, runs / 2, runs));
+            return medians;
+        }
+
+        /**
+         * Runs {@code runs} rounds of {@code cases} cases, round by round, each case once per round in order.
+         *
+         * @param run times one run of case {@code c}
+         * @return {@code [case][round]} seconds
+         */
+        static double[][] interleaved(int cases, int runs, CaseRun run) throws java.io.IOException {
+            double[][] t = new double[cases][runs];
+            for (int r = 0; r < runs; r++) {
+                for (int c = 0; c < cases; c++) t[c][r] = run.seconds(c);
+            }
+            return t;
+        }
+
+        /** @return the median of the later half of {@code runs} (all of them for one run) */
+        static double laterHalfMedian(double[] runs) {
+            return BenchOut.median(java.util.Arrays.copyOfRange(runs, runs.length / 2, runs.length));
+        }
+
+        /** One timed run of a case. */
+        @FunctionalInterface
+        interface CaseRun {
+            /** @return the seconds of one run of case {@code c} @throws java.io.IOException if its report has no figure */
+            double seconds(int c) throws java.io.IOException;
         }
     }
 

@@ -29,7 +29,9 @@ import picocli.CommandLine.Spec;
  * as many warm-up runs as {@code --warm-runs}) and the MPI + C CG of the same algorithm ({@code dsa-bench/src/main/c/cg_mpi.c};
  * skipped with a message where {@code mpicc}/{@code mpirun} are missing), all verified against
  * NPB's zeta. Every figure is NPB's benchmark time (the {@code niter} timed iterations, matrix
- * generation excluded), the median of {@code --reps} runs. With {@code --phases} it also times each
+ * generation excluded), the median of {@code --reps} runs; the warm rows ({@code --warm-runs}, every
+ * node in this JVM) interleave their shapes and strategies, a round running each once
+ * ({@link BenchCommand.WarmRuns#medians}). With {@code --phases} it also times each
  * phase of the CG step on every node of each VM shape ({@link CgPhases}).
  */
 @Command(name = "cg", mixinStandardHelpOptions = true,
@@ -110,6 +112,9 @@ final class CgCommand implements Callable<Integer> {
             NpbCg.Matrix matrix = NpbCg.makea(size);
             double seq = warm.sequentialMedian(() -> NpbCg.run(size, matrix).check().seconds(), peer.reps);
             rows.add(print(new Row("seq", size, null, 1, 1, seq, 1.0, BarrierBench.loadAverage())));
+            List<BenchCommand.WarmRuns.Case> warmCases = new ArrayList<>();
+            record WarmAt(int[] shape, WaitStrategy strategy) {}
+            List<WarmAt> warmAt = new ArrayList<>();
             for (int[] shape : vmShapes) {
                 for (WaitStrategy wait : strategies) {
                     double[] t = new double[peer.reps];
@@ -120,14 +125,22 @@ final class CgCommand implements Callable<Integer> {
                     }
                     double s = BenchOut.median(t);
                     rows.add(print(new Row("dsa", size, wait, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
-                    if (warm.runs > 0) {
-                        double w = warm.median(tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1])
-                                        .waitStrategy(wait).build(),
-                                Cg::new, List.of(size.name()), CgCommand::seconds);
-                        rows.add(print(new Row("dsa-warm", size, wait, shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
-                    }
-                    if (phases) phaseRows.add(phases(size, shape, wait));
+                    warmCases.add(new BenchCommand.WarmRuns.Case(tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1])
+                            .waitStrategy(wait).build(), Cg::new, List.of(size.name())));
+                    warmAt.add(new WarmAt(shape, wait));
                 }
+            }
+            // every shape and strategy warm, interleaved (BenchCommand.WarmRuns#medians): none timed warmer for running later
+            if (warm.runs > 0) {
+                double[] w = warm.medians(warmCases, CgCommand::seconds);
+                for (int c = 0; c < w.length; c++) {
+                    int[] shape = warmAt.get(c).shape();
+                    rows.add(print(new Row("dsa-warm", size, warmAt.get(c).strategy(), shape[0], shape[1], w[c], w[c] / seq,
+                            BarrierBench.loadAverage())));
+                }
+            }
+            if (phases) {
+                for (WarmAt at : warmAt) phaseRows.add(phases(size, at.shape(), at.strategy()));
             }
             if (exe != null) {
                 for (int np : peer.mpiNp) {

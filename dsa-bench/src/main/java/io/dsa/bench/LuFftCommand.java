@@ -33,8 +33,10 @@ import picocli.CommandLine.Spec;
  * warm-up as much as DSA (its crypto, its codec and the example's kernels start interpreted), while
  * the sequential run is timed after as many warm-up runs as {@code --warm-runs}. So the {@code dsa-warm} rows run each shape in
  * this JVM ({@code DsaCluster.local}: every node in one JVM, over the same loopback connections and
- * protection) {@code --warm-runs} times in a row and take the median of the later half: DSA and
- * sequential Java both warm (BENCHMARKS.md, "Warm runs").
+ * protection) {@code --warm-runs} times and take the median of the later half: DSA and
+ * sequential Java both warm (BENCHMARKS.md, "Warm runs"). The warm runs of every shape, strategy and
+ * partition are interleaved, a round running each once, so that none is timed warmer for running
+ * later in this JVM ({@link BenchCommand.WarmRuns#medians}).
  */
 abstract class LuFftCommand implements Callable<Integer> {
     @Spec
@@ -134,20 +136,31 @@ abstract class LuFftCommand implements Callable<Integer> {
         return 0;
     }
 
-    // Every shape and partition run --warm-runs times with every node in this JVM; the row is the median of the later half.
+    // Every shape, strategy and partition run --warm-runs times with every node in this JVM, interleaved (a round runs each
+    // once: BenchCommand.WarmRuns#medians); each row is the median of its later half.
     private List<Row> warm(List<int[]> vmShapes, Map<Integer, Double> seq) throws IOException {
-        List<Row> rows = new ArrayList<>();
-        for (int[] shape : vmShapes) {
-            for (WaitStrategy wait : waits) {
+        List<BenchCommand.WarmRuns.Case> cases = new ArrayList<>();
+        List<int[]> at = new ArrayList<>();   // shape index, strategy index, partition side of each case
+        for (int s = 0; s < vmShapes.size(); s++) {
+            for (int w = 0; w < waits.size(); w++) {
                 for (int b : blocks) {
-                    DsaConfig config = tuning.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1])
-                            .waitStrategy(wait).build();
-                    double s = warm.median(config, this::program, List.of(Integer.toString(n), Integer.toString(b)), this::seconds);
-                    rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage(), wait));
-                    System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d %s block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0],
-                            shape[1], wait, b, s, seq.get(b) / s);
+                    DsaConfig config = tuning.tuning().apply(DsaConfig.builder()).nodes(vmShapes.get(s)[0]).threadsPerNode(vmShapes.get(s)[1])
+                            .waitStrategy(waits.get(w)).build();
+                    cases.add(new BenchCommand.WarmRuns.Case(config, this::program, List.of(Integer.toString(n), Integer.toString(b))));
+                    at.add(new int[] {s, w, b});
                 }
             }
+        }
+        double[] medians = warm.medians(cases, this::seconds);
+        List<Row> rows = new ArrayList<>();
+        for (int c = 0; c < cases.size(); c++) {
+            int[] shape = vmShapes.get(at.get(c)[0]);
+            WaitStrategy wait = waits.get(at.get(c)[1]);
+            int b = at.get(c)[2];
+            double s = medians[c];
+            rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage(), wait));
+            System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d %s block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0],
+                    shape[1], wait, b, s, seq.get(b) / s);
         }
         return rows;
     }
