@@ -140,27 +140,27 @@ abstract class LuFftCommand implements Callable<Integer> {
     // once: BenchCommand.WarmRuns#medians); each row is the median of its later half.
     private List<Row> warm(List<int[]> vmShapes, Map<Integer, Double> seq) throws IOException {
         List<BenchCommand.WarmRuns.Case> cases = new ArrayList<>();
-        List<int[]> at = new ArrayList<>();   // shape index, strategy index, partition side of each case
-        for (int s = 0; s < vmShapes.size(); s++) {
-            for (int w = 0; w < waits.size(); w++) {
+        record WarmAt(int[] shape, WaitStrategy strategy, int block) {}
+        List<WarmAt> at = new ArrayList<>();
+        for (int[] shape : vmShapes) {
+            for (WaitStrategy wait : waits) {
                 for (int b : blocks) {
-                    DsaConfig config = tuning.tuning().apply(DsaConfig.builder()).nodes(vmShapes.get(s)[0]).threadsPerNode(vmShapes.get(s)[1])
-                            .waitStrategy(waits.get(w)).build();
+                    DsaConfig config = tuning.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1])
+                            .waitStrategy(wait).build();
                     cases.add(new BenchCommand.WarmRuns.Case(config, this::program, List.of(Integer.toString(n), Integer.toString(b))));
-                    at.add(new int[] {s, w, b});
+                    at.add(new WarmAt(shape, wait, b));
                 }
             }
         }
         double[] medians = warm.medians(cases, this::seconds);
         List<Row> rows = new ArrayList<>();
         for (int c = 0; c < cases.size(); c++) {
-            int[] shape = vmShapes.get(at.get(c)[0]);
-            WaitStrategy wait = waits.get(at.get(c)[1]);
-            int b = at.get(c)[2];
+            WarmAt k = at.get(c);
             double s = medians[c];
-            rows.add(new Row("dsa-warm", shape[0], shape[1], b, s, seq.get(b) / s, BarrierBench.loadAverage(), wait));
-            System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d %s block %d: %.3f s (speedup %.2f)%n", name(), n, shape[0],
-                    shape[1], wait, b, s, seq.get(b) / s);
+            rows.add(new Row("dsa-warm", k.shape()[0], k.shape()[1], k.block(), s, seq.get(k.block()) / s, BarrierBench.loadAverage(),
+                    k.strategy()));
+            System.out.printf(Locale.ROOT, "%s n=%d dsa-warm %dx%d %s block %d: %.3f s (speedup %.2f)%n", name(), n, k.shape()[0],
+                    k.shape()[1], k.strategy(), k.block(), s, seq.get(k.block()) / s);
         }
         return rows;
     }
