@@ -102,7 +102,7 @@ public final class BenchCommand implements Callable<Integer> {
         // and 19% over runs 40-60; its runs fell from about 0.18 s to about 0.05 s between runs 15 and 25, so the later half
         // of twenty runs was partly cold (BENCHMARKS.md, "Forty warm runs")
         @Option(names = "--warm-runs", defaultValue = "40",
-                description = "Runs of each DSA VM with every node in this JVM (lu, fft and cg interleave their VMs, a round running"
+                description = "Runs of each DSA VM with every node in this JVM (lu, fft, cg and scopes interleave their VMs, a round running"
                         + " each once); the warm row is the median of the later half, once the JIT compiled DSA and the program."
                         + " 0: none, 1 to " + MAX
                         + " (default: ${DEFAULT-VALUE}; --smoke: 1).")

@@ -179,19 +179,33 @@ final class ScopesCommand implements Callable<Integer> {
             double seq = sequentialMedian(ex);
             rows.add(print(new Row(name, "seq", 1, 1, seq, 1.0, BarrierBench.loadAverage())));
             for (int[] shape : vmShapes) {
-                for (String kind : List.of("plain", "scoped")) {
+                List<String> kinds = List.of("plain", "scoped");
+                double[] cold = new double[kinds.size()];
+                double[] coldLoad = new double[kinds.size()];
+                for (int k = 0; k < kinds.size(); k++) {
                     double[] t = new double[peer.reps];
                     for (int r = 0; r < peer.reps; r++) {
-                        DsaProgram program = kind.equals("plain") ? ex.plain().get() : ex.scoped().get();
+                        DsaProgram program = kinds.get(k).equals("plain") ? ex.plain().get() : ex.scoped().get();
                         t[r] = seconds(ex, ProcessVm.run(program, shape[0], shape[1], ex.args(), common.out,
                                 TransportSecurity.ENCRYPT, WaitStrategy.ADAPTIVE, DsaConfig.DEFAULT_PREFETCH_WINDOW, tuningOptions.tuning()));
                     }
-                    double s = BenchOut.median(t);
-                    rows.add(print(new Row(name, kind, shape[0], shape[1], s, s / seq, BarrierBench.loadAverage())));
+                    cold[k] = BenchOut.median(t);
+                    coldLoad[k] = BarrierBench.loadAverage();
+                }
+                // both kinds warm, interleaved (BenchCommand.WarmRuns#medians): the scoped version no longer runs after the
+                // plain one has warmed the JIT on the same DSA code
+                double[] warmSeconds = new double[0];
+                if (warm.runs > 0) {
+                    DsaConfig config = tuningOptions.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1]).build();
+                    warmSeconds = warm.medians(List.of(new BenchCommand.WarmRuns.Case(config, ex.plain(), ex.args()),
+                            new BenchCommand.WarmRuns.Case(config, ex.scoped(), ex.args())), report -> seconds(ex, report));
+                }
+                double warmLoad = BarrierBench.loadAverage();
+                for (int k = 0; k < kinds.size(); k++) {
+                    String kind = kinds.get(k);
+                    rows.add(print(new Row(name, kind, shape[0], shape[1], cold[k], cold[k] / seq, coldLoad[k])));
                     if (warm.runs > 0) {
-                        double w = warm.median(tuningOptions.tuning().apply(DsaConfig.builder()).nodes(shape[0]).threadsPerNode(shape[1]).build(),
-                                kind.equals("plain") ? ex.plain() : ex.scoped(), ex.args(), report -> seconds(ex, report));
-                        rows.add(print(new Row(name, kind + "-warm", shape[0], shape[1], w, w / seq, BarrierBench.loadAverage())));
+                        rows.add(print(new Row(name, kind + "-warm", shape[0], shape[1], warmSeconds[k], warmSeconds[k] / seq, warmLoad)));
                     }
                     if (kind.equals("scoped") && jobRuns > 0 && name.equals("lu")) {
                         System.out.println("scopes lu: no scoped-job row: lu-scoped resumes from the VM's epoch as lu does, so its"
@@ -423,7 +437,7 @@ final class ScopesCommand implements Callable<Integer> {
                 + " lu: the blocked LU of `dsa bench lu`; mm2: the example's sequential product, twice; cg: `NpbCg.run`; fft:"
                 + " the sequential 2-D FFT of `dsa bench fft`, forward transform; psrs: `Arrays.sort` of the same keys). MPI + C over loopback TCP where a peer exists"
                 + " (lu_mpi.c, mm2_mpi.c, cg_mpi.c, fft_mpi.c). Medians of %d run(s); the -warm kinds: every node in the bench JVM,"
-                + " " + warm.runs + " runs in a row, the median of the later half; scoped-job: the scoped example's work run " + jobRuns
+                + " " + warm.runs + " runs of each, the plain and scoped VMs interleaved (a round runs each once), the median of the later half; scoped-job: the scoped example's work run " + jobRuns
                 + " times in one job (one VM, every node in the bench JVM), the median of the later half. Arguments: jacobi %s, lu %s, mm2 %s, cg class %s, fft %s, psrs %s.%s",
                 label.isEmpty() ? "" : "**" + label + ".** ", peer.reps, jacobiArgs, luArgs, mm2Args, cgClass, fftArgs, psrsArgs, kernels.isEmpty() ? "" : "\n- Kernels: `ScopedKernelBenchmark`, one JMH fork, µs per whole"
                         + " sweep / update; data `scopes-kernels.csv`.");
