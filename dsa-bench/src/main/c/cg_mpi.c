@@ -131,11 +131,29 @@ static Matrix makea(const Size *s) {
     return m;
 }
 
-/* out[i] = (A v)[lo + i] for this rank's rows; v is the whole vector */
+/* out[i] = (A v)[lo + i] for this rank's rows; v is the whole vector. Two rows at a time, each row's
+ * products summed in column order (the Java NpbCg.multiply's loop, the same sums bit for bit as a row
+ * at a time): the two sums are independent chains of additions that the core overlaps. */
 static void multiply(const Matrix *m, int lo, int hi, const double *v, double *out) {
-    for (int i = lo; i < hi; i++) {
+    const int *start = m->start, *col = m->col;
+    const double *a = m->a;
+    int i = lo;
+    for (; i + 1 < hi; i += 2) {
+        int k0 = start[i], k1 = start[i + 1], end1 = start[i + 2];
+        int both = k1 - k0 < end1 - k1 ? k1 - k0 : end1 - k1;
+        double sum0 = 0, sum1 = 0;
+        for (int t = 0; t < both; t++) {
+            sum0 += a[k0 + t] * v[col[k0 + t]];
+            sum1 += a[k1 + t] * v[col[k1 + t]];
+        }
+        for (int k = k0 + both; k < k1; k++) sum0 += a[k] * v[col[k]];
+        for (int k = k1 + both; k < end1; k++) sum1 += a[k] * v[col[k]];
+        out[i - lo] = sum0;
+        out[i + 1 - lo] = sum1;
+    }
+    if (i < hi) {
         double sum = 0;
-        for (int k = m->start[i]; k < m->start[i + 1]; k++) sum += m->a[k] * v[m->col[k]];
+        for (int k = start[i]; k < start[i + 1]; k++) sum += a[k] * v[col[k]];
         out[i - lo] = sum;
     }
 }

@@ -436,12 +436,34 @@ public class Cg implements DsaProgram {
         return rho;
     }
 
-    /** {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array. */
+    /**
+     * {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array: the
+     * loop of {@link NpbCg#multiply}, two rows at a time (the same sums bit for bit), so that the plain, scoped and
+     * sequential versions run one algorithm.
+     */
     private static void multiply(NpbCg.Matrix rows, SharedDoubleArray v, SharedDoubleArray out, int lo) {
         int[] start = rows.rowStart();
         int[] col = rows.col();
         double[] a = rows.a();
-        for (int i = 0; i < rows.n(); i++) {
+        int n = rows.n();
+        int i = 0;
+        for (; i + 1 < n; i += 2) {
+            int k0 = start[i];
+            int k1 = start[i + 1];
+            int end1 = start[i + 2];
+            int both = Math.min(k1 - k0, end1 - k1);
+            double sum0 = 0;
+            double sum1 = 0;
+            for (int t = 0; t < both; t++) {
+                sum0 += a[k0 + t] * v.read(col[k0 + t]);
+                sum1 += a[k1 + t] * v.read(col[k1 + t]);
+            }
+            for (int k = k0 + both; k < k1; k++) sum0 += a[k] * v.read(col[k]);
+            for (int k = k1 + both; k < end1; k++) sum1 += a[k] * v.read(col[k]);
+            out.write(lo + i, sum0);
+            out.write(lo + i + 1, sum1);
+        }
+        if (i < n) {
             double sum = 0;
             for (int k = start[i]; k < start[i + 1]; k++) sum += a[k] * v.read(col[k]);
             out.write(lo + i, sum);

@@ -373,8 +373,46 @@ public final class NpbCg {
         return Math.sqrt(sum);
     }
 
-    /** {@code out = m v}, row by row, each row's products summed in column order. */
+    /**
+     * {@code out = m v}, each row's products summed in column order, two rows at a time: the two
+     * sums are independent chains of additions, which the core overlaps, where a row alone waits
+     * for each addition before the next. The sums, and so the result, are those of a row at a time
+     * bit for bit. A row at a time, this loop ran at about 75 us for class S where it was compiled
+     * on its own, and at 40 us where the JIT happened to inline it into its caller (which it did in
+     * some JVMs and not in others: the scoped CG's levels, BENCHMARKS.md "The scoped CG's levels");
+     * two rows at a time run at about 40 us either way.
+     */
     static void multiply(Matrix m, double[] v, double[] out) {
+        int[] start = m.rowStart();
+        int[] col = m.col();
+        double[] a = m.a();
+        int n = m.n();
+        int i = 0;
+        for (; i + 1 < n; i += 2) {
+            int k0 = start[i];
+            int k1 = start[i + 1];
+            int end1 = start[i + 2];
+            int both = Math.min(k1 - k0, end1 - k1);
+            double sum0 = 0;
+            double sum1 = 0;
+            for (int t = 0; t < both; t++) {
+                sum0 += a[k0 + t] * v[col[k0 + t]];
+                sum1 += a[k1 + t] * v[col[k1 + t]];
+            }
+            for (int k = k0 + both; k < k1; k++) sum0 += a[k] * v[col[k]];
+            for (int k = k1 + both; k < end1; k++) sum1 += a[k] * v[col[k]];
+            out[i] = sum0;
+            out[i + 1] = sum1;
+        }
+        if (i < n) {
+            double sum = 0;
+            for (int k = start[i]; k < start[i + 1]; k++) sum += a[k] * v[col[k]];
+            out[i] = sum;
+        }
+    }
+
+    /** {@code out = m v} a row at a time, each row's products summed in column order: what {@link #multiply} must equal bit for bit (tests). */
+    static void multiplyRowByRow(Matrix m, double[] v, double[] out) {
         int[] start = m.rowStart();
         int[] col = m.col();
         double[] a = m.a();

@@ -50,6 +50,27 @@ class CgTest {
     }
 
     @Test
+    void twoRowsAtATimeGiveTheSumsOfARowAtATimeBitForBit() {
+        NpbCg.Matrix whole = NpbCg.makea(NpbCg.Size.S);
+        java.util.Random random = new java.util.Random(7);
+        double[] v = new double[whole.n()];
+        for (int j = 0; j < v.length; j++) v[j] = random.nextGaussian();
+        // even and odd row counts, a single row, rows of different lengths side by side, and all of them
+        int[][] ranges = {{0, whole.n()}, {3, 10}, {700, 1400}, {5, 6}, {11, 12 + 2 * 97}, {1399, 1400}};
+        for (int[] range : ranges) {
+            NpbCg.Matrix m = whole.rows(range[0], range[1]);
+            double[] expected = new double[m.n()];
+            double[] actual = new double[m.n()];
+            NpbCg.multiplyRowByRow(m, v, expected);
+            NpbCg.multiply(m, v, actual);
+            for (int i = 0; i < m.n(); i++) {
+                assertEquals(Double.doubleToRawLongBits(expected[i]), Double.doubleToRawLongBits(actual[i]),
+                        "row " + (range[0] + i) + " of rows [" + range[0] + ", " + range[1] + "): " + actual[i] + " vs " + expected[i]);
+            }
+        }
+    }
+
+    @Test
     void theGeneratedMatrixIsSymmetric() {
         NpbCg.Matrix m = NpbCg.makea(NpbCg.Size.S);
         java.util.Map<Long, Double> entries = new java.util.HashMap<>();
