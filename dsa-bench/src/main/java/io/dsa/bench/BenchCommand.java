@@ -136,17 +136,6 @@ public final class BenchCommand implements Callable<Integer> {
         }
 
         /**
-         * @param config the VM, run {@link #runs} times
-         * @param program a new program for each run
-         * @param seconds the figure of one run's report
-         * @return the median of the later half of the runs
-         */
-        double median(io.dsa.agent.DsaConfig config, java.util.function.Supplier<io.dsa.DsaProgram> program, java.util.List<String> args,
-                ReportSeconds seconds) throws java.io.IOException {
-            return medians(java.util.List.of(new Case(config, program, args)), seconds)[0];
-        }
-
-        /**
          * One VM the warm runs time.
          *
          * @param config the VM

@@ -439,7 +439,9 @@ public class Cg implements DsaProgram {
     /**
      * {@code out[lo + i] = (rows . v)[i]} for this worker's rows, {@code v} read through the shared array: the
      * loop of {@link NpbCg#multiply}, two rows at a time (the same sums bit for bit), so that the plain, scoped and
-     * sequential versions run one algorithm.
+     * sequential versions run one algorithm. Written out twice on purpose: one loop over an element reader (a lambda
+     * or interface) would put a call the JIT may or may not inline into the sequential baseline's inner loop, the
+     * very choice that gave the scoped CG its levels (BENCHMARKS.md, "The scoped CG's levels").
      */
     private static void multiply(NpbCg.Matrix rows, SharedDoubleArray v, SharedDoubleArray out, int lo) {
         int[] start = rows.rowStart();
