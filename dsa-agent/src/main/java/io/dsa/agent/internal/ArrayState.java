@@ -4,7 +4,6 @@ import io.dsa.ArrayLayout;
 import io.dsa.ArraySpec;
 import io.dsa.ArrayUse;
 import io.dsa.ReduceOp;
-import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +32,7 @@ final class ArrayState {
      * ({@link PushedDiffs#apply}); else null. Set by the switch's first worker (or the I/O thread),
      * cleared by the scope's last worker.
      */
-    volatile Map<Integer, List<DiffMessage>> patch;
+    volatile Map<Integer, List<PushedDiffs.Pushed>> patch;
     /**
      * Installs of a copy of a partition of this array under way on the I/O thread, its only
      * writer: 1 from before an install reads {@link #patch} until it published the copy

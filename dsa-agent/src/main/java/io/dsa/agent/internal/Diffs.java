@@ -139,24 +139,33 @@ final class Diffs {
 
     /** @return why {@code m}'s op, runs or values do not fit its partition of array {@code a}, or null if they do */
     static String checkShape(ArrayState a, DiffMessage m) {
-        int p = m.partition();
+        return checkShape(a, m.partition(), m.op(), m.runs(), m.scatteredElementBytes(), m.values().length);
+    }
+
+    /**
+     * @param scatteredElementBytes the element size if the values are the partition's whole buffer
+     *        ({@link DiffMessage#scattered}), else 0 (packed)
+     * @return why a diff of partition {@code p} of array {@code a} with {@code op}, {@code runs} and
+     *         {@code valueBytes} bytes of values does not fit, or null if it does
+     */
+    static String checkShape(ArrayState a, int p, int op, long[] runs, int scatteredElementBytes, int valueBytes) {
         if (p < 0 || p >= a.slots.length) {
             return "diff of partition " + p + " of array '" + a.spec.name() + "': out of range [0, " + a.slots.length + ")";
         }
         String part = "diff of partition " + p + " of array '" + a.spec.name() + "'";
-        if (m.op() != DiffMessage.WRITE) {
-            if (m.op() < 0 || m.op() >= OPS.length) {
-                return part + ": unknown op " + m.op() + ", expected " + DiffMessage.WRITE + " (write) or a reduce op in [0, "
+        if (op != DiffMessage.WRITE) {
+            if (op < 0 || op >= OPS.length) {
+                return part + ": unknown op " + op + ", expected " + DiffMessage.WRITE + " (write) or a reduce op in [0, "
                         + OPS.length + ")";
             }
-            if (!OPS[m.op()].appliesTo(a.spec.elementType())) {
-                return part + ": reduce op " + OPS[m.op()] + " does not apply to " + a.spec.elementType() + " elements";
+            if (!OPS[op].appliesTo(a.spec.elementType())) {
+                return part + ": reduce op " + OPS[op] + " does not apply to " + a.spec.elementType() + " elements";
             }
         }
         int n = a.layout.partitionElements(p);
         long elements = 0;
         long next = 0; // the first element the next run may start at: runs are increasing and do not touch
-        for (long run : m.runs()) {
+        for (long run : runs) {
             long first = DiffMessage.first(run);
             long count = DiffMessage.count(run);
             if (first < next || count < 1 || first + count > n) {
@@ -167,11 +176,12 @@ final class Diffs {
             elements += count;
         }
         int size = a.spec.elementType().bytes();
-        if (m.scattered() && m.scatteredElementBytes() != size) {
-            return part + ": scattered values of " + m.scatteredElementBytes() + "-byte elements, expected " + size;
+        boolean scattered = scatteredElementBytes != 0;
+        if (scattered && scatteredElementBytes != size) {
+            return part + ": scattered values of " + scatteredElementBytes + "-byte elements, expected " + size;
         }
-        long expected = m.scattered() ? (long) n * size : elements * size;   // scattered: the partition's whole buffer
-        if (m.values().length != expected) return part + ": " + m.values().length + " bytes of values, expected " + expected;
+        long expected = scattered ? (long) n * size : elements * size;   // scattered: the partition's whole buffer
+        if (valueBytes != expected) return part + ": " + valueBytes + " bytes of values, expected " + expected;
         return null;
     }
 }

@@ -3,8 +3,7 @@ package io.dsa.agent.internal;
 import io.dsa.DsaException;
 import io.dsa.coherence.Access;
 import io.dsa.agent.wire.DiffMessage;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,8 +34,6 @@ final class PushedDiffs {
         INSTALLS_NOT_AWAITED
     }
 
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
     private PushedDiffs() {}
 
     /**
@@ -66,19 +63,19 @@ final class PushedDiffs {
      *
      * @return the partitions written now
      */
-    static int apply(ArrayState a, Map<Integer, List<DiffMessage>> diffs, Fault fault) {
+    static int apply(ArrayState a, Map<Integer, List<Pushed>> diffs, Fault fault) {
         a.patch = fault == Fault.UNPATCHED_INSTALL ? null : diffs;
         if (fault == Fault.COPIES_NOT_WRITTEN) return 0;
         if (fault != Fault.INSTALLS_NOT_AWAITED) {
             while (a.installing != 0) Thread.onSpinWait(); // an install that read no patch publishes its copy first
         }
         int written = 0;
-        for (Map.Entry<Integer, List<DiffMessage>> e : diffs.entrySet()) {
+        for (Map.Entry<Integer, List<Pushed>> e : diffs.entrySet()) {
             int p = e.getKey();
             Slot s = a.slots[p];
             if (!Slot.grantReadable(s.stamp)) continue; // no valid copy here: one installed later is patched
             if (s.data == null) s.materialize(a.layout.partitionBytes(p));
-            for (DiffMessage m : e.getValue()) Diffs.write(s.data, a.spec.elementType(), m, false);
+            for (Pushed m : e.getValue()) m.writeInto(s.data, a.spec.elementType().bytes());
             written++;
         }
         return written;
@@ -89,7 +86,7 @@ final class PushedDiffs {
      *         valid here but has no bytes yet (homed here, never touched), and only the I/O
      *         thread gives a slot its first bytes
      */
-    static boolean needsIoThread(ArrayState a, Map<Integer, List<DiffMessage>> diffs) {
+    static boolean needsIoThread(ArrayState a, Map<Integer, List<Pushed>> diffs) {
         for (int p : diffs.keySet()) {
             Slot s = a.slots[p];
             if (Slot.grantReadable(s.stamp) && !s.allocated()) return true;
@@ -115,55 +112,89 @@ final class PushedDiffs {
 
     // Writes the open patch's diffs of partition p of a into data.
     private static void patch(ArrayState a, int p, byte[] data) {
-        Map<Integer, List<DiffMessage>> open = a.patch;
+        Map<Integer, List<Pushed>> open = a.patch;
         if (open == null) return;
-        List<DiffMessage> diffs = open.get(p);
+        List<Pushed> diffs = open.get(p);
         if (diffs == null) return;
-        for (DiffMessage m : diffs) Diffs.write(data, a.spec.elementType(), m, false);
+        for (Pushed m : diffs) m.writeInto(data, a.spec.elementType().bytes());
     }
 
     /**
-     * @return this node's payload: the diffs of {@code arrays}' release buffers. Only once every
-     *         worker of the node has closed the release scope (nothing writes the buffers).
+     * @return this node's payload: the diffs of {@code arrays}' release buffers, their values packed
+     *         straight from the buffers into the one array returned (no copy of a diff's values on
+     *         the way). Only once every worker of the node has closed the release scope (nothing
+     *         writes the buffers).
      */
     static long[] encode(List<ArrayState> arrays) {
-        List<long[]> parts = new ArrayList<>();
+        List<List<ReleaseBuffer.Diff>> byArray = new ArrayList<>(arrays.size());
         int total = 1;
         for (ArrayState a : arrays) {
-            List<ReleaseBuffer.Diff> diffs = a.release == null ? List.of() : a.release.diffs();
-            long[] head = {a.id, diffs.size()};
-            parts.add(head);
-            total += head.length;
-            for (ReleaseBuffer.Diff d : diffs) {
-                int words = (d.values().length + Long.BYTES - 1) / Long.BYTES;
-                long[] part = new long[3 + d.runs().length + words];
-                part[0] = d.partition();
-                part[1] = d.runs().length;
-                System.arraycopy(d.runs(), 0, part, 2, d.runs().length);
-                part[2 + d.runs().length] = d.values().length;
-                pack(d.values(), part, 3 + d.runs().length);
-                parts.add(part);
-                total += part.length;
-            }
+            List<ReleaseBuffer.Diff> diffs = a.release == null ? List.of() : a.release.scatteredDiffs();
+            byArray.add(diffs);
+            total += 2;
+            int size = a.spec.elementType().bytes();
+            for (ReleaseBuffer.Diff d : diffs) total += 3 + d.runs().length + longsFor(packedBytes(d, size));
         }
         long[] payload = new long[total];
         payload[0] = arrays.size();
         int at = 1;
-        for (long[] part : parts) {
-            System.arraycopy(part, 0, payload, at, part.length);
-            at += part.length;
+        for (int k = 0; k < arrays.size(); k++) {
+            ArrayState a = arrays.get(k);
+            List<ReleaseBuffer.Diff> diffs = byArray.get(k);
+            int size = a.spec.elementType().bytes();
+            payload[at++] = a.id;
+            payload[at++] = diffs.size();
+            for (ReleaseBuffer.Diff d : diffs) {
+                long[] runs = d.runs();
+                int bytes = packedBytes(d, size);
+                payload[at++] = d.partition();
+                payload[at++] = runs.length;
+                System.arraycopy(runs, 0, payload, at, runs.length);
+                at += runs.length;
+                payload[at++] = bytes;
+                long position = (long) at * Long.BYTES;   // the values' byte position in the payload
+                for (long run : runs) {
+                    int length = DiffMessage.count(run) * size;
+                    pack(d.values(), DiffMessage.first(run) * size, length, payload, position);
+                    position += length;
+                }
+                at += longsFor(bytes);
+            }
         }
         return payload;
     }
 
-    // Packs values little-endian into longs from into[at] on (the last long zero-padded).
-    private static void pack(byte[] values, long[] into, int at) {
-        int full = values.length / Long.BYTES;
-        for (int k = 0; k < full; k++) into[at + k] = (long) LONGS.get(values, k * Long.BYTES);
-        if (full * Long.BYTES < values.length) {
-            long last = 0;
-            for (int i = full * Long.BYTES; i < values.length; i++) last |= (values[i] & 0xffL) << ((i - full * Long.BYTES) * 8);
-            into[at + full] = last;
+    // The bytes of d's values packed: its runs' elements, one run after another.
+    private static int packedBytes(ReleaseBuffer.Diff d, int size) {
+        int elements = 0;
+        for (long run : d.runs()) elements += DiffMessage.count(run);
+        return elements * size;
+    }
+
+    private static int longsFor(int bytes) { return (bytes + Long.BYTES - 1) / Long.BYTES; }
+
+    /**
+     * Packs {@code length} bytes of {@code from} from {@code offset} on little-endian into the longs
+     * of {@code into} from byte {@code position} on (byte {@code b} of the stream is bits
+     * {@code 8 (b % 8)} of long {@code b / 8}); {@code into}'s longs there are zero. Whole longs go in
+     * one bulk copy (a double's or long's run always does), other bytes one at a time.
+     */
+    static void pack(byte[] from, int offset, int length, long[] into, long position) {
+        int done = 0;
+        while (done < length && (position + done) % Long.BYTES != 0) {
+            long b = position + done;
+            into[(int) (b / Long.BYTES)] |= (from[offset + done] & 0xffL) << (b % Long.BYTES * 8);
+            done++;
+        }
+        int whole = (length - done) / Long.BYTES;
+        if (whole > 0) {
+            ByteBuffer.wrap(from, offset + done, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+                    .get(into, (int) ((position + done) / Long.BYTES), whole);
+            done += whole * Long.BYTES;
+        }
+        for (; done < length; done++) {
+            long b = position + done;
+            into[(int) (b / Long.BYTES)] |= (from[offset + done] & 0xffL) << (b % Long.BYTES * 8);
         }
     }
 
@@ -171,11 +202,11 @@ final class PushedDiffs {
      * @param payloads a release's node payloads ({@link io.dsa.agent.wire.BarrierReleaseMessage#payload})
      * @param arrays the arrays by id
      * @return per array id, per partition, the diffs of every node in node order (arrays and
-     *         partitions no node wrote are absent)
+     *         partitions no node wrote are absent), their values left in {@code payloads}
      * @throws DsaException if a payload is malformed or a diff does not fit its array, naming it
      */
-    static Map<Integer, Map<Integer, List<DiffMessage>>> decode(long[] payloads, IntFunction<ArrayState> arrays) {
-        Map<Integer, Map<Integer, List<DiffMessage>>> byArray = new HashMap<>();
+    static Map<Integer, Map<Integer, List<Pushed>>> decode(long[] payloads, IntFunction<ArrayState> arrays) {
+        Map<Integer, Map<Integer, List<Pushed>>> byArray = new HashMap<>();
         Reader in = new Reader(payloads);
         int node = 0;
         while (in.more()) {
@@ -186,14 +217,13 @@ final class PushedDiffs {
                 int id = in.count(Field.ARRAY_ID, node, 0, 0);
                 ArrayState a = arrays.apply(id);
                 int diffs = in.count(Field.DIFF_COUNT, node, id, 0);
-                Map<Integer, List<DiffMessage>> byPartition = byArray.computeIfAbsent(id, x -> new HashMap<>());
+                Map<Integer, List<Pushed>> byPartition = byArray.computeIfAbsent(id, x -> new HashMap<>());
                 for (int d = 0; d < diffs; d++) {
                     int partition = in.count(Field.PARTITION, node, id, 0);
                     long[] runs = in.longs(in.count(Field.RUNS, node, id, partition));
                     int bytes = in.count(Field.VALUE_BYTES, node, id, partition);
-                    byte[] values = in.bytes(bytes);
-                    DiffMessage m = new DiffMessage(0, id, partition, runs, values);
-                    String error = Diffs.checkShape(a, m);
+                    Pushed m = new Pushed(partition, runs, payloads, in.skip(bytes), bytes);
+                    String error = Diffs.checkShape(a, partition, DiffMessage.WRITE, runs, 0, bytes);
                     if (error != null) throw new DsaException("pushed " + error + " from node " + node);
                     byPartition.computeIfAbsent(partition, x -> new ArrayList<>()).add(m);
                 }
@@ -204,6 +234,62 @@ final class PushedDiffs {
             node++;
         }
         return byArray;
+    }
+
+    /**
+     * One node's pushed diff of one partition as decoded from a release: its runs ({@link DiffMessage#run})
+     * and its values, packed little-endian in {@code words} (the release's payloads) from long
+     * {@code valuesAt} on, {@code bytes} of them, one run after another. Written into a copy straight from
+     * there ({@link #writeInto}): a release's values are copied once at each node, into its copies.
+     */
+    record Pushed(int partition, long[] runs, long[] words, int valuesAt, int bytes) {
+        /** @return a diff of {@code partition} with {@code runs} whose values are {@code values}, packed into longs of its own */
+        static Pushed of(int partition, long[] runs, byte[] values) {
+            long[] words = new long[longsFor(values.length)];
+            pack(values, 0, values.length, words, 0);
+            return new Pushed(partition, runs, words, 0, values.length);
+        }
+
+        /** Writes the runs' values into {@code data}, a copy of the partition of {@code size}-byte elements. */
+        void writeInto(byte[] data, int size) {
+            long position = (long) valuesAt * Long.BYTES;
+            for (long run : runs) {
+                int length = DiffMessage.count(run) * size;
+                unpack(words, position, data, DiffMessage.first(run) * size, length);
+                position += length;
+            }
+        }
+
+        /** @return the values as bytes, one run after another (for tests and messages) */
+        byte[] values() {
+            byte[] out = new byte[bytes];
+            unpack(words, (long) valuesAt * Long.BYTES, out, 0, bytes);
+            return out;
+        }
+    }
+
+    /**
+     * Unpacks {@code length} bytes from byte {@code position} of the little-endian stream in
+     * {@code from} ({@link #pack}'s) into {@code into} from {@code offset} on: whole longs in one
+     * bulk copy, other bytes one at a time.
+     */
+    static void unpack(long[] from, long position, byte[] into, int offset, int length) {
+        int done = 0;
+        while (done < length && (position + done) % Long.BYTES != 0) {
+            long b = position + done;
+            into[offset + done] = (byte) (from[(int) (b / Long.BYTES)] >>> (b % Long.BYTES * 8));
+            done++;
+        }
+        int whole = (length - done) / Long.BYTES;
+        if (whole > 0) {
+            ByteBuffer.wrap(into, offset + done, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+                    .put(from, (int) ((position + done) / Long.BYTES), whole);
+            done += whole * Long.BYTES;
+        }
+        for (; done < length; done++) {
+            long b = position + done;
+            into[offset + done] = (byte) (from[(int) (b / Long.BYTES)] >>> (b % Long.BYTES * 8));
+        }
     }
 
     /**
@@ -257,15 +343,12 @@ final class PushedDiffs {
             return out;
         }
 
-        /** @return {@code n} bytes packed little-endian into the next longs ({@link #encode}) */
-        byte[] bytes(int n) {
-            int full = n / Long.BYTES;
-            need((n + Long.BYTES - 1) / Long.BYTES);
-            byte[] out = new byte[n];
-            for (int k = 0; k < full; k++) LONGS.set(out, k * Long.BYTES, words[at + k]);
-            for (int i = full * Long.BYTES; i < n; i++) out[i] = (byte) (words[at + full] >>> ((i - full * Long.BYTES) * 8));
-            at += (n + Long.BYTES - 1) / Long.BYTES;
-            return out;
+        /** @return where the next longs, {@code n} bytes packed little-endian ({@link #encode}), start; skips them */
+        int skip(int n) {
+            need(longsFor(n));
+            int from = at;
+            at += longsFor(n);
+            return from;
         }
 
         private void need(int n) {

@@ -1,7 +1,6 @@
 package io.dsa.agent.internal;
 
 import io.dsa.ElementType;
-import io.dsa.agent.wire.DiffMessage;
 import io.dsa.coherence.Access;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -161,7 +160,7 @@ final class ScopeDirectory {
      * worker, or, when a partition homed here and never touched must get its zeros first (the
      * first switch, typically), in one task on the I/O thread, which materialises slots.
      */
-    void writePushed(ArrayState a, Map<Integer, List<DiffMessage>> diffs, PushedDiffs.Fault fault) {
+    void writePushed(ArrayState a, Map<Integer, List<PushedDiffs.Pushed>> diffs, PushedDiffs.Fault fault) {
         if (PushedDiffs.needsIoThread(a, diffs)) {
             arrays.onIoThread(() -> PushedDiffs.apply(a, diffs, fault));
         } else {

@@ -29,12 +29,12 @@ public class PushedDiffsLincheckTest {
     private static final byte NEW = 7;
 
     private final ArrayState a = new ArrayState(ArrayDirectoryTest.A, Specs.fromParams("A", ArrayDirectoryTest.PARAMS), 2, 1, 1);
-    private final Map<Integer, List<DiffMessage>> diffs;
+    private final Map<Integer, List<PushedDiffs.Pushed>> diffs;
 
     public PushedDiffsLincheckTest() {
         byte[] element = new byte[Double.BYTES];
         Arrays.fill(element, NEW);
-        diffs = Map.of(0, List.of(new DiffMessage(0, ArrayDirectoryTest.A, 0, new long[] {DiffMessage.run(1, 1)}, element)));
+        diffs = Map.of(0, List.of(PushedDiffs.Pushed.of(0, new long[] {DiffMessage.run(1, 1)}, element)));
     }
 
     PushedDiffs.Fault fault() { return null; }

@@ -43,12 +43,12 @@ class PushedDiffsTest {
     }
 
     /** A release diff of partition {@code p} of array A writing {@code values} from element {@code first}. */
-    static DiffMessage diff(int p, int first, double... values) {
-        return new DiffMessage(0, ArrayDirectoryTest.A, p, new long[] {DiffMessage.run(first, values.length)}, doubles(values));
+    static PushedDiffs.Pushed diff(int p, int first, double... values) {
+        return PushedDiffs.Pushed.of(p, new long[] {DiffMessage.run(first, values.length)}, doubles(values));
     }
 
     /** What a switch's opening does with the pushed diffs: {@link PushedDiffs#apply} on node 1's I/O thread. @return partitions written */
-    static int applyPushed(ArrayDirectory arrays, ArrayState a, Map<Integer, List<DiffMessage>> diffs, PushedDiffs.Fault fault) {
+    static int applyPushed(ArrayDirectory arrays, ArrayState a, Map<Integer, List<PushedDiffs.Pushed>> diffs, PushedDiffs.Fault fault) {
         return arrays.onIoThread(() -> PushedDiffs.apply(a, diffs, fault));
     }
 
@@ -80,13 +80,13 @@ class PushedDiffsTest {
         System.arraycopy(node0, 0, release, 1, node0.length);
         release[1 + node0.length] = node1.length;
         System.arraycopy(node1, 0, release, 2 + node0.length, node1.length);
-        Map<Integer, Map<Integer, List<DiffMessage>>> decoded = PushedDiffs.decode(release, arrays::array);
-        Map<Integer, List<DiffMessage>> byPartition = decoded.get(ArrayDirectoryTest.A);
+        Map<Integer, Map<Integer, List<PushedDiffs.Pushed>>> decoded = PushedDiffs.decode(release, arrays::array);
+        Map<Integer, List<PushedDiffs.Pushed>> byPartition = decoded.get(ArrayDirectoryTest.A);
         assertEquals(2, byPartition.size());
-        DiffMessage d0 = byPartition.get(0).get(0);
+        PushedDiffs.Pushed d0 = byPartition.get(0).get(0);
         assertArrayEquals(new long[] {DiffMessage.run(1, 2)}, d0.runs());
         assertArrayEquals(doubles(5.5, 6.5), d0.values());
-        DiffMessage d1 = byPartition.get(1).get(0);
+        PushedDiffs.Pushed d1 = byPartition.get(1).get(0);
         assertArrayEquals(new long[] {DiffMessage.run(3, 1)}, d1.runs());
         assertArrayEquals(doubles(-1), d1.values());
     }
@@ -110,7 +110,7 @@ class PushedDiffsTest {
         long[] release = new long[1 + node0.length];
         release[0] = node0.length;
         System.arraycopy(node0, 0, release, 1, node0.length);
-        Map<Integer, List<DiffMessage>> byPartition = PushedDiffs.decode(release, id -> f).get(9);
+        Map<Integer, List<PushedDiffs.Pushed>> byPartition = PushedDiffs.decode(release, id -> f).get(9);
         for (int p = 0; p < 3; p++) assertArrayEquals(written[p], byPartition.get(p).get(0).values(), "partition " + p);
     }
 
