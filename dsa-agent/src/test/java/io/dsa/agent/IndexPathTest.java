@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The arrays' element index paths (the shift-and-mask fast path for power-of-two partitions with
- * no ragged column edge, the reciprocal path for every other shape, and a vector's own flat path, by shift or by
- * reciprocal) put every element where the layout says: each
+ * no ragged column edge, the reciprocal path for every other shape, and a vector's own flat path, by the
+ * reciprocal of any partition length, a power of two or not) put every element where the layout says: each
  * element written through {@code write(row, col)} or {@code write(index)} is found by
  * {@code readPartition} at {@link ArrayLayout#partitionOf}/{@link ArrayLayout#offsetInPartition},
  * and indices out of range are refused with the layout's message.
@@ -97,6 +97,7 @@ class IndexPathTest {
         "1, 1000, 1, 48, BLOCK_CYCLIC, true", // a vector through the reciprocal with a ragged last partition
         "45, 101, 10, 25, BLOCK, false",     // both sides non-powers of two, a last grid column of width 1
         "17, 3, 17, 1, BLOCK, true",         // one-column partitions: divisor 1
+        "1, 9, 1, 1, BLOCK, true",           // a vector of one-element partitions: its reciprocal for divisor 1
     })
     void everyElementLandsWhereTheLayoutSays(int rows, int cols, int pr, int pc, String distribution, boolean flat) {
         try (DsaCluster cluster = DsaCluster.local(DsaConfig.builder().nodes(1).threadsPerNode(1).build())) {

@@ -57,8 +57,6 @@ abstract class AbstractSharedArray implements SharedArray {
     final int flatShift;
     /** The length of a vector (an array of one row), whose flat index takes its own path; 0 for any other shape. */
     final int vectorLength;
-    /** log2 of a vector's partition length when that is a power of two, else -1 (the reciprocal). */
-    final int vectorShift;
     // The index path for every other shape: a division by a partition side is a multiplication by
     // its reciprocal and a shift (Reciprocal), and the partitions of the last grid column may be narrower.
     final int partRows;
@@ -95,7 +93,6 @@ abstract class AbstractSharedArray implements SharedArray {
         this.colMask = pc - 1;
         this.flatShift = fast && Integer.bitCount(cols) == 1 ? Integer.numberOfTrailingZeros(cols) : -1;
         this.vectorLength = rows == 1 ? cols : 0;
-        this.vectorShift = rows == 1 && Integer.bitCount(pc) == 1 ? Integer.numberOfTrailingZeros(pc) : -1;
         this.partRows = pr;
         this.partCols = pc;
         this.rowReciprocal = Reciprocal.multiplier(pr);
@@ -170,9 +167,13 @@ abstract class AbstractSharedArray implements SharedArray {
         }
     }
 
-    /** The partition of a vector's flat index, which the caller has checked against {@link #vectorLength}. */
+    /**
+     * The partition of a vector's flat index, which the caller has checked against {@link #vectorLength}: by the
+     * reciprocal of the partition length whatever it is (exact for a power of two too), with no branch on the
+     * shape, whose profile every vector's reads would share (docs/runtime.md, "A vector's own index path").
+     */
     final int vectorPartition(int index) {
-        return vectorShift >= 0 ? index >>> vectorShift : Reciprocal.divide(index, colReciprocal, colReciprocalShift);
+        return Reciprocal.divide(index, colReciprocal, colReciprocalShift);
     }
 
     /**
