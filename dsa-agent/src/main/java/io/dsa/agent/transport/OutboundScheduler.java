@@ -12,7 +12,9 @@ import org.slf4j.LoggerFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -273,6 +275,14 @@ final class OutboundScheduler extends ChannelDuplexHandler {
     /** @return messages queued and not completely written (event loop) */
     int queuedMessages() { return urgent.size() + bulk.size(); }
 
+    /** @return the types of the messages queued, urgent ones first, each queue oldest first (event loop; tests and diagnosis) */
+    List<MessageType> queuedTypes() {
+        List<MessageType> types = new ArrayList<>();
+        urgent.forEach(m -> types.add(m.type()));
+        bulk.forEach(m -> types.add(m.type()));
+        return types;
+    }
+
     /** @return frames written so far (event loop) */
     long framesWritten() { return framesWritten; }
 
@@ -316,6 +326,11 @@ final class OutboundScheduler extends ChannelDuplexHandler {
                 if (ring[(head + i) & (ring.length - 1)].sameOrder(m)) return true;
             }
             return false;
+        }
+
+        /** Hands every queued message to {@code action}, oldest first. */
+        void forEach(java.util.function.Consumer<OutboundMessage> action) {
+            for (int i = 0; i < size; i++) action.accept(ring[(head + i) & (ring.length - 1)]);
         }
 
         void releaseAll() {
