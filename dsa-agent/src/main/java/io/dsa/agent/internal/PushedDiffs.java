@@ -180,21 +180,26 @@ final class PushedDiffs {
      * one bulk copy (a double's or long's run always does), other bytes one at a time.
      */
     static void pack(byte[] from, int offset, int length, long[] into, long position) {
-        int done = 0;
-        while (done < length && (position + done) % Long.BYTES != 0) {
-            long b = position + done;
-            into[(int) (b / Long.BYTES)] |= (from[offset + done] & 0xffL) << (b % Long.BYTES * 8);
-            done++;
-        }
-        int whole = (length - done) / Long.BYTES;
+        int head = unaligned(position, length);
+        int whole = (length - head) / Long.BYTES;
+        packBytes(from, offset, into, position, 0, head);
         if (whole > 0) {
-            ByteBuffer.wrap(from, offset + done, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
-                    .get(into, (int) ((position + done) / Long.BYTES), whole);
-            done += whole * Long.BYTES;
+            ByteBuffer.wrap(from, offset + head, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+                    .get(into, (int) ((position + head) / Long.BYTES), whole);
         }
-        for (; done < length; done++) {
-            long b = position + done;
-            into[(int) (b / Long.BYTES)] |= (from[offset + done] & 0xffL) << (b % Long.BYTES * 8);
+        packBytes(from, offset, into, position, head + whole * Long.BYTES, length);
+    }
+
+    // The bytes before the stream's first long boundary from position on, at most length.
+    private static int unaligned(long position, int length) {
+        return (int) Math.min(length, -position & (Long.BYTES - 1));
+    }
+
+    // Packs bytes [lo, hi) of the run that starts at from[offset] one at a time.
+    private static void packBytes(byte[] from, int offset, long[] into, long position, int lo, int hi) {
+        for (int i = lo; i < hi; i++) {
+            long b = position + i;
+            into[(int) (b / Long.BYTES)] |= (from[offset + i] & 0xffL) << (b % Long.BYTES * 8);
         }
     }
 
@@ -274,21 +279,21 @@ final class PushedDiffs {
      * bulk copy, other bytes one at a time.
      */
     static void unpack(long[] from, long position, byte[] into, int offset, int length) {
-        int done = 0;
-        while (done < length && (position + done) % Long.BYTES != 0) {
-            long b = position + done;
-            into[offset + done] = (byte) (from[(int) (b / Long.BYTES)] >>> (b % Long.BYTES * 8));
-            done++;
-        }
-        int whole = (length - done) / Long.BYTES;
+        int head = unaligned(position, length);
+        int whole = (length - head) / Long.BYTES;
+        unpackBytes(from, position, into, offset, 0, head);
         if (whole > 0) {
-            ByteBuffer.wrap(into, offset + done, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
-                    .put(from, (int) ((position + done) / Long.BYTES), whole);
-            done += whole * Long.BYTES;
+            ByteBuffer.wrap(into, offset + head, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+                    .put(from, (int) ((position + head) / Long.BYTES), whole);
         }
-        for (; done < length; done++) {
-            long b = position + done;
-            into[offset + done] = (byte) (from[(int) (b / Long.BYTES)] >>> (b % Long.BYTES * 8));
+        unpackBytes(from, position, into, offset, head + whole * Long.BYTES, length);
+    }
+
+    // Unpacks bytes [lo, hi) of the stream from position on into into[offset + lo, offset + hi) one at a time.
+    private static void unpackBytes(long[] from, long position, byte[] into, int offset, int lo, int hi) {
+        for (int i = lo; i < hi; i++) {
+            long b = position + i;
+            into[offset + i] = (byte) (from[(int) (b / Long.BYTES)] >>> (b % Long.BYTES * 8));
         }
     }
 

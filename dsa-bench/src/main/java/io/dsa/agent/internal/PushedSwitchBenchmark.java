@@ -86,5 +86,4 @@ public class PushedSwitchBenchmark {
         here.openRelease();
         return written;
     }
-
 }
