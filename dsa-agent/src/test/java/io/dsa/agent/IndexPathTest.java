@@ -66,6 +66,13 @@ class IndexPathTest {
             checkRefused(() -> array.read(0, cols));
             checkRefused(() -> array.read(-1, 0));
             checkRefused(() -> array.write(0, -1, 1));
+            // each bound on its own, the other index in range (the hit tests both signs in one compare)
+            checkRefused(() -> array.read(0, -1));
+            checkRefused(() -> array.write(-1, 0, 1));
+            checkRefused(() -> array.write(rows, 0, 1));
+            checkRefused(() -> array.write(0, cols, 1));
+            checkRefused(() -> array.read(Integer.MIN_VALUE, 0));
+            checkRefused(() -> array.read(0, Integer.MIN_VALUE));
             checkRefused(() -> array.read(rows * cols));
             checkRefused(() -> array.read(-1));
             checkRefused(() -> array.write(-1, 1));

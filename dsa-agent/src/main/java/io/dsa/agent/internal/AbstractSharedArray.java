@@ -35,8 +35,11 @@ abstract class AbstractSharedArray implements SharedArray {
     private final int prefetchWindow;
     /** Whether an element read's returning miss requests the other partitions the node keeps reading ({@link #returningRead}). */
     private final boolean returningReads;
-    /** Whether hits are counted ({@link io.dsa.agent.DsaConfig#hitCounts()}); misses always are. */
-    private final boolean hitCounts;
+    /**
+     * {@link #counts} where hits are counted ({@link io.dsa.agent.DsaConfig#hitCounts()}), else null; misses always
+     * are. One reference where a flag and the array were two loads on every hit.
+     */
+    private final long[] hitCells;
     // A hint shared by the threads that read this array partition by partition: the last partition
     // read, and how far ahead requests were posted. Racy on purpose: a lost update costs a request.
     private int lastRead = -2;
@@ -80,7 +83,7 @@ abstract class AbstractSharedArray implements SharedArray {
         this.otherRow = state.counters.otherRow;
         this.prefetchWindow = rt.config.prefetchWindow();
         this.returningReads = rt.config.returningReads();
-        this.hitCounts = rt.config.hitCounts();
+        this.hitCells = rt.config.hitCounts() ? counts : null;
         int pr = state.spec.partitionRows();
         int pc = state.spec.partitionCols();
         this.rows = layout.rows();
@@ -143,8 +146,12 @@ abstract class AbstractSharedArray implements SharedArray {
      * path: no allocation, no lock, no shared write.
      */
     final void count(int what) {
-        int row = Thread.currentThread() instanceof WorkerThread w && w.rt == rt ? w.counterRow : otherRow;
-        counts[row + what]++;
+        counts[row() + what]++;
+    }
+
+    /** The calling thread's row of {@link #counts}: a worker's own, or the row every other thread shares. */
+    private int row() {
+        return Thread.currentThread() instanceof WorkerThread w && w.rt == rt ? w.counterRow : otherRow;
     }
 
     /**
@@ -178,10 +185,11 @@ abstract class AbstractSharedArray implements SharedArray {
 
     /**
      * Counts a hit ({@link ArrayCounters#READ_HIT} or {@link ArrayCounters#WRITE_HIT}) if the VM
-     * counts hits. In a loop without calls the JIT tests the flag once, outside the loop.
+     * counts hits. In a loop without calls the JIT tests {@link #hitCells} once, outside the loop.
      */
     final void countHit(int what) {
-        if (hitCounts) count(what);
+        long[] cells = hitCells;
+        if (cells != null) cells[row() + what]++;
     }
 
     /** Counts a partition-wide access ({@code readPartition}, a region's block) as a hit or a miss by the slot's access now. */

@@ -46,7 +46,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     public double read(int row, int col) {
         int p;
         int off;
-        if (Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
+        if ((row | col) >= 0 && row < rows && col < cols) {
             if (rowShift >= 0) {
                 p = (row >>> rowShift) * gridCols + (col >>> colShift);
                 off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
@@ -92,7 +92,7 @@ final class SharedDoubleArrayImpl extends AbstractSharedArray implements SharedD
     public void write(int row, int col, double value) {
         int p;
         int off;
-        if (Integer.compareUnsigned(row, rows) < 0 && Integer.compareUnsigned(col, cols) < 0) {
+        if ((row | col) >= 0 && row < rows && col < cols) {
             if (rowShift >= 0) {
                 p = (row >>> rowShift) * gridCols + (col >>> colShift);
                 off = (((row & rowMask) << colShift) | (col & colMask)) << SHIFT;
