@@ -22,31 +22,49 @@ import java.util.Map;
  * {@link Distribution#BLOCK_CYCLIC} distribution of {@code b x b} blocks (the paper's section
  * 4.5.1). The matrix is strictly diagonally dominant, so no pivoting is needed.
  *
- * <p>Right-looking blocked algorithm, owner computes: every block is updated only by the worker
- * that owns it ({@link ArrayLayout#partitionsOfThread(int)}: the blocks homed at its node, dealt
- * round-robin to the node's threads). At step {@code k}: the owner of the diagonal block factors
- * it in place ({@code A_kk = L_kk U_kk}); barrier; the owners of the panel blocks solve
- * {@code U_kj = L_kk^-1 A_kj} and {@code L_ik = A_ik U_kk^-1}; barrier; the owners of the trailing
- * blocks update {@code A_ij -= L_ik U_kj}, reading the panel blocks whole
- * ({@code readPartition}, all requested first with {@code requestPartitionCopy} so that their
- * transfers travel together) and writing their block whole ({@code writePartition}); barrier.
+ * <p>Right-looking blocked algorithm, owner computes: every block is updated only by a worker
+ * of the node that homes it, and the panel blocks are read whole ({@code readPartition}, all
+ * requested first with {@code requestPartitionCopy} so that their transfers travel together) and
+ * written whole ({@code writePartition}). Two schedules, the same arithmetic on every block in
+ * the same order, so the same factors bit for bit:
+ * <ul>
+ *   <li>{@code columns}, where every column of blocks is homed at one node (the node grid of one
+ *   row that one node or a prime number of nodes give): one global round per step, as the MPI + C peer has one
+ *   broadcast per step. A node's columns are dealt round-robin to its threads; at step {@code k}
+ *   a column's thread solves {@code U_kj = L_kk^-1 A_kj} and updates the column's trailing blocks
+ *   {@code A_ij -= L_ik U_kj}, and the thread of column {@code k + 1}, having updated it first,
+ *   factors {@code A_k+1,k+1} and solves its panels {@code L_i,k+1 = A_i,k+1 U_k+1,k+1^-1} at
+ *   once (look-ahead); barrier ({@link #factoriseByColumns}).
+ *   <li>{@code phases}, for any layout: per step the owner of the diagonal block factors it
+ *   ({@code A_kk = L_kk U_kk}); barrier; the owners of the panel blocks solve {@code U_kj} and
+ *   {@code L_ik}; barrier; the owners of the trailing blocks ({@link ArrayLayout#partitionsOfThread})
+ *   update them; barrier ({@link #factoriseInPhases}).
+ * </ul>
+ * {@code auto} (the default) runs {@code columns} where the layout allows and {@code phases}
+ * elsewhere.
  *
  * <p>Thread 0 then checks the residual {@code ||L*U - A||_max / ||A||_max < 1e-9} against the
  * original matrix, regenerated from its formula.
  *
  * <p>{@link Scoped} ({@code lu-scoped}) runs the trailing update in an owner-computes scope.
  *
- * <p>Arguments: {@code [n=1024] [partitionSize=64]} (the block size, 8..128, at most n).
+ * <p>Arguments: {@code [n=1024] [partitionSize=64] [schedule=auto]} (the block size, 8..128, at most n;
+ * {@code auto}, {@code columns} or {@code phases}; {@code lu-scoped} takes the first two and
+ * runs the phases).
  */
 @ProgramName("lu")
 public class Lu implements DsaProgram {
     static final String NAME = "lu";
-    static final String USAGE = "lu [n=1024] [partitionSize=64]";
+    static final String USAGE = "lu [n=1024] [partitionSize=64] [schedule=auto]";
+    /** The schedules ({@link #factoriseByColumns}, {@link #factoriseInPhases}); {@code auto} picks columns where the layout allows. */
+    static final List<String> SCHEDULES = List.of("auto", "columns", "phases");
     /** Largest accepted relative residual. */
     static final double TOLERANCE = 1e-9;
 
     private int n;
     private int blockSize;
+    /** One of {@link #SCHEDULES}. */
+    private String schedule;
     private SharedDoubleArray matrix;
     /** Test hook: thread 0 adds {@code delta} to this element of the factors before checking. */
     private int[] corruptAt;
@@ -105,23 +123,37 @@ public class Lu implements DsaProgram {
 
     @Override
     public void setup(DsaNode node) {
-        parseArgs(node.args(), node.network().getGlobalThreadCount());
-        matrix = (SharedDoubleArray) node.createSharedArray(
-                ArraySpec.of("lu.A", ElementType.DOUBLE, n, n, blockSize, blockSize, Distribution.BLOCK_CYCLIC));
+        parseArgs(node.args(), node.network().nodeCount(), node.network().getLocalThreadCount());
+        matrix = (SharedDoubleArray) node.createSharedArray(spec());
     }
 
     /** Checks the arguments before any node starts (the same parse as {@link #setup(DsaNode)}). */
     @Override
     public void validate(List<String> args, int nodes, int threadsPerNode) {
-        parseArgs(args, nodes * threadsPerNode);
+        parseArgs(args, nodes, threadsPerNode);
     }
 
     // Reads the arguments into the fields; throws IllegalArgumentException naming a bad one.
-    private void parseArgs(List<String> args, int threads) {
-        ProgramArgs.atMost(programName(), args, 2, programName() + USAGE.substring(NAME.length()));
+    private void parseArgs(List<String> args, int nodes, int threadsPerNode) {
+        String usage = scoped ? NAME + "-scoped [n=1024] [partitionSize=64]" : USAGE;
+        ProgramArgs.atMost(programName(), args, scoped ? 2 : 3, usage);
         n = ProgramArgs.intArg(programName(), args, 0, "n", 1024, 1, 8192);
         blockSize = ProgramArgs.intArg(programName(), args, 1, "partitionSize", Math.min(64, n), Math.min(8, n),
                 Math.min(128, n));
+        schedule = scoped ? "phases" : args.size() > 2 ? args.get(2).strip() : "auto";
+        if (!SCHEDULES.contains(schedule)) {
+            throw new IllegalArgumentException(NAME + ": schedule '" + schedule + "' is not one of " + SCHEDULES);
+        }
+        if (schedule.equals("columns") && !columnsHomedWhole(ArrayLayout.of(spec(), nodes, threadsPerNode))) {
+            throw new IllegalArgumentException(NAME + ": schedule 'columns' needs every column of blocks homed at one node,"
+                    + " a node grid of one row (one node or a prime number of nodes); " + nodes + " nodes make a node grid of "
+                    + ArrayLayout.of(spec(), nodes, threadsPerNode).nodeGrid()[0] + " rows: use 'auto' or 'phases'");
+        }
+    }
+
+    /** @return the matrix's spec for the parsed arguments */
+    private ArraySpec spec() {
+        return ArraySpec.of("lu.A", ElementType.DOUBLE, n, n, blockSize, blockSize, Distribution.BLOCK_CYCLIC);
     }
 
     /** @return the name this program runs under: {@code NAME}, or {@code NAME-scoped} for {@link Scoped} */
@@ -141,6 +173,141 @@ public class Lu implements DsaProgram {
         }
 
         long start = System.nanoTime();
+        if (schedule.equals("columns") || (schedule.equals("auto") && columnsHomedWhole(layout))) {
+            factoriseByColumns(worker, layout);
+        } else {
+            factoriseInPhases(worker, layout, mine);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+
+        if (worker.threadId() == 0) {
+            double[] lu = new double[n * n];
+            matrix.read(0, 0, n, n, lu);
+            if (capture != null) capture.complete(lu.clone());
+            if (corruptAt != null) lu[corruptAt[0] * n + corruptAt[1]] += corruptDelta;
+            double residual = check(lu, n);
+            worker.node().report(String.format("lu %dx%d, blocks %dx%d BLOCK_CYCLIC%s: ||L*U - A||/||A|| = %.3e"
+                    + " (verified, < %.0e), factorisation %.3f s", n, n, blockSize, blockSize,
+                    scoped ? ", scoped (owner-computes trailing update, panels by plain reads)" : "", residual, TOLERANCE, seconds));
+        }
+    }
+
+    /** @return whether every column of blocks has all its blocks homed at one node (a node grid of one row) */
+    private static boolean columnsHomedWhole(ArrayLayout layout) {
+        int grid = layout.partitionGridCols();
+        for (int p = 0; p < layout.partitionCount(); p++) {
+            if (layout.homeOf(p) != layout.homeOf(p % grid)) return false;
+        }
+        return true;
+    }
+
+    /**
+     * The column schedule, where every column of blocks is homed at one node (a node grid of one
+     * row: one node or a prime number of nodes): one global round per step, as the MPI + C peer's one broadcast
+     * per step. The columns of a node are dealt round-robin to its threads, and a column's thread
+     * does everything to it: at step {@code k} it solves {@code U_kj = L_kk^-1 A_kj} and updates
+     * the column's trailing blocks {@code A_ij -= L_ik U_kj}, reading {@code L_kk} and the
+     * {@code L_ik} that step {@code k - 1} left final (all requested first); the thread of column
+     * {@code k + 1} takes it first and, once updated, factors {@code A_k+1,k+1} and solves the
+     * column's {@code L_i,k+1 = A_i,k+1 U_k+1,k+1^-1} at once (look-ahead: the next step's
+     * panels are ready at this step's barrier). Each block gets the same operations in the same
+     * order as in {@link #factoriseInPhases}, so the factors are the same bit for bit. Phase
+     * {@code s} (0: column 0's factor and panels; {@code s >= 1}: step {@code s - 1}) starts at
+     * epoch {@code s + 1}.
+     */
+    private void factoriseByColumns(DsaWorker worker, ArrayLayout layout) {
+        int grid = layout.partitionGridCols();
+        int threads = worker.node().network().getLocalThreadCount();
+        int[] columns = columnsOfThread(layout, worker.nodeId(), worker.localThreadId(), threads);
+        double[] diagonal = new double[blockSize * blockSize];
+        double[] next = new double[blockSize * blockSize];   // the look-ahead's diagonal block: diagonal still serves this step
+        double[] block = new double[blockSize * blockSize];
+        double[] row = new double[layout.cols()];
+        double[][] lPanels = new double[grid][blockSize * blockSize];   // L_ik of the step, read once per step
+        int[] lStep = new int[grid];   // the step lPanels[i] was read at
+        Arrays.fill(lStep, -1);
+        double[][] uRows = new double[blockSize][blockSize];
+        for (long s = worker.epoch() - 1; s < grid; s++) {
+            if (s == 0) {
+                if (columns.length > 0 && columns[0] == 0) factorColumn(layout, 0, diagonal, block);
+            } else {
+                int k = (int) s - 1;
+                int kk = k * grid + k;
+                int first = 0;
+                while (first < columns.length && columns[first] <= k) first++;
+                if (first < columns.length) {
+                    for (int i = k; i < grid; i++) matrix.requestPartitionCopy(i * grid + k);
+                    matrix.readPartition(kk, diagonal);
+                    int h = layout.partitionRows(kk);
+                    for (int c = first; c < columns.length; c++) {
+                        int j = columns[c];
+                        int kj = k * grid + j;
+                        int w = layout.partitionCols(kj);
+                        matrix.readPartition(kj, block);
+                        solveUnitLower(diagonal, h, block, w);
+                        matrix.writePartition(kj, block);
+                        for (int r = 0; r < h; r++) System.arraycopy(block, r * w, uRows[r], 0, w);
+                        for (int i = k + 1; i < grid; i++) {
+                            if (lStep[i] != k) {   // first use this step: its transfer, requested above, overlapped the work so far
+                                matrix.readPartition(i * grid + k, lPanels[i]);
+                                lStep[i] = k;
+                            }
+                            int ij = i * grid + j;
+                            matrix.readPartition(ij, block);
+                            subtractProduct(block, lPanels[i], uRows, layout.partitionRows(ij), h, w, row);
+                            matrix.writePartition(ij, block);
+                        }
+                        if (j == k + 1) factorColumn(layout, j, next, block);
+                    }
+                }
+            }
+            worker.barrier();
+        }
+    }
+
+    /**
+     * Column {@code j}'s own step, its trailing updates done: factors the diagonal block
+     * {@code A_jj} and solves the column's panels {@code L_ij = A_ij U_jj^-1} below it. Overwrites
+     * {@code diagonal} and {@code block}.
+     */
+    private void factorColumn(ArrayLayout layout, int j, double[] diagonal, double[] block) {
+        int grid = layout.partitionGridCols();
+        int jj = j * grid + j;
+        int h = layout.partitionRows(jj);
+        matrix.readPartition(jj, diagonal);
+        factor(diagonal, h);
+        matrix.writePartition(jj, diagonal);
+        for (int i = j + 1; i < grid; i++) {
+            int ij = i * grid + j;
+            matrix.readPartition(ij, block);
+            solveUpperRight(diagonal, h, block, layout.partitionRows(ij));
+            matrix.writePartition(ij, block);
+        }
+    }
+
+    /** @return the columns of blocks homed at {@code node}, dealt round-robin to its {@code threads} threads: {@code local}'s, ascending */
+    static int[] columnsOfThread(ArrayLayout layout, int node, int local, int threads) {
+        int grid = layout.partitionGridCols();
+        int[] out = new int[grid];
+        int count = 0;
+        int seen = 0;
+        for (int j = 0; j < grid; j++) {
+            if (layout.homeOf(j) == node) {
+                if (seen % threads == local) out[count++] = j;
+                seen++;
+            }
+        }
+        return Arrays.copyOf(out, count);
+    }
+
+    /**
+     * The three-phase schedule, for layouts that spread a column of blocks over several nodes
+     * (and for {@link Scoped}): per step the diagonal block's factor, the panel solves and the
+     * trailing update, each ended by a barrier. Phase {@code s = 3k + (0, 1, 2)} starts at epoch
+     * {@code s + 1}.
+     */
+    private void factoriseInPhases(DsaWorker worker, ArrayLayout layout, int[] mine) {
+        int grid = layout.partitionGridRows();
         double[] diagonal = new double[blockSize * blockSize];
         // the block being factored, solved or updated, and the update's row: one array each for the whole run
         // (readPartition and writePartition take an array at least as long as the partition), as the MPI + C peer
@@ -206,18 +373,6 @@ public class Lu implements DsaProgram {
                 }
             }
             worker.barrier();
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-
-        if (worker.threadId() == 0) {
-            double[] lu = new double[n * n];
-            matrix.read(0, 0, n, n, lu);
-            if (capture != null) capture.complete(lu.clone());
-            if (corruptAt != null) lu[corruptAt[0] * n + corruptAt[1]] += corruptDelta;
-            double residual = check(lu, n);
-            worker.node().report(String.format("lu %dx%d, blocks %dx%d BLOCK_CYCLIC%s: ||L*U - A||/||A|| = %.3e"
-                    + " (verified, < %.0e), factorisation %.3f s", n, n, blockSize, blockSize,
-                    scoped ? ", scoped (owner-computes trailing update, panels by plain reads)" : "", residual, TOLERANCE, seconds));
         }
     }
 
