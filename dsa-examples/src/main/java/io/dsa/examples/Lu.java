@@ -207,7 +207,8 @@ public class Lu implements DsaProgram {
      * per step. The columns of a node are dealt round-robin to its threads, and a column's thread
      * does everything to it: at step {@code k} it solves {@code U_kj = L_kk^-1 A_kj} and updates
      * the column's trailing blocks {@code A_ij -= L_ik U_kj}, reading {@code L_kk} and the
-     * {@code L_ik} that step {@code k - 1} left final (all requested first); the thread of column
+     * {@code L_ik} that step {@code k - 1} left final (all requested at the step's start, each read at
+     * its first use); the thread of column
      * {@code k + 1} takes it first and, once updated, factors {@code A_k+1,k+1} and solves the
      * column's {@code L_i,k+1 = A_i,k+1 U_k+1,k+1^-1} at once (look-ahead: the next step's
      * panels are ready at this step's barrier). Each block gets the same operations in the same
