@@ -13,7 +13,7 @@ import io.dsa.SharedDoubleArray;
 import io.dsa.agent.DsaCluster;
 import io.dsa.agent.DsaConfig;
 import io.dsa.examples.Jacobi;
-import io.dsa.examples.Lu;
+import io.dsa.examples.LuKernels;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code jacobiSweepScoped}: one sweep of the {@code jacobi-scoped} example's kernel
  *       ({@link Jacobi#sweepPartition}) over every partition of the grid; {@code jacobiSweepPlain}:
  *       the sequential sweep ({@link Jacobi#sweepRow} row by row) over one {@code n x n} array.</li>
- *   <li>{@code luUpdateScoped}: the trailing update of LU's first step ({@link Lu#subtractProduct}
+ *   <li>{@code luUpdateScoped}: the trailing update of LU's first step ({@link LuKernels#subtractProduct}
  *       on every block below and right of the first block row and column) on the scope's blocks;
  *       {@code luUpdatePlain}: the same calls on private copies of the blocks.</li>
  * </ul>
@@ -184,7 +184,7 @@ public class ScopedKernelBenchmark {
             }
             luPlain[p] = luScoped[p].clone();
             if (p % grid == 0) lPanel[p / grid] = luScoped[p].clone();
-            if (p / grid == 0) uPanel[p % grid] = Lu.rowsOf(luScoped[p], block, block);
+            if (p / grid == 0) uPanel[p % grid] = LuKernels.rowsOf(luScoped[p], block, block);
         }
     }
 
@@ -231,7 +231,7 @@ public class ScopedKernelBenchmark {
     private double luUpdate(double[][] blocks) {
         for (int bi = 1; bi < grid; bi++) {
             for (int bj = 1; bj < grid; bj++) {
-                Lu.subtractProduct(blocks[bi * grid + bj], lPanel[bi], uPanel[bj], block, block, block, luRow);
+                LuKernels.subtractProduct(blocks[bi * grid + bj], lPanel[bi], uPanel[bj], block, block, block, luRow);
             }
         }
         return blocks[blocks.length - 1][0];

@@ -144,10 +144,13 @@ public class Lu implements DsaProgram {
         if (!SCHEDULES.contains(schedule)) {
             throw new IllegalArgumentException(NAME + ": schedule '" + schedule + "' is not one of " + SCHEDULES);
         }
-        if (schedule.equals("columns") && !columnsHomedWhole(ArrayLayout.of(spec(), nodes, threadsPerNode))) {
-            throw new IllegalArgumentException(NAME + ": schedule 'columns' needs every column of blocks homed at one node,"
-                    + " a node grid of one row (one node or a prime number of nodes); " + nodes + " nodes make a node grid of "
-                    + ArrayLayout.of(spec(), nodes, threadsPerNode).nodeGrid()[0] + " rows: use 'auto' or 'phases'");
+        if (schedule.equals("columns")) {
+            ArrayLayout layout = ArrayLayout.of(spec(), nodes, threadsPerNode);
+            if (!columnsHomedWhole(layout)) {
+                throw new IllegalArgumentException(NAME + ": schedule 'columns' needs every column of blocks homed at one node,"
+                        + " a node grid of one row (one node or a prime number of nodes); " + nodes + " nodes make a node grid of "
+                        + layout.nodeGrid()[0] + " rows: use 'auto' or 'phases'");
+            }
         }
     }
 
@@ -245,7 +248,7 @@ public class Lu implements DsaProgram {
                         int kj = k * grid + j;
                         int w = layout.partitionCols(kj);
                         matrix.readPartition(kj, block);
-                        solveUnitLower(diagonal, h, block, w);
+                        LuKernels.solveUnitLower(diagonal, h, block, w);
                         matrix.writePartition(kj, block);
                         for (int r = 0; r < h; r++) System.arraycopy(block, r * w, uRows[r], 0, w);
                         for (int i = k + 1; i < grid; i++) {
@@ -255,7 +258,7 @@ public class Lu implements DsaProgram {
                             }
                             int ij = i * grid + j;
                             matrix.readPartition(ij, block);
-                            subtractProduct(block, lPanels[i], uRows, layout.partitionRows(ij), h, w, row);
+                            LuKernels.subtractProduct(block, lPanels[i], uRows, layout.partitionRows(ij), h, w, row);
                             matrix.writePartition(ij, block);
                         }
                         if (j == k + 1) factorColumn(layout, j, next, block);
@@ -276,12 +279,12 @@ public class Lu implements DsaProgram {
         int jj = j * grid + j;
         int h = layout.partitionRows(jj);
         matrix.readPartition(jj, diagonal);
-        factor(diagonal, h);
+        LuKernels.factor(diagonal, h);
         matrix.writePartition(jj, diagonal);
         for (int i = j + 1; i < grid; i++) {
             int ij = i * grid + j;
             matrix.readPartition(ij, block);
-            solveUpperRight(diagonal, h, block, layout.partitionRows(ij));
+            LuKernels.solveUpperRight(diagonal, h, block, layout.partitionRows(ij));
             matrix.writePartition(ij, block);
         }
     }
@@ -327,7 +330,7 @@ public class Lu implements DsaProgram {
                     if (scoped && k > 0) continue;
                     if (owns(mine, kk)) {
                         matrix.readPartition(kk, block);
-                        factor(block, layout.partitionRows(kk));
+                        LuKernels.factor(block, layout.partitionRows(kk));
                         matrix.writePartition(kk, block);
                     }
                 }
@@ -344,9 +347,9 @@ public class Lu implements DsaProgram {
                             int h = layout.partitionRows(kk);
                             matrix.readPartition(p, block);
                             if (bi == k) {
-                                solveUnitLower(diagonal, h, block, layout.partitionCols(p));
+                                LuKernels.solveUnitLower(diagonal, h, block, layout.partitionCols(p));
                             } else {
-                                solveUpperRight(diagonal, h, block, layout.partitionRows(p));
+                                LuKernels.solveUpperRight(diagonal, h, block, layout.partitionRows(p));
                             }
                             matrix.writePartition(p, block);
                         }
@@ -367,7 +370,7 @@ public class Lu implements DsaProgram {
                             double[] l = lPanels.computeIfAbsent(bi * grid + k, q -> readWhole(layout, q));
                             double[][] u = uPanels.computeIfAbsent(k * grid + bj, q -> uRows(layout, q));
                             matrix.readPartition(p, block);
-                            subtractProduct(block, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
+                            LuKernels.subtractProduct(block, l, u, layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
                             matrix.writePartition(p, block);
                         }
                     }
@@ -400,14 +403,14 @@ public class Lu implements DsaProgram {
                 int bi = p / grid;
                 int bj = p % grid;
                 if (bi > k && bj > k) {
-                    subtractProduct(scope.local(matrix, p), lPanels.get(bi * grid + k), uPanels.get(k * grid + bj),
+                    LuKernels.subtractProduct(scope.local(matrix, p), lPanels.get(bi * grid + k), uPanels.get(k * grid + bj),
                             layout.partitionRows(p), layout.partitionCols(kk), layout.partitionCols(p), row);
                 }
             }
             // look ahead: the next diagonal block is final now (its owner just updated it), so its owner factors it here,
             // in the plain array, and the next step starts with the panels: one global round less per step
             int next = (k + 1) * grid + k + 1;
-            if (k + 1 < grid && owns(mine, next)) factor(scope.local(matrix, next), layout.partitionRows(next));
+            if (k + 1 < grid && owns(mine, next)) LuKernels.factor(scope.local(matrix, next), layout.partitionRows(next));
         }
     }
 
@@ -445,9 +448,9 @@ public class Lu implements DsaProgram {
         return data;
     }
 
-    /** @return a U panel block read whole, its rows each in an array of its own ({@link #subtractProduct}) */
+    /** @return a U panel block read whole, its rows each in an array of its own ({@link LuKernels#subtractProduct}) */
     private double[][] uRows(ArrayLayout layout, int partition) {
-        return rowsOf(readWhole(layout, partition), layout.partitionRows(partition), layout.partitionCols(partition));
+        return LuKernels.rowsOf(readWhole(layout, partition), layout.partitionRows(partition), layout.partitionCols(partition));
     }
 
     /** The original elements of {@code partition}, row-major in the partition's shape. */
@@ -474,118 +477,6 @@ public class Lu implements DsaProgram {
         z ^= z >>> 31;
         double unit = (z >>> 11) * 0x1.0p-53;   // [0, 1)
         return i == j ? n + 1 + unit : 2 * unit - 1;
-    }
-
-    /**
-     * In-place LU without pivoting of the {@code h x h} row-major block {@code a} (unit lower L).
-     * Like every kernel here it works on the rows in arrays of their own ({@link #rowsOf}), so that
-     * its inner loop indexes both rows with the same {@code j} and the JIT vectorises it (with two
-     * offsets into one array it leaves the loop scalar); the arithmetic and its order are those of
-     * the loop on {@code a} itself, so the result is the same bit for bit.
-     */
-    static void factor(double[] a, int h) {
-        double[][] rows = rowsOf(a, h, h);
-        for (int k = 0; k < h; k++) {
-            double[] rk = rows[k];
-            double pivot = rk[k];
-            for (int i = k + 1; i < h; i++) {
-                double[] ri = rows[i];
-                double lik = ri[k] / pivot;
-                ri[k] = lik;
-                for (int j = k + 1; j < h; j++) ri[j] -= lik * rk[j];
-            }
-        }
-        copyBack(rows, a, h);
-    }
-
-    /**
-     * {@code a = L^-1 a} with {@code L} the unit lower triangle of the {@code h x h} block {@code lu}; {@code a} is
-     * {@code h x w}. On rows of their own, as {@link #factor}; the same result bit for bit.
-     */
-    static void solveUnitLower(double[] lu, int h, double[] a, int w) {
-        double[][] rows = rowsOf(a, h, w);
-        for (int i = 1; i < h; i++) {
-            double[] ri = rows[i];
-            for (int k = 0; k < i; k++) {
-                double lik = lu[i * h + k];
-                double[] rk = rows[k];
-                for (int j = 0; j < w; j++) ri[j] -= lik * rk[j];
-            }
-        }
-        copyBack(rows, a, w);
-    }
-
-    /**
-     * {@code a = a U^-1} with {@code U} the upper triangle of the {@code h x h} block {@code lu}; {@code a} is
-     * {@code rows x h}. Row by row: each element, once final, is subtracted times its row of {@code U} from the
-     * elements after it (in a copy of the row, with {@code U}'s rows in arrays of their own, so the loop vectorises),
-     * which subtracts the same products in the same order as the dot product {@code a[r][j] - sum over k < j of
-     * a[r][k] U[k][j]} does: the same result bit for bit.
-     */
-    static void solveUpperRight(double[] lu, int h, double[] a, int rows) {
-        double[][] u = rowsOf(lu, h, h);
-        double[] row = new double[h];
-        for (int r = 0; r < rows; r++) {
-            System.arraycopy(a, r * h, row, 0, h);
-            for (int j = 0; j < h; j++) {
-                double[] uj = u[j];
-                double x = row[j] / uj[j];
-                row[j] = x;
-                for (int c = j + 1; c < h; c++) row[c] -= x * uj[c];
-            }
-            System.arraycopy(row, 0, a, r * h, h);
-        }
-    }
-
-    private static void copyBack(double[][] rows, double[] a, int cols) {
-        for (int r = 0; r < rows.length; r++) System.arraycopy(rows[r], 0, a, r * cols, cols);
-    }
-
-    /** {@code a -= l * u}: {@code a} is {@code rows x cols}, {@code l} is {@code rows x inner}, {@code u} is {@code inner x cols}. */
-    public static void subtractProduct(double[] a, double[] l, double[] u, int rows, int inner, int cols) {
-        subtractProduct(a, l, rowsOf(u, inner, cols), rows, inner, cols, new double[cols]);
-    }
-
-    /**
-     * {@code a -= l * u} with {@code u}'s rows in arrays of their own and {@code row} (at least
-     * {@code cols} long) as scratch: each row of {@code a} is copied into {@code row}, updated
-     * there and copied back, so the inner loop indexes {@code row} and the rows of {@code u} with
-     * the same {@code c}. The JIT vectorises it only then: with two different offsets into arrays
-     * of one type it cannot rule out that they overlap and leaves the loop scalar, about three
-     * times slower (docs/consistency.md, "Owner-computes kernels").
-     */
-    public static void subtractProduct(double[] a, double[] l, double[][] u, int rows, int inner, int cols, double[] row) {
-        // four rows of u per sweep over the row: the row is loaded and stored a quarter as often
-        for (int r = 0; r < rows; r++) {
-            int ar = r * cols;
-            int lr = r * inner;
-            System.arraycopy(a, ar, row, 0, cols);
-            int k = 0;
-            for (; k + 3 < inner; k += 4) {
-                double l0 = l[lr + k];
-                double l1 = l[lr + k + 1];
-                double l2 = l[lr + k + 2];
-                double l3 = l[lr + k + 3];
-                double[] u0 = u[k];
-                double[] u1 = u[k + 1];
-                double[] u2 = u[k + 2];
-                double[] u3 = u[k + 3];
-                for (int c = 0; c < cols; c++) row[c] -= l0 * u0[c] + l1 * u1[c] + l2 * u2[c] + l3 * u3[c];
-            }
-            for (; k < inner; k++) {
-                double lrk = l[lr + k];
-                double[] uk = u[k];
-                for (int c = 0; c < cols; c++) row[c] -= lrk * uk[c];
-            }
-            System.arraycopy(row, 0, a, ar, cols);
-        }
-    }
-
-    /** @return the {@code rows} rows of the row-major {@code block} with {@code cols} columns, each in an array of its own */
-    public static double[][] rowsOf(double[] block, int rows, int cols) {
-        double[][] out = new double[rows][];
-        for (int r = 0; r < rows; r++) out[r] = Arrays.copyOfRange(block, r * cols, (r + 1) * cols);
-        return out;
     }
 
     /**

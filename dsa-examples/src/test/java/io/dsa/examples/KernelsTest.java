@@ -61,9 +61,9 @@ class KernelsTest {
             double[] expected = a.clone();
             offsetLoop(expected, l, u, rows, inner, cols);
             double[] flat = a.clone();
-            Lu.subtractProduct(flat, l, u, rows, inner, cols);
+            LuKernels.subtractProduct(flat, l, u, rows, inner, cols);
             double[] byRows = a.clone();
-            Lu.subtractProduct(byRows, l, Lu.rowsOf(u, inner, cols), rows, inner, cols, new double[cols + 3]);
+            LuKernels.subtractProduct(byRows, l, LuKernels.rowsOf(u, inner, cols), rows, inner, cols, new double[cols + 3]);
             String what = "seed " + seed + ": " + rows + "x" + inner + "x" + cols;
             assertArrayEquals(expected, flat, what);   // exact: assertArrayEquals on doubles compares bits here (no delta)
             assertArrayEquals(expected, byRows, what);
@@ -82,19 +82,19 @@ class KernelsTest {
             double[] expectedLu = block.clone();
             offsetFactor(expectedLu, h);
             double[] lu = block.clone();
-            Lu.factor(lu, h);
+            LuKernels.factor(lu, h);
             assertArrayEquals(expectedLu, lu, what);
 
             double[] right = doubles(random, h * w);
             double[] expectedRight = right.clone();
             offsetSolveUnitLower(lu, h, expectedRight, w);
-            Lu.solveUnitLower(lu, h, right, w);
+            LuKernels.solveUnitLower(lu, h, right, w);
             assertArrayEquals(expectedRight, right, what);
 
             double[] below = doubles(random, w * h);
             double[] expectedBelow = below.clone();
             dotSolveUpperRight(lu, h, expectedBelow, w);
-            Lu.solveUpperRight(lu, h, below, w);
+            LuKernels.solveUpperRight(lu, h, below, w);
             assertArrayEquals(expectedBelow, below, what);
         }
     }
